@@ -1,0 +1,1 @@
+//! RabbitMQ queue (lapin). To be written.

@@ -1,0 +1,1 @@
+//! Redis store and limiter. To be written.

@@ -1,0 +1,155 @@
+//! The `Store` seam: sweep state, job results with their aggregates, dead
+//! letters, and the LLM response cache with its usage ledger.
+
+use adfarm_proto::tally::Tally;
+use adfarm_proto::{Failure, JobId, JobKind, JobResult, SweepId, SweepSpec, Usage};
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Store failures.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The store could not be reached or opened.
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
+    /// A stored value could not be decoded.
+    #[error("stored value {key} is corrupt: {reason}")]
+    Corrupt {
+        /// Key of the value.
+        key: String,
+        /// Decoding error.
+        reason: String,
+    },
+    /// Any other backend failure.
+    #[error("store operation {op} failed: {reason}")]
+    Backend {
+        /// Operation.
+        op: &'static str,
+        /// What the backend said.
+        reason: String,
+    },
+}
+
+impl StoreError {
+    /// Bounded error code, usable as a metric label.
+    pub fn code(&self) -> &'static str {
+        match self {
+            StoreError::Unavailable(_) => "store-unavailable",
+            StoreError::Corrupt { .. } => "store-corrupt",
+            StoreError::Backend { .. } => "store-backend",
+        }
+    }
+}
+
+/// Whether a write was the first for its key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recorded {
+    /// First write: aggregates were updated.
+    New,
+    /// Already present: nothing changed.
+    Duplicate,
+}
+
+/// A sweep as the coordinator registered it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepRecord {
+    /// Id (hash of the spec).
+    pub id: SweepId,
+    /// The spec workers execute against.
+    pub spec: SweepSpec,
+    /// Jobs per kind the sweep expands to (follow-ups included).
+    pub planned: BTreeMap<JobKind, i64>,
+    /// Pre-run cost estimate in USD.
+    pub estimated_cost_usd: f64,
+    /// Unix seconds of the first registration.
+    pub created_unix: u64,
+}
+
+/// Where results, aggregates, dead letters and the LLM cache live.
+#[async_trait]
+pub trait Store: Send + Sync {
+    /// Registers or updates a sweep.
+    ///
+    /// # Errors
+    /// When the store is unavailable.
+    async fn save_sweep(&self, rec: &SweepRecord) -> Result<(), StoreError>;
+
+    /// The sweep with id `id`.
+    ///
+    /// # Errors
+    /// When the store is unavailable or the record is corrupt.
+    async fn sweep(&self, id: &SweepId) -> Result<Option<SweepRecord>, StoreError>;
+
+    /// Every registered sweep.
+    ///
+    /// # Errors
+    /// When the store is unavailable.
+    async fn sweeps(&self) -> Result<Vec<SweepRecord>, StoreError>;
+
+    /// Stores `r` if no result for its job exists, and in the same atomic
+    /// step adds its [`Tally::result_fields`] (and clears a failure of the
+    /// same job, if one was recorded).
+    ///
+    /// # Errors
+    /// When the store is unavailable; nothing was written then.
+    async fn record(&self, sweep: &SweepId, r: &JobResult) -> Result<Recorded, StoreError>;
+
+    /// The stored result of job `id`.
+    ///
+    /// # Errors
+    /// When the store is unavailable or the result is corrupt.
+    async fn result(&self, sweep: &SweepId, id: &JobId) -> Result<Option<JobResult>, StoreError>;
+
+    /// For each id, whether a result or a failure is stored (settled jobs are
+    /// not published again on resume).
+    ///
+    /// # Errors
+    /// When the store is unavailable.
+    async fn settled(&self, sweep: &SweepId, ids: &[JobId]) -> Result<Vec<bool>, StoreError>;
+
+    /// Records a dead letter if neither a result nor a failure of the job is
+    /// stored, adding [`Tally::failure_fields`] in the same step.
+    ///
+    /// # Errors
+    /// When the store is unavailable.
+    async fn fail(&self, sweep: &SweepId, f: &Failure) -> Result<Recorded, StoreError>;
+
+    /// Dead letters of the sweep.
+    ///
+    /// # Errors
+    /// When the store is unavailable.
+    async fn failures(&self, sweep: &SweepId) -> Result<Vec<Failure>, StoreError>;
+
+    /// The sweep's aggregates.
+    ///
+    /// # Errors
+    /// When the store is unavailable.
+    async fn tally(&self, sweep: &SweepId) -> Result<Tally, StoreError>;
+
+    /// Money spent by the sweep so far, nano-USD (checked before each call).
+    ///
+    /// # Errors
+    /// When the store is unavailable.
+    async fn spend_nano_usd(&self, sweep: &SweepId) -> Result<i64, StoreError>;
+
+    /// The cached response for request hash `call`.
+    ///
+    /// # Errors
+    /// When the store is unavailable.
+    async fn cached(&self, call: &str) -> Result<Option<Vec<u8>>, StoreError>;
+
+    /// Caches `response` under `call` (if given and absent) and charges
+    /// `usage` to the sweep once per (sweep, call), in one atomic step.
+    ///
+    /// # Errors
+    /// When the store is unavailable.
+    async fn charge(
+        &self,
+        sweep: &SweepId,
+        call: &str,
+        response: Option<&[u8]>,
+        usage: &Usage,
+        cost_usd: f64,
+    ) -> Result<Recorded, StoreError>;
+}

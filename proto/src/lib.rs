@@ -1,0 +1,36 @@
+//! The wire schema shared by every AdFarm process: sweep specs, jobs,
+//! results, usage, aggregates and reports. Plain serde types, nothing async.
+//!
+//! - [`sweep`]: the validated sweep spec a coordinator plans from.
+//! - [`job`]: job kinds, content-hash ids and the envelope on the queue.
+//! - [`outcome`]: what a finished job leaves behind (scores, usage, failures).
+//! - [`tally`]: the integer counters a store aggregates results into.
+//! - [`report`]: the report shape written as JSON/CSV/Markdown.
+//!
+//! Design decision: aggregates are integer counters (scores in fixed point),
+//! so they are order-independent and identical however jobs were scheduled.
+
+pub mod job;
+pub mod outcome;
+pub mod report;
+pub mod sweep;
+pub mod tally;
+
+/// Version of every serialised type in this crate; bumped on breaking change.
+pub const FORMAT_VERSION: u32 = 1;
+
+pub use job::{Cell, Envelope, Item, JobId, JobKind, JobSpec, SweepId};
+pub use outcome::{Failure, JobResult, Output, Role, Score, Usage, UsageSource, Verdict};
+pub use sweep::{ProviderKind, ProviderSpec, SolutionSpec, SuiteSpec, SweepSpec};
+pub use tally::{Summary, Tally};
+
+/// Stable 128-bit content hash, hex encoded: the basis of every id.
+pub fn content_hash(parts: &[&[u8]]) -> String {
+    let mut h = blake3::Hasher::new();
+    for p in parts {
+        // Length-prefix each part so ("ab","c") and ("a","bc") differ.
+        h.update(&(p.len() as u64).to_le_bytes());
+        h.update(p);
+    }
+    hex::encode(&h.finalize().as_bytes()[..16])
+}

@@ -1,0 +1,94 @@
+//! The report of a sweep: counts, leaderboard cells, usage and cost, dead
+//! letters. Built by the coordinator from a store's tally; written as JSON,
+//! CSV or Markdown.
+
+use crate::job::JobKind;
+use crate::outcome::{Failure, Role};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A sweep's report (the JSON format is this struct).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// [`crate::FORMAT_VERSION`].
+    pub format_version: u32,
+    /// Sweep name.
+    pub sweep: String,
+    /// Sweep id.
+    pub sweep_id: String,
+    /// Planned, completed and failed jobs per kind.
+    pub jobs: BTreeMap<JobKind, JobCounts>,
+    /// Leaderboard cells.
+    pub cells: Vec<CellRow>,
+    /// Usage and cost per model and role.
+    pub usage: Vec<UsageRow>,
+    /// Cost per role in USD.
+    pub cost_by_role: BTreeMap<Role, f64>,
+    /// Total spend in USD.
+    pub cost_usd: f64,
+    /// Configured budget.
+    pub budget_usd: Option<f64>,
+    /// True when the budget stopped the sweep before every job ran.
+    pub stopped_by_budget: bool,
+    /// Dead-lettered jobs with their reasons.
+    pub dead_letters: Vec<Failure>,
+}
+
+/// Job counts of one kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobCounts {
+    /// Jobs the sweep expands to.
+    pub planned: i64,
+    /// Jobs with a stored result.
+    pub completed: i64,
+    /// Dead-lettered jobs.
+    pub failed: i64,
+}
+
+/// One leaderboard cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellRow {
+    /// Suite.
+    pub suite: String,
+    /// Dataset.
+    pub dataset: String,
+    /// Solution.
+    pub solution: String,
+    /// Judge (`-` for metrics without one).
+    pub judge: String,
+    /// Metric.
+    pub metric: String,
+    /// Scored values.
+    pub n: i64,
+    /// Values left unscored, by reason.
+    pub unscored: BTreeMap<String, i64>,
+    /// Mean.
+    pub mean: Option<f64>,
+    /// Sample standard deviation.
+    pub std: Option<f64>,
+    /// 95% CI half-width.
+    pub ci95: Option<f64>,
+}
+
+/// Usage and cost of one model in one role.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UsageRow {
+    /// Model.
+    pub model: String,
+    /// Role.
+    pub role: Role,
+    /// Provider calls made.
+    pub requests: i64,
+    /// Calls answered from the cache.
+    pub cached_requests: i64,
+    /// Input tokens billed.
+    pub input_tokens: i64,
+    /// Output tokens billed.
+    pub output_tokens: i64,
+    /// Input + output tokens answered from the cache.
+    pub cached_tokens: i64,
+    /// Calls whose tokens were counted locally (estimates).
+    pub estimated_requests: i64,
+    /// USD.
+    pub cost_usd: f64,
+}

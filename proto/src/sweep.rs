@@ -1,0 +1,180 @@
+//! The sweep spec: what to evaluate (suites × solutions × judges × seeds),
+//! with which providers, under which budget. The TOML reader lives in the
+//! coordinator; this is the validated result every process shares.
+
+use serde::{Deserialize, Serialize};
+
+/// A whole sweep, as validated from a sweep file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepSpec {
+    /// Human name; the sweep id is a hash of the whole spec.
+    pub name: String,
+    /// Benchmark suites with the datasets to draw items from.
+    pub suites: Vec<SuiteSpec>,
+    /// Solutions (generators) under test.
+    pub solutions: Vec<SolutionSpec>,
+    /// Provider models that generations and judges call.
+    pub providers: Vec<ProviderSpec>,
+    /// Judges: names of providers that score generated outputs.
+    #[serde(default)]
+    pub judges: Vec<String>,
+    /// Seeds; each item × solution runs once per seed.
+    #[serde(default = "default_seeds")]
+    pub seeds: Vec<u64>,
+    /// Stop new spending once this many USD are spent.
+    #[serde(default)]
+    pub budget_usd: Option<f64>,
+}
+
+fn default_seeds() -> Vec<u64> {
+    vec![0]
+}
+
+/// One suite and the datasets to draw from it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteSpec {
+    /// Suite name, e.g. `synthetic`, `gem`.
+    pub name: String,
+    /// Dataset names within the suite.
+    pub datasets: Vec<String>,
+    /// Use at most this many items per dataset.
+    #[serde(default)]
+    pub limit: Option<u64>,
+    /// How to choose `limit` items: the first ones, or a seeded sample.
+    #[serde(default)]
+    pub sample: Sampling,
+    /// Suite-specific parameters (e.g. `items` for `synthetic`).
+    #[serde(default = "empty_table")]
+    pub params: serde_json::Value,
+}
+
+/// How items are chosen when a dataset is limited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Sampling {
+    /// The first `limit` items in dataset order.
+    #[default]
+    First,
+    /// A seeded uniform sample of `limit` items, kept in dataset order.
+    Random {
+        /// Sampling seed.
+        seed: u64,
+    },
+}
+
+/// A solution under test and the provider it generates with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SolutionSpec {
+    /// Solution name, e.g. `ad-chat`, `gi-r`, `echo`.
+    pub name: String,
+    /// Provider name used for generation.
+    pub provider: String,
+    /// Maximum output tokens per generation call.
+    #[serde(default = "default_max_tokens")]
+    pub max_tokens: u32,
+    /// Sampling temperature (0 = greedy).
+    #[serde(default)]
+    pub temperature: f32,
+    /// Solution-specific parameters.
+    #[serde(default = "empty_table")]
+    pub params: serde_json::Value,
+}
+
+fn default_max_tokens() -> u32 {
+    256
+}
+
+fn empty_table() -> serde_json::Value {
+    serde_json::Value::Object(Default::default())
+}
+
+/// Where a provider's model runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProviderKind {
+    /// Any server speaking the OpenAI chat-completions/embeddings API.
+    OpenaiCompatible,
+    /// A model run in-process (candle).
+    Local,
+}
+
+/// One provider model with its limits and prices.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderSpec {
+    /// Name that solutions and judges refer to.
+    pub name: String,
+    /// HTTP or in-process.
+    pub kind: ProviderKind,
+    /// Base URL ending before `/chat/completions` (HTTP providers).
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// Model name sent to the provider (and used in metrics and reports).
+    pub model: String,
+    /// Name of the environment variable holding the API key; never the key.
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+    /// Requests per minute for the whole deployment.
+    pub requests_per_minute: f64,
+    /// Tokens (input + output) per minute for the whole deployment.
+    #[serde(default)]
+    pub tokens_per_minute: Option<f64>,
+    /// In-flight requests per worker process.
+    #[serde(default = "default_concurrency")]
+    pub max_concurrency: u32,
+    /// Per-request timeout in seconds.
+    #[serde(default = "default_timeout")]
+    pub timeout_secs: f64,
+    /// Transport attempts per call before the job is retried via the queue.
+    #[serde(default = "default_attempts")]
+    pub max_attempts: u32,
+    /// USD per million input tokens.
+    #[serde(default)]
+    pub input_usd_per_mtok: f64,
+    /// USD per million output tokens.
+    #[serde(default)]
+    pub output_usd_per_mtok: f64,
+}
+
+fn default_concurrency() -> u32 {
+    8
+}
+fn default_timeout() -> f64 {
+    60.0
+}
+fn default_attempts() -> u32 {
+    6
+}
+
+impl ProviderSpec {
+    /// Cost in USD of `input` and `output` tokens at this provider's prices.
+    pub fn cost_usd(&self, input: u64, output: u64) -> f64 {
+        (input as f64 * self.input_usd_per_mtok + output as f64 * self.output_usd_per_mtok) / 1e6
+    }
+}
+
+impl SweepSpec {
+    /// The provider named `name`, if configured.
+    pub fn provider(&self, name: &str) -> Option<&ProviderSpec> {
+        self.providers.iter().find(|p| p.name == name)
+    }
+
+    /// Provider by model name (usage is keyed by model).
+    pub fn provider_for_model(&self, model: &str) -> Option<&ProviderSpec> {
+        self.providers.iter().find(|p| p.model == model)
+    }
+
+    /// Content-hash id: equal specs are the same sweep, so a re-run resumes.
+    /// The budget is left out so raising it continues a stopped sweep.
+    pub fn id(&self) -> crate::SweepId {
+        let unbudgeted = SweepSpec {
+            budget_usd: None,
+            ..self.clone()
+        };
+        let bytes = serde_json::to_vec(&unbudgeted).expect("sweep spec serialises");
+        crate::SweepId(crate::content_hash(&[b"sweep", &bytes])[..16].to_string())
+    }
+}
