@@ -15,5 +15,8 @@ pub mod registry;
 pub mod suite;
 pub mod synthetic;
 
-pub use llm::{ChatRequest, Completion, Embedder, ErrorClass, LlmError, Message, Provider};
+pub use llm::{
+    ChatRequest, Choice, Completion, Embedder, Embeddings, ErrorClass, LlmError, Message, Provider,
+};
+pub use registry::SuiteContext;
 pub use suite::{JobError, Models, Solution, Solved, Suite};

@@ -215,9 +215,18 @@ pub trait Embedder: Send + Sync {
     /// Model name (for reports).
     fn model(&self) -> &str;
 
-    /// L2-normalised embeddings of `texts`, in order.
+    /// L2-normalised embeddings of `texts`, in order, with the call's usage.
     ///
     /// # Errors
     /// As [`Provider::chat`].
-    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, LlmError>;
+    async fn embed(&self, texts: &[String]) -> Result<Embeddings, LlmError>;
+}
+
+/// Vectors of one embedding call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Embeddings {
+    /// One unit-length vector per input text.
+    pub vectors: Vec<Vec<f32>>,
+    /// Input tokens of the call (output is 0).
+    pub usage: Usage,
 }

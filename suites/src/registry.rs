@@ -2,13 +2,21 @@
 
 use crate::suite::Suite;
 use crate::synthetic::Synthetic;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Names of every suite.
 pub const SUITES: &[&str] = &["synthetic"];
 
+/// What suites need from their host: where fetched datasets live.
+#[derive(Debug, Clone, Default)]
+pub struct SuiteContext {
+    /// Directory holding unpacked dataset assets (e.g. the gembench wheel).
+    pub data_dir: PathBuf,
+}
+
 /// The suite called `name`.
-pub fn suite(name: &str) -> Option<Arc<dyn Suite>> {
+pub fn suite(name: &str, _ctx: &SuiteContext) -> Option<Arc<dyn Suite>> {
     match name {
         "synthetic" => Some(Arc::new(Synthetic)),
         _ => None,
