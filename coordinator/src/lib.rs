@@ -1,1 +1,19 @@
-//! placeholder
+//! The coordinator: reads sweep files, plans sweeps into jobs, publishes
+//! them, follows progress until every job is settled, and writes reports.
+//!
+//! - [`sweep_file`]: TOML → validated `SweepSpec`, errors with file:line:field.
+//! - [`plan`]: lazy expansion into generate jobs, job counts, cost estimate.
+//! - [`coordinate`]: register, publish what is not settled, follow to the end.
+//! - [`report`]: the sweep report as JSON, CSV or Markdown.
+//!
+//! Design decision: the coordinator keeps no state of its own. Everything
+//! it knows is re-derived from the sweep file and the store, so it can be
+//! restarted at any moment and carry on.
+
+pub mod coordinate;
+pub mod plan;
+pub mod report;
+pub mod sweep_file;
+
+pub use coordinate::{Coordinator, Progress};
+pub use plan::{CostEstimate, Plan};

@@ -10,6 +10,7 @@
 //! Design decision: aggregates are integer counters (scores in fixed point),
 //! so they are order-independent and identical however jobs were scheduled.
 
+pub mod expand;
 pub mod job;
 pub mod outcome;
 pub mod report;

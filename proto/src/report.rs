@@ -30,7 +30,9 @@ pub struct Report {
     pub budget_usd: Option<f64>,
     /// True when the budget stopped the sweep before every job ran.
     pub stopped_by_budget: bool,
-    /// Dead-lettered jobs with their reasons.
+    /// Pre-run cost estimate in USD.
+    pub estimated_cost_usd: f64,
+    /// Dead-lettered jobs with their reasons (budget skips excluded).
     pub dead_letters: Vec<Failure>,
 }
 
@@ -43,6 +45,8 @@ pub struct JobCounts {
     pub completed: i64,
     /// Dead-lettered jobs.
     pub failed: i64,
+    /// Jobs not run because the budget was spent.
+    pub skipped: i64,
 }
 
 /// One leaderboard cell.

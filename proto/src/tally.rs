@@ -18,6 +18,8 @@ pub const SEP: char = '|';
 
 const SUM_SCALE: f64 = 1e6;
 const SQ_SCALE: f64 = 1e4;
+/// Failure code of jobs not run because the sweep's budget was spent.
+pub const BUDGET_CODE: &str = "budget";
 /// Spend is counted in nano-USD.
 pub const NANO: f64 = 1e9;
 
@@ -80,6 +82,8 @@ pub struct Tally {
     pub completed: BTreeMap<JobKind, i64>,
     /// Dead-lettered jobs per kind (unknown kind under `None`).
     pub failed: BTreeMap<Option<JobKind>, i64>,
+    /// Jobs not run because the budget was spent, per kind.
+    pub skipped: BTreeMap<JobKind, i64>,
     /// Score sums per cell.
     pub cells: BTreeMap<CellKey, CellSums>,
     /// Usage per model, role and cache state.
@@ -127,10 +131,16 @@ impl Tally {
         out
     }
 
-    /// Counter increments for a newly recorded failure.
+    /// Counter increments for a newly recorded failure. A job refused by
+    /// the budget counts as skipped, not failed.
     pub fn failure_fields(f: &Failure) -> Vec<(String, i64)> {
         let kind = f.kind.map(JobKind::as_str).unwrap_or("unknown");
-        vec![(field(&["failed", kind]), 1)]
+        let state = if f.code == BUDGET_CODE {
+            "skipped"
+        } else {
+            "failed"
+        };
+        vec![(field(&[state, kind]), 1)]
     }
 
     /// Counter increments for one model call charged to the sweep.
@@ -163,6 +173,11 @@ impl Tally {
                     }
                 }
                 ["failed", k] => *t.failed.entry(JobKind::parse(k)).or_default() += v,
+                ["skipped", k] => {
+                    if let Some(k) = JobKind::parse(k) {
+                        *t.skipped.entry(k).or_default() += v;
+                    }
+                }
                 ["spend"] => t.spend_nano_usd += v,
                 ["cell", suite, dataset, solution, judge, metric, what] => {
                     let key = CellKey {
@@ -221,6 +236,16 @@ impl Tally {
     /// Failed jobs of `kind`.
     pub fn failures(&self, kind: JobKind) -> i64 {
         self.failed.get(&Some(kind)).copied().unwrap_or(0)
+    }
+
+    /// Jobs of `kind` skipped by the budget.
+    pub fn skips(&self, kind: JobKind) -> i64 {
+        self.skipped.get(&kind).copied().unwrap_or(0)
+    }
+
+    /// Jobs of `kind` that are settled one way or another.
+    pub fn settled(&self, kind: JobKind) -> i64 {
+        self.done(kind) + self.failures(kind) + self.skips(kind)
     }
 }
 

@@ -1,0 +1,432 @@
+//! Reads a sweep file (TOML) into a validated [`SweepSpec`]. Every error
+//! names the file, the line and the field, and unknown names list the valid
+//! ones, so a bad sweep fails before any job runs.
+
+use adfarm_proto::tally::SEP;
+use adfarm_proto::{ProviderKind, SweepSpec};
+use adfarm_suites::registry::{self, SUITES};
+use adfarm_suites::SuiteContext;
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// A problem in a sweep file.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub struct SweepFileError {
+    /// The file.
+    pub file: PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// Dotted field path (`providers[0].requests_per_minute`), when known.
+    pub field: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for SweepFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, ": {field}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// One step of a field path.
+#[derive(Debug, Clone)]
+enum Seg {
+    Key(&'static str),
+    Index(usize),
+}
+
+fn path_text(path: &[Seg]) -> String {
+    let mut s = String::new();
+    for seg in path {
+        match seg {
+            Seg::Key(k) if s.is_empty() => s.push_str(k),
+            Seg::Key(k) => {
+                s.push('.');
+                s.push_str(k);
+            }
+            Seg::Index(i) => s.push_str(&format!("[{i}]")),
+        }
+    }
+    s
+}
+
+/// A node of the parsed document, with items unwrapped.
+#[derive(Clone, Copy)]
+enum Node<'a> {
+    Table(&'a toml_edit::Table),
+    Tables(&'a toml_edit::ArrayOfTables),
+    Value(&'a toml_edit::Value),
+}
+
+fn node(item: &toml_edit::Item) -> Option<Node<'_>> {
+    match item {
+        toml_edit::Item::Table(t) => Some(Node::Table(t)),
+        toml_edit::Item::ArrayOfTables(a) => Some(Node::Tables(a)),
+        toml_edit::Item::Value(v) => Some(Node::Value(v)),
+        toml_edit::Item::None => None,
+    }
+}
+
+/// The byte span of `path` in the document, or of its closest ancestor.
+fn locate(doc: &toml_edit::Document<String>, path: &[Seg]) -> Option<Range<usize>> {
+    let mut at = Node::Table(doc.as_table());
+    let mut best = None;
+    for seg in path {
+        let next = match (seg, at) {
+            (Seg::Key(k), Node::Table(t)) => {
+                best = t.key(k).and_then(|k| k.span()).or(best);
+                t.get(k).and_then(node)
+            }
+            (Seg::Key(k), Node::Value(toml_edit::Value::InlineTable(t))) => {
+                best = t.key(k).and_then(|k| k.span()).or(best);
+                t.get(k).map(Node::Value)
+            }
+            (Seg::Index(i), Node::Tables(a)) => {
+                let t = a.get(*i);
+                best = t.and_then(|t| t.span()).or(best);
+                t.map(Node::Table)
+            }
+            (Seg::Index(i), Node::Value(toml_edit::Value::Array(a))) => {
+                let v = a.get(*i);
+                best = v.and_then(|v| v.span()).or(best);
+                v.map(Node::Value)
+            }
+            _ => None,
+        };
+        match next {
+            Some(n) => at = n,
+            None => return best,
+        }
+    }
+    best
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// Reads and validates the sweep file at `path`. `env` looks up
+/// environment variables (only to check that API-key variables are set;
+/// their values are never read into the spec).
+///
+/// # Errors
+/// The first problem found, with file, line and field.
+pub fn load(
+    path: &Path,
+    ctx: &SuiteContext,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<SweepSpec, SweepFileError> {
+    let text = std::fs::read_to_string(path).map_err(|e| SweepFileError {
+        file: path.to_path_buf(),
+        line: None,
+        field: None,
+        message: format!("cannot read sweep file: {e}"),
+    })?;
+    parse(path, &text, ctx, env)
+}
+
+/// As [`load`], from text already read.
+///
+/// # Errors
+/// As [`load`].
+pub fn parse(
+    path: &Path,
+    text: &str,
+    ctx: &SuiteContext,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<SweepSpec, SweepFileError> {
+    let err_at =
+        |span: Option<Range<usize>>, field: Option<String>, message: String| SweepFileError {
+            file: path.to_path_buf(),
+            line: span.map(|s| line_of(text, s.start)),
+            field,
+            message,
+        };
+    let doc = toml_edit::Document::parse(text.to_string()).map_err(|e| {
+        err_at(
+            e.span(),
+            None,
+            format!("TOML syntax error: {}", e.message()),
+        )
+    })?;
+    let spec: SweepSpec =
+        toml::from_str(text).map_err(|e| err_at(e.span(), None, e.message().to_string()))?;
+    validate(&spec, ctx, env)
+        .map_err(|(p, message)| err_at(locate(&doc, &p), Some(path_text(&p)), message))?;
+    Ok(spec)
+}
+
+type Invalid = (Vec<Seg>, String);
+
+fn check_name(path: Vec<Seg>, name: &str) -> Result<(), Invalid> {
+    if name.is_empty() || name.contains(SEP) {
+        return Err((
+            path,
+            format!("must be non-empty and may not contain '{SEP}'"),
+        ));
+    }
+    Ok(())
+}
+
+fn positive(path: Vec<Seg>, v: f64) -> Result<(), Invalid> {
+    if !(v.is_finite() && v > 0.0) {
+        return Err((path, format!("must be a positive number, got {v}")));
+    }
+    Ok(())
+}
+
+fn non_negative(path: Vec<Seg>, v: f64) -> Result<(), Invalid> {
+    if !(v.is_finite() && v >= 0.0) {
+        return Err((path, format!("must be zero or positive, got {v}")));
+    }
+    Ok(())
+}
+
+fn validate(
+    spec: &SweepSpec,
+    ctx: &SuiteContext,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), Invalid> {
+    use Seg::{Index, Key};
+    check_name(vec![Key("name")], &spec.name)?;
+    let provider_names: Vec<&str> = spec.providers.iter().map(|p| p.name.as_str()).collect();
+    if spec.providers.is_empty() {
+        return Err((
+            vec![Key("providers")],
+            "at least one [[providers]] entry is required".into(),
+        ));
+    }
+    for (i, p) in spec.providers.iter().enumerate() {
+        let at = |k| vec![Key("providers"), Index(i), Key(k)];
+        check_name(at("name"), &p.name)?;
+        check_name(at("model"), &p.model)?;
+        if provider_names.iter().filter(|n| **n == p.name).count() > 1 {
+            return Err((
+                at("name"),
+                format!("provider name {:?} is used twice", p.name),
+            ));
+        }
+        positive(at("requests_per_minute"), p.requests_per_minute)?;
+        if let Some(tpm) = p.tokens_per_minute {
+            positive(at("tokens_per_minute"), tpm)?;
+        }
+        if p.max_concurrency == 0 {
+            return Err((at("max_concurrency"), "must be at least 1".into()));
+        }
+        if p.max_attempts == 0 {
+            return Err((at("max_attempts"), "must be at least 1".into()));
+        }
+        positive(at("timeout_secs"), p.timeout_secs)?;
+        non_negative(at("input_usd_per_mtok"), p.input_usd_per_mtok)?;
+        non_negative(at("output_usd_per_mtok"), p.output_usd_per_mtok)?;
+        if p.kind == ProviderKind::OpenaiCompatible && p.base_url.is_none() {
+            return Err((
+                at("base_url"),
+                "is required for kind = \"openai-compatible\"".into(),
+            ));
+        }
+        if let Some(var) = &p.api_key_env {
+            if env(var).is_none_or(|v| v.is_empty()) {
+                return Err((
+                    at("api_key_env"),
+                    format!("environment variable {var} is not set"),
+                ));
+            }
+        }
+    }
+    if spec.suites.is_empty() {
+        return Err((
+            vec![Key("suites")],
+            "at least one [[suites]] entry is required".into(),
+        ));
+    }
+    let mut valid_solutions: Vec<String> = Vec::new();
+    for (i, s) in spec.suites.iter().enumerate() {
+        let at = |k| vec![Key("suites"), Index(i), Key(k)];
+        let Some(suite) = registry::suite(&s.name, ctx) else {
+            return Err((
+                at("name"),
+                format!("unknown suite {:?}; valid: {}", s.name, SUITES.join(", ")),
+            ));
+        };
+        let datasets = suite.datasets();
+        if s.datasets.is_empty() {
+            return Err((
+                at("datasets"),
+                format!("list at least one dataset; valid: {}", datasets.join(", ")),
+            ));
+        }
+        for d in &s.datasets {
+            if !datasets.contains(d) {
+                return Err((
+                    at("datasets"),
+                    format!(
+                        "unknown dataset {d:?} for suite {}; valid: {}",
+                        s.name,
+                        datasets.join(", ")
+                    ),
+                ));
+            }
+        }
+        if s.limit == Some(0) {
+            return Err((at("limit"), "must be at least 1".into()));
+        }
+        valid_solutions.extend(suite.solutions());
+    }
+    if spec.solutions.is_empty() {
+        return Err((
+            vec![Key("solutions")],
+            "at least one [[solutions]] entry is required".into(),
+        ));
+    }
+    for (i, s) in spec.solutions.iter().enumerate() {
+        let at = |k| vec![Key("solutions"), Index(i), Key(k)];
+        if !valid_solutions.contains(&s.name) {
+            return Err((
+                at("name"),
+                format!(
+                    "unknown solution {:?}; valid: {}",
+                    s.name,
+                    valid_solutions.join(", ")
+                ),
+            ));
+        }
+        if !provider_names.contains(&s.provider.as_str()) {
+            return Err((
+                at("provider"),
+                format!(
+                    "unknown provider {:?}; valid: {}",
+                    s.provider,
+                    provider_names.join(", ")
+                ),
+            ));
+        }
+        if s.max_tokens == 0 {
+            return Err((at("max_tokens"), "must be at least 1".into()));
+        }
+        non_negative(at("temperature"), s.temperature as f64)?;
+    }
+    for (i, j) in spec.judges.iter().enumerate() {
+        if !provider_names.contains(&j.as_str()) {
+            return Err((
+                vec![Key("judges"), Index(i)],
+                format!(
+                    "unknown judge {j:?}; judges name providers, valid: {}",
+                    provider_names.join(", ")
+                ),
+            ));
+        }
+    }
+    if spec.seeds.is_empty() {
+        return Err((vec![Key("seeds")], "list at least one seed".into()));
+    }
+    if let Some(b) = spec.budget_usd {
+        non_negative(vec![Key("budget_usd")], b)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+name = "demo"
+seeds = [1, 2]
+judges = ["fake"]
+budget_usd = 1.5
+
+[[suites]]
+name = "synthetic"
+datasets = ["default"]
+params = { items = 10 }
+
+[[solutions]]
+name = "answer"
+provider = "fake"
+max_tokens = 32
+
+[[providers]]
+name = "fake"
+kind = "openai-compatible"
+base_url = "http://127.0.0.1:9/v1"
+model = "fake-1"
+requests_per_minute = 600
+api_key_env = "FAKE_KEY"
+"#;
+
+    fn env_with_key(name: &str) -> Option<String> {
+        (name == "FAKE_KEY").then(|| "secret".to_string())
+    }
+
+    fn try_parse(text: &str) -> Result<SweepSpec, SweepFileError> {
+        parse(
+            Path::new("sweep.toml"),
+            text,
+            &SuiteContext::default(),
+            &env_with_key,
+        )
+    }
+
+    #[test]
+    fn a_good_file_parses() {
+        let spec = try_parse(GOOD).unwrap();
+        assert_eq!(spec.seeds, vec![1, 2]);
+        assert_eq!(spec.providers[0].requests_per_minute, 600.0);
+    }
+
+    #[test]
+    fn syntax_errors_name_the_line() {
+        let e = try_parse(&GOOD.replace("budget_usd = 1.5", "budget_usd = = 1.5")).unwrap_err();
+        assert_eq!(e.line, Some(5), "{e}");
+        assert!(
+            e.to_string().starts_with("sweep.toml:5: TOML syntax error"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn unknown_solution_lists_valid_ones() {
+        let e = try_parse(&GOOD.replace("name = \"answer\"", "name = \"anwser\"")).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("solutions[0].name"));
+        assert_eq!(e.line, Some(13), "{e}");
+        assert!(e.message.contains("valid: answer"), "{e}");
+    }
+
+    #[test]
+    fn negative_rate_is_rejected_with_its_field() {
+        let e = try_parse(&GOOD.replace("requests_per_minute = 600", "requests_per_minute = -5"))
+            .unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("providers[0].requests_per_minute"));
+        assert_eq!(e.line, Some(22), "{e}");
+        assert!(e.message.contains("-5"), "{e}");
+    }
+
+    #[test]
+    fn missing_api_key_variable_is_named_but_never_read() {
+        let e = parse(Path::new("s.toml"), GOOD, &SuiteContext::default(), &|_| {
+            None
+        })
+        .unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("providers[0].api_key_env"));
+        assert!(e.message.contains("FAKE_KEY is not set"), "{e}");
+    }
+
+    #[test]
+    fn unknown_fields_and_judges_are_errors() {
+        let e = try_parse(&GOOD.replace("budget_usd = 1.5", "budget_usd = 1.5\nbudjet = 3"))
+            .unwrap_err();
+        assert!(e.message.contains("budjet"), "{e}");
+        assert_eq!(e.line, Some(6), "{e}");
+        let e = try_parse(&GOOD.replace("judges = [\"fake\"]", "judges = [\"gpt\"]")).unwrap_err();
+        assert!(e.message.contains("valid: fake"), "{e}");
+    }
+}
