@@ -1,12 +1,13 @@
 //! Suites by name. An exhaustive list, no link-time registration.
 
+use crate::gem::GemBench;
 use crate::suite::Suite;
 use crate::synthetic::Synthetic;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Names of every suite.
-pub const SUITES: &[&str] = &["synthetic"];
+pub const SUITES: &[&str] = &["synthetic", "gem"];
 
 /// What suites need from their host: where fetched datasets live.
 #[derive(Debug, Clone, Default)]
@@ -16,9 +17,11 @@ pub struct SuiteContext {
 }
 
 /// The suite called `name`.
-pub fn suite(name: &str, _ctx: &SuiteContext) -> Option<Arc<dyn Suite>> {
+pub fn suite(name: &str, ctx: &SuiteContext) -> Option<Arc<dyn Suite>> {
     match name {
         "synthetic" => Some(Arc::new(Synthetic)),
+        // Loads lazily: missing data surfaces from items()/solution().
+        "gem" => Some(Arc::new(GemBench::load(ctx))),
         _ => None,
     }
 }
