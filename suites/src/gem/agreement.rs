@@ -154,7 +154,12 @@ mod tests {
         // no/no 15 → po 0.7, pe 0.5, κ 0.4.
         let mut a = vec![];
         let mut b = vec![];
-        for (x, y, n) in [("y", "y", 20), ("y", "n", 5), ("n", "y", 10), ("n", "n", 15)] {
+        for (x, y, n) in [
+            ("y", "y", 20),
+            ("y", "n", 5),
+            ("n", "y", 10),
+            ("n", "n", 15),
+        ] {
             for _ in 0..n {
                 a.push(Some(x));
                 b.push(Some(y));
@@ -178,12 +183,66 @@ mod tests {
     fn krippendorff_example() -> Vec<Vec<Option<f64>>> {
         let n = None;
         let rows: [[Option<f64>; 12]; 4] = [
-            [Some(1.), Some(2.), Some(3.), Some(3.), Some(2.), Some(1.), Some(4.), Some(1.), Some(2.), n, n, n],
-            [Some(1.), Some(2.), Some(3.), Some(3.), Some(2.), Some(2.), Some(4.), Some(1.), Some(2.), Some(5.), n, Some(3.)],
-            [n, Some(3.), Some(3.), Some(3.), Some(2.), Some(3.), Some(4.), Some(2.), Some(2.), Some(5.), Some(1.), n],
-            [Some(1.), Some(2.), Some(3.), Some(3.), Some(2.), Some(4.), Some(4.), Some(1.), Some(2.), Some(5.), Some(1.), n],
+            [
+                Some(1.),
+                Some(2.),
+                Some(3.),
+                Some(3.),
+                Some(2.),
+                Some(1.),
+                Some(4.),
+                Some(1.),
+                Some(2.),
+                n,
+                n,
+                n,
+            ],
+            [
+                Some(1.),
+                Some(2.),
+                Some(3.),
+                Some(3.),
+                Some(2.),
+                Some(2.),
+                Some(4.),
+                Some(1.),
+                Some(2.),
+                Some(5.),
+                n,
+                Some(3.),
+            ],
+            [
+                n,
+                Some(3.),
+                Some(3.),
+                Some(3.),
+                Some(2.),
+                Some(3.),
+                Some(4.),
+                Some(2.),
+                Some(2.),
+                Some(5.),
+                Some(1.),
+                n,
+            ],
+            [
+                Some(1.),
+                Some(2.),
+                Some(3.),
+                Some(3.),
+                Some(2.),
+                Some(4.),
+                Some(4.),
+                Some(1.),
+                Some(2.),
+                Some(5.),
+                Some(1.),
+                n,
+            ],
         ];
-        (0..12).map(|u| rows.iter().map(|r| r[u]).collect()).collect()
+        (0..12)
+            .map(|u| rows.iter().map(|r| r[u]).collect())
+            .collect()
     }
 
     #[test]
@@ -198,17 +257,31 @@ mod tests {
     fn krippendorff_alpha_perfect_and_undefined() {
         let units = vec![vec![Some(1.0), Some(1.0)], vec![Some(2.0), Some(2.0)]];
         close(krippendorff_alpha(&units, Level::Nominal), 1.0, 1e-12);
-        assert_eq!(krippendorff_alpha(&[vec![Some(1.0), Some(1.0)]], Level::Nominal), None);
-        assert_eq!(krippendorff_alpha(&[vec![Some(1.0), None]], Level::Ordinal), None);
+        assert_eq!(
+            krippendorff_alpha(&[vec![Some(1.0), Some(1.0)]], Level::Nominal),
+            None
+        );
+        assert_eq!(
+            krippendorff_alpha(&[vec![Some(1.0), None]], Level::Ordinal),
+            None
+        );
     }
 
     #[test]
     fn kendall_tau_textbook_examples() {
         // No ties: 1 discordant pair of 10 → (9 − 1)/10 = 0.8.
-        close(kendall_tau_b(&[1., 2., 3., 4., 5.], &[1., 2., 3., 5., 4.]), 0.8, 1e-12);
+        close(
+            kendall_tau_b(&[1., 2., 3., 4., 5.], &[1., 2., 3., 5., 4.]),
+            0.8,
+            1e-12,
+        );
         close(kendall_tau_b(&[1., 2., 3.], &[3., 2., 1.]), -1.0, 1e-12);
         // With ties (scipy.stats.kendalltau([1,2,2,3],[1,3,2,4]) = 0.9128709).
-        close(kendall_tau_b(&[1., 2., 2., 3.], &[1., 3., 2., 4.]), 0.912870929, 1e-8);
+        close(
+            kendall_tau_b(&[1., 2., 2., 3.], &[1., 3., 2., 4.]),
+            0.912870929,
+            1e-8,
+        );
         assert_eq!(kendall_tau_b(&[1., 1.], &[1., 2.]), None);
     }
 }

@@ -212,7 +212,12 @@ pub fn load(dir: &Path) -> Result<CaProd, DataError> {
             (p.id, p)
         })
         .collect();
-    check(&p_path, "distinct product ids", expected::PRODUCTS, products.len())?;
+    check(
+        &p_path,
+        "distinct product ids",
+        expected::PRODUCTS,
+        products.len(),
+    )?;
     let clusters = c_rows
         .into_iter()
         .map(|r| (r.cluster_id, r.cluster_name))

@@ -62,7 +62,10 @@ mod tests {
 
     #[test]
     fn overall_is_half_input_plus_output_and_counts_cached_calls() {
-        let calls = [call("answer", 100, 40, true), call("rewrite", 300, 60, false)];
+        let calls = [
+            call("answer", 100, 40, true),
+            call("rewrite", 300, 60, false),
+        ];
         assert_eq!(ittft(&calls), 400);
         assert_eq!(ottft(&calls), 100);
         assert_eq!(overall(400, 100, DEFAULT_INPUT_RATIO), 300.0);

@@ -73,6 +73,9 @@ pub fn embed_text(name: &str, desc: &str) -> String {
     format!("{name}: {}.", desc.trim().trim_end_matches('.'))
 }
 
+/// An ad's `(name, url, desc)` as `products.json` lists them.
+pub type AdFields = (String, String, String);
+
 /// The chatbot ad database: the topic tree and the ads per topic.
 #[derive(Debug, Clone, Default)]
 pub struct AdDb {
@@ -84,6 +87,41 @@ pub struct AdDb {
 }
 
 impl AdDb {
+    /// A database from a topic tree and `(key, [(name, url, desc)])` lists;
+    /// ids are assigned as the loader does.
+    pub fn new(
+        topics: Vec<(String, Vec<String>)>,
+        lists: Vec<(String, Vec<AdFields>)>,
+    ) -> AdDb {
+        let lists: Vec<(String, Vec<Ad>)> = lists
+            .into_iter()
+            .map(|(key, ads)| {
+                let ads = ads
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (name, url, desc))| Ad {
+                        id: format!("{key}#{i}"),
+                        name,
+                        url,
+                        desc,
+                        topic: key.clone(),
+                    })
+                    .collect();
+                (key, ads)
+            })
+            .collect();
+        let by_key = lists
+            .iter()
+            .enumerate()
+            .map(|(i, (k, _))| (k.clone(), i))
+            .collect();
+        AdDb {
+            topics,
+            lists,
+            by_key,
+        }
+    }
+
     /// The ads listed under `key` (a topic or subtopic), if the key exists.
     pub fn ads(&self, key: &str) -> Option<&[Ad]> {
         self.by_key.get(key).map(|&i| self.lists[i].1.as_slice())
@@ -196,7 +234,10 @@ fn load_prompts(
         return Err(count_err(&c_path, "categories", prompts.len(), cats.len()));
     }
     if let Some(d) = want_distinct {
-        let got = prompts.iter().collect::<std::collections::HashSet<_>>().len();
+        let got = prompts
+            .iter()
+            .collect::<std::collections::HashSet<_>>()
+            .len();
         if got != d {
             return Err(count_err(&p_path, "distinct prompts", d, got));
         }
@@ -273,20 +314,18 @@ fn load_ad_db(dir: &Path) -> Result<AdDb, DataError> {
                 ),
             ));
         }
-        let ads = (l.names.into_iter().zip(l.urls).zip(l.descs))
-            .enumerate()
-            .map(|(i, ((name, url), desc))| Ad {
-                id: format!("{key}#{i}"),
-                name,
-                url,
-                desc,
-                topic: key.clone(),
-            })
+        let ads = l
+            .names
+            .into_iter()
+            .zip(l.urls)
+            .zip(l.descs)
+            .map(|((n, u), d)| (n, u, d))
             .collect();
         lists.push((key, ads));
     }
-    let n_ads: usize = lists.iter().map(|(_, a): &(String, Vec<Ad>)| a.len()).sum();
-    let n_empty = lists.iter().filter(|(_, a)| a.is_empty()).count();
+    let db = AdDb::new(topics, lists);
+    let n_ads = db.all().count();
+    let n_empty = db.lists.iter().filter(|(_, a)| a.is_empty()).count();
     if n_ads != expected::ADS {
         return Err(count_err(&p_path, "ads", expected::ADS, n_ads));
     }
@@ -298,16 +337,7 @@ fn load_ad_db(dir: &Path) -> Result<AdDb, DataError> {
             n_empty,
         ));
     }
-    let by_key = lists
-        .iter()
-        .enumerate()
-        .map(|(i, (k, _))| (k.clone(), i))
-        .collect();
-    Ok(AdDb {
-        topics,
-        lists,
-        by_key,
-    })
+    Ok(db)
 }
 
 /// The default asset folder for gembench 1.0.9 under a home directory:
@@ -343,19 +373,15 @@ mod tests {
 
     #[test]
     fn ad_ids_round_trip() {
-        let mut db = AdDb::default();
-        db.lists.push((
-            "Topic #x".into(),
-            vec![Ad {
-                id: "Topic #x#0".into(),
-                name: "N".into(),
-                url: "u".into(),
-                desc: "d".into(),
-                topic: "Topic #x".into(),
-            }],
-        ));
-        db.by_key.insert("Topic #x".into(), 0);
+        let db = AdDb::new(
+            vec![],
+            vec![(
+                "Topic #x".into(),
+                vec![("N".into(), "u".into(), "d".into())],
+            )],
+        );
         assert_eq!(db.get("Topic #x#0").map(|a| a.name.as_str()), Some("N"));
         assert!(db.get("Topic #x#1").is_none());
+        assert!(db.get("nope").is_none());
     }
 }

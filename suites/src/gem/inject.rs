@@ -216,13 +216,20 @@ mod tests {
         let out = insert_ads("", &[], &[(None, "[X](u).".into())]);
         assert_eq!(out, "[X](u).");
         let h = "# Title\nBody.";
-        let out = insert_ads(h, &crate::gem::split::sentence_spans(h), &[(Some(0), "[X](u).".into())]);
+        let out = insert_ads(
+            h,
+            &crate::gem::split::sentence_spans(h),
+            &[(Some(0), "[X](u).".into())],
+        );
         assert_eq!(out, "# Title\n[X](u).\nBody.");
     }
 
     #[test]
     fn ad_sentence_formats_a_markdown_link() {
-        assert_eq!(ad_sentence("N", "https://n.io", "Great. "), "[N](https://n.io): Great.");
+        assert_eq!(
+            ad_sentence("N", "https://n.io", "Great. "),
+            "[N](https://n.io): Great."
+        );
         assert_eq!(ad_sentence("N", "u", ""), "[N](u).");
     }
 }

@@ -77,7 +77,8 @@ impl ItemView {
             .get("dataset")
             .and_then(|v| v.as_str())
             .ok_or_else(|| meta_err("dataset", "missing"))?;
-        let dataset = Dataset::parse(ds).ok_or_else(|| meta_err("dataset", format!("unknown {ds:?}")))?;
+        let dataset =
+            Dataset::parse(ds).ok_or_else(|| meta_err("dataset", format!("unknown {ds:?}")))?;
         let protocol = match m.get("judge_protocol").and_then(|v| v.as_str()) {
             Some(p) => Protocol::parse(p)?,
             None => Protocol::default(),
@@ -92,7 +93,10 @@ impl ItemView {
                 .and_then(|v| v.as_array())
                 .ok_or_else(|| meta_err("candidates", "missing"))?
                 .iter()
-                .map(|v| v.as_u64().ok_or_else(|| meta_err("candidates", "not an id")))
+                .map(|v| {
+                    v.as_u64()
+                        .ok_or_else(|| meta_err("candidates", "not an id"))
+                })
                 .collect::<Result<Vec<u64>, _>>()?;
             (Some(qid), cands)
         } else {

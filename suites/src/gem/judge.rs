@@ -336,7 +336,12 @@ mod tests {
         let codes: Vec<&str> = JUDGE_METRICS[4].categories.iter().map(|c| c.code).collect();
         assert_eq!(
             codes,
-            ["NOTICEABLE_POSITIVE", "NOTICEABLE_NEUTRAL", "NOT_NOTICEABLE", "NOTICEABLE_NEGATIVE"]
+            [
+                "NOTICEABLE_POSITIVE",
+                "NOTICEABLE_NEUTRAL",
+                "NOT_NOTICEABLE",
+                "NOTICEABLE_NEGATIVE"
+            ]
         );
     }
 
@@ -347,7 +352,10 @@ mod tests {
             Protocol::parse("gembench-1.0.9").unwrap(),
             Protocol::Gembench109
         );
-        assert!(Protocol::parse("x").unwrap_err().to_string().contains("valid: paper"));
+        assert!(Protocol::parse("x")
+            .unwrap_err()
+            .to_string()
+            .contains("valid: paper"));
     }
 
     #[test]

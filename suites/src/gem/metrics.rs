@@ -237,7 +237,10 @@ mod tests {
     #[test]
     fn response_flow_is_mean_adjacent_cosine() {
         // sims: cos45 = 0.7071, cos45 = 0.7071 → 70.71
-        close(score(response_flow(&tri())), 100.0 * std::f64::consts::FRAC_1_SQRT_2);
+        close(
+            score(response_flow(&tri())),
+            100.0 * std::f64::consts::FRAC_1_SQRT_2,
+        );
         // e1, e2: 0 → 0.
         close(score(response_flow(&[vec![1.0, 0.0], vec![0.0, 1.0]])), 0.0);
     }
@@ -314,7 +317,10 @@ mod tests {
             "See WWW.OSPREY.COM today.".to_string(),
             "osprey is a bird.".to_string(),
         ];
-        assert_eq!(ad_sentences(&s, "Osprey", "https://www.osprey.com/"), [1, 2]);
+        assert_eq!(
+            ad_sentences(&s, "Osprey", "https://www.osprey.com/"),
+            [1, 2]
+        );
         assert_eq!(
             injection_rate("no mention", Some(("Osprey", "https://osprey.com"))),
             Verdict::Score(0.0)

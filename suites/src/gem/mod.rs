@@ -119,7 +119,10 @@ impl Suite for GemBench {
     }
 
     fn datasets(&self) -> Vec<String> {
-        Dataset::ALL.iter().map(|d| d.as_str().to_string()).collect()
+        Dataset::ALL
+            .iter()
+            .map(|d| d.as_str().to_string())
+            .collect()
     }
 
     fn solutions(&self) -> Vec<String> {
@@ -193,7 +196,14 @@ impl Suite for GemBench {
     ) -> Result<Vec<Score>, JobError> {
         let view = ItemView::parse(item)?;
         let ad = scoring::ad_from_meta(&output.meta);
-        Ok(judge::judge_response(models.llm, view.protocol, &view.query, &output.text, ad.as_ref()).await?)
+        Ok(judge::judge_response(
+            models.llm,
+            view.protocol,
+            &view.query,
+            &output.text,
+            ad.as_ref(),
+        )
+        .await?)
     }
 
     async fn embed_metrics(

@@ -105,7 +105,10 @@ mod tests {
             vec![1.0, 1.0],
             vec![1.0, 0.0],
         ];
-        let got: Vec<usize> = top_t(&[1.0, 0.0], &pool, 3).into_iter().map(|x| x.0).collect();
+        let got: Vec<usize> = top_t(&[1.0, 0.0], &pool, 3)
+            .into_iter()
+            .map(|x| x.0)
+            .collect();
         assert_eq!(got, [1, 3, 2]);
         assert!(top_t(&[1.0, 0.0], &[], 5).is_empty());
     }

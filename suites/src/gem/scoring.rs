@@ -14,7 +14,11 @@ pub fn ad_from_meta(meta: &serde_json::Value) -> Option<AdView> {
     let ad = meta.get("ad")?;
     Some(AdView {
         name: ad.get("name")?.as_str()?.to_string(),
-        url: ad.get("url").and_then(|u| u.as_str()).unwrap_or("").to_string(),
+        url: ad
+            .get("url")
+            .and_then(|u| u.as_str())
+            .unwrap_or("")
+            .to_string(),
     })
 }
 
@@ -30,13 +34,18 @@ pub async fn embedding_scores(
 ) -> Result<(Vec<String>, Vec<usize>, Vec<Score>), LlmError> {
     let sentences = split_sentences(text);
     let (emb, _usage) = super::retrieval::embed_all(embedder, &sentences).await?;
-    let ad_idx = ad.map_or_else(Vec::new, |a| metrics::ad_sentences(&sentences, &a.name, &a.url));
+    let ad_idx = ad.map_or_else(Vec::new, |a| {
+        metrics::ad_sentences(&sentences, &a.name, &a.url)
+    });
     let (af, ac) = match ad {
         None => (
             Verdict::Unscored(unscored::NO_AD.into()),
             Verdict::Unscored(unscored::NO_AD.into()),
         ),
-        Some(_) => (metrics::ad_flow(&emb, &ad_idx), metrics::ad_coherence(&emb, &ad_idx)),
+        Some(_) => (
+            metrics::ad_flow(&emb, &ad_idx),
+            metrics::ad_coherence(&emb, &ad_idx),
+        ),
     };
     let score = |metric: &str, verdict| Score {
         metric: metric.into(),

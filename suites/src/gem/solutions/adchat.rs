@@ -61,8 +61,12 @@ impl AdChat {
                 match (k.as_str(), v.as_str()) {
                     ("match", Some("choose")) => matching = Matching::Choose,
                     ("match", Some("fuzzy")) => matching = Matching::Fuzzy,
-                    ("match", _) => return Err(err(format!("match: {v} is not \"choose\" or \"fuzzy\""))),
-                    (other, _) => return Err(err(format!("unknown field {other:?}; valid: match"))),
+                    ("match", _) => {
+                        return Err(err(format!("match: {v} is not \"choose\" or \"fuzzy\"")))
+                    }
+                    (other, _) => {
+                        return Err(err(format!("unknown field {other:?}; valid: match")))
+                    }
                 }
             }
         }
@@ -143,10 +147,12 @@ fn distinct_labels(labels: &[String]) -> Vec<String> {
     labels
         .iter()
         .enumerate()
-        .map(|(i, l)| match labels[..i].iter().filter(|x| *x == l).count() {
-            0 => l.clone(),
-            n => format!("{l} ({})", n + 1),
-        })
+        .map(
+            |(i, l)| match labels[..i].iter().filter(|x| *x == l).count() {
+                0 => l.clone(),
+                n => format!("{l} ({})", n + 1),
+            },
+        )
         .collect()
 }
 
@@ -213,11 +219,17 @@ impl AdChat {
     ) -> Result<Result<ChosenAd, String>, LlmError> {
         let db = &self.data.ads;
         let topics: Vec<String> = db.topics.iter().map(|(t, _)| t.clone()).collect();
-        let Some(ti) = p.pick("topic", list_system("topic", &topics), &topics, trace, log).await? else {
+        let Some(ti) = p
+            .pick("topic", list_system("topic", &topics), &topics, trace, log)
+            .await?
+        else {
             return Ok(Err("no-topic-match".into()));
         };
         let subs = &db.topics[ti].1;
-        let key = match p.pick("subtopic", list_system("topic", subs), subs, trace, log).await? {
+        let key = match p
+            .pick("subtopic", list_system("topic", subs), subs, trace, log)
+            .await?
+        {
             Some(si) => subs[si].clone(),
             None => topics[ti].clone(),
         };
@@ -237,7 +249,16 @@ impl AdChat {
             .iter()
             .map(|&i| format!("- {}: {}", ads[i].name, truncate(&ads[i].desc, DESC_CHARS)))
             .collect();
-        let Some(k) = p.pick("product", list_system("product", &lines), &names, trace, log).await? else {
+        let Some(k) = p
+            .pick(
+                "product",
+                list_system("product", &lines),
+                &names,
+                trace,
+                log,
+            )
+            .await?
+        else {
             return Ok(Err("no-product-match".into()));
         };
         let a = &ads[firsts[k]];
@@ -264,10 +285,20 @@ impl AdChat {
                 cats.push(c.ad.category.clone());
             }
         }
-        let Some(ci) = p.pick("category", list_system("category", &cats), &cats, trace, log).await? else {
+        let Some(ci) = p
+            .pick(
+                "category",
+                list_system("category", &cats),
+                &cats,
+                trace,
+                log,
+            )
+            .await?
+        else {
             return Ok(Err("no-category-match".into()));
         };
-        let in_cat: Vec<&super::PoolAd> = cands.iter().filter(|c| c.ad.category == cats[ci]).collect();
+        let in_cat: Vec<&super::PoolAd> =
+            cands.iter().filter(|c| c.ad.category == cats[ci]).collect();
         let titles: Vec<String> = in_cat.iter().map(|c| c.ad.name.clone()).collect();
         let labels = distinct_labels(&titles);
         let lines: Vec<String> = in_cat
@@ -275,7 +306,16 @@ impl AdChat {
             .zip(&labels)
             .map(|(c, l)| format!("- {l}: {}", truncate(&c.ad.desc, DESC_CHARS)))
             .collect();
-        let Some(k) = p.pick("product", list_system("product", &lines), &labels, trace, log).await? else {
+        let Some(k) = p
+            .pick(
+                "product",
+                list_system("product", &lines),
+                &labels,
+                trace,
+                log,
+            )
+            .await?
+        else {
             return Ok(Err("no-product-match".into()));
         };
         Ok(Ok(in_cat[k].ad.clone()))
@@ -312,7 +352,15 @@ impl Solution for AdChat {
         trace.chat("answer", &answer);
         let mut extra = serde_json::Map::new();
         extra.insert("choices".into(), log.into());
-        Ok(finish(&self.data, &view, "ad-chat", answer.text, ad, trace, extra))
+        Ok(finish(
+            &self.data,
+            &view,
+            "ad-chat",
+            answer.text,
+            ad,
+            trace,
+            extra,
+        ))
     }
 }
 

@@ -96,7 +96,10 @@ impl AdLlmParams {
             return Err(param_err("top_t", "must be at least 1"));
         }
         if ads == 0 || ads > top_t {
-            return Err(param_err("ads", format!("must be between 1 and top_t ({top_t})")));
+            return Err(param_err(
+                "ads",
+                format!("must be between 1 and top_t ({top_t})"),
+            ));
         }
         Ok(AdLlmParams {
             top_t,
@@ -142,7 +145,12 @@ impl AdLlm {
             "gi-r" => ("gi-r", Basis::Response, false),
             "gir-r" => ("gir-r", Basis::Response, true),
             "gir-p" => ("gir-p", Basis::Prompt, true),
-            other => return Err(param_err("name", format!("{other:?} is not an Ad-LLM solution"))),
+            other => {
+                return Err(param_err(
+                    "name",
+                    format!("{other:?} is not an Ad-LLM solution"),
+                ))
+            }
         };
         Ok(AdLlm {
             name,
@@ -160,10 +168,7 @@ impl AdLlm {
 
     /// The rewrite request for a passage with `<ad>`-marked insertions.
     pub fn rewrite_request(&self, marked: &str, seed: u64) -> ChatRequest {
-        let mut r = ChatRequest::new(vec![
-            Message::system(REWRITE_SYSTEM),
-            Message::user(marked),
-        ]);
+        let mut r = ChatRequest::new(vec![Message::system(REWRITE_SYSTEM), Message::user(marked)]);
         r.max_tokens = self.params.rewrite_max_tokens;
         r.temperature = self.settings.temperature;
         r.seed = seed;
@@ -299,9 +304,10 @@ impl Solution for AdLlm {
         );
         extra.insert(
             "slot".into(),
-            chosen
-                .first()
-                .map_or(serde_json::Value::Null, |(_, s)| json!({"after_sentence": s.after, "psi": s.psi})),
+            chosen.first().map_or(
+                serde_json::Value::Null,
+                |(_, s)| json!({"after_sentence": s.after, "psi": s.psi}),
+            ),
         );
         extra.insert(
             "ads".into(),
@@ -314,7 +320,9 @@ impl Solution for AdLlm {
             .first()
             .map(|(p, _)| ads[*p].ad.clone())
             .ok_or_else(|| "no-candidates".to_string());
-        Ok(finish(&self.data, &view, self.name, out, first, trace, extra))
+        Ok(finish(
+            &self.data, &view, self.name, out, first, trace, extra,
+        ))
     }
 }
 
@@ -327,7 +335,8 @@ mod tests {
         let p = AdLlmParams::parse(&serde_json::Value::Null, 100).unwrap();
         assert_eq!((p.top_t, p.ads, p.rewrite_max_tokens), (5, 1, 200));
         assert_eq!(p.psi, Psi::Linear);
-        let p = AdLlmParams::parse(&json!({"psi": "log-weighted", "alpha": 3.0, "ads": 2}), 1).unwrap();
+        let p =
+            AdLlmParams::parse(&json!({"psi": "log-weighted", "alpha": 3.0, "ads": 2}), 1).unwrap();
         assert_eq!(p.psi, Psi::LogWeighted { alpha: 3.0 });
         for bad in [
             json!({"psi": "cubic"}),

@@ -129,7 +129,10 @@ pub fn pool(data: &GemData, item: &ItemView) -> Result<Vec<PoolAd>, DataError> {
                         }),
                         _ => Err(DataError::Param {
                             field: "item.meta.candidates".into(),
-                            reason: format!("product {pid} is not a candidate of query {}", q.query_id),
+                            reason: format!(
+                                "product {pid} is not a candidate of query {}",
+                                q.query_id
+                            ),
                         }),
                     }
                 })

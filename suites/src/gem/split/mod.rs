@@ -26,8 +26,8 @@ const ABBREVIATIONS: &[&str] = &[
     "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "ft", "gen", "col", "lt", "sgt",
     "capt", "rep", "sen", "gov", "rev", "hon", "pres", "vs", "v", "cf", "approx", "no", "nos",
     "vol", "vols", "fig", "figs", "eq", "ch", "sec", "p", "pp", "ed", "eds", "al", "dept", "est",
-    "ca", "viz", "op", "cit", "min", "max", "avg", "mon", "tue", "wed", "thu", "fri", "sat",
-    "sun", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    "ca", "viz", "op", "cit", "min", "max", "avg", "mon", "tue", "wed", "thu", "fri", "sat", "sun",
+    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
 ];
 
 /// Sentences of `text`, trimmed, in order.
@@ -66,10 +66,7 @@ pub fn sentence_spans(text: &str) -> Vec<Range<usize>> {
         // An unclosed fence runs to the end of the text.
         raw.push(fstart..text.len());
     }
-    let raw: Vec<Range<usize>> = raw
-        .into_iter()
-        .filter_map(|r| trim(text, r))
-        .collect();
+    let raw: Vec<Range<usize>> = raw.into_iter().filter_map(|r| trim(text, r)).collect();
     merge_markup(text, raw)
 }
 

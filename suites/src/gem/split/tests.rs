@@ -218,10 +218,7 @@ fn inline_code_is_not_split() {
 #[test]
 fn tables_keep_rows_and_rules() {
     let t = "| City | Days |\n|---|---|\n| Rome | 3 |";
-    assert_eq!(
-        split(t),
-        ["| City | Days |\n|---|---|", "| Rome | 3 |"]
-    );
+    assert_eq!(split(t), ["| City | Days |\n|---|---|", "| Rome | 3 |"]);
 }
 
 #[test]
