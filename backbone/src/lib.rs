@@ -26,5 +26,5 @@ pub use limiter::{Limiter, LocalLimiter, Rate};
 pub use memory_queue::MemoryQueue;
 pub use queue::{Consumer, DeadLetter, Delivery, Queue, QueueError};
 // pub use rabbit::RabbitQueue;
-// pub use redis_store::{RedisLimiter, RedisStore};
+pub use redis_store::{RedisLimiter, RedisStore};
 pub use store::{Recorded, Store, StoreError, SweepRecord};

@@ -1,1 +1,348 @@
-//! Redis store and limiter. To be written.
+//! The distributed deployment's store and rate limiter, on Redis.
+//!
+//! - this file: [`RedisStore`], the [`Store`] with the same semantics as
+//!   [`crate::EmbeddedStore`];
+//! - [`connection`]: the auto-reconnecting connection and URL redaction;
+//! - [`scripts`]: the Lua scripts behind every multi-key write;
+//! - [`limiter`]: [`RedisLimiter`], GCRA on the server's clock.
+//!
+//! Design decision: every write that must be atomic (store a result and
+//! count it, record a failure and count it, cache and charge a call) is one
+//! Lua script, so a redelivered job is never counted twice however many
+//! workers race on it. Counter names come from [`Tally`] in Rust; the
+//! scripts only add the increments they are given.
+//!
+//! Key layout, all under `<prefix>:`:
+//!
+//! | key | type | holds |
+//! |---|---|---|
+//! | `sweeps` | hash | sweep id → `SweepRecord` JSON |
+//! | `sweep:<id>:results` | hash | job id → `JobResult` JSON |
+//! | `sweep:<id>:failures` | hash | job id → `Failure` JSON |
+//! | `sweep:<id>:failure-undo` | hash | job id → negated failure counters |
+//! | `sweep:<id>:counters` | hash | counter name → i64 |
+//! | `sweep:<id>:charges` | set | calls charged to the sweep |
+//! | `cache:<call>` | string | cached LLM response (no expiry) |
+//! | `limit:<key>` | string | a limiter bucket's TAT (expires when full) |
+
+mod connection;
+mod limiter;
+mod scripts;
+
+pub use connection::redact_url;
+pub use limiter::RedisLimiter;
+
+use crate::store::{Recorded, Store, StoreError, SweepRecord};
+use adfarm_proto::tally::Tally;
+use adfarm_proto::{Failure, JobId, JobResult, SweepId, Usage};
+use async_trait::async_trait;
+use redis::aio::ConnectionManager;
+use redis::RedisError;
+use std::collections::HashMap;
+use std::fmt;
+
+/// A [`Store`] on Redis, shared by every process of a deployment. Cloning
+/// shares the connection, which reconnects by itself after a broken link.
+#[derive(Clone)]
+pub struct RedisStore {
+    con: ConnectionManager,
+    prefix: String,
+}
+
+impl fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("prefix", &self.prefix)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Keys of one sweep.
+struct SweepKeys {
+    results: String,
+    failures: String,
+    failure_undo: String,
+    counters: String,
+    charges: String,
+}
+
+/// Maps a client error: connection-level failures mean the store is
+/// unavailable (the caller retries later), anything else is a backend error.
+fn backend(op: &'static str) -> impl Fn(RedisError) -> StoreError {
+    move |e| {
+        if e.is_io_error()
+            || e.is_timeout()
+            || e.is_connection_dropped()
+            || e.is_connection_refusal()
+        {
+            StoreError::Unavailable(format!("{op}: {e}"))
+        } else {
+            StoreError::Backend {
+                op,
+                reason: e.to_string(),
+            }
+        }
+    }
+}
+
+fn decode<T: serde::de::DeserializeOwned>(key: &str, bytes: &[u8]) -> Result<T, StoreError> {
+    serde_json::from_slice(bytes).map_err(|e| StoreError::Corrupt {
+        key: key.to_string(),
+        reason: e.to_string(),
+    })
+}
+
+/// Flattens counter increments into script arguments: field, increment, ...
+fn flat(fields: &[(String, i64)]) -> Vec<String> {
+    fields
+        .iter()
+        .flat_map(|(f, v)| [f.clone(), v.to_string()])
+        .collect()
+}
+
+impl RedisStore {
+    /// Connects to the Redis at `url` and keeps every key under `<prefix>:`.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when the URL is invalid or Redis cannot
+    /// be reached; the message shows the URL without its password.
+    pub async fn connect(url: &str, prefix: &str) -> Result<RedisStore, StoreError> {
+        let con = connection::connect(url)
+            .await
+            .map_err(StoreError::Unavailable)?;
+        Ok(RedisStore {
+            con,
+            prefix: prefix.to_string(),
+        })
+    }
+
+    /// A limiter on the same connection and prefix.
+    pub fn limiter(&self) -> RedisLimiter {
+        RedisLimiter::with_connection(self.con.clone(), &self.prefix)
+    }
+
+    fn sweeps_key(&self) -> String {
+        format!("{}:sweeps", self.prefix)
+    }
+
+    fn cache_key(&self, call: &str) -> String {
+        format!("{}:cache:{call}", self.prefix)
+    }
+
+    fn keys(&self, sweep: &SweepId) -> SweepKeys {
+        let base = format!("{}:sweep:{sweep}", self.prefix);
+        SweepKeys {
+            results: format!("{base}:results"),
+            failures: format!("{base}:failures"),
+            failure_undo: format!("{base}:failure-undo"),
+            counters: format!("{base}:counters"),
+            charges: format!("{base}:charges"),
+        }
+    }
+
+    async fn hget(
+        &self,
+        op: &'static str,
+        key: &str,
+        field: &str,
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let mut con = self.con.clone();
+        redis::cmd("HGET")
+            .arg(key)
+            .arg(field)
+            .query_async(&mut con)
+            .await
+            .map_err(backend(op))
+    }
+
+    /// Every entry of hash `key`, decoded, in field order (as the embedded
+    /// store lists them).
+    async fn hvals_sorted<T: serde::de::DeserializeOwned>(
+        &self,
+        op: &'static str,
+        key: &str,
+    ) -> Result<Vec<T>, StoreError> {
+        let mut con = self.con.clone();
+        let all: HashMap<String, Vec<u8>> = redis::cmd("HGETALL")
+            .arg(key)
+            .query_async(&mut con)
+            .await
+            .map_err(backend(op))?;
+        let mut rows: Vec<(String, Vec<u8>)> = all.into_iter().collect();
+        rows.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        rows.iter()
+            .map(|(field, v)| decode(&format!("{key}/{field}"), v))
+            .collect()
+    }
+}
+
+#[async_trait]
+impl Store for RedisStore {
+    async fn save_sweep(&self, rec: &SweepRecord) -> Result<(), StoreError> {
+        let bytes = serde_json::to_vec(rec).expect("sweep record serialises");
+        let mut con = self.con.clone();
+        let _: i64 = redis::cmd("HSET")
+            .arg(self.sweeps_key())
+            .arg(&rec.id.0)
+            .arg(bytes)
+            .query_async(&mut con)
+            .await
+            .map_err(backend("save_sweep"))?;
+        Ok(())
+    }
+
+    async fn sweep(&self, id: &SweepId) -> Result<Option<SweepRecord>, StoreError> {
+        let key = self.sweeps_key();
+        match self.hget("sweep", &key, &id.0).await? {
+            Some(b) => Ok(Some(decode(&format!("{key}/{id}"), &b)?)),
+            None => Ok(None),
+        }
+    }
+
+    async fn sweeps(&self) -> Result<Vec<SweepRecord>, StoreError> {
+        self.hvals_sorted("sweeps", &self.sweeps_key()).await
+    }
+
+    async fn record(&self, sweep: &SweepId, r: &JobResult) -> Result<Recorded, StoreError> {
+        let bytes = serde_json::to_vec(r).expect("result serialises");
+        let k = self.keys(sweep);
+        let mut con = self.con.clone();
+        let new: i64 = scripts::RECORD
+            .key(&k.results)
+            .key(&k.failures)
+            .key(&k.failure_undo)
+            .key(&k.counters)
+            .arg(&r.id.0)
+            .arg(bytes)
+            .arg(flat(&Tally::result_fields(r)))
+            .invoke_async(&mut con)
+            .await
+            .map_err(backend("record"))?;
+        Ok(if new == 1 {
+            Recorded::New
+        } else {
+            Recorded::Duplicate
+        })
+    }
+
+    async fn result(&self, sweep: &SweepId, id: &JobId) -> Result<Option<JobResult>, StoreError> {
+        let key = self.keys(sweep).results;
+        match self.hget("result", &key, &id.0).await? {
+            Some(b) => Ok(Some(decode(&format!("{key}/{id}"), &b)?)),
+            None => Ok(None),
+        }
+    }
+
+    async fn settled(&self, sweep: &SweepId, ids: &[JobId]) -> Result<Vec<bool>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Planning asks about ~1000 ids at a time: one pipelined round trip,
+        // two answers per id.
+        let k = self.keys(sweep);
+        let mut pipe = redis::pipe();
+        for id in ids {
+            pipe.cmd("HEXISTS").arg(&k.results).arg(&id.0);
+            pipe.cmd("HEXISTS").arg(&k.failures).arg(&id.0);
+        }
+        let mut con = self.con.clone();
+        let found: Vec<bool> = pipe
+            .query_async(&mut con)
+            .await
+            .map_err(backend("settled"))?;
+        Ok(found.chunks(2).map(|p| p.iter().any(|b| *b)).collect())
+    }
+
+    async fn fail(&self, sweep: &SweepId, f: &Failure) -> Result<Recorded, StoreError> {
+        let bytes = serde_json::to_vec(f).expect("failure serialises");
+        let fields = Tally::failure_fields(f);
+        // What a later result must subtract, kept as strings so the script
+        // passes them to HINCRBY without a trip through Lua numbers.
+        let negated: Vec<(String, i64)> = fields.iter().map(|(f, v)| (f.clone(), -v)).collect();
+        let undo = serde_json::to_vec(&flat(&negated)).expect("strings serialise");
+        let k = self.keys(sweep);
+        let mut con = self.con.clone();
+        let new: i64 = scripts::FAIL
+            .key(&k.results)
+            .key(&k.failures)
+            .key(&k.failure_undo)
+            .key(&k.counters)
+            .arg(&f.id.0)
+            .arg(bytes)
+            .arg(undo)
+            .arg(flat(&fields))
+            .invoke_async(&mut con)
+            .await
+            .map_err(backend("fail"))?;
+        Ok(if new == 1 {
+            Recorded::New
+        } else {
+            Recorded::Duplicate
+        })
+    }
+
+    async fn failures(&self, sweep: &SweepId) -> Result<Vec<Failure>, StoreError> {
+        self.hvals_sorted("failures", &self.keys(sweep).failures)
+            .await
+    }
+
+    async fn tally(&self, sweep: &SweepId) -> Result<Tally, StoreError> {
+        let mut con = self.con.clone();
+        let counters: HashMap<String, i64> = redis::cmd("HGETALL")
+            .arg(self.keys(sweep).counters)
+            .query_async(&mut con)
+            .await
+            .map_err(backend("tally"))?;
+        Ok(Tally::from_fields(
+            counters.iter().map(|(k, v)| (k.as_str(), *v)),
+        ))
+    }
+
+    async fn spend_nano_usd(&self, sweep: &SweepId) -> Result<i64, StoreError> {
+        let mut con = self.con.clone();
+        let spend: Option<i64> = redis::cmd("HGET")
+            .arg(self.keys(sweep).counters)
+            .arg("spend")
+            .query_async(&mut con)
+            .await
+            .map_err(backend("spend"))?;
+        Ok(spend.unwrap_or(0))
+    }
+
+    async fn cached(&self, call: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let mut con = self.con.clone();
+        redis::cmd("GET")
+            .arg(self.cache_key(call))
+            .query_async(&mut con)
+            .await
+            .map_err(backend("cached"))
+    }
+
+    async fn charge(
+        &self,
+        sweep: &SweepId,
+        call: &str,
+        response: Option<&[u8]>,
+        usage: &Usage,
+        cost_usd: f64,
+    ) -> Result<Recorded, StoreError> {
+        let k = self.keys(sweep);
+        let mut con = self.con.clone();
+        let new: i64 = scripts::CHARGE
+            .key(self.cache_key(call))
+            .key(&k.charges)
+            .key(&k.counters)
+            .arg(call)
+            .arg(if response.is_some() { "1" } else { "0" })
+            .arg(response.unwrap_or_default())
+            .arg(flat(&Tally::charge_fields(usage, cost_usd)))
+            .invoke_async(&mut con)
+            .await
+            .map_err(backend("charge"))?;
+        Ok(if new == 1 {
+            Recorded::New
+        } else {
+            Recorded::Duplicate
+        })
+    }
+}

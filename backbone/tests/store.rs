@@ -1,0 +1,501 @@
+//! Store conformance: every scenario runs against the embedded store (in a
+//! temporary directory) and the Redis store (a real Redis at
+//! `redis://127.0.0.1:6379`, or `ADFARM_REDIS_URL`), and where both end in a
+//! tally, the two tallies must be identical: the deployments differ in
+//! transport only, never in what a sweep adds up to.
+//!
+//! Each test uses its own key prefix and deletes its keys when it ends, even
+//! when it fails.
+
+use adfarm_backbone::{EmbeddedStore, Recorded, RedisStore, Store, SweepRecord};
+use adfarm_proto::tally::Tally;
+use adfarm_proto::{
+    Cell, Failure, JobId, JobKind, JobResult, Role, Score, SweepId, Usage, UsageSource, Verdict,
+};
+use std::sync::Arc;
+
+fn redis_url() -> String {
+    std::env::var("ADFARM_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".to_string())
+}
+
+/// Both stores, fresh, for one test; the Redis keys go when this drops.
+struct Stores {
+    embedded: EmbeddedStore,
+    redis: RedisStore,
+    prefix: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Stores {
+    async fn new(test: &str) -> Stores {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let embedded = EmbeddedStore::open(&dir.path().join("store.redb")).expect("embedded store");
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("clock after 1970")
+            .as_nanos();
+        let prefix = format!("adfarm-test:{test}:{}-{nanos}", std::process::id());
+        Stores {
+            embedded,
+            redis: Stores::redis_handle(&prefix).await,
+            prefix,
+            _dir: dir,
+        }
+    }
+
+    /// Another connection to the same Redis store, as a second worker has.
+    async fn redis_handle(prefix: &str) -> RedisStore {
+        RedisStore::connect(&redis_url(), prefix)
+            .await
+            .unwrap_or_else(|e| panic!("these tests need Redis (set ADFARM_REDIS_URL): {e}"))
+    }
+}
+
+impl Drop for Stores {
+    fn drop(&mut self) {
+        // Synchronous on purpose: Drop cannot await, and it must run when an
+        // assertion panics too.
+        if let Err(e) = purge(&self.prefix) {
+            eprintln!("could not delete test keys under {}: {e}", self.prefix);
+        }
+    }
+}
+
+fn purge(prefix: &str) -> redis::RedisResult<()> {
+    let mut con = redis::Client::open(redis_url())?.get_connection()?;
+    let mut cursor: u64 = 0;
+    loop {
+        let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
+            .arg(cursor)
+            .arg("MATCH")
+            .arg(format!("{prefix}:*"))
+            .arg("COUNT")
+            .arg(1000)
+            .query(&mut con)?;
+        if !keys.is_empty() {
+            redis::cmd("DEL").arg(keys).exec(&mut con)?;
+        }
+        if next == 0 {
+            return Ok(());
+        }
+        cursor = next;
+    }
+}
+
+fn sweep(name: &str) -> SweepId {
+    SweepId(format!("sweep-{name}"))
+}
+
+/// A result whose counters touch every kind of field: completions, scored
+/// and unscored cells, two judges, several datasets and solutions.
+fn result(i: usize) -> JobResult {
+    let kind = if i.is_multiple_of(3) {
+        JobKind::Generate
+    } else {
+        JobKind::Judge
+    };
+    let flow = if i.is_multiple_of(7) {
+        Verdict::Unscored("parse-failure".into())
+    } else {
+        Verdict::Score(i as f64 * 0.37)
+    };
+    JobResult {
+        id: JobId(format!("job-{i:04}")),
+        kind,
+        cell: Cell {
+            suite: "synthetic".into(),
+            dataset: format!("d{}", i % 3),
+            solution: if i.is_multiple_of(2) {
+                "ad-chat"
+            } else {
+                "gi-r"
+            }
+            .into(),
+            seed: (i % 4) as u64,
+        },
+        judge: (kind == JobKind::Judge).then(|| format!("judge-{}", i % 2)),
+        output: None,
+        scores: vec![
+            Score {
+                metric: "flow".into(),
+                verdict: flow,
+            },
+            Score {
+                metric: "coherence".into(),
+                verdict: Verdict::Score((i % 100) as f64),
+            },
+        ],
+        usage: vec![],
+    }
+}
+
+fn failure(i: usize) -> Failure {
+    Failure {
+        id: result(i).id,
+        kind: Some(result(i).kind),
+        code: "http-4xx".into(),
+        reason: "400 Bad Request".into(),
+        attempts: 3,
+    }
+}
+
+fn usage(cached: bool) -> Usage {
+    Usage {
+        model: "gpt-test".into(),
+        role: Role::Generation,
+        input: 120,
+        output: 30,
+        cached,
+        source: UsageSource::Reported,
+    }
+}
+
+fn sweep_record(name: &str) -> SweepRecord {
+    // Built from JSON so the fixture carries every field a record may have,
+    // whichever fields this version of `SweepRecord` declares.
+    serde_json::from_value(serde_json::json!({
+        "id": sweep(name),
+        "spec": {
+            "name": name,
+            "suites": [{"name": "synthetic", "datasets": ["d0"]}],
+            "solutions": [{"name": "echo", "provider": "p"}],
+            "providers": [
+                {"name": "p", "kind": "local", "model": "m", "requests_per_minute": 60.0}
+            ],
+        },
+        "planned": {"generate": 3, "judge": 6},
+        "follow_ups": {"synthetic": ["judge"]},
+        "estimated_cost_usd": 0.125,
+        "created_unix": 1_700_000_000u64,
+    }))
+    .expect("sweep record fixture is valid")
+}
+
+// ---------------------------------------------------------------- scenarios
+
+async fn record_new_then_duplicate(s: &dyn Store) -> Tally {
+    let sw = sweep("dup");
+    let r = result(1);
+    assert_eq!(s.record(&sw, &r).await.unwrap(), Recorded::New);
+    assert_eq!(s.record(&sw, &r).await.unwrap(), Recorded::Duplicate);
+    // A redelivery carries the same id; even a different body is not counted.
+    let mut changed = r.clone();
+    changed.scores.clear();
+    assert_eq!(s.record(&sw, &changed).await.unwrap(), Recorded::Duplicate);
+
+    assert_eq!(s.result(&sw, &r.id).await.unwrap(), Some(r.clone()));
+    assert_eq!(s.result(&sw, &JobId("absent".into())).await.unwrap(), None);
+    let t = s.tally(&sw).await.unwrap();
+    assert_eq!(t.done(JobKind::Judge), 1);
+    assert_eq!(t.cells.values().map(|c| c.n).sum::<i64>(), 2);
+    let expected: Vec<(String, i64)> = Tally::result_fields(&r);
+    assert_eq!(
+        t,
+        Tally::from_fields(expected.iter().map(|(k, v)| (k.as_str(), *v)))
+    );
+    // Other sweeps are untouched.
+    assert_eq!(s.tally(&sweep("other")).await.unwrap(), Tally::default());
+    t
+}
+
+const JOBS: usize = 200;
+const WORKERS: usize = 8;
+
+/// Eight workers record the same 200 results, each in its own order.
+async fn concurrent_records(workers: Vec<Arc<dyn Store>>) -> Tally {
+    let sw = sweep("race");
+    let reader = workers[0].clone();
+    let tasks: Vec<_> = workers
+        .into_iter()
+        .enumerate()
+        .map(|(w, s)| {
+            let sw = sw.clone();
+            tokio::spawn(async move {
+                let mut new = 0;
+                for j in 0..JOBS {
+                    // Rotate and alternate direction so workers collide on
+                    // different jobs at different times.
+                    let i = if w % 2 == 0 {
+                        (j + w * 25) % JOBS
+                    } else {
+                        JOBS - 1 - (j + w * 25) % JOBS
+                    };
+                    if s.record(&sw, &result(i)).await.unwrap() == Recorded::New {
+                        new += 1;
+                    }
+                }
+                new
+            })
+        })
+        .collect();
+    let mut new = 0;
+    for t in tasks {
+        new += t.await.expect("worker task");
+    }
+    assert_eq!(new, JOBS, "each result is new exactly once");
+
+    // Exactly what 200 results add up to, counted once each.
+    let all: Vec<(String, i64)> = (0..JOBS)
+        .flat_map(|i| Tally::result_fields(&result(i)))
+        .collect();
+    let expected = Tally::from_fields(all.iter().map(|(k, v)| (k.as_str(), *v)));
+    let t = reader.tally(&sw).await.unwrap();
+    assert_eq!(t, expected);
+    assert_eq!(
+        t.done(JobKind::Generate) + t.done(JobKind::Judge),
+        JOBS as i64
+    );
+    t
+}
+
+async fn fail_then_record(s: &dyn Store) -> Tally {
+    let sw = sweep("fail-then-record");
+    let f = failure(2);
+    assert_eq!(s.fail(&sw, &f).await.unwrap(), Recorded::New);
+    assert_eq!(s.fail(&sw, &f).await.unwrap(), Recorded::Duplicate);
+    assert_eq!(s.failures(&sw).await.unwrap(), vec![f.clone()]);
+    let t = s.tally(&sw).await.unwrap();
+    assert_eq!((t.failures(JobKind::Judge), t.done(JobKind::Judge)), (1, 0));
+    assert_eq!(
+        s.settled(&sw, std::slice::from_ref(&f.id)).await.unwrap(),
+        vec![true]
+    );
+
+    // The job succeeds on a later delivery: the failure goes, and so does
+    // its count.
+    assert_eq!(s.record(&sw, &result(2)).await.unwrap(), Recorded::New);
+    assert_eq!(s.failures(&sw).await.unwrap(), vec![]);
+    let t = s.tally(&sw).await.unwrap();
+    assert_eq!((t.failures(JobKind::Judge), t.done(JobKind::Judge)), (0, 1));
+    assert_eq!(
+        s.settled(&sw, std::slice::from_ref(&f.id)).await.unwrap(),
+        vec![true]
+    );
+
+    // A budget skip is undone the same way, under its own counter.
+    let skip = Failure {
+        code: adfarm_proto::tally::BUDGET_CODE.into(),
+        ..failure(4)
+    };
+    assert_eq!(s.fail(&sw, &skip).await.unwrap(), Recorded::New);
+    assert_eq!(s.tally(&sw).await.unwrap().skips(JobKind::Judge), 1);
+    assert_eq!(s.record(&sw, &result(4)).await.unwrap(), Recorded::New);
+    let t = s.tally(&sw).await.unwrap();
+    assert_eq!((t.skips(JobKind::Judge), t.done(JobKind::Judge)), (0, 2));
+
+    // A dead letter of unknown kind (an unreadable message) stays listed.
+    let unreadable = Failure {
+        id: JobId("msg-hash".into()),
+        kind: None,
+        code: "bad-message".into(),
+        reason: "not JSON".into(),
+        attempts: 1,
+    };
+    assert_eq!(s.fail(&sw, &unreadable).await.unwrap(), Recorded::New);
+    assert_eq!(s.failures(&sw).await.unwrap(), vec![unreadable]);
+    let t = s.tally(&sw).await.unwrap();
+    assert_eq!(t.failed.get(&None), Some(&1));
+    t
+}
+
+async fn fail_after_record(s: &dyn Store) -> Tally {
+    let sw = sweep("fail-after-record");
+    assert_eq!(s.record(&sw, &result(3)).await.unwrap(), Recorded::New);
+    assert_eq!(s.fail(&sw, &failure(3)).await.unwrap(), Recorded::Duplicate);
+    assert_eq!(s.failures(&sw).await.unwrap(), vec![]);
+    let t = s.tally(&sw).await.unwrap();
+    assert_eq!(t.failures(JobKind::Generate), 0);
+    assert_eq!(t.done(JobKind::Generate), 1);
+    t
+}
+
+async fn charge_once_cache_always(s: &dyn Store) -> Tally {
+    let (sw, other) = (sweep("charge"), sweep("charge-other"));
+    let call = "call-abc";
+    assert_eq!(s.cached(call).await.unwrap(), None);
+    assert_eq!(s.spend_nano_usd(&sw).await.unwrap(), 0);
+
+    let r = s
+        .charge(&sw, call, Some(b"first"), &usage(false), 0.25)
+        .await
+        .unwrap();
+    assert_eq!(r, Recorded::New);
+    assert_eq!(
+        s.cached(call).await.unwrap().as_deref(),
+        Some(&b"first"[..])
+    );
+    // A redelivered job charges the same call again: nothing is added, and
+    // the cached response is not replaced.
+    let r = s
+        .charge(&sw, call, Some(b"second"), &usage(false), 0.25)
+        .await
+        .unwrap();
+    assert_eq!(r, Recorded::Duplicate);
+    assert_eq!(
+        s.cached(call).await.unwrap().as_deref(),
+        Some(&b"first"[..])
+    );
+    assert_eq!(s.spend_nano_usd(&sw).await.unwrap(), 250_000_000);
+
+    // The cache is global, charges are per sweep: another sweep served from
+    // the cache is charged its (free) cached usage once.
+    let r = s
+        .charge(&other, call, None, &usage(true), 0.25)
+        .await
+        .unwrap();
+    assert_eq!(r, Recorded::New);
+    assert_eq!(s.spend_nano_usd(&other).await.unwrap(), 0);
+    assert_eq!(s.tally(&other).await.unwrap().usage.len(), 1);
+
+    // No response (a failed call still costs): charged, nothing cached.
+    let r = s
+        .charge(&sw, "call-failed", None, &usage(false), 0.5)
+        .await
+        .unwrap();
+    assert_eq!(r, Recorded::New);
+    assert_eq!(s.cached("call-failed").await.unwrap(), None);
+    // An empty response is still a response.
+    s.charge(&sw, "call-empty", Some(b""), &usage(false), 0.0)
+        .await
+        .unwrap();
+    assert_eq!(s.cached("call-empty").await.unwrap(), Some(vec![]));
+
+    let t = s.tally(&sw).await.unwrap();
+    assert_eq!(t.spend_nano_usd, 750_000_000);
+    assert_eq!(s.spend_nano_usd(&sw).await.unwrap(), 750_000_000);
+    let u = t.usage.values().next().expect("one usage row");
+    assert_eq!((u.requests, u.input, u.output), (3, 360, 90));
+    t
+}
+
+async fn settled_in_batches(s: &dyn Store) {
+    let sw = sweep("settled");
+    let ids: Vec<JobId> = (0..1000).map(|i| JobId(format!("job-{i:04}"))).collect();
+    for i in (0..1000).step_by(10) {
+        s.record(&sw, &result(i)).await.unwrap();
+        s.fail(&sw, &failure(i + 1)).await.unwrap();
+    }
+    let settled = s.settled(&sw, &ids).await.unwrap();
+    let expected: Vec<bool> = (0..1000).map(|i| i % 10 < 2).collect();
+    assert_eq!(settled, expected);
+    assert_eq!(s.settled(&sw, &[]).await.unwrap(), Vec::<bool>::new());
+    assert_eq!(
+        s.settled(&sweep("elsewhere"), &ids[..3]).await.unwrap(),
+        vec![false; 3]
+    );
+}
+
+async fn sweeps_round_trip(s: &dyn Store) {
+    assert_eq!(s.sweeps().await.unwrap(), vec![]);
+    let (b, a) = (sweep_record("b"), sweep_record("a"));
+    s.save_sweep(&b).await.unwrap();
+    s.save_sweep(&a).await.unwrap();
+    assert_eq!(s.sweep(&a.id).await.unwrap(), Some(a.clone()));
+    assert_eq!(s.sweep(&sweep("none")).await.unwrap(), None);
+    // Listed in id order, as the embedded store's table is.
+    assert_eq!(s.sweeps().await.unwrap(), vec![a.clone(), b.clone()]);
+
+    let mut updated = a.clone();
+    updated.estimated_cost_usd = 2.5;
+    s.save_sweep(&updated).await.unwrap();
+    assert_eq!(s.sweep(&a.id).await.unwrap(), Some(updated.clone()));
+    assert_eq!(s.sweeps().await.unwrap(), vec![updated, b]);
+}
+
+// -------------------------------------------------------------------- tests
+
+#[tokio::test]
+async fn a_redelivered_result_is_counted_once() {
+    let s = Stores::new("dup").await;
+    let e = record_new_then_duplicate(&s.embedded).await;
+    let r = record_new_then_duplicate(&s.redis).await;
+    assert_eq!(e, r);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 8)]
+async fn racing_workers_count_each_result_exactly_once() {
+    let s = Stores::new("race").await;
+    let embedded: Vec<Arc<dyn Store>> = (0..WORKERS)
+        .map(|_| Arc::new(s.embedded.clone()) as Arc<dyn Store>)
+        .collect();
+    // One connection per worker, as separate worker processes would have.
+    let mut redis: Vec<Arc<dyn Store>> = Vec::new();
+    for _ in 0..WORKERS {
+        redis.push(Arc::new(Stores::redis_handle(&s.prefix).await));
+    }
+    let e = concurrent_records(embedded).await;
+    let r = concurrent_records(redis).await;
+    assert_eq!(e, r);
+}
+
+#[tokio::test]
+async fn a_result_after_a_failure_clears_it_and_fixes_the_counters() {
+    let s = Stores::new("fail-record").await;
+    let e = fail_then_record(&s.embedded).await;
+    let r = fail_then_record(&s.redis).await;
+    assert_eq!(e, r);
+}
+
+#[tokio::test]
+async fn a_failure_after_a_result_is_a_duplicate() {
+    let s = Stores::new("record-fail").await;
+    let e = fail_after_record(&s.embedded).await;
+    let r = fail_after_record(&s.redis).await;
+    assert_eq!(e, r);
+}
+
+#[tokio::test]
+async fn a_call_is_charged_once_per_sweep_and_cached() {
+    let s = Stores::new("charge").await;
+    let e = charge_once_cache_always(&s.embedded).await;
+    let r = charge_once_cache_always(&s.redis).await;
+    assert_eq!(e, r);
+}
+
+#[tokio::test]
+async fn settled_answers_a_batch_of_ids() {
+    let s = Stores::new("settled").await;
+    settled_in_batches(&s.embedded).await;
+    settled_in_batches(&s.redis).await;
+    let sw = sweep("settled");
+    assert_eq!(
+        s.embedded.tally(&sw).await.unwrap(),
+        s.redis.tally(&sw).await.unwrap()
+    );
+}
+
+#[tokio::test]
+async fn sweeps_round_trip_in_id_order() {
+    let s = Stores::new("sweeps").await;
+    sweeps_round_trip(&s.embedded).await;
+    sweeps_round_trip(&s.redis).await;
+}
+
+#[tokio::test]
+async fn redis_keys_stay_under_the_prefix() {
+    let s = Stores::new("prefix").await;
+    record_new_then_duplicate(&s.redis).await;
+    charge_once_cache_always(&s.redis).await;
+    let mut con = redis::Client::open(redis_url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{}:*", s.prefix))
+        .query_async(&mut con)
+        .await
+        .unwrap();
+    assert!(keys.iter().any(|k| k.ends_with(":counters")), "{keys:?}");
+    assert!(
+        keys.contains(&format!("{}:cache:call-abc", s.prefix)),
+        "{keys:?}"
+    );
+    // The cache never expires: a re-run months later still costs nothing.
+    let ttl: i64 = redis::cmd("TTL")
+        .arg(format!("{}:cache:call-abc", s.prefix))
+        .query_async(&mut con)
+        .await
+        .unwrap();
+    assert_eq!(ttl, -1);
+}
