@@ -1,0 +1,252 @@
+//! Throughput and memory of the local models (release build):
+//!
+//!     cargo bench -p adfarm-models --bench models
+//!
+//! Each model runs in its own child process (this binary re-executed with
+//! `embed` or `generate`), so the peak RSS (VmHWM) of one is not inflated by
+//! the other. Assets come from `$ADFARM_HOME` or the default home and are
+//! fetched when missing. Prints a Markdown table.
+
+use adfarm_models::generator::{GenOptions, Generation};
+use adfarm_models::{assets, LocalEmbedder, LocalLlm};
+use adfarm_suites::{ChatRequest, Message};
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Instant;
+
+fn home() -> PathBuf {
+    let home = std::env::var_os("ADFARM_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(assets::default_home);
+    if let Err(e) = assets::ensure(&home, &[]) {
+        eprintln!("cannot fetch assets: {e}");
+        std::process::exit(2);
+    }
+    home
+}
+
+/// Peak resident set of this process so far, MiB.
+fn peak_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+fn row(what: &str, value: String, note: &str) {
+    println!("| {what} | {value} | {note} |");
+}
+
+/// 1,200 sentences of 4 to ~60 words from a deterministic generator.
+fn sentences() -> Vec<String> {
+    const SUBJECTS: &[&str] = &[
+        "The new phone", "My grandmother", "A small bakery downtown", "This running shoe",
+        "The electric car", "Our customer support team", "The budget airline",
+        "A cheap laptop", "The coffee machine", "Every student in the class",
+    ];
+    const VERBS: &[&str] = &[
+        "is", "was never", "has become", "seems", "will be", "looks", "felt", "remains",
+    ];
+    const TAILS: &[&str] = &[
+        "surprisingly good value for the money",
+        "the best purchase I made this year",
+        "too loud in the morning",
+        "a reliable choice for long trips across the country",
+        "hard to set up without reading the manual twice",
+        "popular with families who travel on weekends",
+        "worth it if you care about battery life and a bright screen",
+        "available in three colours and two sizes",
+    ];
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    (0..1200)
+        .map(|i| {
+            let mut s = format!(
+                "{} {} {}",
+                SUBJECTS[next(SUBJECTS.len())],
+                VERBS[next(VERBS.len())],
+                TAILS[next(TAILS.len())]
+            );
+            for _ in 0..next(5) {
+                s.push_str(", and ");
+                s.push_str(TAILS[next(TAILS.len())]);
+            }
+            if i % 3 == 0 {
+                s = format!("Question {i}: would you say that {s}?");
+            }
+            s
+        })
+        .collect()
+}
+
+fn bench_embed() {
+    let dir = assets::embedder_dir(&home());
+    let t = Instant::now();
+    let e = LocalEmbedder::load(&dir).expect("load embedder");
+    let load = t.elapsed().as_secs_f64();
+    let rss_loaded = peak_rss_mib();
+    let texts = sentences();
+    e.embed_blocking(&texts[..64]).expect("warm-up");
+    let t = Instant::now();
+    let out = e.embed_blocking(&texts).expect("embed");
+    let secs = t.elapsed().as_secs_f64();
+    row(
+        "embedding, batch 32",
+        format!("{:.0} sentences/s", texts.len() as f64 / secs),
+        &format!(
+            "{} sentences, {} tokens ({:.0} tokens/s), length-sorted batches",
+            texts.len(),
+            out.tokens,
+            out.tokens as f64 / secs
+        ),
+    );
+    row("embedder load", format!("{load:.2} s"), "safetensors read + BERT build");
+    row(
+        "embedder peak RSS",
+        format!("{rss_loaded:.0} MiB"),
+        &format!("after load; {:.0} MiB after the run", peak_rss_mib()),
+    );
+}
+
+fn chat(system: &str, user: String, max_tokens: u32) -> ChatRequest {
+    let mut r = ChatRequest::new(vec![Message::system(system), Message::user(user)]);
+    r.max_tokens = max_tokens;
+    r
+}
+
+fn long_text() -> String {
+    let base = "Our online store sells running shoes, rain jackets, backpacks and water \
+                bottles. Customers often ask about sizes, delivery times, returns and \
+                discounts for students. ";
+    let mut s = String::new();
+    for i in 0..44 {
+        s.push_str(&format!("Note {i}: "));
+        s.push_str(base);
+    }
+    s.push_str("\nSummarise the notes above in one sentence.");
+    s
+}
+
+fn bench_generate() {
+    let gguf = assets::generator_gguf(&home());
+    let t = Instant::now();
+    let llm = LocalLlm::load(&gguf).expect("load generator");
+    let load = t.elapsed().as_secs_f64();
+    let rss_loaded = peak_rss_mib();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let ignore_eos = GenOptions { ignore_eos: true };
+    let short = chat(
+        "You are a helpful assistant.",
+        "Write a short story about a robot who learns to paint.".into(),
+        128,
+    );
+    let long = chat("You are a helpful assistant.", long_text(), 64);
+    rt.block_on(async {
+        llm.generate(&short, ignore_eos).await.expect("warm-up");
+        for (name, req) in [("short", &short), ("long", &long)] {
+            let mut best: Option<Generation> = None;
+            for _ in 0..3 {
+                let g = llm.generate(req, ignore_eos).await.expect("generate");
+                let better = best
+                    .as_ref()
+                    .is_none_or(|b| g.prefill_time + g.decode_time < b.prefill_time + b.decode_time);
+                if better {
+                    best = Some(g);
+                }
+            }
+            let g = best.expect("three runs");
+            row(
+                &format!("prefill, {name} prompt"),
+                format!("{:.0} tok/s", g.input_tokens as f64 / g.prefill_time.as_secs_f64()),
+                &format!("{} prompt tokens, best of 3", g.input_tokens),
+            );
+            row(
+                &format!("decode, {name} prompt"),
+                format!(
+                    "{:.1} tok/s",
+                    (g.output_tokens - 1) as f64 / g.decode_time.as_secs_f64()
+                ),
+                &format!("{} output tokens after {} prompt tokens", g.output_tokens, g.input_tokens),
+            );
+        }
+        for batch in [1usize, 4, 8] {
+            let topics = ["a robot", "the sea", "a city", "a cat", "winter", "a train", "music", "a garden"];
+            let handles: Vec<_> = (0..batch)
+                .map(|i| {
+                    let llm = llm.clone();
+                    let req = chat(
+                        "You are a helpful assistant.",
+                        format!("Write a short story about {}.", topics[i]),
+                        128,
+                    );
+                    tokio::spawn(async move {
+                        let g = llm.generate(&req, GenOptions { ignore_eos: true }).await;
+                        (g, Instant::now())
+                    })
+                })
+                .collect();
+            let mut tokens = 0u64;
+            let mut first_decode: Option<Instant> = None;
+            let mut last_end: Option<Instant> = None;
+            for h in handles {
+                let (g, end) = h.await.expect("task");
+                let g = g.expect("generate");
+                tokens += g.output_tokens - 1;
+                let start = end - g.decode_time;
+                first_decode = Some(first_decode.map_or(start, |f| f.min(start)));
+                last_end = Some(last_end.map_or(end, |l| l.max(end)));
+            }
+            let window = match (first_decode, last_end) {
+                (Some(a), Some(b)) => (b - a).as_secs_f64(),
+                _ => f64::NAN,
+            };
+            row(
+                &format!("decode, batch {batch}"),
+                format!("{:.1} tok/s", tokens as f64 / window),
+                &format!("aggregate of {batch} sequences × 127 tokens, short prompts"),
+            );
+        }
+    });
+    row("generator load", format!("{load:.2} s"), "GGUF read + Q4_1→Q8_0 re-quantisation");
+    row(
+        "generator peak RSS",
+        format!("{rss_loaded:.0} MiB"),
+        &format!("after load; {:.0} MiB after the run", peak_rss_mib()),
+    );
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; our own mode is the first plain word.
+    let mode = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .unwrap_or_default();
+    match mode.as_str() {
+        "embed" => bench_embed(),
+        "generate" => bench_generate(),
+        _ => {
+            home();
+            println!("| measure | value | note |");
+            println!("|---|---|---|");
+            let exe = std::env::current_exe().expect("current exe");
+            for m in ["embed", "generate"] {
+                let status = Command::new(&exe).arg(m).status().expect("child");
+                if !status.success() {
+                    eprintln!("{m} benchmark failed: {status}");
+                    std::process::exit(1);
+                }
+            }
+        }
+    }
+}

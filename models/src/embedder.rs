@@ -1,0 +1,216 @@
+//! all-MiniLM-L6-v2 sentence embeddings: BERT (candle) over the shipped
+//! safetensors, mean pooling over the attention mask, L2 normalisation, as
+//! sentence-transformers computes them for this model.
+//!
+//! Texts are tokenized once, sorted by length and run in batches padded to
+//! their own longest text, so short texts never pay for long ones.
+
+use crate::error::ModelError;
+use adfarm_proto::{Role, Usage, UsageSource};
+use adfarm_suites::{Embedder, Embeddings, LlmError};
+use async_trait::async_trait;
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config};
+use std::path::Path;
+use std::sync::{mpsc, Arc};
+use tokenizers::{Tokenizer, TruncationParams};
+
+/// Token limit per text: the model's `max_seq_length` in sentence-transformers
+/// (the shipped tokenizer.json says 128, which is not what the model was
+/// trained with).
+pub const MAX_TOKENS: usize = 256;
+
+/// Texts per forward pass.
+pub const BATCH_SIZE: usize = 32;
+
+/// Model name used in usage records.
+pub const EMBEDDER_MODEL: &str = "all-MiniLM-L6-v2";
+
+/// Vectors and the exact token count of one embedding call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmbedOutput {
+    /// One unit-length vector per input, in input order.
+    pub vectors: Vec<Vec<f32>>,
+    /// Tokens fed to the model, special tokens included.
+    pub tokens: u64,
+}
+
+struct Core {
+    model: BertModel,
+    tokenizer: Tokenizer,
+    device: Device,
+}
+
+type Job = (
+    Vec<String>,
+    tokio::sync::oneshot::Sender<Result<EmbedOutput, ModelError>>,
+);
+
+/// The local MiniLM embedder. Cloning is cheap and shares the model and its
+/// inference thread.
+#[derive(Clone)]
+pub struct LocalEmbedder {
+    core: Arc<Core>,
+    jobs: mpsc::Sender<Job>,
+}
+
+impl std::fmt::Debug for LocalEmbedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalEmbedder").finish_non_exhaustive()
+    }
+}
+
+impl LocalEmbedder {
+    /// Loads `config.json`, `tokenizer.json` and `model.safetensors` from
+    /// `dir` (see [`crate::assets::embedder_dir`]) and starts the inference
+    /// thread.
+    ///
+    /// # Errors
+    /// [`ModelError::Io`] for unreadable files, [`ModelError::Format`] for a
+    /// bad config, tokenizer or weights file.
+    pub fn load(dir: &Path) -> Result<LocalEmbedder, ModelError> {
+        let device = Device::Cpu;
+        let config_path = dir.join("config.json");
+        let config_text = std::fs::read_to_string(&config_path).map_err(|e| ModelError::Io {
+            path: config_path.clone(),
+            source: e,
+        })?;
+        let config: Config = serde_json::from_str(&config_text)
+            .map_err(|e| ModelError::format(&config_path, e))?;
+
+        let tok_path = dir.join("tokenizer.json");
+        let mut tokenizer =
+            Tokenizer::from_file(&tok_path).map_err(|e| ModelError::format(&tok_path, e))?;
+        // Padding is done per length-sorted batch below.
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: MAX_TOKENS,
+                ..Default::default()
+            }))
+            .map_err(|e| ModelError::format(&tok_path, e))?;
+
+        let weights = dir.join("model.safetensors");
+        let bytes = std::fs::read(&weights).map_err(|e| ModelError::Io {
+            path: weights.clone(),
+            source: e,
+        })?;
+        let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &device)
+            .map_err(|e| ModelError::format(&weights, e))?;
+        let model = BertModel::load(vb, &config).map_err(|e| ModelError::format(&weights, e))?;
+
+        let core = Arc::new(Core {
+            model,
+            tokenizer,
+            device,
+        });
+        let (jobs, rx) = mpsc::channel::<Job>();
+        let worker = Arc::clone(&core);
+        std::thread::Builder::new()
+            .name("adfarm-embedder".into())
+            .spawn(move || {
+                // Ends when every LocalEmbedder clone (every sender) is dropped.
+                for (texts, reply) in rx {
+                    let _ = reply.send(worker.embed(&texts));
+                }
+            })
+            .map_err(|e| ModelError::Inference(format!("cannot start thread: {e}")))?;
+        Ok(LocalEmbedder { core, jobs })
+    }
+
+    /// Embeds on the calling thread (benchmarks, tools). Async callers use
+    /// [`Embedder::embed`], which runs on the inference thread.
+    ///
+    /// # Errors
+    /// [`ModelError::Tokenizer`] or [`ModelError::Inference`].
+    pub fn embed_blocking(&self, texts: &[String]) -> Result<EmbedOutput, ModelError> {
+        self.core.embed(texts)
+    }
+
+    /// Embeds on the inference thread; requests from many tasks queue there.
+    ///
+    /// # Errors
+    /// As [`LocalEmbedder::embed_blocking`], or [`ModelError::Stopped`].
+    pub async fn embed_async(&self, texts: Vec<String>) -> Result<EmbedOutput, ModelError> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.jobs
+            .send((texts, tx))
+            .map_err(|_| ModelError::Stopped)?;
+        rx.await.map_err(|_| ModelError::Stopped)?
+    }
+}
+
+impl Core {
+    fn embed(&self, texts: &[String]) -> Result<EmbedOutput, ModelError> {
+        if texts.is_empty() {
+            return Ok(EmbedOutput {
+                vectors: vec![],
+                tokens: 0,
+            });
+        }
+        let inputs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let encodings = self
+            .tokenizer
+            .encode_batch(inputs, true)
+            .map_err(|e| ModelError::Tokenizer(e.to_string()))?;
+        let ids: Vec<&[u32]> = encodings.iter().map(|e| e.get_ids()).collect();
+        let tokens = ids.iter().map(|i| i.len() as u64).sum();
+
+        let mut order: Vec<usize> = (0..ids.len()).collect();
+        order.sort_by_key(|&i| ids[i].len());
+        let mut vectors = vec![Vec::new(); ids.len()];
+        for chunk in order.chunks(BATCH_SIZE) {
+            let batch: Vec<&[u32]> = chunk.iter().map(|&i| ids[i]).collect();
+            for (&i, v) in chunk.iter().zip(self.forward(&batch)?) {
+                vectors[i] = v;
+            }
+        }
+        Ok(EmbedOutput { vectors, tokens })
+    }
+
+    /// One padded batch → unit vectors.
+    fn forward(&self, batch: &[&[u32]]) -> Result<Vec<Vec<f32>>, ModelError> {
+        let len = batch.iter().map(|b| b.len()).max().unwrap_or(0).max(1);
+        let mut ids = vec![0u32; batch.len() * len];
+        let mut mask = vec![0u32; batch.len() * len];
+        for (row, seq) in batch.iter().enumerate() {
+            ids[row * len..row * len + seq.len()].copy_from_slice(seq);
+            mask[row * len..row * len + seq.len()].fill(1);
+        }
+        let shape = (batch.len(), len);
+        let ids = Tensor::from_vec(ids, shape, &self.device)?;
+        let mask = Tensor::from_vec(mask, shape, &self.device)?;
+        let types = ids.zeros_like()?;
+        let hidden = self.model.forward(&ids, &types, Some(&mask))?; // (b, len, 384)
+        let maskf = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (b, len, 1)
+        let summed = hidden.broadcast_mul(&maskf)?.sum(1)?; // (b, 384)
+        let counts = maskf.sum(1)?.clamp(1f32, f32::MAX)?; // (b, 1)
+        let mean = summed.broadcast_div(&counts)?;
+        let norm = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12f32, f32::MAX)?;
+        Ok(mean.broadcast_div(&norm)?.to_vec2::<f32>()?)
+    }
+}
+
+#[async_trait]
+impl Embedder for LocalEmbedder {
+    fn model(&self) -> &str {
+        EMBEDDER_MODEL
+    }
+
+    async fn embed(&self, texts: &[String]) -> Result<Embeddings, LlmError> {
+        let out = self.embed_async(texts.to_vec()).await?;
+        Ok(Embeddings {
+            vectors: out.vectors,
+            usage: Usage {
+                model: EMBEDDER_MODEL.to_string(),
+                role: Role::Embedding,
+                input: out.tokens,
+                output: 0,
+                cached: false,
+                // Exact: counted with the model's own tokenizer.
+                source: UsageSource::Counted,
+            },
+        })
+    }
+}

@@ -1,0 +1,251 @@
+//! SmolLM2-135M-Instruct on CPU: chat completion and closed-choice scoring.
+//!
+//! One model per [`LocalLlm::load`]; the model lives on a dedicated
+//! inference thread ([`engine`]) that batches concurrent requests, so clones
+//! of a [`LocalLlm`] share one copy of the weights and the async runtime
+//! never runs a forward pass.
+
+mod engine;
+mod model;
+mod sampling;
+mod tokenizer;
+
+pub use tokenizer::{chat_prompt, DEFAULT_SYSTEM};
+
+use crate::error::ModelError;
+use adfarm_proto::{Role, Usage, UsageSource};
+use adfarm_suites::{ChatRequest, Choice, Completion, LlmError, Provider};
+use async_trait::async_trait;
+use candle_core::quantized::gguf_file;
+use engine::{ChatJob, ChooseJob, Engine, Job};
+use std::path::Path;
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+use tokenizer::ChatTokenizer;
+use tokio::sync::oneshot;
+
+/// Model name used in usage records.
+pub const GENERATOR_MODEL: &str = "SmolLM2-135M-Instruct";
+
+/// Sequences decoded together in one forward pass.
+pub const MAX_BATCH: usize = engine::MAX_ACTIVE;
+
+/// Why generation stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// End-of-turn token or a stop string.
+    Stop,
+    /// `max_tokens` or the model context was reached.
+    Length,
+}
+
+/// A generated reply with exact token counts and timings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Generation {
+    /// Reply text (stop strings and the end-of-turn token removed).
+    pub text: String,
+    /// Prompt tokens (chat template included).
+    pub input_tokens: u64,
+    /// Sampled tokens, including the end-of-turn token when it ended the reply.
+    pub output_tokens: u64,
+    /// Why it stopped.
+    pub finish: Finish,
+    /// From the first prompt chunk to the first sampled token.
+    pub prefill_time: Duration,
+    /// From the first to the last sampled token.
+    pub decode_time: Duration,
+}
+
+/// Options ranked by log-likelihood.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranking {
+    /// Index of the most likely option (the first on ties).
+    pub index: usize,
+    /// Total natural-log likelihood of each option's tokens plus the
+    /// end-of-turn token, after the prompt.
+    pub log_likelihoods: Vec<f64>,
+    /// Tokens fed to the model: prompt plus every option's scored tokens.
+    pub input_tokens: u64,
+}
+
+/// Generation knobs outside [`ChatRequest`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GenOptions {
+    /// Never stop at the end-of-turn token (benchmarks that need a fixed
+    /// number of output tokens).
+    pub ignore_eos: bool,
+}
+
+struct Shared {
+    jobs: mpsc::Sender<Job>,
+    tok: Arc<ChatTokenizer>,
+}
+
+/// The local SmolLM2 generator and judge. Cloning is cheap and shares the
+/// model and its inference thread.
+#[derive(Clone)]
+pub struct LocalLlm {
+    shared: Arc<Shared>,
+    role: Role,
+}
+
+impl std::fmt::Debug for LocalLlm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalLlm")
+            .field("role", &self.role)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LocalLlm {
+    /// Loads the GGUF at `gguf` (see [`crate::assets::generator_gguf`]),
+    /// re-quantises it to Q8_0, builds the tokenizer from its metadata and
+    /// starts the inference thread. Usage records say [`Role::Generation`]
+    /// until [`LocalLlm::with_role`].
+    ///
+    /// # Errors
+    /// [`ModelError::Io`] when the file cannot be read, [`ModelError::Format`]
+    /// when it is not a llama GGUF with a byte-level BPE tokenizer.
+    pub fn load(gguf: &Path) -> Result<LocalLlm, ModelError> {
+        let mut file = std::fs::File::open(gguf).map_err(|e| ModelError::Io {
+            path: gguf.to_path_buf(),
+            source: e,
+        })?;
+        let ct = gguf_file::Content::read(&mut file).map_err(|e| ModelError::format(gguf, e))?;
+        let tok = Arc::new(ChatTokenizer::from_gguf(&ct, gguf)?);
+        let model = model::Llama::load(&ct, &mut file, gguf)?;
+        let (jobs, rx) = mpsc::channel();
+        let engine = Engine {
+            model,
+            tok: Arc::clone(&tok),
+        };
+        std::thread::Builder::new()
+            .name("adfarm-llm".into())
+            .spawn(move || engine.run(rx))
+            .map_err(|e| ModelError::Inference(format!("cannot start thread: {e}")))?;
+        Ok(LocalLlm {
+            shared: Arc::new(Shared { jobs, tok }),
+            role: Role::Generation,
+        })
+    }
+
+    /// The same model, recording usage under `role` (judge or generation).
+    pub fn with_role(&self, role: Role) -> LocalLlm {
+        LocalLlm {
+            shared: Arc::clone(&self.shared),
+            role,
+        }
+    }
+
+    /// Token ids of `text` under the model's tokenizer (special tokens such
+    /// as `<|im_start|>` recognised).
+    ///
+    /// # Errors
+    /// [`ModelError::Tokenizer`].
+    pub fn encode(&self, text: &str) -> Result<Vec<u32>, ModelError> {
+        self.shared.tok.encode(text)
+    }
+
+    /// Text of `ids`, special tokens included.
+    ///
+    /// # Errors
+    /// [`ModelError::Tokenizer`].
+    pub fn decode(&self, ids: &[u32]) -> Result<String, ModelError> {
+        self.shared.tok.decode(ids)
+    }
+
+    /// Generates a reply to `req` (ChatML template, sampling, stop strings).
+    ///
+    /// # Errors
+    /// [`ModelError::Inference`] when the prompt does not fit the context or
+    /// a forward pass fails; [`ModelError::Stopped`] when the thread is gone.
+    pub async fn generate(
+        &self,
+        req: &ChatRequest,
+        opts: GenOptions,
+    ) -> Result<Generation, ModelError> {
+        let (reply, rx) = oneshot::channel();
+        let job = Job::Chat(ChatJob {
+            prompt: chat_prompt(&req.messages),
+            max_tokens: req.max_tokens,
+            temperature: req.temperature,
+            top_p: req.top_p.unwrap_or(1.0),
+            seed: req.seed,
+            stop: req.stop.clone(),
+            ignore_eos: opts.ignore_eos,
+            reply,
+        });
+        self.shared
+            .jobs
+            .send(job)
+            .map_err(|_| ModelError::Stopped)?;
+        rx.await.map_err(|_| ModelError::Stopped)?
+    }
+
+    /// Ranks `options` as the assistant's reply to `req` by total
+    /// log-likelihood; the answer is always a valid index.
+    ///
+    /// # Errors
+    /// As [`LocalLlm::generate`]; also when `options` is empty.
+    pub async fn rank(&self, req: &ChatRequest, options: &[String]) -> Result<Ranking, ModelError> {
+        let (reply, rx) = oneshot::channel();
+        let job = Job::Choose(ChooseJob {
+            prompt: chat_prompt(&req.messages),
+            options: options.to_vec(),
+            reply,
+        });
+        self.shared
+            .jobs
+            .send(job)
+            .map_err(|_| ModelError::Stopped)?;
+        rx.await.map_err(|_| ModelError::Stopped)?
+    }
+
+    fn usage(&self, input: u64, output: u64) -> Usage {
+        Usage {
+            model: GENERATOR_MODEL.to_string(),
+            role: self.role,
+            input,
+            output,
+            cached: false,
+            // Exact: counted with the model's own tokenizer.
+            source: UsageSource::Counted,
+        }
+    }
+}
+
+#[async_trait]
+impl Provider for LocalLlm {
+    fn model(&self) -> &str {
+        GENERATOR_MODEL
+    }
+
+    async fn chat(&self, req: &ChatRequest) -> Result<Completion, LlmError> {
+        let g = self.generate(req, GenOptions::default()).await?;
+        Ok(Completion {
+            text: g.text,
+            usage: self.usage(g.input_tokens, g.output_tokens),
+        })
+    }
+
+    async fn choose(&self, req: &ChatRequest, options: &[String]) -> Result<Choice, LlmError> {
+        if options.is_empty() {
+            return Ok(Choice {
+                index: None,
+                completion: Completion {
+                    text: String::new(),
+                    usage: self.usage(0, 0),
+                },
+            });
+        }
+        let r = self.rank(req, options).await?;
+        Ok(Choice {
+            index: Some(r.index),
+            completion: Completion {
+                text: options[r.index].clone(),
+                // Every scored token is fed to the model; nothing is sampled.
+                usage: self.usage(r.input_tokens, 0),
+            },
+        })
+    }
+}

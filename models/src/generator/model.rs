@@ -1,0 +1,500 @@
+//! A llama forward pass over several sequences at once, each with its own
+//! KV cache and position.
+//!
+//! candle-transformers' `quantized_llama` keeps one KV cache per model,
+//! gives logits for the last position only and cannot mix sequences of
+//! different lengths; this module keeps its weight layout but stacks the new
+//! tokens of all sequences into one matrix, so every weight matrix is read
+//! once per step however many sequences are decoding. Q4_1 weights are
+//! re-quantised to Q8_0 at load: candle has AVX2 kernels for Q8_0 but not
+//! Q4_1. Q/K/V and gate/up are fused into one matrix each (fewer passes over
+//! the activations, larger work units for the thread pool).
+
+use crate::error::ModelError;
+use candle_core::quantized::{gguf_file, GgmlDType, QMatMul, QTensor};
+use candle_core::{Device, Module, Tensor};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Prompt tokens per forward pass of one sequence. Fixed, so a sequence is
+/// cut into the same chunks whatever else is running, and its output does
+/// not depend on the batch it landed in.
+pub(crate) const PREFILL_CHUNK: usize = 512;
+
+/// New tokens of one sequence from which attention uses candle's matmul
+/// rather than the plain loop (faster for prompts, slower for one token).
+const MATMUL_ATTENTION_FROM: usize = 8;
+
+#[derive(Debug, Clone)]
+pub(crate) struct Config {
+    pub(crate) n_layer: usize,
+    pub(crate) n_head: usize,
+    pub(crate) n_kv_head: usize,
+    pub(crate) head_dim: usize,
+    pub(crate) hidden: usize,
+    pub(crate) ffn: usize,
+    pub(crate) vocab: usize,
+    pub(crate) eps: f32,
+    pub(crate) context: usize,
+}
+
+struct Layer {
+    attn_norm: Vec<f32>,
+    wqkv: QMatMul,
+    wo: QMatMul,
+    ffn_norm: Vec<f32>,
+    wgu: QMatMul,
+    wdown: QMatMul,
+}
+
+pub(crate) struct Llama {
+    pub(crate) cfg: Config,
+    layers: Vec<Layer>,
+    norm: Vec<f32>,
+    /// Tied input embedding / output head, Q8_0 in the file.
+    embed: Arc<QTensor>,
+    output: QMatMul,
+    /// cos/sin of every position × frequency, `[pos][head_dim/2]`.
+    cos: Vec<f32>,
+    sin: Vec<f32>,
+}
+
+/// Keys and values of one sequence, per layer `[pos][kv_head][head_dim]`.
+#[derive(Clone, Default)]
+pub(crate) struct KvCache {
+    k: Vec<Vec<f32>>,
+    v: Vec<Vec<f32>>,
+    len: usize,
+}
+
+impl KvCache {
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Forgets everything after `len` tokens (closed-choice scoring reuses the
+    /// prompt's cache for each option).
+    pub(crate) fn truncate(&mut self, len: usize, row: usize) {
+        if len < self.len {
+            for l in self.k.iter_mut().chain(self.v.iter_mut()) {
+                l.truncate(len * row);
+            }
+            self.len = len;
+        }
+    }
+}
+
+/// Which logits a segment wants back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Want {
+    /// None (a prompt chunk that is not the last).
+    Nothing,
+    /// The last position only.
+    Last,
+    /// Every new position.
+    All,
+}
+
+/// New tokens of one sequence for one forward pass.
+pub(crate) struct Segment<'a> {
+    pub(crate) cache: &'a mut KvCache,
+    pub(crate) tokens: &'a [u32],
+    pub(crate) want: Want,
+}
+
+fn md_u32(ct: &gguf_file::Content, path: &Path, key: &str) -> Result<usize, ModelError> {
+    ct.metadata
+        .get(key)
+        .ok_or_else(|| ModelError::format(path, format!("missing metadata {key}")))?
+        .to_u32()
+        .map(|v| v as usize)
+        .map_err(|e| ModelError::format(path, e))
+}
+
+fn rms_norm(x: &[f32], w: &[f32], eps: f32, out: &mut [f32]) {
+    let dim = w.len();
+    for (row, o) in x.chunks_exact(dim).zip(out.chunks_exact_mut(dim)) {
+        let ms = row.iter().map(|v| v * v).sum::<f32>() / dim as f32;
+        let scale = 1.0 / (ms + eps).sqrt();
+        for ((o, v), w) in o.iter_mut().zip(row).zip(w) {
+            *o = v * scale * w;
+        }
+    }
+}
+
+#[inline]
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    // Eight partial sums so the compiler vectorises the loop.
+    let mut acc = [0f32; 8];
+    let (ac, bc) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = ac
+        .remainder()
+        .iter()
+        .zip(bc.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ac.zip(bc) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+impl Llama {
+    /// Reads the GGUF at `path`, re-quantising Q4_1 (and any non-Q8_0
+    /// quantised) matrices to Q8_0.
+    pub(crate) fn load(
+        ct: &gguf_file::Content,
+        file: &mut std::fs::File,
+        path: &Path,
+    ) -> Result<Llama, ModelError> {
+        let dev = Device::Cpu;
+        let n_layer = md_u32(ct, path, "llama.block_count")?;
+        let n_head = md_u32(ct, path, "llama.attention.head_count")?;
+        let n_kv_head = md_u32(ct, path, "llama.attention.head_count_kv")?;
+        let hidden = md_u32(ct, path, "llama.embedding_length")?;
+        let ffn = md_u32(ct, path, "llama.feed_forward_length")?;
+        let context = md_u32(ct, path, "llama.context_length")?;
+        let eps = ct
+            .metadata
+            .get("llama.attention.layer_norm_rms_epsilon")
+            .and_then(|v| v.to_f32().ok())
+            .unwrap_or(1e-5);
+        let base = ct
+            .metadata
+            .get("llama.rope.freq_base")
+            .and_then(|v| v.to_f32().ok())
+            .unwrap_or(10_000.0);
+        if n_head == 0 || n_kv_head == 0 || hidden % n_head != 0 || n_head % n_kv_head != 0 {
+            return Err(ModelError::format(path, "inconsistent head counts"));
+        }
+        let head_dim = hidden / n_head;
+        let mut tensor = |name: &str| {
+            ct.tensor(file, name, &dev)
+                .map_err(|e| ModelError::format(path, format!("{name}: {e}")))
+        };
+        let f32_vec = |t: QTensor| -> Result<Vec<f32>, ModelError> {
+            Ok(t.dequantize(&dev)?.flatten_all()?.to_vec1::<f32>()?)
+        };
+        // Dequantise, stack along the output dimension, quantise to Q8_0.
+        let q8 = |parts: Vec<QTensor>| -> Result<QMatMul, ModelError> {
+            let ts = parts
+                .iter()
+                .map(|t| t.dequantize(&dev))
+                .collect::<candle_core::Result<Vec<_>>>()?;
+            let t = Tensor::cat(&ts, 0)?;
+            Ok(QMatMul::from_qtensor(QTensor::quantize(&t, GgmlDType::Q8_0)?)?)
+        };
+        let mut layers = Vec::with_capacity(n_layer);
+        for i in 0..n_layer {
+            let p = format!("blk.{i}");
+            let q = tensor(&format!("{p}.attn_q.weight"))?;
+            let k = tensor(&format!("{p}.attn_k.weight"))?;
+            let v = tensor(&format!("{p}.attn_v.weight"))?;
+            let o = tensor(&format!("{p}.attn_output.weight"))?;
+            let gate = tensor(&format!("{p}.ffn_gate.weight"))?;
+            let up = tensor(&format!("{p}.ffn_up.weight"))?;
+            let down = tensor(&format!("{p}.ffn_down.weight"))?;
+            let attn_norm = f32_vec(tensor(&format!("{p}.attn_norm.weight"))?)?;
+            let ffn_norm = f32_vec(tensor(&format!("{p}.ffn_norm.weight"))?)?;
+            layers.push(Layer {
+                attn_norm,
+                wqkv: q8(vec![q, k, v])?,
+                wo: q8(vec![o])?,
+                ffn_norm,
+                wgu: q8(vec![gate, up])?,
+                wdown: q8(vec![down])?,
+            });
+        }
+        let norm = f32_vec(tensor("output_norm.weight")?)?;
+        let embed = tensor("token_embd.weight")?;
+        let vocab = embed.shape().dims2()?.0;
+        let embed = if embed.dtype() == GgmlDType::Q8_0 {
+            Arc::new(embed)
+        } else {
+            Arc::new(QTensor::quantize(&embed.dequantize(&dev)?, GgmlDType::Q8_0)?)
+        };
+        let output = match tensor("output.weight") {
+            Ok(t) => q8(vec![t])?,
+            Err(_) => QMatMul::from_arc(Arc::clone(&embed))?,
+        };
+        let half = head_dim / 2;
+        let mut cos = Vec::with_capacity(context * half);
+        let mut sin = Vec::with_capacity(context * half);
+        for pos in 0..context {
+            for i in 0..half {
+                let theta = pos as f32 / base.powf(2.0 * i as f32 / head_dim as f32);
+                cos.push(theta.cos());
+                sin.push(theta.sin());
+            }
+        }
+        Ok(Llama {
+            cfg: Config {
+                n_layer,
+                n_head,
+                n_kv_head,
+                head_dim,
+                hidden,
+                ffn,
+                vocab,
+                eps,
+                context,
+            },
+            layers,
+            norm,
+            embed,
+            output,
+            cos,
+            sin,
+        })
+    }
+
+    /// Floats per position in one layer's K (or V) cache.
+    pub(crate) fn kv_row(&self) -> usize {
+        self.cfg.n_kv_head * self.cfg.head_dim
+    }
+
+    pub(crate) fn new_cache(&self) -> KvCache {
+        KvCache {
+            k: vec![Vec::new(); self.cfg.n_layer],
+            v: vec![Vec::new(); self.cfg.n_layer],
+            len: 0,
+        }
+    }
+
+    fn embed_rows(&self, tokens: &[u32], out: &mut Vec<f32>) -> Result<(), ModelError> {
+        let data = self.embed.data()?;
+        let h = self.cfg.hidden;
+        // Q8_0 block: f16 scale then 32 signed bytes.
+        let row_bytes = h / 32 * 34;
+        for &t in tokens {
+            let t = t as usize;
+            if t >= self.cfg.vocab {
+                return Err(ModelError::Inference(format!("token id {t} out of vocabulary")));
+            }
+            let row = &data[t * row_bytes..(t + 1) * row_bytes];
+            for block in row.chunks_exact(34) {
+                let d = half::f16::from_le_bytes([block[0], block[1]]).to_f32();
+                out.extend(block[2..].iter().map(|&q| q as i8 as f32 * d));
+            }
+        }
+        Ok(())
+    }
+
+    fn matmul(w: &QMatMul, x: Vec<f32>, rows: usize, cols: usize) -> Result<Vec<f32>, ModelError> {
+        let t = Tensor::from_vec(x, (rows, cols), &Device::Cpu)?;
+        Ok(w.forward(&t)?.flatten_all()?.to_vec1::<f32>()?)
+    }
+
+    /// Interleaved RoPE (GGUF llama layout) on `n_heads` heads of one row.
+    fn rope(&self, row: &mut [f32], pos: usize) {
+        let half = self.cfg.head_dim / 2;
+        let (cos, sin) = (
+            &self.cos[pos * half..(pos + 1) * half],
+            &self.sin[pos * half..(pos + 1) * half],
+        );
+        for head in row.chunks_exact_mut(self.cfg.head_dim) {
+            for i in 0..half {
+                let (a, b) = (head[2 * i], head[2 * i + 1]);
+                head[2 * i] = a * cos[i] - b * sin[i];
+                head[2 * i + 1] = a * sin[i] + b * cos[i];
+            }
+        }
+    }
+
+    /// Runs the new tokens of every segment through the model, appending to
+    /// their caches; returns, per segment, the logits rows it asked for.
+    pub(crate) fn forward(&self, segs: &mut [Segment<'_>]) -> Result<Vec<Vec<Vec<f32>>>, ModelError> {
+        let c = &self.cfg;
+        let (h, hd, nkv) = (c.hidden, c.head_dim, c.n_kv_head);
+        let kv = nkv * hd;
+        let qkv_w = h + 2 * kv;
+        let total: usize = segs.iter().map(|s| s.tokens.len()).sum();
+        if total == 0 {
+            return Ok(segs.iter().map(|_| Vec::new()).collect());
+        }
+        for s in segs.iter() {
+            if s.cache.len + s.tokens.len() > c.context {
+                return Err(ModelError::Inference(format!(
+                    "sequence of {} tokens exceeds the model context of {}",
+                    s.cache.len + s.tokens.len(),
+                    c.context
+                )));
+            }
+        }
+        let mut x = Vec::with_capacity(total * h);
+        for s in segs.iter() {
+            self.embed_rows(s.tokens, &mut x)?;
+        }
+        let mut normed = vec![0f32; total * h];
+        for (li, layer) in self.layers.iter().enumerate() {
+            rms_norm(&x, &layer.attn_norm, c.eps, &mut normed);
+            let mut qkv = Self::matmul(&layer.wqkv, normed.clone(), total, h)?;
+            let mut attn = vec![0f32; total * h];
+            let mut row0 = 0;
+            for s in segs.iter_mut() {
+                let n = s.tokens.len();
+                let start = s.cache.len;
+                for t in 0..n {
+                    let r = &mut qkv[(row0 + t) * qkv_w..(row0 + t + 1) * qkv_w];
+                    self.rope(&mut r[..h + kv], start + t);
+                    s.cache.k[li].extend_from_slice(&r[h..h + kv]);
+                    s.cache.v[li].extend_from_slice(&r[h + kv..]);
+                }
+                let out = &mut attn[row0 * h..(row0 + n) * h];
+                let q_rows = &qkv[row0 * qkv_w..(row0 + n) * qkv_w];
+                if n >= MATMUL_ATTENTION_FROM {
+                    self.attention_matmul(s.cache, li, start, n, q_rows, out)?;
+                } else {
+                    self.attention_loop(s.cache, li, start, n, q_rows, out);
+                }
+                row0 += n;
+            }
+            let o = Self::matmul(&layer.wo, attn, total, h)?;
+            for (a, b) in x.iter_mut().zip(&o) {
+                *a += b;
+            }
+            rms_norm(&x, &layer.ffn_norm, c.eps, &mut normed);
+            let gu = Self::matmul(&layer.wgu, normed.clone(), total, h)?;
+            let mut act = Vec::with_capacity(total * c.ffn);
+            for row in gu.chunks_exact(2 * c.ffn) {
+                let (g, u) = row.split_at(c.ffn);
+                act.extend(g.iter().zip(u).map(|(g, u)| g / (1.0 + (-g).exp()) * u));
+            }
+            let d = Self::matmul(&layer.wdown, act, total, c.ffn)?;
+            for (a, b) in x.iter_mut().zip(&d) {
+                *a += b;
+            }
+        }
+        for s in segs.iter_mut() {
+            s.cache.len += s.tokens.len();
+        }
+        // Final norm and output head only on the rows someone wants.
+        let mut picked = Vec::new();
+        let mut owners = Vec::new();
+        let mut row0 = 0;
+        for (i, s) in segs.iter().enumerate() {
+            let n = s.tokens.len();
+            let rows = match s.want {
+                Want::Nothing => 0..0,
+                Want::Last => n.saturating_sub(1)..n,
+                Want::All => 0..n,
+            };
+            for r in rows {
+                picked.extend_from_slice(&x[(row0 + r) * h..(row0 + r + 1) * h]);
+                owners.push(i);
+            }
+            row0 += n;
+        }
+        let mut result: Vec<Vec<Vec<f32>>> = segs.iter().map(|_| Vec::new()).collect();
+        if !owners.is_empty() {
+            let mut normed = vec![0f32; picked.len()];
+            rms_norm(&picked, &self.norm, c.eps, &mut normed);
+            let logits = Self::matmul(&self.output, normed, owners.len(), h)?;
+            for (row, &i) in logits.chunks_exact(c.vocab).zip(&owners) {
+                result[i].push(row.to_vec());
+            }
+        }
+        Ok(result)
+    }
+
+    /// Attention for a few new tokens: plain loops over the cache, no copies.
+    fn attention_loop(
+        &self,
+        cache: &KvCache,
+        li: usize,
+        start: usize,
+        n: usize,
+        q_rows: &[f32],
+        out: &mut [f32],
+    ) {
+        let c = &self.cfg;
+        let (h, hd, kv) = (c.hidden, c.head_dim, c.n_kv_head * c.head_dim);
+        let group = c.n_head / c.n_kv_head;
+        let scale = 1.0 / (hd as f32).sqrt();
+        let (kc, vc) = (&cache.k[li], &cache.v[li]);
+        let mut scores = Vec::with_capacity(start + n);
+        for t in 0..n {
+            let len = start + t + 1;
+            let q = &q_rows[t * (h + 2 * kv)..t * (h + 2 * kv) + h];
+            for head in 0..c.n_head {
+                let kvh = head / group;
+                let qh = &q[head * hd..(head + 1) * hd];
+                scores.clear();
+                let mut max = f32::NEG_INFINITY;
+                for j in 0..len {
+                    let k = &kc[j * kv + kvh * hd..j * kv + (kvh + 1) * hd];
+                    let s = dot(qh, k) * scale;
+                    max = max.max(s);
+                    scores.push(s);
+                }
+                let mut sum = 0.0;
+                for s in scores.iter_mut() {
+                    *s = (*s - max).exp();
+                    sum += *s;
+                }
+                let o = &mut out[t * h + head * hd..t * h + (head + 1) * hd];
+                o.fill(0.0);
+                for (j, &p) in scores.iter().enumerate() {
+                    let v = &vc[j * kv + kvh * hd..j * kv + (kvh + 1) * hd];
+                    let p = p / sum;
+                    for (o, v) in o.iter_mut().zip(v) {
+                        *o += p * v;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Attention for a prompt chunk: batched matmuls per KV head, with the
+    /// query heads of a group stacked as rows (no K/V repetition).
+    fn attention_matmul(
+        &self,
+        cache: &KvCache,
+        li: usize,
+        start: usize,
+        n: usize,
+        q_rows: &[f32],
+        out: &mut [f32],
+    ) -> Result<(), ModelError> {
+        let c = &self.cfg;
+        let (h, hd, nkv) = (c.hidden, c.head_dim, c.n_kv_head);
+        let kv = nkv * hd;
+        let group = c.n_head / nkv;
+        let len = start + n;
+        let dev = Device::Cpu;
+        let mut q = Vec::with_capacity(n * h);
+        for t in 0..n {
+            q.extend_from_slice(&q_rows[t * (h + 2 * kv)..t * (h + 2 * kv) + h]);
+        }
+        // (n, nkv, group, hd) -> (nkv, n*group, hd): row r of a KV head is token r / group.
+        let q = Tensor::from_vec(q, (n, nkv, group, hd), &dev)?
+            .permute((1, 0, 2, 3))?
+            .contiguous()?
+            .reshape((nkv, n * group, hd))?;
+        let k = Tensor::from_slice(&cache.k[li][..len * kv], (len, nkv, hd), &dev)?
+            .transpose(0, 1)?
+            .contiguous()?;
+        let v = Tensor::from_slice(&cache.v[li][..len * kv], (len, nkv, hd), &dev)?
+            .transpose(0, 1)?
+            .contiguous()?;
+        let mut mask = vec![0f32; n * group * len];
+        for (r, row) in mask.chunks_exact_mut(len).enumerate() {
+            let visible = start + r / group + 1;
+            row[visible..].fill(f32::NEG_INFINITY);
+        }
+        let mask = Tensor::from_vec(mask, (n * group, len), &dev)?;
+        let att = (q.matmul(&k.t()?)? * (1.0 / (hd as f64).sqrt()))?.broadcast_add(&mask)?;
+        let att = candle_nn::ops::softmax_last_dim(&att)?;
+        let y = att
+            .matmul(&v)?
+            .reshape((nkv, n, group, hd))?
+            .permute((1, 0, 2, 3))?
+            .contiguous()?
+            .flatten_all()?
+            .to_vec1::<f32>()?;
+        out.copy_from_slice(&y);
+        Ok(())
+    }
+}

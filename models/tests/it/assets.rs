@@ -1,0 +1,51 @@
+use adfarm_models::assets::{self, AssetName};
+use std::fs;
+
+#[test]
+fn second_fetch_downloads_nothing_and_list_verifies_everything() {
+    let home = crate::home();
+    let again = assets::fetch(&home, &[]).expect("fetch");
+    assert_eq!(again.len(), 3);
+    assert!(again.iter().all(|a| !a.downloaded), "{again:?}");
+    let listed = assets::list(&home).expect("list");
+    assert_eq!(listed.len(), 3);
+    for a in &listed {
+        assert!(a.ok(), "{a:?}");
+        assert_eq!(a.bytes(), a.name.pin().total_size());
+    }
+    assert!(assets::gembench_root(&home)
+        .join("GemBench/benchmarking/dataset/product/products.json")
+        .is_file());
+    assert!(assets::embedder_dir(&home).join("model.safetensors").is_file());
+    assert!(assets::generator_gguf(&home).is_file());
+}
+
+#[test]
+fn a_corrupt_asset_is_fetched_again_and_replaced_whole() {
+    let src = assets::gembench_root(&crate::home());
+    let home = std::env::temp_dir().join(format!("adfarm-models-corrupt-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&home);
+    let dir = assets::asset_dir(&home, AssetName::GemBench);
+    for f in AssetName::GemBench.pin().files {
+        let to = dir.join(f.path);
+        fs::create_dir_all(to.parent().unwrap()).unwrap();
+        fs::copy(src.join(f.path), &to).unwrap();
+    }
+    // Hand-copied files without a marker pass a full check...
+    let got = assets::fetch(&home, &[AssetName::GemBench]).expect("fetch");
+    assert!(!got[0].downloaded);
+    // ...but a damaged one makes fetch download the wheel with pip again.
+    let victim = dir.join(AssetName::GemBench.pin().files[4].path);
+    fs::write(&victim, b"tampered").unwrap();
+    let got = assets::fetch(&home, &[AssetName::GemBench]).expect("refetch");
+    assert!(got[0].downloaded);
+    let listed = assets::list(&home).unwrap();
+    assert!(listed[0].ok(), "{:?}", listed[0]);
+    // No temporary directories are left behind.
+    let leftovers: Vec<_> = fs::read_dir(home.join("assets"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers, vec![std::ffi::OsString::from("gembench-1.0.9")]);
+    let _ = fs::remove_dir_all(&home);
+}

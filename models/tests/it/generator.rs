@@ -1,0 +1,126 @@
+use adfarm_models::generator::{chat_prompt, Finish, GenOptions};
+use adfarm_models::{assets, LocalLlm};
+use adfarm_proto::{Role, UsageSource};
+use adfarm_suites::{ChatRequest, Message, Provider};
+use std::sync::OnceLock;
+
+fn llm() -> &'static LocalLlm {
+    static L: OnceLock<LocalLlm> = OnceLock::new();
+    L.get_or_init(|| LocalLlm::load(&assets::generator_gguf(&crate::home())).expect("load"))
+}
+
+fn ask(q: &str, max_tokens: u32) -> ChatRequest {
+    let mut r = ChatRequest::new(vec![Message::user(q)]);
+    r.max_tokens = max_tokens;
+    r
+}
+
+#[test]
+fn chat_template_round_trips_through_the_gguf_tokenizer() {
+    let l = llm();
+    let prompt = chat_prompt(&[
+        Message::system("Be brief."),
+        Message::user("Hello there!  What's 12+30?\nTabs\tand ünïcödé 😀"),
+        Message::assistant(" 42."),
+        Message::user("Thanks"),
+    ]);
+    let ids = l.encode(&prompt).unwrap();
+    assert_eq!(l.decode(&ids).unwrap(), prompt);
+    // Control tokens are single ids and nothing precedes the first one (no
+    // spurious prefix space).
+    assert_eq!(ids[0], 1, "<|im_start|>");
+    assert_eq!(l.decode(&ids[1..2]).unwrap(), "system");
+    assert_eq!(ids.iter().filter(|&&t| t == 2).count(), 4, "<|im_end|> ×4");
+    assert_eq!(l.decode(&l.encode("Hello").unwrap()).unwrap(), "Hello");
+    assert_eq!(l.encode("Hello").unwrap().len(), 1);
+    // Digits are split one by one (llama.cpp's `smollm` pre-tokenizer).
+    assert_eq!(l.encode("2024").unwrap().len(), 4);
+}
+
+#[tokio::test]
+async fn greedy_is_repeatable_and_reports_exact_usage() {
+    let l = llm();
+    let req = ask("What is the capital of France?", 24);
+    let a = l.chat(&req).await.unwrap();
+    let b = l.chat(&req).await.unwrap();
+    assert_eq!(a, b);
+    assert!(a.text.contains("Paris"), "{}", a.text);
+    let prompt_tokens = l.encode(&chat_prompt(&req.messages)).unwrap().len() as u64;
+    assert_eq!(a.usage.input, prompt_tokens);
+    assert!(a.usage.output >= 1 && a.usage.output <= 24);
+    assert_eq!(a.usage.source, UsageSource::Counted);
+    assert_eq!(a.usage.role, Role::Generation);
+    assert_eq!(l.with_role(Role::Judge).chat(&req).await.unwrap().usage.role, Role::Judge);
+}
+
+#[tokio::test]
+async fn sampling_follows_the_seed_and_max_tokens() {
+    let l = llm();
+    let mut req = ask("Write a short poem about the sea.", 20);
+    req.temperature = 0.9;
+    req.top_p = Some(0.95);
+    req.seed = 11;
+    let a = l.generate(&req, GenOptions { ignore_eos: true }).await.unwrap();
+    let b = l.generate(&req, GenOptions { ignore_eos: true }).await.unwrap();
+    assert_eq!(a.text, b.text);
+    assert_eq!(a.output_tokens, 20);
+    assert_eq!(a.finish, Finish::Length);
+    req.seed = 12;
+    let c = l.generate(&req, GenOptions { ignore_eos: true }).await.unwrap();
+    assert_ne!(a.text, c.text);
+}
+
+#[tokio::test]
+async fn stop_strings_cut_the_reply() {
+    let l = llm();
+    let mut req = ask("Count from 1 to 10, separated by commas.", 40);
+    let full = l.generate(&req, GenOptions::default()).await.unwrap();
+    let words: Vec<&str> = full.text.split_whitespace().collect();
+    assert!(words.len() >= 3, "{}", full.text);
+    let stop = words[2].to_string();
+    req.stop = vec![stop.clone()];
+    let cut = l.generate(&req, GenOptions::default()).await.unwrap();
+    assert_eq!(cut.finish, Finish::Stop);
+    assert!(!cut.text.contains(&stop));
+    assert!(full.text.starts_with(&cut.text), "{:?} vs {:?}", cut.text, full.text);
+    assert!(cut.output_tokens < full.output_tokens);
+}
+
+#[tokio::test]
+async fn concurrent_requests_batch_without_changing_results() {
+    let l = llm();
+    let reqs: Vec<ChatRequest> = ["Name a fruit.", "Name a color.", "What is 2+2?", "Say hi."]
+        .iter()
+        .map(|q| ask(q, 16))
+        .collect();
+    let mut alone = Vec::new();
+    for r in &reqs {
+        alone.push(l.chat(r).await.unwrap());
+    }
+    let handles: Vec<_> = reqs
+        .iter()
+        .cloned()
+        .map(|r| tokio::spawn(async move { l.chat(&r).await }))
+        .collect();
+    for (a, h) in alone.iter().zip(handles) {
+        assert_eq!(a, &h.await.unwrap().unwrap());
+    }
+}
+
+#[tokio::test]
+async fn choose_ranks_options_by_likelihood() {
+    let l = llm();
+    let req = ask("What is the capital of France? Answer with one word.", 8);
+    let options: Vec<String> = ["London", "Paris", "Berlin"].iter().map(|s| s.to_string()).collect();
+    let c = l.choose(&req, &options).await.unwrap();
+    assert_eq!(c.index, Some(1), "{c:?}");
+    assert_eq!(c.completion.text, "Paris");
+    assert_eq!(c.completion.usage.output, 0);
+    let r = l.rank(&req, &options).await.unwrap();
+    assert_eq!(r.log_likelihoods.len(), 3);
+    assert!(r.log_likelihoods.iter().all(|x| x.is_finite() && *x < 0.0));
+    // Always a valid index, even for options the model finds absurd.
+    let odd: Vec<String> = vec!["".into(), "zzzz qqqq".into()];
+    let c = l.choose(&req, &odd).await.unwrap();
+    assert!(c.index.is_some_and(|i| i < 2));
+}
