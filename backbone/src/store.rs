@@ -1,8 +1,9 @@
 //! The `Store` seam: sweep state, job results with their aggregates, dead
 //! letters, and the LLM response cache with its usage ledger.
 
+use adfarm_proto::expand::follow_ups;
 use adfarm_proto::tally::Tally;
-use adfarm_proto::{Failure, JobId, JobKind, JobResult, SweepId, SweepSpec, Usage};
+use adfarm_proto::{Envelope, Failure, JobId, JobKind, JobResult, SweepId, SweepSpec, Usage};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -60,6 +61,8 @@ pub struct SweepRecord {
     pub spec: SweepSpec,
     /// Jobs per kind the sweep expands to (follow-ups included).
     pub planned: BTreeMap<JobKind, i64>,
+    /// Job kinds that follow a generation, per suite.
+    pub follow_ups: BTreeMap<String, Vec<JobKind>>,
     /// Pre-run cost estimate in USD.
     pub estimated_cost_usd: f64,
     /// Unix seconds of the first registration.
@@ -152,4 +155,53 @@ pub trait Store: Send + Sync {
         usage: &Usage,
         cost_usd: f64,
     ) -> Result<Recorded, StoreError>;
+}
+
+impl SweepRecord {
+    /// The follow-up jobs of generate job `parent`.
+    pub fn follow_ups(&self, parent: &Envelope) -> Vec<Envelope> {
+        let kinds = self
+            .follow_ups
+            .get(&parent.job.cell().suite)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        follow_ups(&self.spec, parent, kinds)
+    }
+}
+
+/// The failure recorded for a follow-up whose generate job failed: skipped
+/// when the budget stopped the parent, `parent-failed` otherwise.
+pub fn parent_failed(child: &Envelope, parent: &Failure) -> Failure {
+    let code = if parent.code == adfarm_proto::tally::BUDGET_CODE {
+        parent.code.clone()
+    } else {
+        "parent-failed".into()
+    };
+    Failure {
+        id: child.id.clone(),
+        kind: Some(child.kind()),
+        code,
+        reason: format!("its generate job failed: {}", parent.reason),
+        attempts: 0,
+    }
+}
+
+/// Records `failure` for `env` and, for a generate job, the same fate for
+/// its follow-ups, which can never run. Used by coordinator and workers.
+///
+/// # Errors
+/// When the store is unavailable.
+pub async fn fail_with_follow_ups(
+    store: &dyn Store,
+    rec: &SweepRecord,
+    env: &Envelope,
+    failure: &Failure,
+) -> Result<(), StoreError> {
+    store.fail(&env.sweep, failure).await?;
+    for child in rec.follow_ups(env) {
+        store
+            .fail(&env.sweep, &parent_failed(&child, failure))
+            .await?;
+    }
+    Ok(())
 }

@@ -8,8 +8,8 @@
 
 use crate::plan::{self, Plan, PlanError};
 use adfarm_backbone::metrics::Metrics;
+use adfarm_backbone::store::{fail_with_follow_ups, parent_failed};
 use adfarm_backbone::{Queue, QueueError, Store, StoreError, SweepRecord};
-use adfarm_proto::expand::follow_ups;
 use adfarm_proto::tally::Tally;
 use adfarm_proto::{Envelope, Failure, JobKind, SweepSpec};
 use adfarm_suites::registry;
@@ -96,10 +96,19 @@ impl Coordinator {
             Some(old) => old.created_unix,
             None => now_unix(),
         };
+        let follow_ups = spec
+            .suites
+            .iter()
+            .filter_map(|s| {
+                registry::suite(&s.name, &self.ctx)
+                    .map(|suite| (s.name.clone(), suite.follow_ups()))
+            })
+            .collect();
         let rec = SweepRecord {
             id,
             spec: spec.clone(),
             planned: plan.planned.clone(),
+            follow_ups,
             estimated_cost_usd: plan.estimate.total_usd,
             created_unix,
         };
@@ -164,11 +173,7 @@ impl Coordinator {
         // Follow-ups of settled generate jobs: publish the unsettled ones
         // (or fail them when their parent failed).
         for parent in finished {
-            let kinds = match registry::suite(&parent.job.cell().suite, &self.ctx) {
-                Some(s) => s.follow_ups(),
-                None => continue,
-            };
-            let next = follow_ups(&rec.spec, &parent, &kinds);
+            let next = rec.follow_ups(&parent);
             if next.is_empty() {
                 continue;
             }
@@ -237,7 +242,10 @@ impl Coordinator {
                 reason: d.reason,
                 attempts: env.attempt + 1,
             };
-            fail_with_follow_ups(self.store.as_ref(), &self.ctx, &env, &failure).await?;
+            let Some(rec) = self.store.sweep(&env.sweep).await? else {
+                continue;
+            };
+            fail_with_follow_ups(self.store.as_ref(), &rec, &env, &failure).await?;
         }
         Ok(n)
     }
@@ -320,47 +328,4 @@ fn remaining_estimate(rec: &SweepRecord, p: &Progress) -> f64 {
         return 0.0;
     }
     rec.estimated_cost_usd * (planned - settled).max(0) as f64 / planned as f64
-}
-
-fn parent_failed(child: &Envelope, parent: &Failure) -> Failure {
-    Failure {
-        id: child.id.clone(),
-        kind: Some(child.kind()),
-        code: if parent.code == adfarm_proto::tally::BUDGET_CODE {
-            parent.code.clone()
-        } else {
-            "parent-failed".into()
-        },
-        reason: format!("its generate job failed: {}", parent.reason),
-        attempts: 0,
-    }
-}
-
-/// Records `failure` for `env` and, for a generate job, the same fate for
-/// its follow-ups, which can never run. Shared by coordinator and workers.
-///
-/// # Errors
-/// When the store is unavailable.
-pub async fn fail_with_follow_ups(
-    store: &dyn Store,
-    ctx: &SuiteContext,
-    env: &Envelope,
-    failure: &Failure,
-) -> Result<(), StoreError> {
-    store.fail(&env.sweep, failure).await?;
-    if env.kind() != JobKind::Generate {
-        return Ok(());
-    }
-    let Some(rec) = store.sweep(&env.sweep).await? else {
-        return Ok(());
-    };
-    let Some(suite) = registry::suite(&env.job.cell().suite, ctx) else {
-        return Ok(());
-    };
-    for child in follow_ups(&rec.spec, env, &suite.follow_ups()) {
-        store
-            .fail(&env.sweep, &parent_failed(&child, failure))
-            .await?;
-    }
-    Ok(())
 }

@@ -325,6 +325,17 @@ fn validate(
             ));
         }
     }
+    if let Some(e) = &spec.embedder {
+        if !provider_names.contains(&e.as_str()) {
+            return Err((
+                vec![Key("embedder")],
+                format!(
+                    "unknown provider {e:?}; valid: {}",
+                    provider_names.join(", ")
+                ),
+            ));
+        }
+    }
     if spec.seeds.is_empty() {
         return Err((vec![Key("seeds")], "list at least one seed".into()));
     }

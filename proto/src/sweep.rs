@@ -19,6 +19,9 @@ pub struct SweepSpec {
     /// Judges: names of providers that score generated outputs.
     #[serde(default)]
     pub judges: Vec<String>,
+    /// Provider whose model embeds texts (retrieval, embedding metrics).
+    #[serde(default)]
+    pub embedder: Option<String>,
     /// Seeds; each item × solution runs once per seed.
     #[serde(default = "default_seeds")]
     pub seeds: Vec<u64>,

@@ -1,0 +1,164 @@
+//! Command-line arguments, as typed by the user (nothing resolved yet).
+
+use clap::{Args as ClapArgs, Parser, Subcommand};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// AdFarm runs advertising-LLM benchmarks as sweeps of rate-limited jobs.
+#[derive(Debug, Parser)]
+#[command(name = "adfarm", version, about)]
+pub struct Args {
+    /// Cache and state directory (assets, embedded store).
+    #[arg(long, global = true, env = "ADFARM_HOME")]
+    pub home: Option<PathBuf>,
+    /// Serve Prometheus metrics on this address (e.g. 127.0.0.1:9464).
+    #[arg(long, global = true, env = "ADFARM_METRICS_ADDR")]
+    pub metrics_addr: Option<SocketAddr>,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Where a sweep's state lives: Redis (distributed) or the embedded file.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct Backend {
+    /// Redis URL: use the distributed store.
+    #[arg(long, env = "ADFARM_REDIS_URL")]
+    pub redis: Option<String>,
+    /// Embedded store file (default: <home>/store.redb).
+    #[arg(long, conflicts_with = "redis")]
+    pub store: Option<PathBuf>,
+    /// Key and queue name prefix (isolates deployments sharing servers).
+    #[arg(long, env = "ADFARM_PREFIX", default_value = "adfarm")]
+    pub prefix: String,
+}
+
+/// Connection to the broker and store of a distributed deployment.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct Cluster {
+    /// AMQP URL of RabbitMQ.
+    #[arg(
+        long,
+        env = "ADFARM_AMQP_URL",
+        default_value = "amqp://guest:guest@127.0.0.1:5672/%2f"
+    )]
+    pub amqp: String,
+    /// Redis URL.
+    #[arg(
+        long,
+        env = "ADFARM_REDIS_URL",
+        default_value = "redis://127.0.0.1:6379"
+    )]
+    pub redis: String,
+    /// Key and queue name prefix.
+    #[arg(long, env = "ADFARM_PREFIX", default_value = "adfarm")]
+    pub prefix: String,
+    /// Deliveries of a message before RabbitMQ dead-letters it.
+    #[arg(long, default_value_t = 5)]
+    pub delivery_limit: u32,
+}
+
+/// `adfarm run`.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct Run {
+    /// The sweep file.
+    pub sweep: PathBuf,
+    /// Embedded store file (default: <home>/store.redb).
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+    /// Jobs in flight per job kind.
+    #[arg(long, default_value_t = 16)]
+    pub concurrency: u16,
+    /// Also start the fake LLM server at this address (demo and tests).
+    #[arg(long)]
+    pub fake_llm: Option<String>,
+    /// Where to write the Markdown report (default: print a summary only).
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `adfarm coordinator`.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct Coordinator {
+    /// The sweep file.
+    #[arg(long)]
+    pub sweep: PathBuf,
+    /// Broker and store.
+    #[command(flatten)]
+    pub cluster: Cluster,
+}
+
+/// `adfarm worker`.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct Worker {
+    /// Broker and store.
+    #[command(flatten)]
+    pub cluster: Cluster,
+    /// Job kinds to consume (default: all).
+    #[arg(long, value_delimiter = ',')]
+    pub kinds: Vec<String>,
+    /// Jobs in flight per job kind (and the queue prefetch).
+    #[arg(long, default_value_t = 16)]
+    pub concurrency: u16,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print job counts and the cost estimate of a sweep; runs nothing.
+    Plan {
+        /// The sweep file.
+        sweep: PathBuf,
+    },
+    /// Run a sweep in this process (embedded queue and on-disk store).
+    Run(Run),
+    /// Plan a sweep, publish its jobs to RabbitMQ and follow it to the end.
+    Coordinator(Coordinator),
+    /// Run jobs from RabbitMQ, storing results in Redis.
+    Worker(Worker),
+    /// Show a sweep's progress (by name, id or sweep file).
+    Status {
+        /// Sweep name, id or file.
+        sweep: String,
+        /// Store to read.
+        #[command(flatten)]
+        backend: Backend,
+    },
+    /// Write a sweep's report.
+    Report {
+        /// Sweep name, id or file.
+        sweep: String,
+        /// md, csv or json.
+        #[arg(long, default_value = "md")]
+        format: String,
+        /// Output file (default: stdout).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Store to read.
+        #[command(flatten)]
+        backend: Backend,
+    },
+    /// Developer tools.
+    Dev {
+        /// The tool.
+        #[command(subcommand)]
+        command: DevCommand,
+    },
+}
+
+/// `adfarm dev ...`.
+#[derive(Debug, Subcommand)]
+pub enum DevCommand {
+    /// Serve a fake OpenAI-compatible API with injectable faults.
+    FakeLlm {
+        /// Listen address.
+        #[arg(long, default_value = "127.0.0.1:8089")]
+        addr: String,
+        /// Behaviour.
+        #[command(flatten)]
+        config: adfarm_fake_llm::FakeLlmConfig,
+    },
+}

@@ -1,0 +1,215 @@
+//! The two deployments, one code path: `run` puts coordinator and workers in
+//! one process over the in-process queue and the embedded store;
+//! `coordinator` and `worker` are the same pieces over RabbitMQ and Redis.
+
+use crate::args;
+use crate::progress::ProgressView;
+use adfarm_backbone::{
+    EmbeddedStore, Limiter, LocalLimiter, MemoryQueue, Queue, RabbitQueue, RedisStore, Store,
+};
+use adfarm_coordinator::{report, sweep_file, Coordinator};
+use adfarm_proto::JobKind;
+use adfarm_suites::{LlmError, SuiteContext};
+use adfarm_worker::backends::{Backends, EnvLookup, LocalLoader};
+use adfarm_worker::{Gateway, Worker, WorkerConfig};
+use anyhow::{bail, Context, Result};
+use std::path::Path;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// Suites read fetched datasets from under the AdFarm home.
+pub fn suite_context(home: &Path) -> SuiteContext {
+    SuiteContext {
+        data_dir: home.join("assets").join("gembench-1.0.9"),
+    }
+}
+
+fn env_lookup() -> EnvLookup {
+    Arc::new(|name| std::env::var(name).ok())
+}
+
+fn local_loader() -> LocalLoader {
+    Arc::new(|spec| {
+        Err(LlmError::Config(format!(
+            "no local model named {:?} in this build",
+            spec.model
+        )))
+    })
+}
+
+fn env_fn(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// Reads a sweep file (errors name file, line and field).
+pub fn load_sweep(path: &Path, ctx: &SuiteContext) -> Result<adfarm_proto::SweepSpec> {
+    Ok(sweep_file::load(path, ctx, &env_fn)?)
+}
+
+/// The embedded store at `path` or `<home>/store.redb`.
+pub fn embedded_store(home: &Path, path: Option<&Path>) -> Result<EmbeddedStore> {
+    let path = path.map_or_else(|| home.join("store.redb"), Path::to_path_buf);
+    Ok(EmbeddedStore::open(&path)?)
+}
+
+fn parse_kinds(names: &[String]) -> Result<Vec<JobKind>> {
+    if names.is_empty() {
+        return Ok(JobKind::ALL.to_vec());
+    }
+    names
+        .iter()
+        .map(|n| {
+            JobKind::parse(n).with_context(|| {
+                format!("unknown job kind {n:?}; valid: generate, judge, embed-metrics")
+            })
+        })
+        .collect()
+}
+
+/// `adfarm run`: everything in this process.
+pub async fn run_embedded(
+    home: &Path,
+    ctx: &SuiteContext,
+    run: args::Run,
+    cancel: CancellationToken,
+) -> Result<()> {
+    let spec = load_sweep(&run.sweep, ctx)?;
+    if let Some(addr) = &run.fake_llm {
+        let (bound, _server) =
+            adfarm_fake_llm::serve(adfarm_fake_llm::FakeLlmConfig::default(), addr.as_str())
+                .await
+                .with_context(|| format!("cannot start the fake LLM server on {addr}"))?;
+        tracing::info!(addr = %bound, "Fake LLM server started.");
+    }
+    let store: Arc<dyn Store> = Arc::new(embedded_store(home, run.store.as_deref())?);
+    let queue = MemoryQueue::new(5);
+    let shared_queue: Arc<dyn Queue> = Arc::new(queue.clone());
+    let limiter: Arc<dyn Limiter> = Arc::new(LocalLimiter::default());
+    let coordinator = Coordinator::new(store.clone(), shared_queue.clone(), ctx.clone());
+    let (rec, plan) = coordinator.register(&spec).await?;
+    let gateway = Gateway::new(
+        store.clone(),
+        limiter,
+        Backends::new(env_lookup(), local_loader()),
+    );
+    let config = WorkerConfig {
+        concurrency: run.concurrency,
+        ..WorkerConfig::default()
+    };
+    let worker = Arc::new(Worker::new(
+        store.clone(),
+        shared_queue,
+        gateway,
+        ctx.clone(),
+        config,
+    ));
+    let worker_stop = CancellationToken::new();
+    let workers = tokio::spawn(worker.run(worker_stop.clone()));
+
+    let published = coordinator.publish(&rec).await?;
+    let mut view = ProgressView::new(&rec, run.quiet);
+    view.note(&format!(
+        "sweep {} ({}): {} jobs, {} published now, estimated cost {:.4} USD",
+        rec.spec.name,
+        rec.id,
+        plan.planned.values().sum::<i64>(),
+        published,
+        plan.estimate.total_usd
+    ));
+    let progress = coordinator
+        .follow(&rec, &cancel, |p| view.update(p))
+        .await?;
+    view.finish(&progress);
+    worker_stop.cancel();
+    queue.close();
+    workers.await?;
+
+    let report = report::build(store.as_ref(), &rec).await?;
+    let summary = report::render(&report, report::Format::Markdown);
+    match &run.report {
+        Some(path) => {
+            std::fs::write(path, &summary)
+                .with_context(|| format!("cannot write report {}", path.display()))?;
+            eprintln!("report written to {}", path.display());
+        }
+        None => println!("{summary}"),
+    }
+    if !progress.finished() {
+        bail!("interrupted: run the same command again to resume");
+    }
+    Ok(())
+}
+
+async fn connect(cluster: &args::Cluster) -> Result<(Arc<RedisStore>, Arc<RabbitQueue>)> {
+    let store = RedisStore::connect(&cluster.redis, &cluster.prefix).await?;
+    let queue =
+        RabbitQueue::connect(&cluster.amqp, &cluster.prefix, cluster.delivery_limit).await?;
+    Ok((Arc::new(store), Arc::new(queue)))
+}
+
+/// `adfarm coordinator`: plan, publish, follow to the end.
+pub async fn coordinator(
+    ctx: &SuiteContext,
+    c: args::Coordinator,
+    cancel: CancellationToken,
+) -> Result<()> {
+    let spec = load_sweep(&c.sweep, ctx)?;
+    let (store, queue) = connect(&c.cluster).await?;
+    let coordinator = Coordinator::new(store.clone(), queue, ctx.clone());
+    let (rec, plan) = coordinator.register(&spec).await?;
+    let published = coordinator.publish(&rec).await?;
+    tracing::info!(sweep = %rec.id, jobs = plan.planned.values().sum::<i64>(), published, "Sweep published.");
+    eprintln!(
+        "sweep {} ({}): {} jobs planned, {published} published",
+        rec.spec.name,
+        rec.id,
+        plan.planned.values().sum::<i64>()
+    );
+    let mut last = std::time::Instant::now();
+    let progress = coordinator
+        .follow(&rec, &cancel, |p| {
+            if last.elapsed().as_secs() >= 5 {
+                let (settled, planned) = p.totals();
+                eprintln!(
+                    "{settled}/{planned} jobs settled, {:.4} USD spent",
+                    p.tally.spend_usd()
+                );
+                last = std::time::Instant::now();
+            }
+        })
+        .await?;
+    let (settled, planned) = progress.totals();
+    eprintln!(
+        "{settled}/{planned} jobs settled, {:.4} USD spent",
+        progress.tally.spend_usd()
+    );
+    if !progress.finished() {
+        bail!("stopped before the sweep finished: start the coordinator again to carry on");
+    }
+    Ok(())
+}
+
+/// `adfarm worker`: run jobs until stopped.
+pub async fn worker(
+    _home: &Path,
+    ctx: &SuiteContext,
+    w: args::Worker,
+    cancel: CancellationToken,
+) -> Result<()> {
+    let (store, queue) = connect(&w.cluster).await?;
+    let limiter: Arc<dyn Limiter> = Arc::new(store.limiter());
+    let gateway = Gateway::new(
+        store.clone(),
+        limiter,
+        Backends::new(env_lookup(), local_loader()),
+    );
+    let config = WorkerConfig {
+        kinds: parse_kinds(&w.kinds)?,
+        concurrency: w.concurrency,
+        ..WorkerConfig::default()
+    };
+    let worker = Arc::new(Worker::new(store, queue, gateway, ctx.clone(), config));
+    eprintln!("worker running; stop with Ctrl-C or SIGTERM (jobs in flight finish first)");
+    worker.run(cancel).await;
+    Ok(())
+}

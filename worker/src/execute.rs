@@ -1,0 +1,513 @@
+//! The worker loop: take a job, run it, store the result (aggregates move in
+//! the same atomic step), publish its follow-ups, and only then settle the
+//! delivery. Retry policy lives here, driven by `JobError::class()`.
+
+use crate::gateway::{Gateway, UsageLog};
+use adfarm_backbone::metrics::Metrics;
+use adfarm_backbone::store::fail_with_follow_ups;
+use adfarm_backbone::{Delivery, Queue, Store, StoreError, SweepRecord};
+use adfarm_proto::tally::{BUDGET_CODE, NANO};
+use adfarm_proto::{
+    Envelope, Failure, JobKind, JobResult, JobSpec, Role, SweepId, Verdict, FORMAT_VERSION,
+};
+use adfarm_suites::suite::{JobError, Models, Solution};
+use adfarm_suites::{registry, Embedder, ErrorClass, SuiteContext};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+/// How a worker runs.
+#[derive(Debug, Clone)]
+pub struct WorkerConfig {
+    /// Job kinds to consume.
+    pub kinds: Vec<JobKind>,
+    /// Jobs in flight per kind (also the queue prefetch).
+    pub concurrency: u16,
+    /// Deliveries of one job (queue-level retries) before it is dead-lettered.
+    pub max_job_attempts: u32,
+}
+
+impl Default for WorkerConfig {
+    fn default() -> Self {
+        WorkerConfig {
+            kinds: JobKind::ALL.to_vec(),
+            concurrency: 16,
+            max_job_attempts: 5,
+        }
+    }
+}
+
+/// Runs jobs from a queue against a store.
+pub struct Worker {
+    store: Arc<dyn Store>,
+    queue: Arc<dyn Queue>,
+    gateway: Gateway,
+    ctx: SuiteContext,
+    config: WorkerConfig,
+    sweeps: Mutex<HashMap<SweepId, Arc<SweepRecord>>>,
+    solutions: Mutex<HashMap<(SweepId, String), Arc<dyn Solution>>>,
+}
+
+/// What became of one delivery (also the `outcome` metric label).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Completed,
+    Duplicate,
+    Retried,
+    Failed,
+    Skipped,
+    Requeued,
+}
+
+impl Outcome {
+    fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Completed => "completed",
+            Outcome::Duplicate => "duplicate",
+            Outcome::Retried => "retried",
+            Outcome::Failed => "failed",
+            Outcome::Skipped => "skipped",
+            Outcome::Requeued => "requeued",
+        }
+    }
+}
+
+/// Backoff of queue-level retries: 1 s, 2 s, 4 s, ... capped at 60 s.
+fn job_backoff(attempt: u32) -> Duration {
+    Duration::from_secs(1u64 << attempt.min(6)).min(Duration::from_secs(60))
+}
+
+impl Worker {
+    /// A worker over `store` and `queue` calling models through `gateway`.
+    pub fn new(
+        store: Arc<dyn Store>,
+        queue: Arc<dyn Queue>,
+        gateway: Gateway,
+        ctx: SuiteContext,
+        config: WorkerConfig,
+    ) -> Worker {
+        Worker {
+            store,
+            queue,
+            gateway,
+            ctx,
+            config,
+            sweeps: Mutex::default(),
+            solutions: Mutex::default(),
+        }
+    }
+
+    /// Consumes the configured kinds until `cancel` fires; jobs in flight
+    /// finish and settle before it returns.
+    pub async fn run(self: Arc<Self>, cancel: CancellationToken) {
+        let mut lanes = JoinSet::new();
+        for kind in self.config.kinds.clone() {
+            let me = self.clone();
+            let cancel = cancel.clone();
+            lanes.spawn(async move { me.lane(kind, cancel).await });
+        }
+        while lanes.join_next().await.is_some() {}
+    }
+
+    async fn lane(self: Arc<Self>, kind: JobKind, cancel: CancellationToken) {
+        let mut jobs = JoinSet::new();
+        'outer: while !cancel.is_cancelled() {
+            let mut consumer = match self.queue.consume(kind, self.config.concurrency).await {
+                Ok(c) => c,
+                Err(e) => {
+                    tracing::warn!(kind = %kind, code = e.code(), error = %e, "Cannot consume; retrying in 1 s.");
+                    tokio::select! {
+                        _ = cancel.cancelled() => break,
+                        _ = tokio::time::sleep(Duration::from_secs(1)) => continue,
+                    }
+                }
+            };
+            loop {
+                // Reap finished jobs so the set does not grow without bound.
+                while jobs.try_join_next().is_some() {}
+                let next = tokio::select! {
+                    _ = cancel.cancelled() => break 'outer,
+                    n = consumer.next() => n,
+                };
+                match next {
+                    Ok(Some(d)) => {
+                        let me = self.clone();
+                        jobs.spawn(async move { me.handle(kind, d).await });
+                    }
+                    Ok(None) => break 'outer,
+                    Err(e) => {
+                        tracing::warn!(kind = %kind, code = e.code(), error = %e, "Consumer failed; resubscribing.");
+                        tokio::time::sleep(Duration::from_millis(500)).await;
+                        continue 'outer;
+                    }
+                }
+            }
+        }
+        while jobs.join_next().await.is_some() {}
+    }
+
+    async fn sweep(&self, id: &SweepId) -> Result<Option<Arc<SweepRecord>>, StoreError> {
+        if let Some(r) = self
+            .sweeps
+            .lock()
+            .expect("sweep cache lock is never poisoned")
+            .get(id)
+        {
+            return Ok(Some(r.clone()));
+        }
+        let Some(rec) = self.store.sweep(id).await? else {
+            return Ok(None);
+        };
+        let rec = Arc::new(rec);
+        self.sweeps
+            .lock()
+            .expect("sweep cache lock is never poisoned")
+            .insert(id.clone(), rec.clone());
+        Ok(Some(rec))
+    }
+
+    async fn handle(&self, kind: JobKind, d: Delivery) {
+        let started = Instant::now();
+        let outcome = match self.settle(d).await {
+            Ok(o) => o,
+            Err(e) => {
+                // The delivery was dropped unsettled: the queue delivers it again.
+                tracing::warn!(kind = %kind, code = e.code(), error = %e, "Store unavailable; job left for redelivery.");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                Outcome::Requeued
+            }
+        };
+        let m = Metrics::global();
+        m.jobs
+            .with_label_values(&[kind.as_str(), outcome.as_str()])
+            .inc();
+        m.job_duration
+            .with_label_values(&[kind.as_str()])
+            .observe(started.elapsed().as_secs_f64());
+    }
+
+    /// Runs and settles one delivery. A store error leaves it unsettled.
+    async fn settle(&self, d: Delivery) -> Result<Outcome, StoreError> {
+        let env: Envelope = match serde_json::from_slice(&d.body) {
+            Ok(env) => env,
+            Err(e) => {
+                let reason = format!("not a job envelope: {e}");
+                tracing::warn!(code = "bad-message", reason = %reason, "Dead-lettering an unreadable message.");
+                self.bury(d, "bad-message", &reason).await;
+                return Ok(Outcome::Failed);
+            }
+        };
+        if env.v > FORMAT_VERSION {
+            let reason = format!(
+                "envelope format {} is newer than this worker's {FORMAT_VERSION}",
+                env.v
+            );
+            self.bury(d, "bad-version", &reason).await;
+            return Ok(Outcome::Failed);
+        }
+        let Some(rec) = self.sweep(&env.sweep).await? else {
+            self.bury(
+                d,
+                "unknown-sweep",
+                &format!("sweep {} is not registered in the store", env.sweep),
+            )
+            .await;
+            return Ok(Outcome::Failed);
+        };
+        if self.store.result(&env.sweep, &env.id).await?.is_some() {
+            self.publish_follow_ups(&rec, &env).await?;
+            self.ack(d).await;
+            return Ok(Outcome::Duplicate);
+        }
+        if let Some(budget) = rec.spec.budget_usd {
+            if self.store.spend_nano_usd(&env.sweep).await? as f64 >= budget * NANO {
+                return self.skip(&rec, &env, d, budget).await;
+            }
+        }
+        match self.execute(&rec, &env).await {
+            Ok(result) => {
+                self.store.record(&env.sweep, &result).await?;
+                self.publish_follow_ups(&rec, &env).await?;
+                self.ack(d).await;
+                Ok(Outcome::Completed)
+            }
+            Err(e) => match e.class() {
+                ErrorClass::Budget => {
+                    self.skip(&rec, &env, d, rec.spec.budget_usd.unwrap_or(0.0))
+                        .await
+                }
+                ErrorClass::Permanent => self.fail(&rec, &env, d, e.code(), &e.to_string()).await,
+                ErrorClass::Transient { retry_after } | ErrorClass::RateLimited { retry_after } => {
+                    if env.attempt + 1 >= self.config.max_job_attempts {
+                        let reason = format!(
+                            "gave up after {} attempts; last error: {e}",
+                            env.attempt + 1
+                        );
+                        return self.fail(&rec, &env, d, e.code(), &reason).await;
+                    }
+                    let mut next = env.clone();
+                    next.attempt += 1;
+                    let after = retry_after.unwrap_or_else(|| job_backoff(env.attempt));
+                    tracing::info!(job = %env.id, code = e.code(), attempt = next.attempt, "Job retried later.");
+                    if let Err(qe) = d.retry(&next, after).await {
+                        tracing::warn!(job = %env.id, code = qe.code(), "Retry publish failed; the broker redelivers the job.");
+                    }
+                    Ok(Outcome::Retried)
+                }
+            },
+        }
+    }
+
+    async fn ack(&self, d: Delivery) {
+        if let Err(e) = d.ack().await {
+            // The result is stored; a redelivery will find it and ack then.
+            tracing::warn!(code = e.code(), error = %e, "Ack failed; the job will be redelivered as a duplicate.");
+        }
+    }
+
+    async fn bury(&self, d: Delivery, code: &str, reason: &str) {
+        if let Err(e) = d.dead_letter(code, reason).await {
+            tracing::warn!(code = e.code(), error = %e, "Dead-lettering failed; the message will be redelivered.");
+        }
+    }
+
+    async fn fail(
+        &self,
+        rec: &SweepRecord,
+        env: &Envelope,
+        d: Delivery,
+        code: &str,
+        reason: &str,
+    ) -> Result<Outcome, StoreError> {
+        tracing::warn!(job = %env.id, kind = %env.kind(), code, reason, "Job failed permanently.");
+        let failure = Failure {
+            id: env.id.clone(),
+            kind: Some(env.kind()),
+            code: code.to_string(),
+            reason: reason.to_string(),
+            attempts: env.attempt + 1,
+        };
+        fail_with_follow_ups(self.store.as_ref(), rec, env, &failure).await?;
+        self.bury(d, code, reason).await;
+        Ok(Outcome::Failed)
+    }
+
+    async fn skip(
+        &self,
+        rec: &SweepRecord,
+        env: &Envelope,
+        d: Delivery,
+        budget: f64,
+    ) -> Result<Outcome, StoreError> {
+        let failure = Failure {
+            id: env.id.clone(),
+            kind: Some(env.kind()),
+            code: BUDGET_CODE.into(),
+            reason: format!("not run: the sweep budget of {budget} USD is spent"),
+            attempts: env.attempt,
+        };
+        fail_with_follow_ups(self.store.as_ref(), rec, env, &failure).await?;
+        self.ack(d).await;
+        Ok(Outcome::Skipped)
+    }
+
+    async fn publish_follow_ups(
+        &self,
+        rec: &SweepRecord,
+        env: &Envelope,
+    ) -> Result<(), StoreError> {
+        for next in rec.follow_ups(env) {
+            // Publishing twice is harmless (same id); an unconfirmed publish
+            // must not ack the parent, so surface it as a store-like failure.
+            self.queue
+                .publish(&next)
+                .await
+                .map_err(|e| StoreError::Backend {
+                    op: "publish follow-up",
+                    reason: e.to_string(),
+                })?;
+        }
+        Ok(())
+    }
+
+    fn solution(&self, rec: &SweepRecord, name: &str) -> Result<Arc<dyn Solution>, JobError> {
+        let key = (rec.id.clone(), name.to_string());
+        if let Some(s) = self
+            .solutions
+            .lock()
+            .expect("solution cache lock is never poisoned")
+            .get(&key)
+        {
+            return Ok(s.clone());
+        }
+        let spec = rec
+            .spec
+            .solutions
+            .iter()
+            .find(|s| s.name == name)
+            .ok_or_else(|| {
+                JobError::Data(adfarm_suites::suite::DataError::Param {
+                    field: "solution".into(),
+                    reason: format!("sweep has no solution {name:?}"),
+                })
+            })?;
+        let cell_suite = rec
+            .spec
+            .suites
+            .iter()
+            .find_map(|s| {
+                registry::suite(&s.name, &self.ctx)
+                    .filter(|suite| suite.solutions().contains(&spec.name))
+            })
+            .ok_or_else(|| {
+                JobError::Data(adfarm_suites::suite::DataError::Param {
+                    field: "solution".into(),
+                    reason: format!("no suite offers {name:?}"),
+                })
+            })?;
+        let sol = cell_suite.solution(spec)?;
+        self.solutions
+            .lock()
+            .expect("solution cache lock is never poisoned")
+            .insert(key, sol.clone());
+        Ok(sol)
+    }
+
+    async fn execute(&self, rec: &SweepRecord, env: &Envelope) -> Result<JobResult, JobError> {
+        let cell = env.job.cell().clone();
+        let suite = registry::suite(&cell.suite, &self.ctx).ok_or_else(|| {
+            JobError::Data(adfarm_suites::suite::DataError::Param {
+                field: "suite".into(),
+                reason: format!("unknown suite {:?}", cell.suite),
+            })
+        })?;
+        let log = UsageLog::default();
+        let embedder = match &rec.spec.embedder {
+            Some(name) => Some(self.gateway.bind(rec, name, Role::Embedding, log.clone())?),
+            None => None,
+        };
+        let embedder_ref = embedder.as_ref().map(|e| e as &dyn Embedder);
+        let mut result = JobResult {
+            id: env.id.clone(),
+            kind: env.kind(),
+            cell: cell.clone(),
+            judge: None,
+            output: None,
+            scores: vec![],
+            usage: vec![],
+        };
+        match &env.job {
+            JobSpec::Generate { item, .. } => {
+                let spec = rec
+                    .spec
+                    .solutions
+                    .iter()
+                    .find(|s| s.name == cell.solution)
+                    .ok_or_else(|| {
+                        JobError::Data(adfarm_suites::suite::DataError::Param {
+                            field: "solution".into(),
+                            reason: format!("sweep has no solution {:?}", cell.solution),
+                        })
+                    })?;
+                let llm = self
+                    .gateway
+                    .bind(rec, &spec.provider, Role::Generation, log.clone())?;
+                let solution = self.solution(rec, &cell.solution)?;
+                let solved = solution
+                    .solve(
+                        item,
+                        Models {
+                            llm: &llm,
+                            embedder: embedder_ref,
+                        },
+                        cell.seed,
+                    )
+                    .await?;
+                result.output = Some(solved.output);
+                result.scores = solved.scores;
+            }
+            JobSpec::Judge {
+                item,
+                parent,
+                judge,
+                ..
+            } => {
+                let output = self.parent_output(env, parent).await?;
+                let llm = self.gateway.bind(rec, judge, Role::Judge, log.clone())?;
+                result.scores = suite
+                    .judge(
+                        item,
+                        &output,
+                        Models {
+                            llm: &llm,
+                            embedder: embedder_ref,
+                        },
+                    )
+                    .await?;
+                let m = Metrics::global();
+                for s in &result.scores {
+                    let verdict = if matches!(s.verdict, Verdict::Score(_)) {
+                        "scored"
+                    } else {
+                        "unscored"
+                    };
+                    m.judge_verdicts
+                        .with_label_values(&[&llm_model(rec, judge), &s.metric, verdict])
+                        .inc();
+                }
+                result.judge = Some(judge.clone());
+            }
+            JobSpec::EmbedMetrics { item, parent, .. } => {
+                let output = self.parent_output(env, parent).await?;
+                let Some(embedder) = &embedder else {
+                    return Err(JobError::Data(adfarm_suites::suite::DataError::Param {
+                        field: "embedder".into(),
+                        reason: "the sweep sets no embedder".into(),
+                    }));
+                };
+                // Embedding metrics need no chat model; the embedder stands in.
+                let llm = self.gateway.bind(
+                    rec,
+                    rec.spec.embedder.as_deref().unwrap_or_default(),
+                    Role::Embedding,
+                    log.clone(),
+                )?;
+                result.scores = suite
+                    .embed_metrics(
+                        item,
+                        &output,
+                        Models {
+                            llm: &llm,
+                            embedder: Some(embedder),
+                        },
+                    )
+                    .await?;
+            }
+        }
+        result.usage = log.take();
+        Ok(result)
+    }
+
+    async fn parent_output(
+        &self,
+        env: &Envelope,
+        parent: &adfarm_proto::JobId,
+    ) -> Result<adfarm_proto::Output, JobError> {
+        let stored = self
+            .store
+            .result(&env.sweep, parent)
+            .await
+            .map_err(|e| JobError::Llm(adfarm_suites::LlmError::Infra(e.to_string())))?;
+        stored
+            .and_then(|r| r.output)
+            .ok_or_else(|| JobError::MissingInput(parent.0.clone()))
+    }
+}
+
+fn llm_model(rec: &SweepRecord, provider: &str) -> String {
+    rec.spec
+        .provider(provider)
+        .map_or_else(|| provider.to_string(), |p| p.model.clone())
+}

@@ -1,0 +1,390 @@
+//! Every model call of a worker goes through the gateway: the LLM cache
+//! (store-backed, keyed by request hash), the sweep budget, per-process
+//! concurrency, deployment-wide rate limits (with governor smoothing in the
+//! process), transport retries, usage charging and metrics.
+//!
+//! Suites get a [`Metered`] handle that implements `Provider`/`Embedder`,
+//! bound to one sweep, one provider and one role, and logs the usage of the
+//! job it serves.
+
+use crate::backends::{Backend, Backends};
+use crate::openai::with_retries;
+use adfarm_backbone::limiter::{Limiter, Rate};
+use adfarm_backbone::metrics::Metrics;
+use adfarm_backbone::{Store, SweepRecord};
+use adfarm_proto::tally::NANO;
+use adfarm_proto::{ProviderSpec, Role, SweepId, Usage};
+use adfarm_suites::llm::Choice;
+use adfarm_suites::{ChatRequest, Completion, Embedder, Embeddings, LlmError, Provider};
+use async_trait::async_trait;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Shared by all jobs of a worker process.
+pub struct Gateway {
+    store: Arc<dyn Store>,
+    limiter: Arc<dyn Limiter>,
+    backends: Backends,
+}
+
+impl Gateway {
+    /// A gateway over `store` (cache, ledger) and `limiter` (rate limits).
+    pub fn new(store: Arc<dyn Store>, limiter: Arc<dyn Limiter>, backends: Backends) -> Gateway {
+        Gateway {
+            store,
+            limiter,
+            backends,
+        }
+    }
+
+    /// A handle on provider `name` of sweep `rec` for calls made in `role`.
+    ///
+    /// # Errors
+    /// When the provider is not in the sweep or cannot be built (missing
+    /// API key, unloadable local model).
+    pub fn bind(
+        &self,
+        rec: &SweepRecord,
+        name: &str,
+        role: Role,
+        log: UsageLog,
+    ) -> Result<Metered, LlmError> {
+        let spec = rec
+            .spec
+            .provider(name)
+            .ok_or_else(|| LlmError::Config(format!("sweep has no provider {name:?}")))?;
+        let backend = self.backends.get(spec)?;
+        Ok(Metered {
+            backend,
+            store: self.store.clone(),
+            limiter: self.limiter.clone(),
+            sweep: rec.id.clone(),
+            sweep_name: rec.spec.name.clone(),
+            budget_usd: rec.spec.budget_usd,
+            role,
+            log,
+        })
+    }
+}
+
+/// Usage of every call made for one job, in call order.
+#[derive(Clone, Default)]
+pub struct UsageLog(Arc<Mutex<Vec<Usage>>>);
+
+impl UsageLog {
+    fn push(&self, u: Usage) {
+        self.0
+            .lock()
+            .expect("usage log lock is never poisoned")
+            .push(u);
+    }
+
+    /// The calls logged so far.
+    pub fn take(&self) -> Vec<Usage> {
+        std::mem::take(&mut *self.0.lock().expect("usage log lock is never poisoned"))
+    }
+}
+
+/// A provider bound to a sweep and a role.
+pub struct Metered {
+    backend: Arc<Backend>,
+    store: Arc<dyn Store>,
+    limiter: Arc<dyn Limiter>,
+    sweep: SweepId,
+    sweep_name: String,
+    budget_usd: Option<f64>,
+    role: Role,
+    log: UsageLog,
+}
+
+/// Something a call returns that carries its usage.
+trait Metered_ {
+    fn usage_mut(&mut self) -> &mut Usage;
+}
+impl Metered_ for Completion {
+    fn usage_mut(&mut self) -> &mut Usage {
+        &mut self.usage
+    }
+}
+impl Metered_ for Choice {
+    fn usage_mut(&mut self) -> &mut Usage {
+        &mut self.completion.usage
+    }
+}
+impl Metered_ for Embeddings {
+    fn usage_mut(&mut self) -> &mut Usage {
+        &mut self.usage
+    }
+}
+
+fn spec_rates(spec: &ProviderSpec) -> (Rate, Option<Rate>) {
+    let requests = Rate {
+        per_minute: spec.requests_per_minute,
+        burst: 1.0,
+    };
+    let tokens = spec.tokens_per_minute.map(|tpm| Rate {
+        per_minute: tpm,
+        burst: (tpm / 60.0).max(1.0),
+    });
+    (requests, tokens)
+}
+
+/// Rough prompt size in tokens (4 characters a token) for the limiter; the
+/// real usage reconciles it after the call.
+fn estimate_tokens(chars: usize, max_output: u32) -> u64 {
+    (chars as u64).div_ceil(4) + max_output as u64
+}
+
+fn retry_reason(e: &LlmError) -> &'static str {
+    match e {
+        LlmError::Status { status: 429, .. } => "429",
+        LlmError::Status { .. } => "5xx",
+        LlmError::Timeout(_) => "timeout",
+        LlmError::Connection(_) => "connection",
+        LlmError::Malformed(_) => "malformed",
+        _ => "other",
+    }
+}
+
+impl Metered {
+    fn model(&self) -> &str {
+        &self.backend.spec.model
+    }
+
+    /// Waits until the deployment-wide limits admit one request of `tokens`.
+    async fn admit(&self, tokens: u64) -> Result<(), LlmError> {
+        let spec = &self.backend.spec;
+        let (rpm, tpm) = spec_rates(spec);
+        let infra = |e: adfarm_backbone::limiter::LimitError| LlmError::Infra(e.to_string());
+        let start = Instant::now();
+        self.backend.smoothing.until_ready().await;
+        let req_key = format!("{}:requests", spec.model);
+        let tok_key = format!("{}:tokens", spec.model);
+        loop {
+            let wait = self
+                .limiter
+                .try_take(&req_key, rpm, 1)
+                .await
+                .map_err(infra)?;
+            if !wait.is_zero() {
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+            let Some(tpm) = tpm else { break };
+            let wait = self
+                .limiter
+                .try_take(&tok_key, tpm, tokens)
+                .await
+                .map_err(infra)?;
+            if wait.is_zero() {
+                break;
+            }
+            // Give the request slot back while waiting for tokens.
+            self.limiter
+                .adjust(&req_key, rpm, -1)
+                .await
+                .map_err(infra)?;
+            tokio::time::sleep(wait).await;
+        }
+        Metrics::global()
+            .ratelimit_wait
+            .with_label_values(&[&spec.model])
+            .observe(start.elapsed().as_secs_f64());
+        Ok(())
+    }
+
+    async fn reconcile(&self, estimated: u64, actual: u64) {
+        let (_, tpm) = spec_rates(&self.backend.spec);
+        if let Some(tpm) = tpm {
+            let key = format!("{}:tokens", self.backend.spec.model);
+            if let Err(e) = self
+                .limiter
+                .adjust(&key, tpm, actual as i64 - estimated as i64)
+                .await
+            {
+                tracing::warn!(error = %e, "Token limiter reconciliation failed.");
+            }
+        }
+    }
+
+    fn account(&self, usage: &Usage, outcome: &str, cost: f64) {
+        let m = Metrics::global();
+        let role = self.role.as_str();
+        let cached = if usage.cached { "true" } else { "false" };
+        m.llm_requests
+            .with_label_values(&[self.model(), role, outcome])
+            .inc();
+        m.llm_tokens
+            .with_label_values(&[self.model(), role, "input", cached])
+            .inc_by(usage.input);
+        m.llm_tokens
+            .with_label_values(&[self.model(), role, "output", cached])
+            .inc_by(usage.output);
+        if cost > 0.0 {
+            m.llm_cost
+                .with_label_values(&[self.model(), role, &self.sweep_name])
+                .inc_by(cost);
+        }
+    }
+
+    /// The one path of every call: cache, budget, limits, retries, charge.
+    async fn call<T, F, Fut>(
+        &self,
+        what: &str,
+        request: &impl Serialize,
+        est_chars: usize,
+        max_output: u32,
+        f: F,
+    ) -> Result<T, LlmError>
+    where
+        T: Metered_ + Serialize + DeserializeOwned,
+        F: Fn(Arc<Backend>) -> Fut,
+        Fut: Future<Output = Result<T, LlmError>>,
+    {
+        let spec = &self.backend.spec;
+        let req_bytes = serde_json::to_vec(request).expect("requests serialise");
+        let identity = serde_json::to_vec(&(spec.kind, &spec.base_url, &spec.model))
+            .expect("identity serialises");
+        let key = adfarm_proto::content_hash(&[b"llm", what.as_bytes(), &identity, &req_bytes]);
+        let infra = |e: adfarm_backbone::StoreError| LlmError::Infra(e.to_string());
+
+        if let Some(bytes) = self.store.cached(&key).await.map_err(infra)? {
+            if let Ok(mut hit) = serde_json::from_slice::<T>(&bytes) {
+                let usage = hit.usage_mut();
+                usage.cached = true;
+                usage.role = self.role;
+                self.store
+                    .charge(&self.sweep, &key, None, usage, 0.0)
+                    .await
+                    .map_err(infra)?;
+                self.account(usage, "cached", 0.0);
+                self.log.push(usage.clone());
+                return Ok(hit);
+            }
+        }
+        if let Some(budget) = self.budget_usd {
+            let spent = self
+                .store
+                .spend_nano_usd(&self.sweep)
+                .await
+                .map_err(infra)?;
+            if spent as f64 >= budget * NANO {
+                return Err(LlmError::Budget { budget_usd: budget });
+            }
+        }
+        let _permit = self
+            .backend
+            .permits
+            .acquire()
+            .await
+            .expect("semaphore never closed");
+        let estimate = estimate_tokens(est_chars, max_output);
+        let model = spec.model.clone();
+        let result = with_retries(
+            spec.max_attempts,
+            || async {
+                self.admit(estimate).await?;
+                let t0 = Instant::now();
+                let r = f(self.backend.clone()).await;
+                Metrics::global()
+                    .llm_latency
+                    .with_label_values(&[&model])
+                    .observe(t0.elapsed().as_secs_f64());
+                if r.is_err() {
+                    self.reconcile(estimate, 0).await;
+                }
+                r
+            },
+            |e: &LlmError, _after: Duration| {
+                let m = Metrics::global();
+                m.llm_retries
+                    .with_label_values(&[&model, retry_reason(e)])
+                    .inc();
+                if matches!(e, LlmError::Status { status: 429, .. }) {
+                    m.llm_rate_limited.with_label_values(&[&model]).inc();
+                }
+            },
+        )
+        .await;
+        let mut out = match result {
+            Ok(v) => v,
+            Err(e) => {
+                Metrics::global()
+                    .llm_requests
+                    .with_label_values(&[&model, self.role.as_str(), "error"])
+                    .inc();
+                return Err(e);
+            }
+        };
+        let usage = out.usage_mut();
+        usage.role = self.role;
+        usage.cached = false;
+        self.reconcile(estimate, usage.input + usage.output).await;
+        let cost = spec.cost_usd(usage.input, usage.output);
+        let usage = usage.clone();
+        let bytes = serde_json::to_vec(&out).expect("responses serialise");
+        self.store
+            .charge(&self.sweep, &key, Some(&bytes), &usage, cost)
+            .await
+            .map_err(infra)?;
+        self.account(&usage, "ok", cost);
+        self.log.push(usage);
+        Ok(out)
+    }
+}
+
+fn prompt_chars(req: &ChatRequest) -> usize {
+    req.messages.iter().map(|m| m.content.len()).sum()
+}
+
+#[async_trait]
+impl Provider for Metered {
+    fn model(&self) -> &str {
+        &self.backend.spec.model
+    }
+
+    async fn chat(&self, req: &ChatRequest) -> Result<Completion, LlmError> {
+        let chat = self.backend.chat()?;
+        self.call("chat", req, prompt_chars(req), req.max_tokens, |_| {
+            let chat = chat.clone();
+            async move { chat.chat(req).await }
+        })
+        .await
+    }
+
+    async fn choose(&self, req: &ChatRequest, options: &[String]) -> Result<Choice, LlmError> {
+        let chat = self.backend.chat()?;
+        let longest = options.iter().map(|o| o.len()).max().unwrap_or(0);
+        self.call(
+            "choose",
+            &(req, options),
+            prompt_chars(req),
+            (longest / 4 + 8) as u32,
+            |_| {
+                let chat = chat.clone();
+                async move { chat.choose(req, options).await }
+            },
+        )
+        .await
+    }
+}
+
+#[async_trait]
+impl Embedder for Metered {
+    fn model(&self) -> &str {
+        &self.backend.spec.model
+    }
+
+    async fn embed(&self, texts: &[String]) -> Result<Embeddings, LlmError> {
+        let embedder = self.backend.embedder()?;
+        let chars = texts.iter().map(String::len).sum();
+        self.call("embed", &texts, chars, 0, |_| {
+            let embedder = embedder.clone();
+            async move { embedder.embed(texts).await }
+        })
+        .await
+    }
+}
