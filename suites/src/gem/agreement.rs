@@ -5,7 +5,17 @@
 //! two judges' rankings of the solutions. Undefined values (no overlap, no
 //! variation) are `None`, never 0.
 
+use adfarm_proto::Verdict;
 use std::collections::BTreeMap;
+
+/// A verdict as a category for κ and α: the score rounded to an integer
+/// (judge scores are 0/30/60/75/90), `None` when unscored.
+pub fn verdict_category(v: &Verdict) -> Option<i64> {
+    match v {
+        Verdict::Score(s) if s.is_finite() => Some(s.round() as i64),
+        _ => None,
+    }
+}
 
 /// Cohen's κ of two raters over the same items; items either rater left
 /// unscored (`None`) are skipped. Categories are compared exactly.
@@ -170,6 +180,15 @@ mod tests {
         a.push(None);
         b.push(Some("y"));
         close(cohen_kappa(&a, &b), 0.4, 1e-12);
+    }
+
+    #[test]
+    fn verdicts_become_categories() {
+        assert_eq!(verdict_category(&Verdict::Score(75.0)), Some(75));
+        assert_eq!(
+            verdict_category(&Verdict::Unscored("parse-failure".into())),
+            None
+        );
     }
 
     #[test]

@@ -89,10 +89,7 @@ pub struct AdDb {
 impl AdDb {
     /// A database from a topic tree and `(key, [(name, url, desc)])` lists;
     /// ids are assigned as the loader does.
-    pub fn new(
-        topics: Vec<(String, Vec<String>)>,
-        lists: Vec<(String, Vec<AdFields>)>,
-    ) -> AdDb {
+    pub fn new(topics: Vec<(String, Vec<String>)>, lists: Vec<(String, Vec<AdFields>)>) -> AdDb {
         let lists: Vec<(String, Vec<Ad>)> = lists
             .into_iter()
             .map(|(key, ads)| {

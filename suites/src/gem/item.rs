@@ -127,7 +127,7 @@ impl ItemView {
 
 /// The category of a CA-Prod query: the cluster most of its relevant
 /// candidates belong to (ties: the lower cluster id).
-fn ca_category(data: &GemData, q: &CaQuery) -> String {
+pub fn ca_category(data: &GemData, q: &CaQuery) -> String {
     let mut counts: BTreeMap<u32, usize> = BTreeMap::new();
     for c in q.candidates.iter().filter(|c| c.label == Label::Relevant) {
         *counts.entry(c.cluster_id).or_default() += 1;

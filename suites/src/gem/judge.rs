@@ -234,11 +234,9 @@ async fn judge_metric(
                 choose_with_reask(llm, &r1, &opts),
             )
             .await?;
-            Ok(match (a.0, b.0) {
-                (Some(i), Some(j)) => {
-                    let (x, y) = (Rating::ALL[i.min(2)], Rating::ALL[j.min(2)]);
-                    (Verdict::Score(paper_score(x, y)), is_moderate_good(x, y))
-                }
+            let rating = |i: Option<usize>| i.and_then(|i| Rating::ALL.get(i).copied());
+            Ok(match (rating(a.0), rating(b.0)) {
+                (Some(x), Some(y)) => (Verdict::Score(paper_score(x, y)), is_moderate_good(x, y)),
                 _ => (Verdict::Unscored(PARSE_FAILURE.into()), false),
             })
         }

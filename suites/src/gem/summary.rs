@@ -78,14 +78,7 @@ pub fn dataset_summary(data: &GemData) -> DatasetSummary {
     }
     let m = categories.entry("ca-prod".into()).or_default();
     for q in &ca.queries {
-        // A query's category is the cluster most of its candidates are in.
-        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-        for c in &q.candidates {
-            *counts.entry(ca.category(c)).or_default() += 1;
-        }
-        if let Some((cat, _)) = counts.into_iter().max_by_key(|(_, n)| *n) {
-            *m.entry(cat).or_default() += 1;
-        }
+        *m.entry(super::item::ca_category(data, q)).or_default() += 1;
     }
 
     let mut dup_pairs = Vec::new();

@@ -211,3 +211,33 @@ async fn embedding_metrics_follow_the_output_ad() {
         .unwrap();
     assert_eq!(err.code(), "data");
 }
+
+#[tokio::test]
+async fn one_response_is_scored_with_sentences_metrics_and_verdicts() {
+    use adfarm_suites::gem::judge::{AdView, Protocol};
+    use adfarm_suites::gem::scoring::score_response;
+    let ad = AdView {
+        name: "Osprey".into(),
+        url: "https://osprey.com".into(),
+    };
+    let emb = FakeEmbedder::new();
+    let llm = FakeLlm::new(|_| unreachable!(), |_, _| Some(2));
+    let text = "Pack light. Try [Osprey](https://osprey.com): a backpack. Have fun.";
+    let r = score_response(
+        "trip?",
+        text,
+        Some(&ad),
+        Some(&emb),
+        Some((&llm, Protocol::Gembench109)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.sentences.len(), 3);
+    assert_eq!(r.ad_sentences, [1]);
+    let m = by_metric(&r.metrics);
+    assert_eq!(m["injection-rate"], Verdict::Score(100.0));
+    assert!(matches!(m["ad-flow"], Verdict::Score(_)));
+    assert_eq!(r.judge.len(), 6);
+    let json = serde_json::to_value(&r).unwrap();
+    assert!(json["sentences"].is_array() && json["judge"].is_array());
+}

@@ -388,3 +388,22 @@ async fn ad_llm_needs_an_embedder() {
     assert_eq!(err.code(), "data");
     assert!(err.to_string().contains("embedding"));
 }
+
+#[tokio::test]
+async fn the_ad_database_is_embedded_once_per_model() {
+    let suite = GemBench::with_data(tiny_data());
+    let items = items(&suite, "lm-market");
+    let llm = answering_llm(|_, _| None);
+    let emb = FakeEmbedder::new();
+    let s = suite.solution(&spec("gi-r", json!({}))).unwrap();
+    let models = Models {
+        llm: &llm,
+        embedder: Some(&emb),
+    };
+    let first = s.solve(&items[0], models, 0).await.unwrap();
+    // Sentences + query in one call, the pool in another.
+    assert_eq!(*emb.calls.lock().unwrap(), 2);
+    assert!(first.output.meta["embedding_tokens"].as_u64().unwrap() > 0);
+    s.solve(&items[1], models, 0).await.unwrap();
+    assert_eq!(*emb.calls.lock().unwrap(), 3);
+}

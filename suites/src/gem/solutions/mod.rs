@@ -106,6 +106,10 @@ pub struct PoolAd {
 
 /// The ads an item may carry: the query's own candidates on CA-Prod, the
 /// ad database (one entry per distinct text) otherwise.
+///
+/// # Errors
+/// [`DataError::Param`] when a CA-Prod item names an unknown query or a
+/// product that is not one of its candidates.
 pub fn pool(data: &GemData, item: &ItemView) -> Result<Vec<PoolAd>, DataError> {
     match item.dataset {
         Dataset::CaProd => {

@@ -276,3 +276,29 @@ fn unbalanced_bracket_only_suppresses_splitting() {
     let t = "See [1 for details. Then go. Ok.";
     assert_eq!(split(t), ["See [1 for details. Then go. Ok."]);
 }
+
+#[test]
+fn generated_texts_never_lose_text_or_panic() {
+    // Deterministic LCG over an alphabet of the characters the rules react to.
+    let alphabet: Vec<char> = "aZ9 .!?…。\n\r\t#-*+>[]()`'\"”_:;,é中📦1)wwww.h://e.g."
+        .chars()
+        .collect();
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
+        (state >> 33) as usize
+    };
+    for _ in 0..3000 {
+        let len = next() % 80;
+        let text: String = (0..len)
+            .map(|_| alphabet[next() % alphabet.len()])
+            .collect();
+        let pieces = split(&text);
+        assert!(
+            pieces.iter().all(|p| !p.trim().is_empty() && p.trim() == p),
+            "{text:?}"
+        );
+    }
+}
