@@ -16,7 +16,7 @@ pub const ANSWER: &str =
     "Paris is a lovely city for a short trip. Visit the Louvre museum early in the morning. \
 Pack a light backpack for long city walks. Enjoy the food in small bistros.";
 
-fn spec(name: &str, params: serde_json::Value) -> SolutionSpec {
+pub fn spec(name: &str, params: serde_json::Value) -> SolutionSpec {
     SolutionSpec {
         name: name.into(),
         provider: "fake".into(),
@@ -39,7 +39,7 @@ fn system(req: &ChatRequest) -> &str {
 }
 
 /// Answers ad-free requests with [`ANSWER`]; echoes rewrite requests.
-fn answering_llm(
+pub fn answering_llm(
     choose: impl Fn(&ChatRequest, &[String]) -> Option<usize> + Send + Sync + 'static,
 ) -> FakeLlm {
     FakeLlm::new(
@@ -54,7 +54,7 @@ fn answering_llm(
     )
 }
 
-async fn run(
+pub async fn run(
     suite: &GemBench,
     sol: &str,
     params: serde_json::Value,
@@ -75,7 +75,7 @@ async fn run(
     .unwrap()
 }
 
-fn score(s: &Solved, metric: &str) -> Option<Verdict> {
+pub fn score(s: &Solved, metric: &str) -> Option<Verdict> {
     s.scores
         .iter()
         .find(|x| x.metric == metric)
@@ -322,49 +322,6 @@ async fn ad_chat_fuzzy_matching_maps_free_replies() {
     assert!(suite
         .solution(&spec("ad-chat", json!({"match": "x"})))
         .is_err());
-}
-
-#[tokio::test]
-async fn ca_prod_selection_is_scored_by_product_id() {
-    let suite = GemBench::with_data(tiny_data());
-    let item = &items(&suite, "ca-prod")[0];
-    assert_eq!(item.meta["candidates"], json!([1, 2, 3, 4]));
-    for (label, want) in [
-        ("Summer Dress", Verdict::Score(100.0)),
-        ("Summer Dress (2)", Verdict::Score(0.0)),
-        ("Party Dress", Verdict::Unscored("label-conflict".into())),
-    ] {
-        let llm = answering_llm(move |_, opts| {
-            ["Dresses", label]
-                .iter()
-                .find_map(|w| opts.iter().position(|o| o == w))
-        });
-        let out = run(&suite, "ad-chat", json!({}), item, &llm).await;
-        assert_eq!(score(&out, "ctr"), Some(want), "{label}");
-        assert_eq!(out.output.meta["ad"]["category"], "Dresses");
-    }
-    // Unmatched category: no ad, CTR unscored (counted, not 0).
-    let llm = answering_llm(|_, _| None);
-    let out = run(&suite, "ad-chat", json!({}), item, &llm).await;
-    assert_eq!(score(&out, "ctr"), Some(Verdict::Unscored("no-ad".into())));
-}
-
-#[tokio::test]
-async fn ad_llm_on_ca_prod_retrieves_only_the_query_candidates() {
-    let suite = GemBench::with_data(tiny_data());
-    let item = &items(&suite, "ca-prod")[1];
-    let llm = answering_llm(|_, _| None);
-    let out = run(&suite, "gi-r", json!({}), item, &llm).await;
-    let ids: Vec<&str> = out.output.meta["retrieved"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_str().unwrap())
-        .collect();
-    let mut sorted = ids.clone();
-    sorted.sort();
-    assert_eq!(sorted, ["4", "5"]);
-    assert!(matches!(score(&out, "ctr"), Some(Verdict::Score(_))));
 }
 
 #[tokio::test]
