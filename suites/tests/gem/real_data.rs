@@ -168,3 +168,59 @@ fn changed_package_contents_fail_naming_the_file() {
     );
     std::fs::remove_dir_all(&tmp).ok();
 }
+
+#[tokio::test]
+async fn solutions_run_on_the_real_ad_database() {
+    use crate::fakes::{FakeEmbedder, FakeLlm};
+    use adfarm_proto::SolutionSpec;
+    use adfarm_suites::gem::retrieval::EMBED_BATCH;
+    use adfarm_suites::{Models, Suite};
+
+    let gem = GemBench::load(&SuiteContext {
+        data_dir: data_dir(),
+    });
+    let pool = gem.summary().unwrap().ads_distinct;
+    let item = gem
+        .items("mt-human", &json!({}))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let llm = FakeLlm::new(
+        |_| {
+            "Inflation rises when demand outpaces supply. Central banks raise rates to cool it."
+                .into()
+        },
+        |_, opts| opts.iter().position(|o| o == "Finance").or(Some(0)),
+    );
+    let emb = FakeEmbedder::new();
+    let models = Models {
+        llm: &llm,
+        embedder: Some(&emb),
+    };
+    let spec = |name: &str| SolutionSpec {
+        name: name.into(),
+        provider: "fake".into(),
+        max_tokens: 64,
+        temperature: 0.0,
+        params: json!({}),
+    };
+    let out = gem
+        .solution(&spec("gi-r"))
+        .unwrap()
+        .solve(&item, models, 0)
+        .await
+        .unwrap();
+    assert_eq!(*emb.calls.lock().unwrap(), 1 + pool.div_ceil(EMBED_BATCH));
+    assert_eq!(out.output.meta["retrieved"].as_array().unwrap().len(), 5);
+    assert!(out.output.text.contains("]("));
+
+    let out = gem
+        .solution(&spec("ad-chat"))
+        .unwrap()
+        .solve(&item, models, 0)
+        .await
+        .unwrap();
+    let id = out.output.meta["ad"]["id"].as_str().unwrap().to_string();
+    assert!(gem.data().unwrap().ads.get(&id).is_some(), "{id}");
+}
