@@ -25,6 +25,6 @@ pub use embedded_store::EmbeddedStore;
 pub use limiter::{Limiter, LocalLimiter, Rate};
 pub use memory_queue::MemoryQueue;
 pub use queue::{Consumer, DeadLetter, Delivery, Queue, QueueError};
-// pub use rabbit::RabbitQueue;
+pub use rabbit::RabbitQueue;
 pub use redis_store::{RedisLimiter, RedisStore};
 pub use store::{Recorded, Store, StoreError, SweepRecord};
