@@ -43,7 +43,7 @@ impl Suite for Synthetic {
     }
 
     fn solutions(&self) -> Vec<String> {
-        vec!["answer".into()]
+        vec!["answer".into(), "echo".into()]
     }
 
     fn items(&self, dataset: &str, params: &serde_json::Value) -> Result<ItemIter, DataError> {
@@ -71,9 +71,9 @@ impl Suite for Synthetic {
         vec![JobKind::Judge]
     }
 
-    fn calls_per_item(&self, _solution: &SolutionSpec) -> CallEstimate {
+    fn calls_per_item(&self, solution: &SolutionSpec) -> CallEstimate {
         CallEstimate {
-            generation_calls: 1,
+            generation_calls: u32::from(solution.name != "echo"),
             generation_overhead_tokens: 8,
             judge_calls: 1,
             judge_overhead_tokens: 24,
@@ -150,6 +150,35 @@ impl Solution for Answer {
             scores: vec![Score {
                 metric: "quality".into(),
                 verdict: Verdict::Score(score),
+            }],
+        })
+    }
+}
+
+/// The no-op solution: returns the prompt without calling a model, so the
+/// farm's own overhead (queue, store, aggregation) can be measured.
+struct Echo;
+
+#[async_trait]
+impl Solution for Echo {
+    fn name(&self) -> &str {
+        "echo"
+    }
+
+    async fn solve(
+        &self,
+        item: &Item,
+        _models: Models<'_>,
+        _seed: u64,
+    ) -> Result<Solved, JobError> {
+        Ok(Solved {
+            output: Output {
+                text: item.input.clone(),
+                meta: serde_json::Value::Null,
+            },
+            scores: vec![Score {
+                metric: "quality".into(),
+                verdict: Verdict::Score(text_score(&item.input)),
             }],
         })
     }

@@ -10,7 +10,7 @@ use adfarm_proto::tally::{BUDGET_CODE, NANO};
 use adfarm_proto::{
     Envelope, Failure, JobKind, JobResult, JobSpec, Role, SweepId, Verdict, FORMAT_VERSION,
 };
-use adfarm_suites::suite::{JobError, Models, Solution};
+use adfarm_suites::suite::{JobError, Models, Solution, Suite};
 use adfarm_suites::{registry, Embedder, ErrorClass, SuiteContext};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -48,6 +48,8 @@ pub struct Worker {
     config: WorkerConfig,
     sweeps: Mutex<HashMap<SweepId, Arc<SweepRecord>>>,
     solutions: Mutex<HashMap<(SweepId, String), Arc<dyn Solution>>>,
+    // Suites load datasets lazily and keep them: one instance per process.
+    suites: Mutex<HashMap<String, Arc<dyn Suite>>>,
 }
 
 /// What became of one delivery (also the `outcome` metric label).
@@ -96,6 +98,7 @@ impl Worker {
             config,
             sweeps: Mutex::default(),
             solutions: Mutex::default(),
+            suites: Mutex::default(),
         }
     }
 
@@ -332,6 +335,16 @@ impl Worker {
         Ok(())
     }
 
+    fn suite(&self, name: &str) -> Option<Arc<dyn Suite>> {
+        let mut suites = self.suites.lock().expect("suite cache lock is never poisoned");
+        if let Some(s) = suites.get(name) {
+            return Some(s.clone());
+        }
+        let suite = registry::suite(name, &self.ctx)?;
+        suites.insert(name.to_string(), suite.clone());
+        Some(suite)
+    }
+
     fn solution(&self, rec: &SweepRecord, name: &str) -> Result<Arc<dyn Solution>, JobError> {
         let key = (rec.id.clone(), name.to_string());
         if let Some(s) = self
@@ -358,7 +371,7 @@ impl Worker {
             .suites
             .iter()
             .find_map(|s| {
-                registry::suite(&s.name, &self.ctx)
+                self.suite(&s.name)
                     .filter(|suite| suite.solutions().contains(&spec.name))
             })
             .ok_or_else(|| {
@@ -377,7 +390,7 @@ impl Worker {
 
     async fn execute(&self, rec: &SweepRecord, env: &Envelope) -> Result<JobResult, JobError> {
         let cell = env.job.cell().clone();
-        let suite = registry::suite(&cell.suite, &self.ctx).ok_or_else(|| {
+        let suite = self.suite(&cell.suite).ok_or_else(|| {
             JobError::Data(adfarm_suites::suite::DataError::Param {
                 field: "suite".into(),
                 reason: format!("unknown suite {:?}", cell.suite),
