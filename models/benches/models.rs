@@ -42,12 +42,26 @@ fn row(what: &str, value: String, note: &str) {
 /// 1,200 sentences of 4 to ~60 words from a deterministic generator.
 fn sentences() -> Vec<String> {
     const SUBJECTS: &[&str] = &[
-        "The new phone", "My grandmother", "A small bakery downtown", "This running shoe",
-        "The electric car", "Our customer support team", "The budget airline",
-        "A cheap laptop", "The coffee machine", "Every student in the class",
+        "The new phone",
+        "My grandmother",
+        "A small bakery downtown",
+        "This running shoe",
+        "The electric car",
+        "Our customer support team",
+        "The budget airline",
+        "A cheap laptop",
+        "The coffee machine",
+        "Every student in the class",
     ];
     const VERBS: &[&str] = &[
-        "is", "was never", "has become", "seems", "will be", "looks", "felt", "remains",
+        "is",
+        "was never",
+        "has become",
+        "seems",
+        "will be",
+        "looks",
+        "felt",
+        "remains",
     ];
     const TAILS: &[&str] = &[
         "surprisingly good value for the money",
@@ -107,7 +121,11 @@ fn bench_embed() {
             out.tokens as f64 / secs
         ),
     );
-    row("embedder load", format!("{load:.2} s"), "safetensors read + BERT build");
+    row(
+        "embedder load",
+        format!("{load:.2} s"),
+        "safetensors read + BERT build",
+    );
     row(
         "embedder peak RSS",
         format!("{rss_loaded:.0} MiB"),
@@ -158,9 +176,9 @@ fn bench_generate() {
             let mut best: Option<Generation> = None;
             for _ in 0..3 {
                 let g = llm.generate(req, ignore_eos).await.expect("generate");
-                let better = best
-                    .as_ref()
-                    .is_none_or(|b| g.prefill_time + g.decode_time < b.prefill_time + b.decode_time);
+                let better = best.as_ref().is_none_or(|b| {
+                    g.prefill_time + g.decode_time < b.prefill_time + b.decode_time
+                });
                 if better {
                     best = Some(g);
                 }
@@ -168,7 +186,10 @@ fn bench_generate() {
             let g = best.expect("three runs");
             row(
                 &format!("prefill, {name} prompt"),
-                format!("{:.0} tok/s", g.input_tokens as f64 / g.prefill_time.as_secs_f64()),
+                format!(
+                    "{:.0} tok/s",
+                    g.input_tokens as f64 / g.prefill_time.as_secs_f64()
+                ),
                 &format!("{} prompt tokens, best of 3", g.input_tokens),
             );
             row(
@@ -177,11 +198,16 @@ fn bench_generate() {
                     "{:.1} tok/s",
                     (g.output_tokens - 1) as f64 / g.decode_time.as_secs_f64()
                 ),
-                &format!("{} output tokens after {} prompt tokens", g.output_tokens, g.input_tokens),
+                &format!(
+                    "{} output tokens after {} prompt tokens",
+                    g.output_tokens, g.input_tokens
+                ),
             );
         }
         for batch in [1usize, 4, 8] {
-            let topics = ["a robot", "the sea", "a city", "a cat", "winter", "a train", "music", "a garden"];
+            let topics = [
+                "a robot", "the sea", "a city", "a cat", "winter", "a train", "music", "a garden",
+            ];
             let handles: Vec<_> = (0..batch)
                 .map(|i| {
                     let llm = llm.clone();
@@ -218,7 +244,11 @@ fn bench_generate() {
             );
         }
     });
-    row("generator load", format!("{load:.2} s"), "GGUF read + Q4_1→Q8_0 re-quantisation");
+    row(
+        "generator load",
+        format!("{load:.2} s"),
+        "GGUF read + Q4_1→Q8_0 re-quantisation",
+    );
     row(
         "generator peak RSS",
         format!("{rss_loaded:.0} MiB"),

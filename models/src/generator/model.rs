@@ -184,7 +184,10 @@ impl Llama {
                 .map(|t| t.dequantize(&dev))
                 .collect::<candle_core::Result<Vec<_>>>()?;
             let t = Tensor::cat(&ts, 0)?;
-            Ok(QMatMul::from_qtensor(QTensor::quantize(&t, GgmlDType::Q8_0)?)?)
+            Ok(QMatMul::from_qtensor(QTensor::quantize(
+                &t,
+                GgmlDType::Q8_0,
+            )?)?)
         };
         let mut layers = Vec::with_capacity(n_layer);
         for i in 0..n_layer {
@@ -213,7 +216,10 @@ impl Llama {
         let embed = if embed.dtype() == GgmlDType::Q8_0 {
             Arc::new(embed)
         } else {
-            Arc::new(QTensor::quantize(&embed.dequantize(&dev)?, GgmlDType::Q8_0)?)
+            Arc::new(QTensor::quantize(
+                &embed.dequantize(&dev)?,
+                GgmlDType::Q8_0,
+            )?)
         };
         let output = match tensor("output.weight") {
             Ok(t) => q8(vec![t])?,
@@ -271,7 +277,9 @@ impl Llama {
         for &t in tokens {
             let t = t as usize;
             if t >= self.cfg.vocab {
-                return Err(ModelError::Inference(format!("token id {t} out of vocabulary")));
+                return Err(ModelError::Inference(format!(
+                    "token id {t} out of vocabulary"
+                )));
             }
             let row = &data[t * row_bytes..(t + 1) * row_bytes];
             for block in row.chunks_exact(34) {
@@ -305,7 +313,10 @@ impl Llama {
 
     /// Runs the new tokens of every segment through the model, appending to
     /// their caches; returns, per segment, the logits rows it asked for.
-    pub(crate) fn forward(&self, segs: &mut [Segment<'_>]) -> Result<Vec<Vec<Vec<f32>>>, ModelError> {
+    pub(crate) fn forward(
+        &self,
+        segs: &mut [Segment<'_>],
+    ) -> Result<Vec<Vec<Vec<f32>>>, ModelError> {
         let c = &self.cfg;
         let (h, hd, nkv) = (c.hidden, c.head_dim, c.n_kv_head);
         let kv = nkv * hd;

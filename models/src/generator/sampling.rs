@@ -86,7 +86,9 @@ pub(crate) fn log_prob(logits: &[f32], token: u32) -> f64 {
         .sum::<f64>()
         .ln()
         + max;
-    logits.get(token as usize).map_or(f64::NEG_INFINITY, |&l| l as f64 - lse)
+    logits
+        .get(token as usize)
+        .map_or(f64::NEG_INFINITY, |&l| l as f64 - lse)
 }
 
 #[cfg(test)]

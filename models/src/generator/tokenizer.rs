@@ -19,7 +19,8 @@ use tokenizers::{AddedToken, Tokenizer};
 
 /// The model's default system prompt, inserted by its chat template when the
 /// conversation does not start with a system message.
-pub const DEFAULT_SYSTEM: &str = "You are a helpful AI assistant named SmolLM, trained by Hugging Face";
+pub const DEFAULT_SYSTEM: &str =
+    "You are a helpful AI assistant named SmolLM, trained by Hugging Face";
 
 /// GGUF token type of control tokens (`<|im_start|>` ...).
 const CONTROL: u32 = 3;

@@ -16,7 +16,9 @@ fn second_fetch_downloads_nothing_and_list_verifies_everything() {
     assert!(assets::gembench_root(&home)
         .join("GemBench/benchmarking/dataset/product/products.json")
         .is_file());
-    assert!(assets::embedder_dir(&home).join("model.safetensors").is_file());
+    assert!(assets::embedder_dir(&home)
+        .join("model.safetensors")
+        .is_file());
     assert!(assets::generator_gguf(&home).is_file());
 }
 

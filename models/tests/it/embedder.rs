@@ -48,11 +48,20 @@ fn vectors_match_the_independent_reference() {
         let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
         assert!((norm - 1.0).abs() < 1e-4, "norm {norm}");
         for (a, b) in v[..8].iter().zip(&r.first8[i]) {
-            assert!((a - b).abs() < 2e-4, "sentence {i}: {:?} vs {:?}", &v[..8], r.first8[i]);
+            assert!(
+                (a - b).abs() < 2e-4,
+                "sentence {i}: {:?} vs {:?}",
+                &v[..8],
+                r.first8[i]
+            );
         }
         for (j, w) in out.vectors.iter().enumerate() {
             let c = cos(v, w);
-            assert!((c - r.cosine[i][j]).abs() < 2e-4, "cos[{i}][{j}] {c} vs {}", r.cosine[i][j]);
+            assert!(
+                (c - r.cosine[i][j]).abs() < 2e-4,
+                "cos[{i}][{j}] {c} vs {}",
+                r.cosine[i][j]
+            );
         }
     }
 }

@@ -50,7 +50,15 @@ async fn greedy_is_repeatable_and_reports_exact_usage() {
     assert!(a.usage.output >= 1 && a.usage.output <= 24);
     assert_eq!(a.usage.source, UsageSource::Counted);
     assert_eq!(a.usage.role, Role::Generation);
-    assert_eq!(l.with_role(Role::Judge).chat(&req).await.unwrap().usage.role, Role::Judge);
+    assert_eq!(
+        l.with_role(Role::Judge)
+            .chat(&req)
+            .await
+            .unwrap()
+            .usage
+            .role,
+        Role::Judge
+    );
 }
 
 #[tokio::test]
@@ -60,13 +68,22 @@ async fn sampling_follows_the_seed_and_max_tokens() {
     req.temperature = 0.9;
     req.top_p = Some(0.95);
     req.seed = 11;
-    let a = l.generate(&req, GenOptions { ignore_eos: true }).await.unwrap();
-    let b = l.generate(&req, GenOptions { ignore_eos: true }).await.unwrap();
+    let a = l
+        .generate(&req, GenOptions { ignore_eos: true })
+        .await
+        .unwrap();
+    let b = l
+        .generate(&req, GenOptions { ignore_eos: true })
+        .await
+        .unwrap();
     assert_eq!(a.text, b.text);
     assert_eq!(a.output_tokens, 20);
     assert_eq!(a.finish, Finish::Length);
     req.seed = 12;
-    let c = l.generate(&req, GenOptions { ignore_eos: true }).await.unwrap();
+    let c = l
+        .generate(&req, GenOptions { ignore_eos: true })
+        .await
+        .unwrap();
     assert_ne!(a.text, c.text);
 }
 
@@ -82,7 +99,12 @@ async fn stop_strings_cut_the_reply() {
     let cut = l.generate(&req, GenOptions::default()).await.unwrap();
     assert_eq!(cut.finish, Finish::Stop);
     assert!(!cut.text.contains(&stop));
-    assert!(full.text.starts_with(&cut.text), "{:?} vs {:?}", cut.text, full.text);
+    assert!(
+        full.text.starts_with(&cut.text),
+        "{:?} vs {:?}",
+        cut.text,
+        full.text
+    );
     assert!(cut.output_tokens < full.output_tokens);
 }
 
@@ -111,7 +133,10 @@ async fn concurrent_requests_batch_without_changing_results() {
 async fn choose_ranks_options_by_likelihood() {
     let l = llm();
     let req = ask("What is the capital of France? Answer with one word.", 8);
-    let options: Vec<String> = ["London", "Paris", "Berlin"].iter().map(|s| s.to_string()).collect();
+    let options: Vec<String> = ["London", "Paris", "Berlin"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let c = l.choose(&req, &options).await.unwrap();
     assert_eq!(c.index, Some(1), "{c:?}");
     assert_eq!(c.completion.text, "Paris");
