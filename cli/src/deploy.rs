@@ -9,7 +9,7 @@ use adfarm_backbone::{
 };
 use adfarm_coordinator::{report, sweep_file, Coordinator};
 use adfarm_proto::JobKind;
-use adfarm_suites::{LlmError, SuiteContext};
+use adfarm_suites::SuiteContext;
 use adfarm_worker::backends::{Backends, EnvLookup, LocalLoader};
 use adfarm_worker::{Gateway, Worker, WorkerConfig};
 use anyhow::{bail, Context, Result};
@@ -28,22 +28,23 @@ fn env_lookup() -> EnvLookup {
     Arc::new(|name| std::env::var(name).ok())
 }
 
-fn local_loader() -> LocalLoader {
-    Arc::new(|spec| {
-        Err(LlmError::Config(format!(
-            "no local model named {:?} in this build",
-            spec.model
-        )))
-    })
+fn local_loader(home: &Path) -> LocalLoader {
+    crate::local::loader(home.to_path_buf())
 }
 
 fn env_fn(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
-/// Reads a sweep file (errors name file, line and field).
+/// Reads a sweep file (errors name file, line and field) and fetches the
+/// datasets it needs on first use.
 pub fn load_sweep(path: &Path, ctx: &SuiteContext) -> Result<adfarm_proto::SweepSpec> {
-    Ok(sweep_file::load(path, ctx, &env_fn)?)
+    let spec = sweep_file::load(path, ctx, &env_fn)?;
+    if spec.suites.iter().any(|s| s.name == "gem") {
+        let home = ctx.data_dir.parent().and_then(Path::parent).context("dataset directory has no home")?;
+        adfarm_models::assets::ensure(home, &[adfarm_models::assets::AssetName::GemBench])?;
+    }
+    Ok(spec)
 }
 
 /// The embedded store at `path` or `<home>/store.redb`.
@@ -90,7 +91,7 @@ pub async fn run_embedded(
     let gateway = Gateway::new(
         store.clone(),
         limiter,
-        Backends::new(env_lookup(), local_loader()),
+        Backends::new(env_lookup(), local_loader(home)),
     );
     let config = WorkerConfig {
         concurrency: run.concurrency,
@@ -191,7 +192,7 @@ pub async fn coordinator(
 
 /// `adfarm worker`: run jobs until stopped.
 pub async fn worker(
-    _home: &Path,
+    home: &Path,
     ctx: &SuiteContext,
     w: args::Worker,
     cancel: CancellationToken,
@@ -201,7 +202,7 @@ pub async fn worker(
     let gateway = Gateway::new(
         store.clone(),
         limiter,
-        Backends::new(env_lookup(), local_loader()),
+        Backends::new(env_lookup(), local_loader(home)),
     );
     let config = WorkerConfig {
         kinds: parse_kinds(&w.kinds)?,

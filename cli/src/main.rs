@@ -4,10 +4,11 @@
 mod args;
 mod deploy;
 mod inspect;
+mod local;
 mod progress;
 
 use anyhow::Result;
-use args::{Args, Command, DevCommand};
+use args::{Args, AssetsCommand, Command, DevCommand};
 use clap::Parser;
 use tokio_util::sync::CancellationToken;
 
@@ -69,6 +70,8 @@ async fn dispatch(args: Args) -> Result<()> {
             out,
             backend,
         } => inspect::report(&home, &ctx, &sweep, &format, out.as_deref(), &backend).await,
+        Command::Assets { command: AssetsCommand::Fetch { names } } => local::fetch(&home, &names),
+        Command::Assets { command: AssetsCommand::List } => local::list(&home),
         Command::Dev {
             command: DevCommand::FakeLlm { addr, config },
         } => {

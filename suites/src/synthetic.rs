@@ -87,10 +87,11 @@ impl Suite for Synthetic {
                 max_tokens: spec.max_tokens,
                 temperature: spec.temperature,
             })),
+            "echo" => Ok(Arc::new(Echo)),
             other => Err(DataError::UnknownSolution {
                 suite: "synthetic".into(),
                 solution: other.into(),
-                valid: "answer".into(),
+                valid: "answer, echo".into(),
             }),
         }
     }
