@@ -7,6 +7,7 @@
 
 mod engine;
 mod model;
+mod q8;
 mod sampling;
 mod tokenizer;
 

@@ -10,11 +10,11 @@
 //! Q4_1. Q/K/V and gate/up are fused into one matrix each (fewer passes over
 //! the activations, larger work units for the thread pool).
 
+use super::q8::Q8Matrix;
 use crate::error::ModelError;
-use candle_core::quantized::{gguf_file, GgmlDType, QMatMul, QTensor};
-use candle_core::{Device, Module, Tensor};
+use candle_core::quantized::{gguf_file, QTensor};
+use candle_core::{Device, Tensor};
 use std::path::Path;
-use std::sync::Arc;
 
 /// Prompt tokens per forward pass of one sequence. Fixed, so a sequence is
 /// cut into the same chunks whatever else is running, and its output does
@@ -40,20 +40,22 @@ pub(crate) struct Config {
 
 struct Layer {
     attn_norm: Vec<f32>,
-    wqkv: QMatMul,
-    wo: QMatMul,
+    wqkv: Q8Matrix,
+    wo: Q8Matrix,
     ffn_norm: Vec<f32>,
-    wgu: QMatMul,
-    wdown: QMatMul,
+    wgu: Q8Matrix,
+    wdown: Q8Matrix,
 }
 
 pub(crate) struct Llama {
     pub(crate) cfg: Config,
     layers: Vec<Layer>,
     norm: Vec<f32>,
-    /// Tied input embedding / output head, Q8_0 in the file.
-    embed: Arc<QTensor>,
-    output: QMatMul,
+    /// Input embedding, also the output head when the file ties them.
+    embed: Q8Matrix,
+    output: Option<Q8Matrix>,
+    /// Threads for prompt-sized products.
+    threads: usize,
     /// cos/sin of every position × frequency, `[pos][head_dim/2]`.
     cos: Vec<f32>,
     sin: Vec<f32>,
@@ -122,23 +124,107 @@ fn rms_norm(x: &[f32], w: &[f32], eps: f32, out: &mut [f32]) {
     }
 }
 
-#[inline]
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    // Eight partial sums so the compiler vectorises the loop.
-    let mut acc = [0f32; 8];
-    let (ac, bc) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f32 = ac
-        .remainder()
-        .iter()
-        .zip(bc.remainder())
-        .map(|(x, y)| x * y)
-        .sum();
-    for (x, y) in ac.zip(bc) {
-        for i in 0..8 {
-            acc[i] += x[i] * y[i];
+/// One query position, the `group` query heads sharing one KV head:
+/// scores against `len` cached keys, softmax, weighted sum of values. Each K
+/// and V row is read once for the whole group.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn attend_group_body(
+    q: &[f32],
+    kc: &[f32],
+    vc: &[f32],
+    len: usize,
+    stride: usize,
+    offset: usize,
+    hd: usize,
+    scale: f32,
+    scores: &mut Vec<f32>,
+    out: &mut [f32],
+) {
+    let group = q.len() / hd;
+    scores.clear();
+    scores.resize(group * len, 0.0);
+    for j in 0..len {
+        let k = &kc[j * stride + offset..j * stride + offset + hd];
+        for g in 0..group {
+            let qh = &q[g * hd..(g + 1) * hd];
+            // Eight partial sums so the loop vectorises.
+            let mut acc = [0f32; 8];
+            for (x, y) in qh.chunks_exact(8).zip(k.chunks_exact(8)) {
+                for i in 0..8 {
+                    acc[i] += x[i] * y[i];
+                }
+            }
+            scores[g * len + j] = acc.iter().sum::<f32>() * scale;
         }
     }
-    acc.iter().sum::<f32>() + tail
+    for row in scores.chunks_exact_mut(len) {
+        let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let mut sum = 0.0;
+        for s in row.iter_mut() {
+            *s = (*s - max).exp();
+            sum += *s;
+        }
+        let inv = 1.0 / sum;
+        for s in row.iter_mut() {
+            *s *= inv;
+        }
+    }
+    out.fill(0.0);
+    for j in 0..len {
+        let v = &vc[j * stride + offset..j * stride + offset + hd];
+        for g in 0..group {
+            let p = scores[g * len + j];
+            for (o, v) in out[g * hd..(g + 1) * hd].iter_mut().zip(v) {
+                *o += p * v;
+            }
+        }
+    }
+}
+
+/// [`attend_group_body`] compiled for AVX2+FMA (the default x86-64 target
+/// only has SSE2), chosen at run time.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn attend_group_avx2(
+    q: &[f32],
+    kc: &[f32],
+    vc: &[f32],
+    len: usize,
+    stride: usize,
+    offset: usize,
+    hd: usize,
+    scale: f32,
+    scores: &mut Vec<f32>,
+    out: &mut [f32],
+) {
+    attend_group_body(q, kc, vc, len, stride, offset, hd, scale, scores, out)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn attend_group(
+    q: &[f32],
+    kc: &[f32],
+    vc: &[f32],
+    len: usize,
+    stride: usize,
+    offset: usize,
+    hd: usize,
+    scale: f32,
+    scores: &mut Vec<f32>,
+    out: &mut [f32],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the features were just detected.
+        unsafe { attend_group_avx2(q, kc, vc, len, stride, offset, hd, scale, scores, out) };
+        return;
+    }
+    attend_group_body(q, kc, vc, len, stride, offset, hd, scale, scores, out)
 }
 
 impl Llama {
@@ -170,6 +256,13 @@ impl Llama {
             return Err(ModelError::format(path, "inconsistent head counts"));
         }
         let head_dim = hidden / n_head;
+        if head_dim % 8 != 0 {
+            // The attention kernels work in lanes of eight.
+            return Err(ModelError::format(
+                path,
+                format!("head dim {head_dim} is not a multiple of 8"),
+            ));
+        }
         let mut tensor = |name: &str| {
             ct.tensor(file, name, &dev)
                 .map_err(|e| ModelError::format(path, format!("{name}: {e}")))
@@ -178,17 +271,7 @@ impl Llama {
             Ok(t.dequantize(&dev)?.flatten_all()?.to_vec1::<f32>()?)
         };
         // Dequantise, stack along the output dimension, quantise to Q8_0.
-        let q8 = |parts: Vec<QTensor>| -> Result<QMatMul, ModelError> {
-            let ts = parts
-                .iter()
-                .map(|t| t.dequantize(&dev))
-                .collect::<candle_core::Result<Vec<_>>>()?;
-            let t = Tensor::cat(&ts, 0)?;
-            Ok(QMatMul::from_qtensor(QTensor::quantize(
-                &t,
-                GgmlDType::Q8_0,
-            )?)?)
-        };
+        let q8 = |parts: Vec<QTensor>| Q8Matrix::from_qtensors(&parts);
         let mut layers = Vec::with_capacity(n_layer);
         for i in 0..n_layer {
             let p = format!("blk.{i}");
@@ -211,20 +294,13 @@ impl Llama {
             });
         }
         let norm = f32_vec(tensor("output_norm.weight")?)?;
-        let embed = tensor("token_embd.weight")?;
-        let vocab = embed.shape().dims2()?.0;
-        let embed = if embed.dtype() == GgmlDType::Q8_0 {
-            Arc::new(embed)
-        } else {
-            Arc::new(QTensor::quantize(
-                &embed.dequantize(&dev)?,
-                GgmlDType::Q8_0,
-            )?)
-        };
+        let embed = q8(vec![tensor("token_embd.weight")?])?;
+        let vocab = embed.rows();
         let output = match tensor("output.weight") {
-            Ok(t) => q8(vec![t])?,
-            Err(_) => QMatMul::from_arc(Arc::clone(&embed))?,
+            Ok(t) => Some(q8(vec![t])?),
+            Err(_) => None,
         };
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
         let half = head_dim / 2;
         let mut cos = Vec::with_capacity(context * half);
         let mut sin = Vec::with_capacity(context * half);
@@ -251,6 +327,7 @@ impl Llama {
             norm,
             embed,
             output,
+            threads,
             cos,
             sin,
         })
@@ -270,10 +347,7 @@ impl Llama {
     }
 
     fn embed_rows(&self, tokens: &[u32], out: &mut Vec<f32>) -> Result<(), ModelError> {
-        let data = self.embed.data()?;
         let h = self.cfg.hidden;
-        // Q8_0 block: f16 scale then 32 signed bytes.
-        let row_bytes = h / 32 * 34;
         for &t in tokens {
             let t = t as usize;
             if t >= self.cfg.vocab {
@@ -281,18 +355,15 @@ impl Llama {
                     "token id {t} out of vocabulary"
                 )));
             }
-            let row = &data[t * row_bytes..(t + 1) * row_bytes];
-            for block in row.chunks_exact(34) {
-                let d = half::f16::from_le_bytes([block[0], block[1]]).to_f32();
-                out.extend(block[2..].iter().map(|&q| q as i8 as f32 * d));
-            }
+            let at = out.len();
+            out.resize(at + h, 0.0);
+            self.embed.row_f32(t, &mut out[at..]);
         }
         Ok(())
     }
 
-    fn matmul(w: &QMatMul, x: Vec<f32>, rows: usize, cols: usize) -> Result<Vec<f32>, ModelError> {
-        let t = Tensor::from_vec(x, (rows, cols), &Device::Cpu)?;
-        Ok(w.forward(&t)?.flatten_all()?.to_vec1::<f32>()?)
+    fn matmul(&self, w: &Q8Matrix, x: &[f32], rows: usize) -> Vec<f32> {
+        w.matmul(x, rows, self.threads)
     }
 
     /// Interleaved RoPE (GGUF llama layout) on `n_heads` heads of one row.
@@ -341,7 +412,7 @@ impl Llama {
         let mut normed = vec![0f32; total * h];
         for (li, layer) in self.layers.iter().enumerate() {
             rms_norm(&x, &layer.attn_norm, c.eps, &mut normed);
-            let mut qkv = Self::matmul(&layer.wqkv, normed.clone(), total, h)?;
+            let mut qkv = self.matmul(&layer.wqkv, &normed, total);
             let mut attn = vec![0f32; total * h];
             let mut row0 = 0;
             for s in segs.iter_mut() {
@@ -362,18 +433,18 @@ impl Llama {
                 }
                 row0 += n;
             }
-            let o = Self::matmul(&layer.wo, attn, total, h)?;
+            let o = self.matmul(&layer.wo, &attn, total);
             for (a, b) in x.iter_mut().zip(&o) {
                 *a += b;
             }
             rms_norm(&x, &layer.ffn_norm, c.eps, &mut normed);
-            let gu = Self::matmul(&layer.wgu, normed.clone(), total, h)?;
+            let gu = self.matmul(&layer.wgu, &normed, total);
             let mut act = Vec::with_capacity(total * c.ffn);
             for row in gu.chunks_exact(2 * c.ffn) {
                 let (g, u) = row.split_at(c.ffn);
                 act.extend(g.iter().zip(u).map(|(g, u)| g / (1.0 + (-g).exp()) * u));
             }
-            let d = Self::matmul(&layer.wdown, act, total, c.ffn)?;
+            let d = self.matmul(&layer.wdown, &act, total);
             for (a, b) in x.iter_mut().zip(&d) {
                 *a += b;
             }
@@ -402,7 +473,8 @@ impl Llama {
         if !owners.is_empty() {
             let mut normed = vec![0f32; picked.len()];
             rms_norm(&picked, &self.norm, c.eps, &mut normed);
-            let logits = Self::matmul(&self.output, normed, owners.len(), h)?;
+            let head = self.output.as_ref().unwrap_or(&self.embed);
+            let logits = self.matmul(head, &normed, owners.len());
             for (row, &i) in logits.chunks_exact(c.vocab).zip(&owners) {
                 result[i].push(row.to_vec());
             }
@@ -425,35 +497,24 @@ impl Llama {
         let group = c.n_head / c.n_kv_head;
         let scale = 1.0 / (hd as f32).sqrt();
         let (kc, vc) = (&cache.k[li], &cache.v[li]);
-        let mut scores = Vec::with_capacity(start + n);
+        let mut scores = Vec::new();
         for t in 0..n {
             let len = start + t + 1;
             let q = &q_rows[t * (h + 2 * kv)..t * (h + 2 * kv) + h];
-            for head in 0..c.n_head {
-                let kvh = head / group;
-                let qh = &q[head * hd..(head + 1) * hd];
-                scores.clear();
-                let mut max = f32::NEG_INFINITY;
-                for j in 0..len {
-                    let k = &kc[j * kv + kvh * hd..j * kv + (kvh + 1) * hd];
-                    let s = dot(qh, k) * scale;
-                    max = max.max(s);
-                    scores.push(s);
-                }
-                let mut sum = 0.0;
-                for s in scores.iter_mut() {
-                    *s = (*s - max).exp();
-                    sum += *s;
-                }
-                let o = &mut out[t * h + head * hd..t * h + (head + 1) * hd];
-                o.fill(0.0);
-                for (j, &p) in scores.iter().enumerate() {
-                    let v = &vc[j * kv + kvh * hd..j * kv + (kvh + 1) * hd];
-                    let p = p / sum;
-                    for (o, v) in o.iter_mut().zip(v) {
-                        *o += p * v;
-                    }
-                }
+            for kvh in 0..c.n_kv_head {
+                let heads = kvh * group * hd..(kvh + 1) * group * hd;
+                attend_group(
+                    &q[heads.clone()],
+                    kc,
+                    vc,
+                    len,
+                    kv,
+                    kvh * hd,
+                    hd,
+                    scale,
+                    &mut scores,
+                    &mut out[t * h + heads.start..t * h + heads.end],
+                );
             }
         }
     }

@@ -40,11 +40,11 @@ fn chat_template_round_trips_through_the_gguf_tokenizer() {
 #[tokio::test]
 async fn greedy_is_repeatable_and_reports_exact_usage() {
     let l = llm();
-    let req = ask("What is the capital of France?", 24);
+    let req = ask("What is 2+2?", 24);
     let a = l.chat(&req).await.unwrap();
     let b = l.chat(&req).await.unwrap();
     assert_eq!(a, b);
-    assert!(a.text.contains("Paris"), "{}", a.text);
+    assert!(a.text.contains('4'), "{}", a.text);
     let prompt_tokens = l.encode(&chat_prompt(&req.messages)).unwrap().len() as u64;
     assert_eq!(a.usage.input, prompt_tokens);
     assert!(a.usage.output >= 1 && a.usage.output <= 24);
