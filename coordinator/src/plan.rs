@@ -21,8 +21,8 @@ pub struct PlanError {
     pub suite: String,
     /// Dataset.
     pub dataset: String,
-    /// The dataset problem.
-    pub source: DataError,
+    /// The dataset problem (boxed: keeps `Result<_, PlanError>` small).
+    pub source: Box<DataError>,
 }
 
 /// Job counts and cost estimate of a sweep.
@@ -73,7 +73,7 @@ fn plan_err(suite: &SuiteSpec, dataset: &str) -> impl Fn(DataError) -> PlanError
     move |source| PlanError {
         suite: suite.clone(),
         dataset: dataset.clone(),
-        source,
+        source: Box::new(source),
     }
 }
 
@@ -166,7 +166,7 @@ pub fn generate_jobs(
                                     Err(source) => Box::new(std::iter::once(Err(PlanError {
                                         suite: err_suite.name.clone(),
                                         dataset: err_dataset.clone(),
-                                        source,
+                                        source: Box::new(source),
                                     }))),
                                     Ok(item) => {
                                         let mut jobs =

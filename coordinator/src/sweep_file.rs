@@ -113,6 +113,35 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
+/// The field that 1-based `line` assigns (`key = ...`), under the nearest
+/// table header above it (`solutions[1].max_tokens`). Syntax and type errors
+/// come before there is a document to walk, so the text is read line-wise.
+fn field_on_line(text: &str, line: usize) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let key = lines.get(line.checked_sub(1)?)?.split_once('=')?.0.trim();
+    let bare = |k: &str| {
+        !k.is_empty()
+            && k.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    };
+    if !bare(key) {
+        return None;
+    }
+    let mut seen: std::collections::HashMap<&str, usize> = Default::default();
+    let mut table = None;
+    for l in &lines[..line - 1] {
+        let l = l.split('#').next().unwrap_or_default().trim();
+        if let Some(name) = l.strip_prefix("[[").and_then(|r| r.strip_suffix("]]")) {
+            let n = seen.entry(name.trim()).or_insert(0);
+            table = Some(format!("{}[{n}]", name.trim()));
+            *n += 1;
+        } else if let Some(name) = l.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+            table = Some(name.trim().to_string());
+        }
+    }
+    Some(table.map_or_else(|| key.to_string(), |t| format!("{t}.{key}")))
+}
+
 /// Reads and validates the sweep file at `path`. `env` looks up
 /// environment variables (only to check that API-key variables are set;
 /// their values are never read into the spec).
@@ -153,12 +182,19 @@ pub fn parse(
     let doc = toml_edit::Document::parse(text.to_string()).map_err(|e| {
         err_at(
             e.span(),
-            None,
+            e.span()
+                .and_then(|s| field_on_line(text, line_of(text, s.start))),
             format!("TOML syntax error: {}", e.message()),
         )
     })?;
-    let spec: SweepSpec =
-        toml::from_str(text).map_err(|e| err_at(e.span(), None, e.message().to_string()))?;
+    let spec: SweepSpec = toml::from_str(text).map_err(|e| {
+        err_at(
+            e.span(),
+            e.span()
+                .and_then(|s| field_on_line(text, line_of(text, s.start))),
+            e.message().to_string(),
+        )
+    })?;
     validate(&spec, ctx, env)
         .map_err(|(p, message)| err_at(locate(&doc, &p), Some(path_text(&p)), message))?;
     Ok(spec)
@@ -399,7 +435,16 @@ api_key_env = "FAKE_KEY"
         let e = try_parse(&GOOD.replace("budget_usd = 1.5", "budget_usd = = 1.5")).unwrap_err();
         assert_eq!(e.line, Some(5), "{e}");
         assert!(
-            e.to_string().starts_with("sweep.toml:5: TOML syntax error"),
+            e.to_string()
+                .starts_with("sweep.toml:5: budget_usd: TOML syntax error"),
+            "{e}"
+        );
+        let e = try_parse(&GOOD.replace("max_tokens = 32", "max_tokens = = 32")).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("solutions[0].max_tokens"), "{e}");
+        let e = try_parse(&GOOD.replace("= 600", "= \"fast\"")).unwrap_err();
+        assert_eq!(
+            e.field.as_deref(),
+            Some("providers[0].requests_per_minute"),
             "{e}"
         );
     }
