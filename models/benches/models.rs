@@ -35,11 +35,32 @@ fn peak_rss_mib() -> f64 {
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
+/// CPU seconds (user + system) this process has used.
+fn cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which may contain spaces).
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<f64> = rest
+        .split_whitespace()
+        .map(|v| v.parse().unwrap_or(0.0))
+        .collect();
+    // utime and stime are fields 14 and 15 of the whole line, in 1/100 s.
+    (f.get(11).copied().unwrap_or(0.0) + f.get(12).copied().unwrap_or(0.0)) / 100.0
+}
+
+/// The 1-minute load average, to judge how busy the machine was.
+fn load_avg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_string))
+        .unwrap_or_default()
+}
+
 fn row(what: &str, value: String, note: &str) {
     println!("| {what} | {value} | {note} |");
 }
 
-/// 1,200 sentences of 4 to ~60 words from a deterministic generator.
+/// 1,200 sentences of 5 to ~30 words from a deterministic generator.
 fn sentences() -> Vec<String> {
     const SUBJECTS: &[&str] = &[
         "The new phone",
@@ -88,7 +109,8 @@ fn sentences() -> Vec<String> {
                 VERBS[next(VERBS.len())],
                 TAILS[next(TAILS.len())]
             );
-            for _ in 0..next(5) {
+            // Mostly one clause, sometimes two: typical sentence lengths.
+            for _ in 0..next(4) / 2 {
                 s.push_str(", and ");
                 s.push_str(TAILS[next(TAILS.len())]);
             }
@@ -108,17 +130,21 @@ fn bench_embed() {
     let rss_loaded = peak_rss_mib();
     let texts = sentences();
     e.embed_blocking(&texts[..64]).expect("warm-up");
-    let t = Instant::now();
+    let (t, cpu0) = (Instant::now(), cpu_secs());
     let out = e.embed_blocking(&texts).expect("embed");
     let secs = t.elapsed().as_secs_f64();
+    let cpu = cpu_secs() - cpu0;
     row(
         "embedding, batch 32",
         format!("{:.0} sentences/s", texts.len() as f64 / secs),
         &format!(
-            "{} sentences, {} tokens ({:.0} tokens/s), length-sorted batches",
+            "{} sentences, {:.1} tokens each, {:.0} tokens/s; {:.1} CPU s in {:.1} s; load {}",
             texts.len(),
-            out.tokens,
-            out.tokens as f64 / secs
+            out.tokens as f64 / texts.len() as f64,
+            out.tokens as f64 / secs,
+            cpu,
+            secs,
+            load_avg()
         ),
     );
     row(
@@ -190,7 +216,11 @@ fn bench_generate() {
                     "{:.0} tok/s",
                     g.input_tokens as f64 / g.prefill_time.as_secs_f64()
                 ),
-                &format!("{} prompt tokens, best of 3", g.input_tokens),
+                &format!(
+                    "{} prompt tokens, best of 3; load {}",
+                    g.input_tokens,
+                    load_avg()
+                ),
             );
             row(
                 &format!("decode, {name} prompt"),

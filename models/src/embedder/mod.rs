@@ -2,16 +2,16 @@
 //! safetensors, mean pooling over the attention mask, L2 normalisation, as
 //! sentence-transformers computes them for this model.
 //!
-//! Texts are tokenized once, sorted by length and run in batches padded to
-//! their own longest text, so short texts never pay for long ones.
+//! Texts are tokenized once, sorted by length and run in batches of
+//! similar length; the encoder ([`bert`]) stacks a batch without padding.
+
+mod bert;
 
 use crate::error::ModelError;
 use adfarm_proto::{Role, Usage, UsageSource};
 use adfarm_suites::{Embedder, Embeddings, LlmError};
 use async_trait::async_trait;
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
+use bert::{Bert, Config};
 use std::path::Path;
 use std::sync::{mpsc, Arc};
 use tokenizers::{Tokenizer, TruncationParams};
@@ -37,9 +37,8 @@ pub struct EmbedOutput {
 }
 
 struct Core {
-    model: BertModel,
+    model: Bert,
     tokenizer: Tokenizer,
-    device: Device,
 }
 
 type Job = (
@@ -70,7 +69,6 @@ impl LocalEmbedder {
     /// [`ModelError::Io`] for unreadable files, [`ModelError::Format`] for a
     /// bad config, tokenizer or weights file.
     pub fn load(dir: &Path) -> Result<LocalEmbedder, ModelError> {
-        let device = Device::Cpu;
         let config_path = dir.join("config.json");
         let config_text = std::fs::read_to_string(&config_path).map_err(|e| ModelError::Io {
             path: config_path.clone(),
@@ -82,7 +80,7 @@ impl LocalEmbedder {
         let tok_path = dir.join("tokenizer.json");
         let mut tokenizer =
             Tokenizer::from_file(&tok_path).map_err(|e| ModelError::format(&tok_path, e))?;
-        // Padding is done per length-sorted batch below.
+        // The encoder stacks texts without padding.
         tokenizer.with_padding(None);
         tokenizer
             .with_truncation(Some(TruncationParams {
@@ -91,20 +89,8 @@ impl LocalEmbedder {
             }))
             .map_err(|e| ModelError::format(&tok_path, e))?;
 
-        let weights = dir.join("model.safetensors");
-        let bytes = std::fs::read(&weights).map_err(|e| ModelError::Io {
-            path: weights.clone(),
-            source: e,
-        })?;
-        let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &device)
-            .map_err(|e| ModelError::format(&weights, e))?;
-        let model = BertModel::load(vb, &config).map_err(|e| ModelError::format(&weights, e))?;
-
-        let core = Arc::new(Core {
-            model,
-            tokenizer,
-            device,
-        });
+        let model = Bert::load(config, &dir.join("model.safetensors"))?;
+        let core = Arc::new(Core { model, tokenizer });
         let (jobs, rx) = mpsc::channel::<Job>();
         let worker = Arc::clone(&core);
         std::thread::Builder::new()
@@ -169,30 +155,9 @@ impl Core {
         Ok(EmbedOutput { vectors, tokens })
     }
 
-    /// One padded batch → unit vectors.
+    /// One batch of similar-length texts → unit vectors.
     fn forward(&self, batch: &[&[u32]]) -> Result<Vec<Vec<f32>>, ModelError> {
-        let len = batch.iter().map(|b| b.len()).max().unwrap_or(0).max(1);
-        let mut ids = vec![0u32; batch.len() * len];
-        let mut mask = vec![0u32; batch.len() * len];
-        for (row, seq) in batch.iter().enumerate() {
-            ids[row * len..row * len + seq.len()].copy_from_slice(seq);
-            mask[row * len..row * len + seq.len()].fill(1);
-        }
-        let shape = (batch.len(), len);
-        let ids = Tensor::from_vec(ids, shape, &self.device)?;
-        let mask = Tensor::from_vec(mask, shape, &self.device)?;
-        let types = ids.zeros_like()?;
-        let hidden = self.model.forward(&ids, &types, Some(&mask))?; // (b, len, 384)
-        let maskf = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (b, len, 1)
-        let summed = hidden.broadcast_mul(&maskf)?.sum(1)?; // (b, 384)
-        let counts = maskf.sum(1)?.clamp(1f32, f32::MAX)?; // (b, 1)
-        let mean = summed.broadcast_div(&counts)?;
-        let norm = mean
-            .sqr()?
-            .sum_keepdim(1)?
-            .sqrt()?
-            .clamp(1e-12f32, f32::MAX)?;
-        Ok(mean.broadcast_div(&norm)?.to_vec2::<f32>()?)
+        self.model.embed(batch)
     }
 }
 

@@ -1,0 +1,402 @@
+//! The MiniLM (BERT) encoder, written against `gemm` directly.
+//!
+//! candle-transformers' BERT pads every batch to its longest text and runs
+//! its element-wise ops on a thread pool that spin-waits (ruinous on a busy
+//! 2-core machine). Here the tokens of a whole batch are stacked without
+//! padding for the dense layers, attention runs per text, and only the large
+//! products are threaded (rayon, which parks idle threads).
+
+use crate::error::ModelError;
+use candle_core::{DType, Device};
+use candle_nn::VarBuilder;
+use gemm::Parallelism;
+use std::path::Path;
+
+/// The config fields this encoder uses.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub(super) struct Config {
+    hidden_size: usize,
+    num_hidden_layers: usize,
+    num_attention_heads: usize,
+    intermediate_size: usize,
+    max_position_embeddings: usize,
+    #[serde(default = "default_eps")]
+    layer_norm_eps: f64,
+    #[serde(default)]
+    hidden_act: Option<String>,
+}
+
+fn default_eps() -> f64 {
+    1e-12
+}
+
+/// `y = x·Wᵀ + b` with `W` stored `out × in`.
+struct Linear {
+    w: Vec<f32>,
+    b: Vec<f32>,
+    out: usize,
+    inp: usize,
+}
+
+struct LayerNorm {
+    w: Vec<f32>,
+    b: Vec<f32>,
+}
+
+struct Layer {
+    qkv: Linear,
+    attn_out: Linear,
+    ln1: LayerNorm,
+    up: Linear,
+    down: Linear,
+    ln2: LayerNorm,
+}
+
+pub(super) struct Bert {
+    cfg: Config,
+    word: Vec<f32>,
+    pos: Vec<f32>,
+    token_type: Vec<f32>,
+    ln_emb: LayerNorm,
+    layers: Vec<Layer>,
+    threads: usize,
+}
+
+/// Products at least this large (m·n·k) are split across threads.
+const PARALLEL_FROM: usize = 1 << 21;
+
+fn matmul_into(
+    dst: &mut [f32],
+    read_dst: bool,
+    m: usize,
+    n: usize,
+    k: usize,
+    lhs: (&[f32], usize, usize),
+    rhs: (&[f32], usize, usize),
+    dst_rs: usize,
+    threads: usize,
+) {
+    let par = if threads > 1 && m * n * k >= PARALLEL_FROM {
+        Parallelism::Rayon(threads)
+    } else {
+        Parallelism::None
+    };
+    assert!(dst.len() >= (m - 1) * dst_rs + n, "dst too small");
+    // SAFETY: the strides describe matrices inside the given slices (the
+    // callers' layouts; dst checked above), and dst does not alias lhs/rhs.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            dst_rs as isize,
+            read_dst,
+            lhs.0.as_ptr(),
+            lhs.2 as isize,
+            lhs.1 as isize,
+            rhs.0.as_ptr(),
+            rhs.2 as isize,
+            rhs.1 as isize,
+            1.0,
+            1.0,
+            false,
+            false,
+            false,
+            par,
+        )
+    }
+}
+
+impl Linear {
+    fn forward(&self, x: &[f32], rows: usize, threads: usize) -> Vec<f32> {
+        let mut y = Vec::with_capacity(rows * self.out);
+        for _ in 0..rows {
+            y.extend_from_slice(&self.b);
+        }
+        // lhs: x (rows × in, row stride in); rhs: Wᵀ (in × out): (i, o) at o·in + i.
+        matmul_into(
+            &mut y,
+            true,
+            rows,
+            self.out,
+            self.inp,
+            (x, self.inp, 1),
+            (&self.w, 1, self.inp),
+            self.out,
+            threads,
+        );
+        y
+    }
+}
+
+impl LayerNorm {
+    fn apply(&self, x: &mut [f32], eps: f32) {
+        let d = self.w.len();
+        for row in x.chunks_exact_mut(d) {
+            let mean = row.iter().sum::<f32>() / d as f32;
+            let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / d as f32;
+            let inv = 1.0 / (var + eps).sqrt();
+            for ((v, w), b) in row.iter_mut().zip(&self.w).zip(&self.b) {
+                *v = (*v - mean) * inv * w + b;
+            }
+        }
+    }
+}
+
+/// erf with |error| < 1.5e-7 (Abramowitz & Stegun 7.1.26), below f32's
+/// resolution for GELU's purposes.
+fn erf(x: f32) -> f32 {
+    let s = x.signum();
+    let x = x.abs();
+    let t = 1.0 / (1.0 + 0.327_591_1 * x);
+    let y = 1.0
+        - (((((1.061_405_4 * t - 1.453_152_1) * t) + 1.421_413_8) * t - 0.284_496_74) * t
+            + 0.254_829_6)
+            * t
+            * (-x * x).exp();
+    s * y
+}
+
+fn gelu(x: &mut [f32]) {
+    for v in x.iter_mut() {
+        *v = 0.5 * *v * (1.0 + erf(*v * std::f32::consts::FRAC_1_SQRT_2));
+    }
+}
+
+impl Bert {
+    /// Reads the weights of a `BertModel` checkpoint.
+    pub(super) fn load(cfg: Config, weights: &Path) -> Result<Bert, ModelError> {
+        if cfg.hidden_act.as_deref().is_some_and(|a| a != "gelu") {
+            return Err(ModelError::format(
+                weights,
+                "only hidden_act = gelu is supported",
+            ));
+        }
+        if cfg.num_attention_heads == 0 || cfg.hidden_size % cfg.num_attention_heads != 0 {
+            return Err(ModelError::format(
+                weights,
+                "hidden size not divisible by heads",
+            ));
+        }
+        let bytes = std::fs::read(weights).map_err(|e| ModelError::Io {
+            path: weights.to_path_buf(),
+            source: e,
+        })?;
+        let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &Device::Cpu)
+            .map_err(|e| ModelError::format(weights, e))?;
+        let vb = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") {
+            vb.pp("bert")
+        } else {
+            vb
+        };
+        let get = |name: &str| -> Result<Vec<f32>, ModelError> {
+            vb.get_unchecked(name)
+                .and_then(|t| t.flatten_all())
+                .and_then(|t| t.to_vec1::<f32>())
+                .map_err(|e| ModelError::format(weights, format!("{name}: {e}")))
+        };
+        let h = cfg.hidden_size;
+        let linear = |names: &[&str], out: usize, inp: usize| -> Result<Linear, ModelError> {
+            let mut w = Vec::new();
+            let mut b = Vec::new();
+            for n in names {
+                w.extend(get(&format!("{n}.weight"))?);
+                b.extend(get(&format!("{n}.bias"))?);
+            }
+            if w.len() != out * inp || b.len() != out {
+                return Err(ModelError::format(
+                    weights,
+                    format!("{} has the wrong shape", names[0]),
+                ));
+            }
+            Ok(Linear { w, b, out, inp })
+        };
+        let ln = |name: &str| -> Result<LayerNorm, ModelError> {
+            Ok(LayerNorm {
+                w: get(&format!("{name}.weight"))?,
+                b: get(&format!("{name}.bias"))?,
+            })
+        };
+        let mut layers = Vec::with_capacity(cfg.num_hidden_layers);
+        for i in 0..cfg.num_hidden_layers {
+            let p = format!("encoder.layer.{i}");
+            layers.push(Layer {
+                qkv: linear(
+                    &[
+                        &format!("{p}.attention.self.query"),
+                        &format!("{p}.attention.self.key"),
+                        &format!("{p}.attention.self.value"),
+                    ],
+                    3 * h,
+                    h,
+                )?,
+                attn_out: linear(&[&format!("{p}.attention.output.dense")], h, h)?,
+                ln1: ln(&format!("{p}.attention.output.LayerNorm"))?,
+                up: linear(
+                    &[&format!("{p}.intermediate.dense")],
+                    cfg.intermediate_size,
+                    h,
+                )?,
+                down: linear(&[&format!("{p}.output.dense")], h, cfg.intermediate_size)?,
+                ln2: ln(&format!("{p}.output.LayerNorm"))?,
+            });
+        }
+        Ok(Bert {
+            word: get("embeddings.word_embeddings.weight")?,
+            pos: get("embeddings.position_embeddings.weight")?,
+            token_type: get("embeddings.token_type_embeddings.weight")?,
+            ln_emb: ln("embeddings.LayerNorm")?,
+            layers,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
+            cfg,
+        })
+    }
+
+    /// Mean-pooled, L2-normalised embeddings of already tokenized texts.
+    pub(super) fn embed(&self, texts: &[&[u32]]) -> Result<Vec<Vec<f32>>, ModelError> {
+        let h = self.cfg.hidden_size;
+        let eps = self.cfg.layer_norm_eps as f32;
+        let vocab = self.word.len() / h;
+        let total: usize = texts.iter().map(|t| t.len()).sum();
+        let mut x = Vec::with_capacity(total * h);
+        for t in texts {
+            if t.len() > self.cfg.max_position_embeddings {
+                return Err(ModelError::Inference(format!(
+                    "{} tokens exceed {} positions",
+                    t.len(),
+                    self.cfg.max_position_embeddings
+                )));
+            }
+            for (p, &id) in t.iter().enumerate() {
+                let id = id as usize;
+                if id >= vocab {
+                    return Err(ModelError::Inference(format!(
+                        "token id {id} out of vocabulary"
+                    )));
+                }
+                let (w, ps, ty) = (
+                    &self.word[id * h..(id + 1) * h],
+                    &self.pos[p * h..(p + 1) * h],
+                    &self.token_type[..h],
+                );
+                x.extend(w.iter().zip(ps).zip(ty).map(|((a, b), c)| a + b + c));
+            }
+        }
+        self.ln_emb.apply(&mut x, eps);
+        for layer in &self.layers {
+            let qkv = layer.qkv.forward(&x, total, self.threads);
+            let ctx = self.attention(&qkv, texts);
+            let mut a = layer.attn_out.forward(&ctx, total, self.threads);
+            for (a, r) in a.iter_mut().zip(&x) {
+                *a += r;
+            }
+            layer.ln1.apply(&mut a, eps);
+            let mut u = layer.up.forward(&a, total, self.threads);
+            gelu(&mut u);
+            let mut d = layer.down.forward(&u, total, self.threads);
+            for (d, r) in d.iter_mut().zip(&a) {
+                *d += r;
+            }
+            layer.ln2.apply(&mut d, eps);
+            x = d;
+        }
+        let mut out = Vec::with_capacity(texts.len());
+        let mut row0 = 0;
+        for t in texts {
+            let n = t.len();
+            let mut v = vec![0f32; h];
+            for row in x[row0 * h..(row0 + n) * h].chunks_exact(h) {
+                for (a, b) in v.iter_mut().zip(row) {
+                    *a += b;
+                }
+            }
+            let norm = v.iter().map(|a| a * a).sum::<f32>().sqrt().max(1e-12);
+            for a in v.iter_mut() {
+                *a /= norm;
+            }
+            out.push(v);
+            row0 += n;
+        }
+        Ok(out)
+    }
+
+    /// Self-attention of each text over itself; `qkv` rows are `[q | k | v]`.
+    fn attention(&self, qkv: &[f32], texts: &[&[u32]]) -> Vec<f32> {
+        let h = self.cfg.hidden_size;
+        let heads = self.cfg.num_attention_heads;
+        let hd = h / heads;
+        let scale = 1.0 / (hd as f32).sqrt();
+        let total: usize = texts.iter().map(|t| t.len()).sum();
+        let mut ctx = vec![0f32; total * h];
+        let mut scores = Vec::new();
+        let mut row0 = 0;
+        for t in texts {
+            let n = t.len();
+            let base = &qkv[row0 * 3 * h..(row0 + n) * 3 * h];
+            scores.clear();
+            scores.resize(n * n, 0.0);
+            for head in 0..heads {
+                let q = &base[head * hd..];
+                let k = &base[h + head * hd..];
+                let v = &base[2 * h + head * hd..];
+                // scores (n×n) = Q (n×hd, row stride 3h) · Kᵀ ((d, j) at j·3h + d).
+                matmul_into(
+                    &mut scores,
+                    false,
+                    n,
+                    n,
+                    hd,
+                    (q, 3 * h, 1),
+                    (k, 1, 3 * h),
+                    n,
+                    1,
+                );
+                for row in scores.chunks_exact_mut(n) {
+                    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                    let mut sum = 0.0;
+                    for s in row.iter_mut() {
+                        *s = ((*s - max) * scale).exp();
+                        sum += *s;
+                    }
+                    let inv = 1.0 / sum;
+                    for s in row.iter_mut() {
+                        *s *= inv;
+                    }
+                }
+                // ctx rows of this text, head columns = P (n×n) · V (n×hd, row stride 3h).
+                matmul_into(
+                    &mut ctx[row0 * h + head * hd..],
+                    false,
+                    n,
+                    hd,
+                    n,
+                    (&scores, n, 1),
+                    (v, 3 * h, 1),
+                    h,
+                    1,
+                );
+            }
+            row0 += n;
+        }
+        ctx
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::erf;
+
+    #[test]
+    fn erf_is_accurate() {
+        for (x, want) in [
+            (0.0f32, 0.0f32),
+            (0.5, 0.520_499_9),
+            (1.0, 0.842_700_8),
+            (-2.0, -0.995_322_3),
+        ] {
+            assert!((erf(x) - want).abs() < 3e-7, "erf({x}) = {}", erf(x));
+        }
+    }
+}
