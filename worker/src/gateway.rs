@@ -101,20 +101,20 @@ pub struct Metered {
 }
 
 /// Something a call returns that carries its usage.
-trait Metered_ {
+trait WithUsage {
     fn usage_mut(&mut self) -> &mut Usage;
 }
-impl Metered_ for Completion {
+impl WithUsage for Completion {
     fn usage_mut(&mut self) -> &mut Usage {
         &mut self.usage
     }
 }
-impl Metered_ for Choice {
+impl WithUsage for Choice {
     fn usage_mut(&mut self) -> &mut Usage {
         &mut self.completion.usage
     }
 }
-impl Metered_ for Embeddings {
+impl WithUsage for Embeddings {
     fn usage_mut(&mut self) -> &mut Usage {
         &mut self.usage
     }
@@ -196,6 +196,22 @@ impl Metered {
         Ok(())
     }
 
+    /// Fails with [`LlmError::Budget`] once the sweep's spend reached its budget.
+    async fn check_budget(&self) -> Result<(), LlmError> {
+        let Some(budget) = self.budget_usd else {
+            return Ok(());
+        };
+        let spent = self
+            .store
+            .spend_nano_usd(&self.sweep)
+            .await
+            .map_err(|e| LlmError::Infra(e.to_string()))?;
+        if spent as f64 >= budget * NANO {
+            return Err(LlmError::Budget { budget_usd: budget });
+        }
+        Ok(())
+    }
+
     async fn reconcile(&self, estimated: u64, actual: u64) {
         let (_, tpm) = spec_rates(&self.backend.spec);
         if let Some(tpm) = tpm {
@@ -240,7 +256,7 @@ impl Metered {
         f: F,
     ) -> Result<T, LlmError>
     where
-        T: Metered_ + Serialize + DeserializeOwned,
+        T: WithUsage + Serialize + DeserializeOwned,
         F: Fn(Arc<Backend>) -> Fut,
         Fut: Future<Output = Result<T, LlmError>>,
     {
@@ -265,16 +281,7 @@ impl Metered {
                 return Ok(hit);
             }
         }
-        if let Some(budget) = self.budget_usd {
-            let spent = self
-                .store
-                .spend_nano_usd(&self.sweep)
-                .await
-                .map_err(infra)?;
-            if spent as f64 >= budget * NANO {
-                return Err(LlmError::Budget { budget_usd: budget });
-            }
-        }
+        self.check_budget().await?;
         let _permit = self
             .backend
             .permits
@@ -287,6 +294,9 @@ impl Metered {
             spec.max_attempts,
             || async {
                 self.admit(estimate).await?;
+                // Checked again after the limiter wait: calls admitted late
+                // must not spend past a budget reached meanwhile.
+                self.check_budget().await?;
                 let t0 = Instant::now();
                 let r = f(self.backend.clone()).await;
                 Metrics::global()

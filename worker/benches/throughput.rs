@@ -1,14 +1,16 @@
 //! Farm overhead, measured with no-op jobs (the synthetic `echo` solution
 //! calls no model): jobs/s through the embedded deployment and through
 //! RabbitMQ + Redis with 1 and 3 workers, and the planning rate and peak
-//! memory of a 1,000,000-job sweep. Prints a table; `cargo bench --bench
-//! throughput`. Needs RabbitMQ and Redis for the distributed rows (skipped
+//! memory of a 1,000,000-job sweep. Prints a table; `cargo bench -p
+//! adfarm-worker --bench throughput`. Needs RabbitMQ and Redis for the distributed rows (skipped
 //! with a note when they are not reachable).
 //!
 //! Workers here are separate `Worker` instances in this process, each with
 //! its own broker and Redis connections, as separate processes would have.
 
-use adfarm_backbone::{EmbeddedStore, Limiter, LocalLimiter, MemoryQueue, Queue, RabbitQueue, RedisStore, Store};
+use adfarm_backbone::{
+    EmbeddedStore, Limiter, LocalLimiter, MemoryQueue, Queue, RabbitQueue, RedisStore, Store,
+};
 use adfarm_coordinator::{plan, sweep_file, Coordinator};
 use adfarm_proto::JobKind;
 use adfarm_suites::{LlmError, SuiteContext};
@@ -37,14 +39,29 @@ model = "none"
 requests_per_minute = 1
 "#
     );
-    sweep_file::parse(Path::new("bench.toml"), &text, &SuiteContext::default(), &|_| None).expect("bench sweep is valid")
+    sweep_file::parse(
+        Path::new("bench.toml"),
+        &text,
+        &SuiteContext::default(),
+        &|_| None,
+    )
+    .expect("bench sweep is valid")
 }
 
 fn backends() -> Backends {
-    Backends::new(Arc::new(|_| None), Arc::new(|_| Err(LlmError::Config("no-op jobs call no model".into()))))
+    Backends::new(
+        Arc::new(|_| None),
+        Arc::new(|_| Err(LlmError::Config("no-op jobs call no model".into()))),
+    )
 }
 
-async fn drive(store: Arc<dyn Store>, queues: Vec<Arc<dyn Queue>>, limiter: Arc<dyn Limiter>, items: u64, tag: &str) -> f64 {
+async fn drive(
+    store: Arc<dyn Store>,
+    queues: Vec<Arc<dyn Queue>>,
+    limiter: Arc<dyn Limiter>,
+    items: u64,
+    tag: &str,
+) -> f64 {
     let spec = sweep(items, tag);
     let ctx = SuiteContext::default();
     let coordinator = Coordinator::new(store.clone(), queues[0].clone(), ctx.clone());
@@ -53,13 +70,26 @@ async fn drive(store: Arc<dyn Store>, queues: Vec<Arc<dyn Queue>>, limiter: Arc<
     let mut handles = Vec::new();
     for q in &queues {
         let gateway = Gateway::new(store.clone(), limiter.clone(), backends());
-        let config = WorkerConfig { kinds: vec![JobKind::Generate], concurrency: 32, ..WorkerConfig::default() };
-        let worker = Arc::new(Worker::new(store.clone(), q.clone(), gateway, ctx.clone(), config));
+        let config = WorkerConfig {
+            kinds: vec![JobKind::Generate],
+            concurrency: 32,
+            ..WorkerConfig::default()
+        };
+        let worker = Arc::new(Worker::new(
+            store.clone(),
+            q.clone(),
+            gateway,
+            ctx.clone(),
+            config,
+        ));
         handles.push(tokio::spawn(worker.run(stop.clone())));
     }
     let start = Instant::now();
     coordinator.publish(&rec).await.expect("publish");
-    let p = coordinator.follow(&rec, &CancellationToken::new(), |_| {}).await.expect("follow");
+    let p = coordinator
+        .follow(&rec, &CancellationToken::new(), |_| {})
+        .await
+        .expect("follow");
     let secs = start.elapsed().as_secs_f64();
     assert!(p.finished());
     stop.cancel();
@@ -80,16 +110,26 @@ fn peak_rss_mib() -> f64 {
 
 #[tokio::main]
 async fn main() {
-    let amqp = std::env::var("ADFARM_AMQP_URL").unwrap_or_else(|_| "amqp://guest:guest@127.0.0.1:5672/%2f".into());
-    let redis = std::env::var("ADFARM_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+    let amqp = std::env::var("ADFARM_AMQP_URL")
+        .unwrap_or_else(|_| "amqp://guest:guest@127.0.0.1:5672/%2f".into());
+    let redis =
+        std::env::var("ADFARM_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
     let n_embedded = 5_000;
     let n_distributed = 5_000;
     println!("| deployment | jobs | jobs/s |\n|---|---:|---:|");
 
     let dir = tempfile::tempdir().expect("tempdir");
-    let store: Arc<dyn Store> = Arc::new(EmbeddedStore::open(&dir.path().join("bench.redb")).expect("store"));
+    let store: Arc<dyn Store> =
+        Arc::new(EmbeddedStore::open(&dir.path().join("bench.redb")).expect("store"));
     let q: Arc<dyn Queue> = Arc::new(MemoryQueue::new(5));
-    let rate = drive(store, vec![q], Arc::new(LocalLimiter::default()), n_embedded, "embedded").await;
+    let rate = drive(
+        store,
+        vec![q],
+        Arc::new(LocalLimiter::default()),
+        n_embedded,
+        "embedded",
+    )
+    .await;
     println!("| embedded (in-process queue, redb) | {n_embedded} | {rate:.0} |");
 
     for workers in [1usize, 3] {
@@ -114,9 +154,19 @@ async fn main() {
         if rabbits.len() != workers {
             continue;
         }
-        let queues: Vec<Arc<dyn Queue>> = rabbits.iter().map(|q| q.clone() as Arc<dyn Queue>).collect();
+        let queues: Vec<Arc<dyn Queue>> = rabbits
+            .iter()
+            .map(|q| q.clone() as Arc<dyn Queue>)
+            .collect();
         let limiter: Arc<dyn Limiter> = Arc::new(store.limiter());
-        let rate = drive(store.clone(), queues.clone(), limiter, n_distributed, &prefix).await;
+        let rate = drive(
+            store.clone(),
+            queues.clone(),
+            limiter,
+            n_distributed,
+            &prefix,
+        )
+        .await;
         println!("| RabbitMQ + Redis, {workers} worker(s) | {n_distributed} | {rate:.0} |");
         let _ = rabbits[0].delete_all().await;
         let _ = store.delete_all().await;
@@ -125,7 +175,9 @@ async fn main() {
     let spec = sweep(1_000_000, "plan");
     let before = peak_rss_mib();
     let start = Instant::now();
-    let n = plan::generate_jobs(&spec, &SuiteContext::default()).filter(Result::is_ok).count();
+    let n = plan::generate_jobs(&spec, &SuiteContext::default())
+        .filter(Result::is_ok)
+        .count();
     let secs = start.elapsed().as_secs_f64();
     let counted = plan::plan(&spec, &SuiteContext::default()).expect("plan");
     println!(
