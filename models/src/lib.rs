@@ -15,6 +15,7 @@ pub mod assets;
 pub mod embedder;
 mod error;
 pub mod generator;
+mod linalg;
 
 pub use embedder::LocalEmbedder;
 pub use error::ModelError;

@@ -7,9 +7,9 @@
 //! products are threaded (rayon, which parks idle threads).
 
 use crate::error::ModelError;
+use crate::linalg::matmul_into;
 use candle_core::{DType, Device};
 use candle_nn::VarBuilder;
-use gemm::Parallelism;
 use std::path::Path;
 
 /// The config fields this encoder uses.
@@ -60,53 +60,6 @@ pub(super) struct Bert {
     ln_emb: LayerNorm,
     layers: Vec<Layer>,
     threads: usize,
-}
-
-/// Products at least this large (m·n·k) are split across threads.
-const PARALLEL_FROM: usize = 1 << 21;
-
-fn matmul_into(
-    dst: &mut [f32],
-    read_dst: bool,
-    m: usize,
-    n: usize,
-    k: usize,
-    lhs: (&[f32], usize, usize),
-    rhs: (&[f32], usize, usize),
-    dst_rs: usize,
-    threads: usize,
-) {
-    let par = if threads > 1 && m * n * k >= PARALLEL_FROM {
-        Parallelism::Rayon(threads)
-    } else {
-        Parallelism::None
-    };
-    assert!(dst.len() >= (m - 1) * dst_rs + n, "dst too small");
-    // SAFETY: the strides describe matrices inside the given slices (the
-    // callers' layouts; dst checked above), and dst does not alias lhs/rhs.
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst.as_mut_ptr(),
-            1,
-            dst_rs as isize,
-            read_dst,
-            lhs.0.as_ptr(),
-            lhs.2 as isize,
-            lhs.1 as isize,
-            rhs.0.as_ptr(),
-            rhs.2 as isize,
-            rhs.1 as isize,
-            1.0,
-            1.0,
-            false,
-            false,
-            false,
-            par,
-        )
-    }
 }
 
 impl Linear {
@@ -174,7 +127,8 @@ impl Bert {
                 "only hidden_act = gelu is supported",
             ));
         }
-        if cfg.num_attention_heads == 0 || cfg.hidden_size % cfg.num_attention_heads != 0 {
+        if cfg.num_attention_heads == 0 || !cfg.hidden_size.is_multiple_of(cfg.num_attention_heads)
+        {
             return Err(ModelError::format(
                 weights,
                 "hidden size not divisible by heads",

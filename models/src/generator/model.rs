@@ -12,8 +12,9 @@
 
 use super::q8::Q8Matrix;
 use crate::error::ModelError;
+use crate::linalg::matmul_into;
 use candle_core::quantized::{gguf_file, QTensor};
-use candle_core::{Device, Tensor};
+use candle_core::Device;
 use std::path::Path;
 
 /// Prompt tokens per forward pass of one sequence. Fixed, so a sequence is
@@ -519,8 +520,9 @@ impl Llama {
         }
     }
 
-    /// Attention for a prompt chunk: batched matmuls per KV head, with the
-    /// query heads of a group stacked as rows (no K/V repetition).
+    /// Attention for a prompt chunk: per query head, `gemm` products over
+    /// the cache in place (no copies), causal softmax in between.
+    #[allow(clippy::too_many_arguments)]
     fn attention_matmul(
         &self,
         cache: &KvCache,
@@ -531,42 +533,56 @@ impl Llama {
         out: &mut [f32],
     ) -> Result<(), ModelError> {
         let c = &self.cfg;
-        let (h, hd, nkv) = (c.hidden, c.head_dim, c.n_kv_head);
-        let kv = nkv * hd;
-        let group = c.n_head / nkv;
+        let (h, hd) = (c.hidden, c.head_dim);
+        let kv = c.n_kv_head * hd;
+        let qkv_w = h + 2 * kv;
+        let group = c.n_head / c.n_kv_head;
         let len = start + n;
-        let dev = Device::Cpu;
-        let mut q = Vec::with_capacity(n * h);
-        for t in 0..n {
-            q.extend_from_slice(&q_rows[t * (h + 2 * kv)..t * (h + 2 * kv) + h]);
+        let scale = 1.0 / (hd as f32).sqrt();
+        let (kc, vc) = (&cache.k[li][..len * kv], &cache.v[li][..len * kv]);
+        let mut scores = vec![0f32; n * len];
+        for head in 0..c.n_head {
+            let kvh = head / group;
+            // scores (n × len) = Q_head (row stride qkv_w) · Kᵀ ((d, j) at j·kv + kvh·hd + d).
+            matmul_into(
+                &mut scores,
+                false,
+                n,
+                len,
+                hd,
+                (&q_rows[head * hd..], qkv_w, 1),
+                (&kc[kvh * hd..], 1, kv),
+                len,
+                self.threads,
+            );
+            for (t, row) in scores.chunks_exact_mut(len).enumerate() {
+                let visible = start + t + 1;
+                let (row, hidden) = row.split_at_mut(visible);
+                let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                let mut sum = 0.0;
+                for s in row.iter_mut() {
+                    *s = ((*s - max) * scale).exp();
+                    sum += *s;
+                }
+                let inv = 1.0 / sum;
+                for s in row.iter_mut() {
+                    *s *= inv;
+                }
+                hidden.fill(0.0);
+            }
+            // out rows, this head's columns = P (n × len) · V ((j, d) at j·kv + kvh·hd + d).
+            matmul_into(
+                &mut out[head * hd..],
+                false,
+                n,
+                hd,
+                len,
+                (&scores, len, 1),
+                (&vc[kvh * hd..], kv, 1),
+                h,
+                self.threads,
+            );
         }
-        // (n, nkv, group, hd) -> (nkv, n*group, hd): row r of a KV head is token r / group.
-        let q = Tensor::from_vec(q, (n, nkv, group, hd), &dev)?
-            .permute((1, 0, 2, 3))?
-            .contiguous()?
-            .reshape((nkv, n * group, hd))?;
-        let k = Tensor::from_slice(&cache.k[li][..len * kv], (len, nkv, hd), &dev)?
-            .transpose(0, 1)?
-            .contiguous()?;
-        let v = Tensor::from_slice(&cache.v[li][..len * kv], (len, nkv, hd), &dev)?
-            .transpose(0, 1)?
-            .contiguous()?;
-        let mut mask = vec![0f32; n * group * len];
-        for (r, row) in mask.chunks_exact_mut(len).enumerate() {
-            let visible = start + r / group + 1;
-            row[visible..].fill(f32::NEG_INFINITY);
-        }
-        let mask = Tensor::from_vec(mask, (n * group, len), &dev)?;
-        let att = (q.matmul(&k.t()?)? * (1.0 / (hd as f64).sqrt()))?.broadcast_add(&mask)?;
-        let att = candle_nn::ops::softmax_last_dim(&att)?;
-        let y = att
-            .matmul(&v)?
-            .reshape((nkv, n, group, hd))?
-            .permute((1, 0, 2, 3))?
-            .contiguous()?
-            .flatten_all()?
-            .to_vec1::<f32>()?;
-        out.copy_from_slice(&y);
         Ok(())
     }
 }

@@ -290,7 +290,7 @@ mod tests {
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             ((seed >> 33) as f32 / (1u64 << 31) as f32 - 0.5)
-                * if seed % 17 == 0 { 8.0 } else { 1.0 }
+                * if seed.is_multiple_of(17) { 8.0 } else { 1.0 }
         };
         let w: Vec<f32> = (0..n * k).map(|_| rnd()).collect();
         let x: Vec<f32> = (0..m * k).map(|_| rnd()).collect();
