@@ -6,9 +6,9 @@
 //! different lengths; this module keeps its weight layout but stacks the new
 //! tokens of all sequences into one matrix, so every weight matrix is read
 //! once per step however many sequences are decoding. Q4_1 weights are
-//! re-quantised to Q8_0 at load: candle has AVX2 kernels for Q8_0 but not
-//! Q4_1. Q/K/V and gate/up are fused into one matrix each (fewer passes over
-//! the activations, larger work units for the thread pool).
+//! re-quantised to 8-bit blocks at load ([`Q8Matrix`]): 4-bit blocks have no
+//! fast kernel here. Q/K/V and gate/up are fused into one matrix each (fewer
+//! passes over the activations, larger work units for threads).
 
 use super::q8::Q8Matrix;
 use crate::error::ModelError;
@@ -22,8 +22,8 @@ use std::path::Path;
 /// not depend on the batch it landed in.
 pub(crate) const PREFILL_CHUNK: usize = 512;
 
-/// New tokens of one sequence from which attention uses candle's matmul
-/// rather than the plain loop (faster for prompts, slower for one token).
+/// New tokens of one sequence from which attention uses `gemm` rather than
+/// the plain loop (faster for prompts, slower for a token or two).
 const MATMUL_ATTENTION_FROM: usize = 8;
 
 #[derive(Debug, Clone)]
