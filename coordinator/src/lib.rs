@@ -5,11 +5,14 @@
 //! - [`plan`]: lazy expansion into generate jobs, job counts, cost estimate.
 //! - [`coordinate`]: register, publish what is not settled, follow to the end.
 //! - [`report`]: the sweep report as JSON, CSV or Markdown.
+//! - [`autoscale`]: workers per pool as a pure function of backlog, rate
+//!   limits and current replicas (capped by what the limits can feed).
 //!
 //! Design decision: the coordinator keeps no state of its own. Everything
 //! it knows is re-derived from the sweep file and the store, so it can be
 //! restarted at any moment and carry on.
 
+pub mod autoscale;
 pub mod coordinate;
 pub mod plan;
 pub mod report;
