@@ -3,12 +3,13 @@
 
 mod args;
 mod deploy;
+mod gem;
 mod inspect;
 mod local;
 mod progress;
 
 use anyhow::Result;
-use args::{Args, AssetsCommand, Command, DevCommand};
+use args::{Args, AssetsCommand, Command, DevCommand, GemCommand};
 use clap::Parser;
 use tokio_util::sync::CancellationToken;
 
@@ -70,8 +71,15 @@ async fn dispatch(args: Args) -> Result<()> {
             out,
             backend,
         } => inspect::report(&home, &ctx, &sweep, &format, out.as_deref(), &backend).await,
-        Command::Assets { command: AssetsCommand::Fetch { names } } => local::fetch(&home, &names),
-        Command::Assets { command: AssetsCommand::List } => local::list(&home),
+        Command::Assets {
+            command: AssetsCommand::Fetch { names },
+        } => local::fetch(&home, &names),
+        Command::Assets {
+            command: AssetsCommand::List,
+        } => local::list(&home),
+        Command::Gem {
+            command: GemCommand::Score(a),
+        } => gem::score(&home, a).await,
         Command::Dev {
             command: DevCommand::FakeLlm { addr, config },
         } => {

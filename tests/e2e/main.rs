@@ -9,6 +9,7 @@
 //! - `budget`: a budget below the estimate stops the spending.
 //! - `poison`: unreadable messages are dead-lettered; the worker carries on.
 //! - `sweep_errors`: bad sweep files fail with file, line and field.
+//! - `gem_score`: `adfarm gem score` on a small response (no judge).
 //!
 //! This file is the harness: [`Fake`] (the fake server, in this process),
 //! [`SweepFile`] (a synthetic sweep's TOML), [`Farm`] (one test's key prefix,
@@ -25,6 +26,7 @@
 mod budget;
 mod distributed;
 mod faults;
+mod gem_score;
 mod poison;
 mod rate_limit;
 mod sweep_errors;
