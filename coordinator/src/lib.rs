@@ -7,6 +7,8 @@
 //! - [`report`]: the sweep report as JSON, CSV or Markdown.
 //! - [`autoscale`]: workers per pool as a pure function of backlog, rate
 //!   limits and current replicas (capped by what the limits can feed).
+//! - [`scaler`]: the Kubernetes side (Deployment `scale` subresource) and
+//!   the loop that applies [`autoscale::decide`] next to `follow`.
 //!
 //! Design decision: the coordinator keeps no state of its own. Everything
 //! it knows is re-derived from the sweep file and the store, so it can be
@@ -16,6 +18,7 @@ pub mod autoscale;
 pub mod coordinate;
 pub mod plan;
 pub mod report;
+pub mod scaler;
 pub mod sweep_file;
 
 pub use coordinate::{Coordinator, Progress};

@@ -1,0 +1,439 @@
+//! The autoscaler's hands: read and set the replicas of a pool's worker
+//! Deployment through its `scale` subresource (all the chart's Role grants),
+//! and the loop that observes queues and applies [`crate::autoscale::decide`].
+
+use crate::autoscale::{decide, limits_for, Observation, Policy, Pool, RateLimit};
+use adfarm_backbone::Queue;
+use adfarm_proto::{JobKind, SweepSpec};
+use async_trait::async_trait;
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::api::{Api, Patch, PatchParams};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+/// Scaling failures.
+#[derive(Debug, thiserror::Error)]
+pub enum ScaleError {
+    /// The Kubernetes API refused or failed a call.
+    #[error("{op} of deployment {deployment} failed: {source}")]
+    Kube {
+        /// `get-scale` or `patch-scale`.
+        op: &'static str,
+        /// Deployment name.
+        deployment: String,
+        /// What the API said.
+        source: Box<kube::Error>,
+    },
+    /// No Kubernetes configuration (in-cluster or kubeconfig) was found.
+    #[error("no Kubernetes configuration: {0}")]
+    Config(String),
+}
+
+impl ScaleError {
+    /// Bounded error code, usable as a metric label.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ScaleError::Kube { source, .. } => match source.as_ref() {
+                kube::Error::Api(s) if s.code == 404 => "scale-not-found",
+                kube::Error::Api(s) if s.code == 403 => "scale-forbidden",
+                _ => "scale-api",
+            },
+            ScaleError::Config(_) => "scale-config",
+        }
+    }
+}
+
+/// Reads and sets the replica count of worker Deployments.
+#[async_trait]
+pub trait WorkerScaler: Send + Sync {
+    /// Replicas the Deployment asks for now.
+    ///
+    /// # Errors
+    /// When the API is unreachable or the Deployment does not exist.
+    async fn replicas(&self, deployment: &str) -> Result<u32, ScaleError>;
+
+    /// Sets the Deployment's replicas.
+    ///
+    /// # Errors
+    /// As [`WorkerScaler::replicas`], or when the patch is refused.
+    async fn scale(&self, deployment: &str, replicas: u32) -> Result<(), ScaleError>;
+}
+
+/// [`WorkerScaler`] over the Kubernetes API, in one namespace.
+pub struct KubeScaler {
+    api: Api<Deployment>,
+}
+
+impl KubeScaler {
+    /// Deployments in `namespace` through `client`.
+    pub fn new(client: kube::Client, namespace: &str) -> KubeScaler {
+        KubeScaler {
+            api: Api::namespaced(client, namespace),
+        }
+    }
+
+    /// A scaler from the in-cluster service account (or a kubeconfig).
+    ///
+    /// # Errors
+    /// When neither is available.
+    pub async fn infer(namespace: &str) -> Result<KubeScaler, ScaleError> {
+        let client = kube::Client::try_default()
+            .await
+            .map_err(|e| ScaleError::Config(e.to_string()))?;
+        Ok(KubeScaler::new(client, namespace))
+    }
+}
+
+#[async_trait]
+impl WorkerScaler for KubeScaler {
+    async fn replicas(&self, deployment: &str) -> Result<u32, ScaleError> {
+        let scale = self
+            .api
+            .get_scale(deployment)
+            .await
+            .map_err(|e| ScaleError::Kube {
+                op: "get-scale",
+                deployment: deployment.to_string(),
+                source: Box::new(e),
+            })?;
+        let n = scale.spec.and_then(|s| s.replicas).unwrap_or(0);
+        Ok(u32::try_from(n).unwrap_or(0))
+    }
+
+    async fn scale(&self, deployment: &str, replicas: u32) -> Result<(), ScaleError> {
+        let patch = serde_json::json!({ "spec": { "replicas": replicas } });
+        self.api
+            .patch_scale(deployment, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .map_err(|e| ScaleError::Kube {
+                op: "patch-scale",
+                deployment: deployment.to_string(),
+                source: Box::new(e),
+            })?;
+        Ok(())
+    }
+}
+
+/// What the autoscale loop scales and how.
+#[derive(Debug, Clone)]
+pub struct AutoscaleSettings {
+    /// The pools, each with its Deployment name.
+    pub pools: Vec<(Pool, String)>,
+    /// Scaling policy; each pool's min/max replace `min_replicas`/`max_replicas`.
+    pub policy: Policy,
+    /// Time between decisions.
+    pub interval: Duration,
+}
+
+/// Unsettled jobs per kind of the sweep being followed, as the coordinator's
+/// `follow` last saw them.
+pub type Outstanding = watch::Receiver<BTreeMap<JobKind, u64>>;
+
+struct PoolState {
+    pool: Pool,
+    deployment: String,
+    limits: Vec<RateLimit>,
+    last_work: Instant,
+}
+
+/// Observes the pool's queues: ready messages, and the jobs its consumers
+/// hold (unsettled jobs not ready, at most what the consumers can prefetch).
+async fn observe(
+    queue: &dyn Queue,
+    kinds: &[JobKind],
+    outstanding: &BTreeMap<JobKind, u64>,
+    prefetch: u64,
+) -> Result<(u64, u64), adfarm_backbone::QueueError> {
+    let (mut backlog, mut in_flight) = (0, 0);
+    for kind in kinds {
+        let ready = queue.depth(*kind).await?;
+        let consumers = queue.consumers(*kind).await?;
+        let unsettled = outstanding.get(kind).copied().unwrap_or(0);
+        backlog += ready;
+        in_flight += unsettled
+            .saturating_sub(ready)
+            .min(consumers.saturating_mul(prefetch));
+    }
+    Ok((backlog, in_flight))
+}
+
+/// Scales every pool once per `interval` until `cancel` fires. Failures are
+/// logged and retried on the next tick: scaling is best effort and never
+/// stops the sweep.
+pub async fn run_autoscaler(
+    settings: AutoscaleSettings,
+    spec: &SweepSpec,
+    queue: Arc<dyn Queue>,
+    scaler: Arc<dyn WorkerScaler>,
+    outstanding: Outstanding,
+    cancel: CancellationToken,
+) {
+    let mut pools: Vec<PoolState> = settings
+        .pools
+        .iter()
+        .map(|(pool, deployment)| PoolState {
+            limits: limits_for(spec, &pool.kinds),
+            pool: pool.clone(),
+            deployment: deployment.clone(),
+            last_work: Instant::now(),
+        })
+        .collect();
+    loop {
+        for state in &mut pools {
+            tick(
+                &settings,
+                state,
+                queue.as_ref(),
+                scaler.as_ref(),
+                &outstanding,
+            )
+            .await;
+        }
+        tokio::select! {
+            _ = cancel.cancelled() => return,
+            _ = tokio::time::sleep(settings.interval) => {}
+        }
+    }
+}
+
+async fn tick(
+    settings: &AutoscaleSettings,
+    state: &mut PoolState,
+    queue: &dyn Queue,
+    scaler: &dyn WorkerScaler,
+    outstanding: &Outstanding,
+) {
+    let pool = &state.pool.name;
+    let kinds = state.pool.kinds.len().max(1) as u32;
+    let policy = Policy {
+        min_replicas: state.pool.min_replicas,
+        max_replicas: state.pool.max_replicas,
+        worker_slots: settings.policy.worker_slots.saturating_mul(kinds),
+        ..settings.policy.clone()
+    };
+    let unsettled = outstanding.borrow().clone();
+    let prefetch = u64::from(settings.policy.worker_slots);
+    let (backlog, in_flight) = match observe(queue, &state.pool.kinds, &unsettled, prefetch).await {
+        Ok(seen) => seen,
+        Err(e) => {
+            tracing::warn!(pool = %pool, code = e.code(), error = %e, "Queue depth unavailable; pool left as it is.");
+            return;
+        }
+    };
+    if backlog > 0 || in_flight > 0 {
+        state.last_work = Instant::now();
+    }
+    let current = match scaler.replicas(&state.deployment).await {
+        Ok(n) => n,
+        Err(e) => {
+            tracing::warn!(pool = %pool, code = e.code(), error = %e, "Cannot read the worker Deployment's scale.");
+            return;
+        }
+    };
+    let obs = Observation {
+        backlog,
+        in_flight,
+        current,
+        idle_for: state.last_work.elapsed(),
+    };
+    let d = decide(&obs, &state.limits, &policy);
+    if d.desired == current {
+        return;
+    }
+    match scaler.scale(&state.deployment, d.desired).await {
+        Ok(()) => tracing::info!(
+            pool = %pool,
+            from = current,
+            to = d.desired,
+            backlog,
+            in_flight,
+            rate_cap = ?d.rate_cap,
+            reason = d.reason.as_str(),
+            "Worker pool scaled."
+        ),
+        Err(e) => {
+            tracing::warn!(pool = %pool, code = e.code(), error = %e, "Cannot scale the worker Deployment.");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use adfarm_backbone::MemoryQueue;
+    use http::{Request, Response};
+    use kube::client::Body;
+    use std::pin::pin;
+    use std::sync::Mutex;
+    use tower_test::mock;
+
+    fn scale_json(name: &str, replicas: u32) -> Vec<u8> {
+        serde_json::to_vec(&serde_json::json!({
+            "apiVersion": "autoscaling/v1",
+            "kind": "Scale",
+            "metadata": { "name": name, "namespace": "evals" },
+            "spec": { "replicas": replicas },
+            "status": { "replicas": replicas }
+        }))
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn scale_patches_the_deployments_scale_subresource() {
+        let (service, handle) = mock::pair::<Request<Body>, Response<Body>>();
+        let server = tokio::spawn(async move {
+            let mut handle = pin!(handle);
+            let (req, send) = handle.next_request().await.expect("a request is sent");
+            assert_eq!(req.method(), http::Method::PATCH);
+            assert_eq!(
+                req.uri().path(),
+                "/apis/apps/v1/namespaces/evals/deployments/adfarm-worker-judge/scale"
+            );
+            assert_eq!(
+                req.headers().get(http::header::CONTENT_TYPE).unwrap(),
+                "application/merge-patch+json"
+            );
+            let body = req.into_body().collect_bytes().await.unwrap();
+            let patch: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(patch, serde_json::json!({ "spec": { "replicas": 3 } }));
+            send.send_response(Response::new(Body::from(scale_json(
+                "adfarm-worker-judge",
+                3,
+            ))));
+        });
+        let scaler = KubeScaler::new(kube::Client::new(service, "default"), "evals");
+        scaler.scale("adfarm-worker-judge", 3).await.unwrap();
+        server.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn replicas_reads_the_scale_subresource() {
+        let (service, handle) = mock::pair::<Request<Body>, Response<Body>>();
+        let server = tokio::spawn(async move {
+            let mut handle = pin!(handle);
+            let (req, send) = handle.next_request().await.expect("a request is sent");
+            assert_eq!(req.method(), http::Method::GET);
+            assert_eq!(
+                req.uri().path(),
+                "/apis/apps/v1/namespaces/evals/deployments/adfarm-worker-generate/scale"
+            );
+            send.send_response(Response::new(Body::from(scale_json(
+                "adfarm-worker-generate",
+                7,
+            ))));
+        });
+        let scaler = KubeScaler::new(kube::Client::new(service, "default"), "evals");
+        assert_eq!(scaler.replicas("adfarm-worker-generate").await.unwrap(), 7);
+        server.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_missing_deployment_is_a_bounded_error() {
+        let (service, handle) = mock::pair::<Request<Body>, Response<Body>>();
+        let server = tokio::spawn(async move {
+            let mut handle = pin!(handle);
+            let (_req, send) = handle.next_request().await.expect("a request is sent");
+            let status = serde_json::json!({
+                "kind": "Status", "apiVersion": "v1", "metadata": {},
+                "status": "Failure", "message": "deployments.apps \"x\" not found",
+                "reason": "NotFound", "code": 404
+            });
+            let mut resp = Response::new(Body::from(serde_json::to_vec(&status).unwrap()));
+            *resp.status_mut() = http::StatusCode::NOT_FOUND;
+            send.send_response(resp);
+        });
+        let scaler = KubeScaler::new(kube::Client::new(service, "default"), "evals");
+        let e = scaler.scale("x", 1).await.unwrap_err();
+        assert_eq!(e.code(), "scale-not-found");
+        server.await.unwrap();
+    }
+
+    /// Records scale calls; starts every Deployment at `start` replicas.
+    struct FakeScaler {
+        replicas: Mutex<BTreeMap<String, u32>>,
+        start: u32,
+    }
+
+    #[async_trait]
+    impl WorkerScaler for FakeScaler {
+        async fn replicas(&self, deployment: &str) -> Result<u32, ScaleError> {
+            let map = self.replicas.lock().unwrap();
+            Ok(map.get(deployment).copied().unwrap_or(self.start))
+        }
+        async fn scale(&self, deployment: &str, replicas: u32) -> Result<(), ScaleError> {
+            self.replicas
+                .lock()
+                .unwrap()
+                .insert(deployment.to_string(), replicas);
+            Ok(())
+        }
+    }
+
+    fn spec(rpm: f64) -> SweepSpec {
+        serde_json::from_value(serde_json::json!({
+            "name": "s",
+            "suites": [{"name": "synthetic", "datasets": ["default"]}],
+            "solutions": [{"name": "echo", "provider": "gen"}],
+            "providers": [
+                {"name": "gen", "kind": "openai-compatible", "model": "m", "requests_per_minute": rpm}
+            ]
+        }))
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn loop_scales_up_to_the_rate_cap_then_to_zero_when_idle() {
+        let queue = MemoryQueue::new(5);
+        let shared: Arc<dyn Queue> = Arc::new(queue.clone());
+        for i in 0..2_000u32 {
+            shared
+                .publish_raw(JobKind::Generate, &i.to_be_bytes())
+                .await
+                .unwrap();
+        }
+        let scaler = Arc::new(FakeScaler {
+            replicas: Mutex::new(BTreeMap::new()),
+            start: 0,
+        });
+        let settings = AutoscaleSettings {
+            pools: vec![(
+                Pool::parse("generate=generate:0:50", 0, 10).unwrap(),
+                "w-generate".to_string(),
+            )],
+            policy: Policy {
+                max_step_up: 100,
+                idle_before_zero: Duration::from_millis(50),
+                ..Policy::default()
+            },
+            interval: Duration::from_millis(10),
+        };
+        let (tx, rx) = watch::channel(BTreeMap::new());
+        let cancel = CancellationToken::new();
+        // 60 rpm at the default 2 s latency feeds one worker, whatever the backlog.
+        let task = tokio::spawn({
+            let (s, sc, c, q) = (
+                settings.clone(),
+                scaler.clone() as Arc<dyn WorkerScaler>,
+                cancel.clone(),
+                shared.clone(),
+            );
+            async move { run_autoscaler(s, &spec(60.0), q, sc, rx, c).await }
+        });
+        tokio::time::sleep(Duration::from_millis(40)).await;
+        assert_eq!(scaler.replicas("w-generate").await.unwrap(), 1);
+        // Drain the queue: once idle past the period, the pool goes to zero.
+        let mut consumer = shared.consume(JobKind::Generate, 4_000).await.unwrap();
+        for _ in 0..2_000 {
+            consumer.next().await.unwrap().unwrap().ack().await.unwrap();
+        }
+        drop(consumer);
+        tx.send(BTreeMap::new()).unwrap();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(scaler.replicas("w-generate").await.unwrap(), 0);
+        cancel.cancel();
+        task.await.unwrap();
+    }
+}
