@@ -110,3 +110,56 @@ fn tempdir() -> std::path::PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+#[test]
+fn coordinator_autoscales_without_keda_and_gets_its_pools() {
+    let dir = tempdir();
+    let over = dir.join("autoscale.yaml");
+    std::fs::write(
+        &over,
+        "sweeps:\n  s.toml: |\n    name = \"s\"\ncoordinator:\n  sweepFile: s.toml\n",
+    )
+    .unwrap();
+    let chart = adfarm_deploy_check::Chart::load(&chart_dir("../helm/adfarm")).unwrap();
+    let coordinator = |files: &[&std::path::Path]| {
+        let rendered = chart.render(files, "adfarm", "evals").unwrap();
+        let doc = rendered
+            .iter()
+            .find(|r| r.template == "coordinator-deployment.yaml")
+            .unwrap()
+            .documents[0]
+            .clone();
+        doc["spec"]["template"]["spec"]["containers"][0].clone()
+    };
+    let c = coordinator(&[&over]);
+    let args: Vec<&str> = c["args"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert!(args.contains(&"--autoscale"), "{args:?}");
+    let env = c["env"].as_sequence().unwrap();
+    let value = |name: &str| env.iter().find(|e| e["name"] == name).unwrap().clone();
+    assert_eq!(
+        value("ADFARM_WORKER_DEPLOYMENT_PREFIX")["value"],
+        "adfarm-adfarm-worker-"
+    );
+    assert_eq!(
+        value("ADFARM_WORKER_POOLS")["value"],
+        "generate=generate:0:10,judge=judge:0:10,embed-metrics=embed-metrics:0:4"
+    );
+    assert_eq!(
+        value("ADFARM_K8S_NAMESPACE")["valueFrom"]["fieldRef"]["fieldPath"],
+        "metadata.namespace"
+    );
+    // With KEDA scaling the pools, the coordinator leaves them alone.
+    let keda = dir.join("keda.yaml");
+    std::fs::write(&keda, "keda:\n  enabled: true\n").unwrap();
+    let c = coordinator(&[&over, &keda]);
+    assert!(!c["args"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .any(|a| a == "--autoscale"));
+}
