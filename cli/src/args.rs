@@ -89,6 +89,46 @@ pub struct Coordinator {
     /// Broker and store.
     #[command(flatten)]
     pub cluster: Cluster,
+    /// Worker autoscaling through the Kubernetes API.
+    #[command(flatten)]
+    pub autoscale: Autoscale,
+}
+
+/// `adfarm coordinator --autoscale`: scale worker Deployments when KEDA is absent.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct Autoscale {
+    /// Scale the worker Deployments from queue depth and rate limits.
+    #[arg(long = "autoscale")]
+    pub enabled: bool,
+    /// Namespace of the worker Deployments.
+    #[arg(long, env = "ADFARM_K8S_NAMESPACE", default_value = "default")]
+    pub k8s_namespace: String,
+    /// A pool's Deployment is this prefix followed by the pool name.
+    #[arg(
+        long,
+        env = "ADFARM_WORKER_DEPLOYMENT_PREFIX",
+        default_value = "adfarm-worker-"
+    )]
+    pub worker_deployment_prefix: String,
+    /// Worker pools as NAME=KIND[+KIND...][:MIN:MAX] (default: one per kind).
+    #[arg(
+        long = "worker-pool",
+        env = "ADFARM_WORKER_POOLS",
+        value_delimiter = ','
+    )]
+    pub worker_pools: Vec<String>,
+    /// Most replicas of a pool that does not give its own.
+    #[arg(long, default_value_t = 10)]
+    pub max_workers: u32,
+    /// Jobs in flight per worker and job kind (the workers' --concurrency).
+    #[arg(long, default_value_t = 16)]
+    pub worker_concurrency: u32,
+    /// Seconds without work before a pool scales to its minimum (zero).
+    #[arg(long, default_value_t = 300)]
+    pub idle_secs: u64,
+    /// Size pools to drain their backlog within this many seconds.
+    #[arg(long, default_value_t = 300)]
+    pub drain_secs: u64,
 }
 
 /// `adfarm worker`.
@@ -131,7 +171,7 @@ pub enum Command {
     Report {
         /// Sweep name, id or file.
         sweep: String,
-        /// md, csv or json.
+        /// md, csv, json or html (self-contained page with plots).
         #[arg(long, default_value = "md")]
         format: String,
         /// Output file (default: stdout).

@@ -7,7 +7,8 @@ use crate::progress::ProgressView;
 use adfarm_backbone::{
     EmbeddedStore, Limiter, LocalLimiter, MemoryQueue, Queue, RabbitQueue, RedisStore, Store,
 };
-use adfarm_coordinator::{report, sweep_file, Coordinator};
+use adfarm_coordinator::autoscale::{Policy, Pool};
+use adfarm_coordinator::{report, scaler, sweep_file, Coordinator};
 use adfarm_proto::JobKind;
 use adfarm_suites::SuiteContext;
 use adfarm_worker::backends::{Backends, EnvLookup, LocalLoader};
@@ -41,8 +42,21 @@ fn env_fn(name: &str) -> Option<String> {
 pub fn load_sweep(path: &Path, ctx: &SuiteContext) -> Result<adfarm_proto::SweepSpec> {
     let spec = sweep_file::load(path, ctx, &env_fn)?;
     if spec.suites.iter().any(|s| s.name == "gem") {
-        let home = ctx.data_dir.parent().and_then(Path::parent).context("dataset directory has no home")?;
-        adfarm_models::assets::ensure(home, &[adfarm_models::assets::AssetName::GemBench])?;
+        let home = ctx
+            .data_dir
+            .parent()
+            .and_then(Path::parent)
+            .context("dataset directory has no home")?;
+        for a in adfarm_models::assets::ensure(home, &[adfarm_models::assets::AssetName::GemBench])?
+        {
+            if a.downloaded {
+                eprintln!(
+                    "fetched {} into {}",
+                    a.name.pin().requirement(),
+                    a.dir.display()
+                );
+            }
+        }
     }
     Ok(spec)
 }
@@ -156,9 +170,11 @@ pub async fn coordinator(
 ) -> Result<()> {
     let spec = load_sweep(&c.sweep, ctx)?;
     let (store, queue) = connect(&c.cluster).await?;
+    let queue_for_scaling: Arc<dyn Queue> = queue.clone();
     let coordinator = Coordinator::new(store.clone(), queue, ctx.clone());
     let (rec, plan) = coordinator.register(&spec).await?;
     let published = coordinator.publish(&rec).await?;
+    let scaling = autoscaler(&c.autoscale, &rec.spec, queue_for_scaling.clone(), &cancel).await?;
     tracing::info!(sweep = %rec.id, jobs = plan.planned.values().sum::<i64>(), published, "Sweep published.");
     eprintln!(
         "sweep {} ({}): {} jobs planned, {published} published",
@@ -169,6 +185,9 @@ pub async fn coordinator(
     let mut last = std::time::Instant::now();
     let progress = coordinator
         .follow(&rec, &cancel, |p| {
+            if let Some(s) = &scaling {
+                s.observe(p);
+            }
             if last.elapsed().as_secs() >= 5 {
                 let (settled, planned) = p.totals();
                 eprintln!(
@@ -184,10 +203,96 @@ pub async fn coordinator(
         "{settled}/{planned} jobs settled, {:.4} USD spent",
         progress.tally.spend_usd()
     );
+    if let Some(s) = scaling {
+        s.stop(progress.finished()).await;
+    }
     if !progress.finished() {
         bail!("stopped before the sweep finished: start the coordinator again to carry on");
     }
     Ok(())
+}
+
+/// The running autoscale loop of `adfarm coordinator --autoscale`.
+struct Scaling {
+    outstanding: tokio::sync::watch::Sender<std::collections::BTreeMap<JobKind, u64>>,
+    settings: scaler::AutoscaleSettings,
+    scaler: Arc<dyn scaler::WorkerScaler>,
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Scaling {
+    /// Passes the unsettled jobs per kind to the loop.
+    fn observe(&self, p: &adfarm_coordinator::Progress) {
+        let unsettled = p
+            .planned
+            .iter()
+            .map(|(k, n)| (*k, (n - p.tally.settled(*k)).max(0) as u64))
+            .collect();
+        self.outstanding.send_replace(unsettled);
+    }
+
+    /// Stops the loop; a finished sweep leaves every pool at its minimum.
+    async fn stop(self, finished: bool) {
+        self.stop.cancel();
+        let _ = self.task.await;
+        if finished {
+            scaler::scale_to_min(&self.settings, self.scaler.as_ref()).await;
+        }
+    }
+}
+
+/// Starts the autoscale loop when `--autoscale` is given.
+async fn autoscaler(
+    a: &args::Autoscale,
+    spec: &adfarm_proto::SweepSpec,
+    queue: Arc<dyn Queue>,
+    cancel: &CancellationToken,
+) -> Result<Option<Scaling>> {
+    if !a.enabled {
+        return Ok(None);
+    }
+    let pools = if a.worker_pools.is_empty() {
+        Pool::per_kind(0, a.max_workers)
+    } else {
+        a.worker_pools
+            .iter()
+            .map(|p| Pool::parse(p, 0, a.max_workers))
+            .collect::<Result<_, _>>()?
+    };
+    let settings = scaler::AutoscaleSettings {
+        pools: pools
+            .into_iter()
+            .map(|p| {
+                let deployment = format!("{}{}", a.worker_deployment_prefix, p.name);
+                (p, deployment)
+            })
+            .collect(),
+        policy: Policy {
+            worker_slots: a.worker_concurrency.max(1),
+            idle_before_zero: std::time::Duration::from_secs(a.idle_secs),
+            drain_target: std::time::Duration::from_secs(a.drain_secs.max(1)),
+            ..Policy::default()
+        },
+        interval: std::time::Duration::from_secs(15),
+    };
+    let kube: Arc<dyn scaler::WorkerScaler> =
+        Arc::new(scaler::KubeScaler::infer(&a.k8s_namespace).await?);
+    let (outstanding, rx) = tokio::sync::watch::channel(Default::default());
+    let stop = cancel.child_token();
+    let task = tokio::spawn({
+        let (settings, spec, kube, stop) =
+            (settings.clone(), spec.clone(), kube.clone(), stop.clone());
+        async move { scaler::run_autoscaler(settings, &spec, queue, kube, rx, stop).await }
+    });
+    tracing::info!(namespace = %a.k8s_namespace, pools = settings.pools.len(), "Autoscaling worker pools.");
+    Ok(Some(Scaling {
+        outstanding,
+        settings,
+        scaler: kube,
+        stop,
+        task,
+    }))
 }
 
 /// `adfarm worker`: run jobs until stopped.

@@ -139,11 +139,11 @@ pub async fn report(
     backend: &Backend,
 ) -> Result<()> {
     let Some(format) = report::Format::parse(format) else {
-        bail!("unknown report format {format:?}; valid: md, csv, json")
+        bail!("unknown report format {format:?}; valid: md, csv, json, html")
     };
     let store = open(home, backend).await?;
     let rec = find(store.as_ref(), ctx, which).await?;
-    let r = report::build(store.as_ref(), &rec).await?;
+    let r = report::build_with(store.as_ref(), &rec, Some(ctx)).await?;
     let text = report::render(&r, format);
     match out {
         Some(path) => std::fs::write(path, text)

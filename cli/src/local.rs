@@ -30,27 +30,47 @@ pub fn loader(home: PathBuf) -> LocalLoader {
         match spec.model.to_ascii_lowercase().as_str() {
             GENERATOR => {
                 if loaded.llm.is_none() {
-                    assets::ensure(&home, &[AssetName::SmolLm2]).map_err(|e| config(&e))?;
-                    let llm = LocalLlm::load(&assets::generator_gguf(&home)).map_err(|e| config(&e))?;
+                    announce(assets::ensure(&home, &[AssetName::SmolLm2]).map_err(|e| config(&e))?);
+                    let llm =
+                        LocalLlm::load(&assets::generator_gguf(&home)).map_err(|e| config(&e))?;
                     loaded.llm = Some(Arc::new(llm));
                 }
                 let llm = loaded.llm.clone().expect("loaded above");
-                Ok(Models { chat: Some(llm), embed: None })
+                Ok(Models {
+                    chat: Some(llm),
+                    embed: None,
+                })
             }
             EMBEDDER => {
                 if loaded.embedder.is_none() {
-                    assets::ensure(&home, &[AssetName::MiniLm]).map_err(|e| config(&e))?;
-                    let e = LocalEmbedder::load(&assets::embedder_dir(&home)).map_err(|e| config(&e))?;
+                    announce(assets::ensure(&home, &[AssetName::MiniLm]).map_err(|e| config(&e))?);
+                    let e = LocalEmbedder::load(&assets::embedder_dir(&home))
+                        .map_err(|e| config(&e))?;
                     loaded.embedder = Some(Arc::new(e));
                 }
                 let e = loaded.embedder.clone().expect("loaded above");
-                Ok(Models { chat: None, embed: Some(e) })
+                Ok(Models {
+                    chat: None,
+                    embed: Some(e),
+                })
             }
             other => Err(LlmError::Config(format!(
                 "no local model named {other:?}; valid: {GENERATOR}, {EMBEDDER}"
             ))),
         }
     })
+}
+
+/// Tells the user when a first use downloaded an asset.
+fn announce(fetched: Vec<assets::FetchedAsset>) {
+    for a in fetched.iter().filter(|a| a.downloaded) {
+        eprintln!(
+            "fetched {} ({} bytes) into {}",
+            a.name.pin().requirement(),
+            a.bytes,
+            a.dir.display()
+        );
+    }
 }
 
 /// `adfarm assets fetch`.
@@ -61,7 +81,12 @@ pub fn fetch(home: &std::path::Path, names: &[String]) -> anyhow::Result<()> {
     let which = parse(names)?;
     for a in assets::fetch(home, &which)? {
         let what = if a.downloaded { "fetched" } else { "present" };
-        println!("{what:<8} {:<10} {:>10} bytes  {}", a.name.as_str(), a.bytes, a.dir.display());
+        println!(
+            "{what:<8} {:<10} {:>10} bytes  {}",
+            a.name.as_str(),
+            a.bytes,
+            a.dir.display()
+        );
     }
     Ok(())
 }
@@ -72,11 +97,22 @@ pub fn fetch(home: &std::path::Path, names: &[String]) -> anyhow::Result<()> {
 /// When the asset directory cannot be read.
 pub fn list(home: &std::path::Path) -> anyhow::Result<()> {
     for a in assets::list(home)? {
-        println!("{} ({}) in {}", a.requirement, if a.ok() { "ok" } else { "incomplete" }, a.dir.display());
+        println!(
+            "{} ({}) in {}",
+            a.requirement,
+            if a.ok() { "ok" } else { "incomplete" },
+            a.dir.display()
+        );
         for f in &a.files {
-            let size = f.size.map_or("missing".to_string(), |s| format!("{s} bytes"));
+            let size = f
+                .size
+                .map_or("missing".to_string(), |s| format!("{s} bytes"));
             let sha = f.sha256.as_deref().unwrap_or("-");
-            println!("  {} {:<60} {size:>16}  sha256 {sha}", if f.ok { "ok " } else { "BAD" }, f.path);
+            println!(
+                "  {} {:<60} {size:>16}  sha256 {sha}",
+                if f.ok { "ok " } else { "BAD" },
+                f.path
+            );
         }
     }
     Ok(())

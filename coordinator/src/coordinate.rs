@@ -14,6 +14,7 @@ use adfarm_proto::tally::Tally;
 use adfarm_proto::{Envelope, Failure, JobKind, SweepSpec};
 use adfarm_suites::registry;
 use adfarm_suites::SuiteContext;
+use futures::{StreamExt, TryStreamExt};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -68,6 +69,8 @@ pub struct Coordinator {
 }
 
 const BATCH: usize = 512;
+/// Publishes awaiting their broker confirm at once.
+const PUBLISH_IN_FLIGHT: usize = 64;
 
 fn now_unix() -> u64 {
     SystemTime::now()
@@ -160,16 +163,16 @@ impl Coordinator {
     ) -> Result<u64, CoordinateError> {
         let ids: Vec<_> = batch.iter().map(|e| e.id.clone()).collect();
         let settled = self.store.settled(&rec.id, &ids).await?;
-        let mut published = 0;
-        let mut finished = Vec::new();
-        for (env, done) in batch.into_iter().zip(settled) {
-            if done {
-                finished.push(env);
-            } else {
-                self.queue.publish(&env).await?;
-                published += 1;
-            }
-        }
+        let (finished, todo): (Vec<_>, Vec<_>) =
+            batch.into_iter().zip(settled).partition(|(_, done)| *done);
+        let finished: Vec<Envelope> = finished.into_iter().map(|(env, _)| env).collect();
+        // Confirms are awaited concurrently: one round trip per job would cap
+        // publishing at the broker's latency.
+        let mut published = todo.len() as u64;
+        futures::stream::iter(todo.iter().map(|(env, _)| self.queue.publish(env)))
+            .buffer_unordered(PUBLISH_IN_FLIGHT)
+            .try_collect::<Vec<()>>()
+            .await?;
         // Follow-ups of settled generate jobs: publish the unsettled ones
         // (or fail them when their parent failed).
         for parent in finished {

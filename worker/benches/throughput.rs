@@ -99,11 +99,19 @@ async fn drive(
     items as f64 / secs
 }
 
+fn current_rss_mib() -> f64 {
+    status_mib("VmRSS:")
+}
+
 fn peak_rss_mib() -> f64 {
+    status_mib("VmHWM:")
+}
+
+fn status_mib(field: &str) -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .find_map(|l| l.strip_prefix(field))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
@@ -114,6 +122,21 @@ async fn main() {
         .unwrap_or_else(|_| "amqp://guest:guest@127.0.0.1:5672/%2f".into());
     let redis =
         std::env::var("ADFARM_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+    let spec = sweep(1_000_000, "plan");
+    // First, so the process's peak RSS is the planner's.
+    let before = current_rss_mib();
+    let start = Instant::now();
+    let n = plan::generate_jobs(&spec, &SuiteContext::default())
+        .filter(Result::is_ok)
+        .count();
+    let secs = start.elapsed().as_secs_f64();
+    let counted = plan::plan(&spec, &SuiteContext::default()).expect("plan");
+    println!(
+        "planning a {n}-job sweep: {:.0} jobs/s expanded ({secs:.2} s), counts {:?}; peak RSS {:.1} MiB (RSS before: {before:.1} MiB)",
+        n as f64 / secs,
+        counted.planned.get(&JobKind::Generate),
+        peak_rss_mib()
+    );
     let n_embedded = 5_000;
     let n_distributed = 5_000;
     println!("| deployment | jobs | jobs/s |\n|---|---:|---:|");
@@ -171,19 +194,4 @@ async fn main() {
         let _ = rabbits[0].delete_all().await;
         let _ = store.delete_all().await;
     }
-
-    let spec = sweep(1_000_000, "plan");
-    let before = peak_rss_mib();
-    let start = Instant::now();
-    let n = plan::generate_jobs(&spec, &SuiteContext::default())
-        .filter(Result::is_ok)
-        .count();
-    let secs = start.elapsed().as_secs_f64();
-    let counted = plan::plan(&spec, &SuiteContext::default()).expect("plan");
-    println!(
-        "\nplanning a {n}-job sweep: {:.0} jobs/s expanded ({secs:.2} s), counts {:?}; peak RSS {:.1} MiB (before: {before:.1} MiB)",
-        n as f64 / secs,
-        counted.planned.get(&JobKind::Generate),
-        peak_rss_mib()
-    );
 }

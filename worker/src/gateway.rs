@@ -229,10 +229,24 @@ impl Metered {
     fn account(&self, usage: &Usage, outcome: &str, cost: f64) {
         let m = Metrics::global();
         let role = self.role.as_str();
-        let cached = if usage.cached { "true" } else { "false" };
+        let (cached, other) = if usage.cached {
+            ("true", "false")
+        } else {
+            ("false", "true")
+        };
         m.llm_requests
             .with_label_values(&[self.model(), role, outcome])
             .inc();
+        // The failure outcomes and the other cache state exist at 0, so
+        // error rates and the cached share read 0 rather than "no data".
+        for failure in ["error", "rate-limited"] {
+            m.llm_requests
+                .with_label_values(&[self.model(), role, failure]);
+        }
+        for direction in ["input", "output"] {
+            m.llm_tokens
+                .with_label_values(&[self.model(), role, direction, other]);
+        }
         m.llm_tokens
             .with_label_values(&[self.model(), role, "input", cached])
             .inc_by(usage.input);
@@ -272,6 +286,7 @@ impl Metered {
                 let usage = hit.usage_mut();
                 usage.cached = true;
                 usage.role = self.role;
+                usage.model.clone_from(&self.backend.spec.model);
                 self.store
                     .charge(&self.sweep, &key, None, usage, 0.0)
                     .await
@@ -301,7 +316,7 @@ impl Metered {
                 let r = f(self.backend.clone()).await;
                 Metrics::global()
                     .llm_latency
-                    .with_label_values(&[&model])
+                    .with_label_values(&[&model, self.role.as_str()])
                     .observe(t0.elapsed().as_secs_f64());
                 if r.is_err() {
                     self.reconcile(estimate, 0).await;
@@ -322,15 +337,21 @@ impl Metered {
         let mut out = match result {
             Ok(v) => v,
             Err(e) => {
+                let outcome = if matches!(e, LlmError::Status { status: 429, .. }) {
+                    "rate-limited"
+                } else {
+                    "error"
+                };
                 Metrics::global()
                     .llm_requests
-                    .with_label_values(&[&model, self.role.as_str(), "error"])
+                    .with_label_values(&[&model, self.role.as_str(), outcome])
                     .inc();
                 return Err(e);
             }
         };
         let usage = out.usage_mut();
         usage.role = self.role;
+        usage.model.clone_from(&self.backend.spec.model);
         usage.cached = false;
         self.reconcile(estimate, usage.input + usage.output).await;
         let cost = spec.cost_usd(usage.input, usage.output);
