@@ -4,7 +4,8 @@
 //! - [`sweep_file`]: TOML → validated `SweepSpec`, errors with file:line:field.
 //! - [`plan`]: lazy expansion into generate jobs, job counts, cost estimate.
 //! - [`coordinate`]: register, publish what is not settled, follow to the end.
-//! - [`report`]: the sweep report as JSON, CSV or Markdown.
+//! - [`report`]: the sweep report as JSON, CSV, Markdown or HTML;
+//!   [`gem_report`]: its GEM-Bench tables; [`report_html`]: the HTML page.
 //! - [`autoscale`]: workers per pool as a pure function of backlog, rate
 //!   limits and current replicas (capped by what the limits can feed).
 //! - [`scaler`]: the Kubernetes side (Deployment `scale` subresource) and
@@ -16,8 +17,10 @@
 
 pub mod autoscale;
 pub mod coordinate;
+pub mod gem_report;
 pub mod plan;
 pub mod report;
+pub mod report_html;
 pub mod scaler;
 pub mod sweep_file;
 

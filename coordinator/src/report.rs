@@ -1,10 +1,13 @@
-//! Builds a sweep's [`Report`] from the store and writes it as JSON, CSV or
-//! Markdown. Cost is derived from usage counters and the sweep's prices.
+//! Builds a sweep's [`Report`] from the store and writes it as JSON, CSV,
+//! Markdown or a self-contained HTML page. Cost is derived from usage
+//! counters and the sweep's prices; a sweep with a `gem` suite also gets
+//! the GEM-Bench tables ([`crate::gem_report`]).
 
 use adfarm_backbone::{Store, StoreError, SweepRecord};
 use adfarm_proto::report::{CellRow, JobCounts, Report, UsageRow};
 use adfarm_proto::tally::BUDGET_CODE;
 use adfarm_proto::{JobKind, FORMAT_VERSION};
+use adfarm_suites::SuiteContext;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -17,25 +20,43 @@ pub enum Format {
     Csv,
     /// The full [`Report`] as JSON.
     Json,
+    /// A self-contained HTML page with tables and inline SVG plots.
+    Html,
 }
 
 impl Format {
-    /// Parses `md`, `csv` or `json`.
+    /// Parses `md`, `csv`, `json` or `html`.
     pub fn parse(s: &str) -> Option<Format> {
         match s {
             "md" | "markdown" => Some(Format::Markdown),
             "csv" => Some(Format::Csv),
             "json" => Some(Format::Json),
+            "html" => Some(Format::Html),
             _ => None,
         }
     }
 }
 
-/// Builds the report of `rec` from the store.
+/// Builds the report of `rec` from the store (GEM-Bench tables from the
+/// cells only; see [`build_with`]).
 ///
 /// # Errors
 /// When the store is unavailable.
 pub async fn build(store: &dyn Store, rec: &SweepRecord) -> Result<Report, StoreError> {
+    build_with(store, rec, None).await
+}
+
+/// Builds the report of `rec`; with `ctx` (to re-expand the sweep's jobs)
+/// the GEM-Bench cost and judge agreement tables are filled from per-job
+/// results.
+///
+/// # Errors
+/// When the store is unavailable.
+pub async fn build_with(
+    store: &dyn Store,
+    rec: &SweepRecord,
+    ctx: Option<&SuiteContext>,
+) -> Result<Report, StoreError> {
     let tally = store.tally(&rec.id).await?;
     let failures = store.failures(&rec.id).await?;
     let jobs: BTreeMap<JobKind, JobCounts> = JobKind::ALL
@@ -53,7 +74,7 @@ pub async fn build(store: &dyn Store, rec: &SweepRecord) -> Result<Report, Store
             )
         })
         .collect();
-    let cells = tally
+    let cells: Vec<CellRow> = tally
         .cells
         .iter()
         .map(|(k, sums)| {
@@ -105,6 +126,7 @@ pub async fn build(store: &dyn Store, rec: &SweepRecord) -> Result<Report, Store
     for r in &usage {
         *cost_by_role.entry(r.role).or_insert(0.0) += r.cost_usd;
     }
+    let gem = crate::gem_report::build(store, rec, &cells, ctx).await?;
     Ok(Report {
         format_version: FORMAT_VERSION,
         sweep: rec.spec.name.clone(),
@@ -121,6 +143,7 @@ pub async fn build(store: &dyn Store, rec: &SweepRecord) -> Result<Report, Store
             .into_iter()
             .filter(|f| f.code != BUDGET_CODE)
             .collect(),
+        gem,
     })
 }
 
@@ -161,9 +184,15 @@ pub fn render(r: &Report, format: Format) -> String {
                     f(c.ci95)
                 );
             }
+            // The GEM-Bench tables follow the cells after a blank line.
+            if let Some(g) = &r.gem {
+                out.push('\n');
+                out.push_str(&crate::gem_report::csv(g));
+            }
             out
         }
         Format::Markdown => markdown(r),
+        Format::Html => crate::report_html::html(r),
     }
 }
 
@@ -206,6 +235,9 @@ fn markdown(r: &Report) -> String {
             num(c.std),
             ci
         );
+    }
+    if let Some(g) = &r.gem {
+        out.push_str(&crate::gem_report::markdown(g));
     }
     let _ = writeln!(out, "\n## Usage and cost\n\n| model | role | requests | cached | input tokens | output tokens | cached tokens | estimated | USD |\n|---|---|---:|---:|---:|---:|---:|---:|---:|");
     for u in &r.usage {
