@@ -163,6 +163,9 @@ for q in ("0.5", "0.95", "0.99"):
     b.panel(f"LLM latency p{int(float(q) * 100)} by model",
             [(f'histogram_quantile({q}, sum by (model, le) (rate(adfarm_llm_request_duration_seconds_bucket{{{M}}}[{RI}])))', "{{model}}")],
             unit="s", w=8)
+b.panel("LLM latency p95 by role",
+        [(f'histogram_quantile(0.95, sum by (role, le) (rate(adfarm_llm_request_duration_seconds_bucket{{{M}}}[{RI}])))', "{{role}}")],
+        unit="s", w=24, desc="Generation, judge and embedding calls.")
 b.panel("Jobs completed per second by kind",
         [(f'sum by (kind) (rate(adfarm_jobs_total{{outcome="completed",kind=~"$kind"}}[{RI}]))', "{{kind}}")],
         unit="reqps")
@@ -205,7 +208,11 @@ b.panel("Rate-limiter saturation (calls waiting)",
         [(f'sum by (model) (rate(adfarm_ratelimit_wait_seconds_sum{{{M}}}[{RI}]))', "{{model}}")],
         unit="short", desc="Seconds spent waiting per second: the average number of calls held by the limiter.")
 b.panel("Workers (consumers per queue)",
-        [('max by (queue) (adfarm_queue_consumers{queue=~"$kind"})', "{{queue}}")], unit="short")
+        [('max by (queue) (adfarm_queue_consumers{queue=~"$kind"})', "{{queue}}")], unit="short",
+        desc="As RabbitMQ counts them, reported by the coordinator while it follows a sweep.")
+b.panel("Worker processes by kind",
+        [('sum by (kind) (adfarm_workers{kind=~"$kind"})', "{{kind}}")], unit="short",
+        desc="Worker processes Prometheus scrapes, by the job kinds they consume.")
 b.panel("LLM errors and rate-limited calls",
         [(f'sum by (model, outcome) (rate(adfarm_llm_requests_total{{outcome=~"error|rate-limited",{M}}}[{RI}]))', "{{model}} {{outcome}}")],
         unit="reqps", desc="Calls that failed after all retries.")

@@ -20,7 +20,7 @@ pub struct Metrics {
     pub llm_tokens: IntCounterVec,
     /// Money spent by model, role and sweep.
     pub llm_cost: prometheus::CounterVec,
-    /// Provider call latency by model (cache hits excluded).
+    /// Provider call latency by model and role (cache hits excluded).
     pub llm_latency: HistogramVec,
     /// Transport retries by model and reason (`429`, `5xx`, `timeout`, `connection`, `malformed`).
     pub llm_retries: IntCounterVec,
@@ -42,6 +42,8 @@ pub struct Metrics {
     pub sweep_cost: GaugeVec,
     /// Judge verdicts by judge model, metric and verdict (`scored`, `unscored`).
     pub judge_verdicts: IntCounterVec,
+    /// 1 per worker process per job kind it consumes; summed, the worker count.
+    pub workers: IntGaugeVec,
 }
 
 /// Label names any AdFarm metric may use.
@@ -125,7 +127,7 @@ impl Metrics {
                 &r,
                 "adfarm_llm_request_duration_seconds",
                 "Provider call latency.",
-                &["model"],
+                &["model", "role"],
             ),
             llm_retries: counter(
                 &r,
@@ -182,6 +184,12 @@ impl Metrics {
                 "Judge verdicts.",
                 &["model", "metric", "verdict"],
             ),
+            workers: gauge(
+                &r,
+                "adfarm_workers",
+                "Worker processes consuming a job kind (1 per process).",
+                &["kind"],
+            ),
             registry: r,
         }
     }
@@ -236,7 +244,9 @@ mod tests {
             .with_label_values(&["m", "judge", "input", "false"])
             .inc();
         m.llm_cost.with_label_values(&["m", "judge", "s"]).inc();
-        m.llm_latency.with_label_values(&["m"]).observe(0.1);
+        m.llm_latency
+            .with_label_values(&["m", "judge"])
+            .observe(0.1);
         m.llm_retries.with_label_values(&["m", "429"]).inc();
         m.llm_rate_limited.with_label_values(&["m"]).inc();
         m.ratelimit_wait.with_label_values(&["m"]).observe(0.1);
@@ -251,8 +261,9 @@ mod tests {
         m.judge_verdicts
             .with_label_values(&["m", "x", "scored"])
             .inc();
+        m.workers.with_label_values(&["judge"]).set(1);
         let families = m.registry.gather();
-        assert_eq!(families.len(), 14);
+        assert_eq!(families.len(), 15);
         for f in families {
             let name = f.name();
             assert!(name.starts_with("adfarm_"), "{name}");

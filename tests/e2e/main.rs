@@ -10,6 +10,9 @@
 //! - `poison`: unreadable messages are dead-lettered; the worker carries on.
 //! - `sweep_errors`: bad sweep files fail with file, line and field.
 //! - `gem_score`: `adfarm gem score` on a small response (no judge).
+//! - `gem_report_html`: the HTML report opens in headless Chromium.
+//! - `prometheus` (issue 5): a real Prometheus scrapes a sweep; every
+//!   dashboard query answers, the alert rules pass promtool.
 //!
 //! This file is the harness: [`Fake`] (the fake server, in this process),
 //! [`SweepFile`] (a synthetic sweep's TOML), [`Farm`] (one test's key prefix,
@@ -26,8 +29,10 @@
 mod budget;
 mod distributed;
 mod faults;
+mod gem_report_html;
 mod gem_score;
 mod poison;
+mod prometheus;
 mod rate_limit;
 mod sweep_errors;
 

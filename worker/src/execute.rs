@@ -64,6 +64,15 @@ enum Outcome {
 }
 
 impl Outcome {
+    const ALL: [Outcome; 6] = [
+        Outcome::Completed,
+        Outcome::Duplicate,
+        Outcome::Retried,
+        Outcome::Failed,
+        Outcome::Skipped,
+        Outcome::Requeued,
+    ];
+
     fn as_str(self) -> &'static str {
         match self {
             Outcome::Completed => "completed",
@@ -105,13 +114,23 @@ impl Worker {
     /// Consumes the configured kinds until `cancel` fires; jobs in flight
     /// finish and settle before it returns.
     pub async fn run(self: Arc<Self>, cancel: CancellationToken) {
+        let m = Metrics::global();
         let mut lanes = JoinSet::new();
         for kind in self.config.kinds.clone() {
+            // Every outcome exists from the start at 0, so rates and ratios
+            // of rare outcomes (dead letters, requeues) read 0, not "no data".
+            for outcome in Outcome::ALL {
+                m.jobs.with_label_values(&[kind.as_str(), outcome.as_str()]);
+            }
+            m.workers.with_label_values(&[kind.as_str()]).set(1);
             let me = self.clone();
             let cancel = cancel.clone();
             lanes.spawn(async move { me.lane(kind, cancel).await });
         }
         while lanes.join_next().await.is_some() {}
+        for kind in &self.config.kinds {
+            m.workers.with_label_values(&[kind.as_str()]).set(0);
+        }
     }
 
     async fn lane(self: Arc<Self>, kind: JobKind, cancel: CancellationToken) {
@@ -336,7 +355,10 @@ impl Worker {
     }
 
     fn suite(&self, name: &str) -> Option<Arc<dyn Suite>> {
-        let mut suites = self.suites.lock().expect("suite cache lock is never poisoned");
+        let mut suites = self
+            .suites
+            .lock()
+            .expect("suite cache lock is never poisoned");
         if let Some(s) = suites.get(name) {
             return Some(s.clone());
         }
@@ -460,15 +482,20 @@ impl Worker {
                     )
                     .await?;
                 let m = Metrics::global();
+                let model = llm_model(rec, judge);
                 for s in &result.scores {
-                    let verdict = if matches!(s.verdict, Verdict::Score(_)) {
-                        "scored"
+                    let scored = matches!(s.verdict, Verdict::Score(_));
+                    let (verdict, other) = if scored {
+                        ("scored", "unscored")
                     } else {
-                        "unscored"
+                        ("unscored", "scored")
                     };
                     m.judge_verdicts
-                        .with_label_values(&[&llm_model(rec, judge), &s.metric, verdict])
+                        .with_label_values(&[&model, &s.metric, verdict])
                         .inc();
+                    // Both verdicts exist, so the parse-failure share reads 0, not "no data".
+                    m.judge_verdicts
+                        .with_label_values(&[&model, &s.metric, other]);
                 }
                 result.judge = Some(judge.clone());
             }
