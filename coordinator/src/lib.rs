@@ -8,6 +8,7 @@
 //!   [`gem_report`]: its GEM-Bench tables; [`report_html`]: the HTML page.
 //! - [`autoscale`]: workers per pool as a pure function of backlog, rate
 //!   limits and current replicas (capped by what the limits can feed).
+//! - [`api`]: HTTP API to submit sweeps and follow them (`--serve`).
 //! - [`scaler`]: the Kubernetes side (Deployment `scale` subresource) and
 //!   the loop that applies [`autoscale::decide`] next to `follow`.
 //!
@@ -15,6 +16,7 @@
 //! it knows is re-derived from the sweep file and the store, so it can be
 //! restarted at any moment and carry on.
 
+pub mod api;
 pub mod autoscale;
 pub mod coordinate;
 pub mod gem_report;

@@ -199,6 +199,29 @@ pub async fn run_autoscaler(
     }
 }
 
+/// Scales every pool to its minimum: the sweep is finished, so no more work
+/// will come from this coordinator.
+pub async fn scale_to_min(settings: &AutoscaleSettings, scaler: &dyn WorkerScaler) {
+    for (pool, deployment) in &settings.pools {
+        match scaler.replicas(deployment).await {
+            Ok(n) if n > pool.min_replicas => {
+                match scaler.scale(deployment, pool.min_replicas).await {
+                    Ok(()) => {
+                        tracing::info!(pool = %pool.name, from = n, to = pool.min_replicas, "Sweep finished; worker pool scaled down.")
+                    }
+                    Err(e) => {
+                        tracing::warn!(pool = %pool.name, code = e.code(), error = %e, "Cannot scale the worker Deployment.")
+                    }
+                }
+            }
+            Ok(_) => {}
+            Err(e) => {
+                tracing::warn!(pool = %pool.name, code = e.code(), error = %e, "Cannot read the worker Deployment's scale.")
+            }
+        }
+    }
+}
+
 async fn tick(
     settings: &AutoscaleSettings,
     state: &mut PoolState,
@@ -435,5 +458,24 @@ mod tests {
         assert_eq!(scaler.replicas("w-generate").await.unwrap(), 0);
         cancel.cancel();
         task.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn finished_sweep_scales_pools_to_their_minimum() {
+        let scaler = FakeScaler {
+            replicas: Mutex::new(BTreeMap::new()),
+            start: 5,
+        };
+        let settings = AutoscaleSettings {
+            pools: vec![
+                (Pool::parse("a=generate:0:9", 0, 9).unwrap(), "w-a".into()),
+                (Pool::parse("b=judge:2:9", 0, 9).unwrap(), "w-b".into()),
+            ],
+            policy: Policy::default(),
+            interval: Duration::from_secs(1),
+        };
+        scale_to_min(&settings, &scaler).await;
+        assert_eq!(scaler.replicas("w-a").await.unwrap(), 0);
+        assert_eq!(scaler.replicas("w-b").await.unwrap(), 2);
     }
 }
