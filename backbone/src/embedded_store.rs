@@ -67,8 +67,14 @@ impl EmbeddedStore {
                 StoreError::Unavailable(format!("cannot create {}: {e}", dir.display()))
             })?;
         }
-        let db = Database::create(path)
-            .map_err(|e| StoreError::Unavailable(format!("cannot open {}: {e}", path.display())))?;
+        let db = Database::create(path).map_err(|e| match e {
+            redb::DatabaseError::DatabaseAlreadyOpen => StoreError::Unavailable(format!(
+                "{} is in use by another adfarm process (a running `adfarm run`?); \
+                 the embedded store opens in one process at a time",
+                path.display()
+            )),
+            e => StoreError::Unavailable(format!("cannot open {}: {e}", path.display())),
+        })?;
         let txn = db.begin_write().map_err(|e| backend("open")(e.into()))?;
         for t in [SWEEPS, RESULTS, FAILURES, CACHE] {
             txn.open_table(t).map_err(|e| backend("open")(e.into()))?;
