@@ -84,8 +84,11 @@ pub struct Run {
 #[derive(Debug, Clone, ClapArgs)]
 pub struct Coordinator {
     /// The sweep file.
-    #[arg(long)]
-    pub sweep: PathBuf,
+    #[arg(long, required_unless_present = "serve")]
+    pub sweep: Option<PathBuf>,
+    /// Serve the HTTP API (submit and follow sweeps) on this address.
+    #[arg(long, env = "ADFARM_API_ADDR")]
+    pub serve: Option<SocketAddr>,
     /// Broker and store.
     #[command(flatten)]
     pub cluster: Cluster,
@@ -161,11 +164,22 @@ pub enum Command {
     Worker(Worker),
     /// Show a sweep's progress (by name, id or sweep file).
     Status {
-        /// Sweep name, id or file.
+        /// Sweep name, id or file (id or file with --server).
         sweep: String,
+        /// Ask this coordinator's HTTP API instead of a store.
+        #[arg(long, env = "ADFARM_SERVER")]
+        server: Option<String>,
         /// Store to read.
         #[command(flatten)]
         backend: Backend,
+    },
+    /// Send a sweep file to a running coordinator (`coordinator --serve`).
+    Submit {
+        /// The sweep file.
+        sweep: PathBuf,
+        /// The coordinator's HTTP API, e.g. http://adfarm-coordinator:8080.
+        #[arg(long, env = "ADFARM_SERVER")]
+        server: String,
     },
     /// Write a sweep's report.
     Report {
@@ -177,6 +191,9 @@ pub enum Command {
         /// Output file (default: stdout).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Ask this coordinator's HTTP API instead of a store.
+        #[arg(long, env = "ADFARM_SERVER")]
+        server: Option<String>,
         /// Store to read.
         #[command(flatten)]
         backend: Backend,

@@ -8,7 +8,7 @@ use adfarm_backbone::{
     EmbeddedStore, Limiter, LocalLimiter, MemoryQueue, Queue, RabbitQueue, RedisStore, Store,
 };
 use adfarm_coordinator::autoscale::{Policy, Pool};
-use adfarm_coordinator::{report, scaler, sweep_file, Coordinator};
+use adfarm_coordinator::{api, report, scaler, sweep_file, Coordinator};
 use adfarm_proto::JobKind;
 use adfarm_suites::SuiteContext;
 use adfarm_worker::backends::{Backends, EnvLookup, LocalLoader};
@@ -168,10 +168,38 @@ pub async fn coordinator(
     c: args::Coordinator,
     cancel: CancellationToken,
 ) -> Result<()> {
-    let spec = load_sweep(&c.sweep, ctx)?;
     let (store, queue) = connect(&c.cluster).await?;
     let queue_for_scaling: Arc<dyn Queue> = queue.clone();
-    let coordinator = Coordinator::new(store.clone(), queue, ctx.clone());
+    let coordinator = Arc::new(Coordinator::new(store.clone(), queue, ctx.clone()));
+    let server = match c.serve {
+        Some(addr) => {
+            let state = api::ApiState::new(
+                coordinator.clone(),
+                store.clone(),
+                ctx.clone(),
+                Arc::new(env_fn),
+                cancel.clone(),
+            );
+            let (bound, task) = api::serve(addr, state)
+                .await
+                .with_context(|| format!("cannot serve the API on {addr}"))?;
+            eprintln!("coordinator API listening on http://{bound}");
+            Some(task)
+        }
+        None => None,
+    };
+    let Some(sweep) = &c.sweep else {
+        if c.autoscale.enabled {
+            tracing::warn!(
+                "Autoscaling needs --sweep (its providers' rate limits); pools left as they are."
+            );
+        }
+        if let Some(task) = server {
+            task.await??;
+        }
+        return Ok(());
+    };
+    let spec = load_sweep(sweep, ctx)?;
     let (rec, plan) = coordinator.register(&spec).await?;
     let published = coordinator.publish(&rec).await?;
     let scaling = autoscaler(&c.autoscale, &rec.spec, queue_for_scaling.clone(), &cancel).await?;
@@ -205,6 +233,10 @@ pub async fn coordinator(
     );
     if let Some(s) = scaling {
         s.stop(progress.finished()).await;
+    }
+    if let Some(task) = server {
+        // Status and reports stay available until the coordinator is stopped.
+        task.await??;
     }
     if !progress.finished() {
         bail!("stopped before the sweep finished: start the coordinator again to carry on");

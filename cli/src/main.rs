@@ -7,6 +7,7 @@ mod gem;
 mod inspect;
 mod local;
 mod progress;
+mod remote;
 
 use anyhow::Result;
 use args::{Args, AssetsCommand, Command, DevCommand, GemCommand};
@@ -64,12 +65,28 @@ async fn dispatch(args: Args) -> Result<()> {
         Command::Run(run) => deploy::run_embedded(&home, &ctx, run, shutdown_token()).await,
         Command::Coordinator(c) => deploy::coordinator(&ctx, c, shutdown_token()).await,
         Command::Worker(w) => deploy::worker(&home, &ctx, w, shutdown_token()).await,
-        Command::Status { sweep, backend } => inspect::status(&home, &ctx, &sweep, &backend).await,
+        Command::Status {
+            sweep,
+            server: Some(server),
+            ..
+        } => remote::status(&ctx, &sweep, &server).await,
+        Command::Status { sweep, backend, .. } => {
+            inspect::status(&home, &ctx, &sweep, &backend).await
+        }
+        Command::Submit { sweep, server } => remote::submit(&ctx, &sweep, &server).await,
+        Command::Report {
+            sweep,
+            format,
+            out,
+            server: Some(server),
+            ..
+        } => remote::report(&ctx, &sweep, &format, out.as_deref(), &server).await,
         Command::Report {
             sweep,
             format,
             out,
             backend,
+            ..
         } => inspect::report(&home, &ctx, &sweep, &format, out.as_deref(), &backend).await,
         Command::Assets {
             command: AssetsCommand::Fetch { names },

@@ -339,7 +339,7 @@ async fn report_of(
     let name = q.format.unwrap_or_else(|| "md".to_string());
     let format = report::Format::parse(&name).ok_or(ApiError::Format(name))?;
     let rec = record(&s, &id).await?;
-    let r = report::build(s.store.as_ref(), &rec).await?;
+    let r = report::build_with(s.store.as_ref(), &rec, Some(&s.ctx)).await?;
     let content_type = match format {
         report::Format::Markdown => "text/markdown; charset=utf-8",
         report::Format::Csv => "text/csv; charset=utf-8",
