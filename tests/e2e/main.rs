@@ -11,6 +11,7 @@
 //! - `sweep_errors`: bad sweep files fail with file, line and field.
 //! - `gem_score`: `adfarm gem score` on a small response (no judge).
 //! - `gem_report_html`: the HTML report opens in headless Chromium.
+//! - `gem_report_sweep`: a small GEM-Bench sweep's report tables.
 //! - `prometheus` (issue 5): a real Prometheus scrapes a sweep; every
 //!   dashboard query answers, the alert rules pass promtool.
 //!
@@ -30,6 +31,7 @@ mod budget;
 mod distributed;
 mod faults;
 mod gem_report_html;
+mod gem_report_sweep;
 mod gem_score;
 mod poison;
 mod prometheus;
