@@ -163,3 +163,46 @@ fn coordinator_autoscales_without_keda_and_gets_its_pools() {
         .iter()
         .any(|a| a == "--autoscale"));
 }
+
+#[test]
+fn api_only_coordinator_serves_its_api_port() {
+    let dir = tempdir();
+    let over = dir.join("api.yaml");
+    std::fs::write(
+        &over,
+        "coordinator:\n  api:\n    enabled: true\n    port: 8080\n",
+    )
+    .unwrap();
+    let kinds =
+        check_chart(&chart_dir("../helm/adfarm"), &[&over]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        count(&kinds, "Deployment"),
+        4,
+        "coordinator and three pools"
+    );
+    let chart = adfarm_deploy_check::Chart::load(&chart_dir("../helm/adfarm")).unwrap();
+    let rendered = chart.render(&[&over], "adfarm", "evals").unwrap();
+    let doc = |template: &str| {
+        rendered
+            .iter()
+            .find(|r| r.template == template)
+            .unwrap()
+            .documents[0]
+            .clone()
+    };
+    let deployment = doc("coordinator-deployment.yaml");
+    let c = &deployment["spec"]["template"]["spec"]["containers"][0];
+    let args: Vec<&str> = c["args"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(&args[..3], ["coordinator", "--serve", "0.0.0.0:8080"]);
+    assert!(!args.contains(&"--sweep"), "{args:?}");
+    assert_eq!(c["ports"][1]["containerPort"], 8080);
+    let service = doc("coordinator-service.yaml");
+    assert_eq!(service["spec"]["ports"][1]["name"], "api");
+    let policy = doc("networkpolicy.yaml");
+    assert_eq!(policy["spec"]["ingress"][1]["ports"][0]["port"], 8080);
+}
