@@ -392,7 +392,8 @@ fn quality_vs_cost(out: &mut String, t: &GemTables) {
             COLOURS[i % COLOURS.len()],
             esc(s),
             x + 7.0,
-            y - 4.0,
+            // Alternate label sides so coinciding points stay readable.
+            if i % 2 == 0 { y - 4.0 } else { y + 14.0 },
             esc(s)
         );
     }
