@@ -80,6 +80,10 @@ impl KubeScaler {
     /// # Errors
     /// When neither is available.
     pub async fn infer(namespace: &str) -> Result<KubeScaler, ScaleError> {
+        // kube's rustls (ring) and reqwest's (aws-lc-rs) link two crypto
+        // providers, so rustls cannot pick one by itself; an error here only
+        // means one is installed already.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let client = kube::Client::try_default()
             .await
             .map_err(|e| ScaleError::Config(e.to_string()))?;
