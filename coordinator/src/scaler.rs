@@ -80,13 +80,23 @@ impl KubeScaler {
     /// # Errors
     /// When neither is available.
     pub async fn infer(namespace: &str) -> Result<KubeScaler, ScaleError> {
+        let config = kube::Config::infer()
+            .await
+            .map_err(|e| ScaleError::Config(e.to_string()))?;
+        KubeScaler::from_config(config, namespace)
+    }
+
+    /// A scaler for the API server and credentials of `config`.
+    ///
+    /// # Errors
+    /// When the client cannot be built from `config` (TLS settings).
+    pub fn from_config(config: kube::Config, namespace: &str) -> Result<KubeScaler, ScaleError> {
         // kube's rustls (ring) and reqwest's (aws-lc-rs) link two crypto
         // providers, so rustls cannot pick one by itself; an error here only
         // means one is installed already.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = kube::Client::try_default()
-            .await
-            .map_err(|e| ScaleError::Config(e.to_string()))?;
+        let client =
+            kube::Client::try_from(config).map_err(|e| ScaleError::Config(e.to_string()))?;
         Ok(KubeScaler::new(client, namespace))
     }
 }
@@ -481,5 +491,90 @@ mod tests {
         scale_to_min(&settings, &scaler).await;
         assert_eq!(scaler.replicas("w-a").await.unwrap(), 0);
         assert_eq!(scaler.replicas("w-b").await.unwrap(), 2);
+    }
+
+    /// Replicas per Deployment, and every patch as (namespace/name, replicas).
+    type Shared = Arc<Mutex<(BTreeMap<String, u32>, Vec<(String, u32)>)>>;
+
+    /// A fake Kubernetes API serving the scale subresource of Deployments.
+    async fn fake_kube(start: u32) -> (kube::Config, Shared) {
+        use axum::extract::{Path, State};
+        use axum::routing::get;
+        fn scale(ns: &str, name: &str, n: u32) -> axum::Json<serde_json::Value> {
+            axum::Json(serde_json::json!({
+                "apiVersion": "autoscaling/v1", "kind": "Scale",
+                "metadata": { "name": name, "namespace": ns },
+                "spec": { "replicas": n }, "status": { "replicas": n }
+            }))
+        }
+        let state: Shared = Arc::default();
+        let app = axum::Router::new()
+            .route(
+                "/apis/apps/v1/namespaces/{ns}/deployments/{name}/scale",
+                get(
+                    move |State(s): State<Shared>, Path((ns, name)): Path<(String, String)>| async move {
+                        let n = *s.lock().unwrap().0.get(&name).unwrap_or(&start);
+                        scale(&ns, &name, n)
+                    },
+                )
+                .patch(
+                    |State(s): State<Shared>,
+                     Path((ns, name)): Path<(String, String)>,
+                     body: axum::body::Bytes| async move {
+                        let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                        let n = v["spec"]["replicas"].as_u64().unwrap() as u32;
+                        let mut g = s.lock().unwrap();
+                        g.0.insert(name.clone(), n);
+                        g.1.push((format!("{ns}/{name}"), n));
+                        scale(&ns, &name, n)
+                    },
+                ),
+            )
+            .with_state(state.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let cfg = kube::Config::new(format!("http://{addr}").parse().unwrap());
+        (cfg, state)
+    }
+
+    #[tokio::test]
+    async fn loop_scales_deployments_through_the_kubernetes_api() {
+        let (cfg, api) = fake_kube(0).await;
+        let scaler: Arc<dyn WorkerScaler> =
+            Arc::new(KubeScaler::from_config(cfg, "evals").unwrap());
+        let queue = MemoryQueue::new(5);
+        let shared: Arc<dyn Queue> = Arc::new(queue.clone());
+        for i in 0..100u32 {
+            shared
+                .publish_raw(JobKind::Generate, &i.to_be_bytes())
+                .await
+                .unwrap();
+        }
+        let settings = AutoscaleSettings {
+            pools: Pool::per_kind(0, 10)
+                .into_iter()
+                .map(|p| {
+                    let d = format!("adfarm-worker-{}", p.name);
+                    (p, d)
+                })
+                .collect(),
+            policy: Policy::default(),
+            interval: Duration::from_millis(20),
+        };
+        let (_tx, rx) = watch::channel(BTreeMap::new());
+        let cancel = CancellationToken::new();
+        let task = tokio::spawn({
+            let (s, c, q) = (settings.clone(), cancel.clone(), shared.clone());
+            async move { run_autoscaler(s, &spec(60.0), q, scaler, rx, c).await }
+        });
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        cancel.cancel();
+        task.await.unwrap();
+        // Only the pool with work is patched, once, to what 60 rpm can feed.
+        assert_eq!(
+            api.lock().unwrap().1,
+            vec![("evals/adfarm-worker-generate".to_string(), 1)]
+        );
     }
 }
