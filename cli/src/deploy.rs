@@ -201,8 +201,9 @@ pub async fn coordinator(
     };
     let spec = load_sweep(sweep, ctx)?;
     let (rec, plan) = coordinator.register(&spec).await?;
-    let published = coordinator.publish(&rec).await?;
+    // Scaling starts before publishing, so workers start on the first jobs.
     let scaling = autoscaler(&c.autoscale, &rec.spec, queue_for_scaling.clone(), &cancel).await?;
+    let published = coordinator.publish(&rec).await?;
     tracing::info!(sweep = %rec.id, jobs = plan.planned.values().sum::<i64>(), published, "Sweep published.");
     eprintln!(
         "sweep {} ({}): {} jobs planned, {published} published",
