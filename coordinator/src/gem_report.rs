@@ -403,39 +403,37 @@ pub fn keys(t: &GemTables) -> Vec<(String, String)> {
     keys
 }
 
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
 /// The GEM-Bench tables as CSV: one `table,dataset,solution,judge,column,value` row per value.
 pub fn csv(t: &GemTables) -> String {
     let mut out = String::from("table,dataset,solution,judge,column,value\n");
-    let f = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+    let mut row = |fields: [&str; 5], v: Option<f64>| {
+        let fields: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        let v = v.map_or(String::new(), |v| v.to_string());
+        let _ = writeln!(out, "{},{v}", fields.join(","));
+    };
     for r in &t.effectiveness {
         for (m, s) in &r.metrics {
-            let _ = writeln!(
-                out,
-                "effectiveness,{},{},-,{m},{}",
-                r.dataset,
-                r.solution,
-                f(s.mean)
+            row(
+                ["effectiveness", &r.dataset, &r.solution, NO_JUDGE, m],
+                s.mean,
             );
         }
     }
     for r in &t.judge_scores {
         for (m, s) in &r.metrics {
-            let _ = writeln!(
-                out,
-                "judge,{},{},{},{m},{}",
-                r.dataset,
-                r.solution,
-                r.judge,
-                f(s.mean)
-            );
+            row(["judge", &r.dataset, &r.solution, &r.judge, m], s.mean);
         }
-        let _ = writeln!(
-            out,
-            "judge,{},{},{},overall,{}",
-            r.dataset,
-            r.solution,
-            r.judge,
-            f(r.overall)
+        row(
+            ["judge", &r.dataset, &r.solution, &r.judge, "overall"],
+            r.overall,
         );
     }
     for c in &t.cost {
@@ -445,13 +443,13 @@ pub fn csv(t: &GemTables) -> String {
             ("overall", c.overall),
             ("usd-per-response", c.usd_per_response),
         ] {
-            let _ = writeln!(out, "cost,{},{},-,{k},{}", c.dataset, c.solution, f(v));
+            row(["cost", &c.dataset, &c.solution, NO_JUDGE, k], v);
         }
     }
     for a in &t.agreement {
         let pair = format!("{}~{}", a.judge_a, a.judge_b);
         for (k, v) in [("kappa", a.kappa), ("alpha", a.alpha), ("tau", a.tau)] {
-            let _ = writeln!(out, "agreement,-,-,{pair},{k},{}", f(v));
+            row(["agreement", "-", "-", &pair, k], v);
         }
     }
     out
@@ -614,6 +612,8 @@ mod tests {
         let csv = crate::report::render(&r, crate::report::Format::Csv);
         assert!(csv.contains("judge,mt-human,gi-r,j1,overall,75\n"), "{csv}");
         assert!(csv.contains("cost,mt-human,gi-r,-,overall,300\n"), "{csv}");
+        assert!(csv.contains("agreement,-,-,j1~j2,kappa,0.5\n"), "{csv}");
+        assert_eq!(csv_field("a,\"b\""), "\"a,\"\"b\"\"\"");
         let json = crate::report::render(&r, crate::report::Format::Json);
         let back: Report = serde_json::from_str(&json).expect("JSON round-trips");
         assert_eq!(back, r);
