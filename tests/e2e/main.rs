@@ -14,6 +14,8 @@
 //! - `gem_report_sweep`: a small GEM-Bench sweep's report tables.
 //! - `prometheus` (issue 5): a real Prometheus scrapes a sweep; every
 //!   dashboard query answers, the alert rules pass promtool.
+//! - `api` (issue 5): submit, status and report through the coordinator's
+//!   HTTP API (`coordinator --serve`, `--server`).
 //!
 //! This file is the harness: [`Fake`] (the fake server, in this process),
 //! [`SweepFile`] (a synthetic sweep's TOML), [`Farm`] (one test's key prefix,
@@ -27,6 +29,7 @@
 //! (the fake's answers are a function of the request, and aggregates are
 //! fixed-point integers, so equal means bit-identical).
 
+mod api;
 mod budget;
 mod distributed;
 mod faults;
