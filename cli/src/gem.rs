@@ -89,3 +89,22 @@ pub async fn score(home: &Path, a: GemScore) -> Result<()> {
     println!("{}", serde_json::to_string_pretty(&printed)?);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn judges_are_the_local_model_or_url_hash_model() {
+        let home = Path::new("/nonexistent");
+        let err = |j: &str| match judge_provider(home, j, None) {
+            Ok(_) => panic!("{j} accepted"),
+            Err(e) => e.to_string(),
+        };
+        assert!(err("gpt-4o").contains("BASE_URL#MODEL"));
+        assert!(err("http://localhost:8000/v1#").contains("empty"));
+        assert!(err("ftp://host/v1#m").contains("http or https"));
+        // A remote judge is only a client until it is called.
+        assert!(judge_provider(home, "http://127.0.0.1:1/v1#judge-1", Some("k")).is_ok());
+    }
+}
