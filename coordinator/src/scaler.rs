@@ -388,6 +388,17 @@ mod tests {
         server.await.unwrap();
     }
 
+    /// Polls `cond` for up to 10 s.
+    async fn until(mut cond: impl FnMut() -> bool) -> bool {
+        for _ in 0..1_000 {
+            if cond() {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        false
+    }
+
     /// Records scale calls; starts every Deployment at `start` replicas.
     struct FakeScaler {
         replicas: Mutex<BTreeMap<String, u32>>,
@@ -459,7 +470,9 @@ mod tests {
             );
             async move { run_autoscaler(s, &spec(60.0), q, sc, rx, c).await }
         });
-        tokio::time::sleep(Duration::from_millis(40)).await;
+        assert!(until(|| scaler.replicas.lock().unwrap().get("w-generate") == Some(&1)).await);
+        // Ticks go on; the pool stays at what the key can feed.
+        tokio::time::sleep(Duration::from_millis(50)).await;
         assert_eq!(scaler.replicas("w-generate").await.unwrap(), 1);
         // Drain the queue: once idle past the period, the pool goes to zero.
         let mut consumer = shared.consume(JobKind::Generate, 4_000).await.unwrap();
@@ -468,8 +481,7 @@ mod tests {
         }
         drop(consumer);
         tx.send(BTreeMap::new()).unwrap();
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        assert_eq!(scaler.replicas("w-generate").await.unwrap(), 0);
+        assert!(until(|| scaler.replicas.lock().unwrap().get("w-generate") == Some(&0)).await);
         cancel.cancel();
         task.await.unwrap();
     }
@@ -568,7 +580,8 @@ mod tests {
             let (s, c, q) = (settings.clone(), cancel.clone(), shared.clone());
             async move { run_autoscaler(s, &spec(60.0), q, scaler, rx, c).await }
         });
-        tokio::time::sleep(Duration::from_millis(150)).await;
+        assert!(until(|| !api.lock().unwrap().1.is_empty()).await);
+        tokio::time::sleep(Duration::from_millis(100)).await;
         cancel.cancel();
         task.await.unwrap();
         // Only the pool with work is patched, once, to what 60 rpm can feed.
