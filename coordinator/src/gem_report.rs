@@ -17,6 +17,7 @@
 //! solution (averaged over datasets).
 
 use crate::plan::generate_jobs;
+use crate::report::num;
 use adfarm_backbone::{Store, StoreError, SweepRecord};
 use adfarm_proto::report::{
     CellRow, GemAgreement, GemCostRow, GemJudgeRow, GemRow, GemTables, Stat,
@@ -271,11 +272,8 @@ fn agreement_rows(
     rows
 }
 
-fn num(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"))
-}
-
-fn stat_cell(s: Option<&Stat>) -> String {
+/// Mean ± 95% CI half-width, or `-`.
+pub(crate) fn stat_cell(s: Option<&Stat>) -> String {
     match s {
         Some(Stat {
             mean: Some(m),

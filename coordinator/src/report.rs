@@ -147,7 +147,8 @@ pub async fn build_with(
     })
 }
 
-fn num(v: Option<f64>) -> String {
+/// A number with two decimals, or `-` when absent (every renderer uses it).
+pub(crate) fn num(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"))
 }
 

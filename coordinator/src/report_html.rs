@@ -3,8 +3,10 @@
 //! an email. With GEM-Bench tables it adds three plots: quality vs cost per
 //! solution, per-metric bars and a judge agreement (Cohen's κ) heatmap.
 
+use crate::gem_report::stat_cell;
 use crate::gem_report::{judge_metrics, keys, EFFECTIVENESS};
-use adfarm_proto::report::{GemTables, Report, Stat};
+use crate::report::num;
+use adfarm_proto::report::{GemTables, Report};
 use adfarm_proto::JobKind;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -26,22 +28,6 @@ pub fn esc(s: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
-}
-
-fn num(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"))
-}
-
-fn stat(s: Option<&Stat>) -> String {
-    match s {
-        Some(Stat {
-            mean: Some(m),
-            ci95: Some(c),
-            ..
-        }) => format!("{m:.2} ±{c:.2}"),
-        Some(Stat { mean: Some(m), .. }) => format!("{m:.2}"),
-        _ => "-".into(),
-    }
 }
 
 /// An HTML table; cells after the first `left` columns are right-aligned.
@@ -208,7 +194,11 @@ fn gem(out: &mut String, t: &GemTables) {
         .iter()
         .map(|r| {
             let mut row = vec![r.dataset.clone(), r.solution.clone()];
-            row.extend(EFFECTIVENESS.iter().map(|(m, _)| stat(r.metrics.get(*m))));
+            row.extend(
+                EFFECTIVENESS
+                    .iter()
+                    .map(|(m, _)| stat_cell(r.metrics.get(*m))),
+            );
             row
         })
         .collect();
@@ -245,7 +235,7 @@ fn gem(out: &mut String, t: &GemTables) {
             .filter(|r| &r.judge == j)
             .map(|r| {
                 let mut row = vec![r.dataset.clone(), r.solution.clone()];
-                row.extend(six.iter().map(|m| stat(r.metrics.get(*m))));
+                row.extend(six.iter().map(|m| stat_cell(r.metrics.get(*m))));
                 row.push(num(r.overall));
                 row
             })
