@@ -160,16 +160,7 @@ fn attend_group_body(
         }
     }
     for row in scores.chunks_exact_mut(len) {
-        let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let mut sum = 0.0;
-        for s in row.iter_mut() {
-            *s = (*s - max).exp();
-            sum += *s;
-        }
-        let inv = 1.0 / sum;
-        for s in row.iter_mut() {
-            *s *= inv;
-        }
+        softmax(row, 1.0);
     }
     out.fill(0.0);
     for j in 0..len {
@@ -558,16 +549,7 @@ impl Llama {
             for (t, row) in scores.chunks_exact_mut(len).enumerate() {
                 let visible = start + t + 1;
                 let (row, hidden) = row.split_at_mut(visible);
-                let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-                let mut sum = 0.0;
-                for s in row.iter_mut() {
-                    *s = ((*s - max) * scale).exp();
-                    sum += *s;
-                }
-                let inv = 1.0 / sum;
-                for s in row.iter_mut() {
-                    *s *= inv;
-                }
+                softmax(row, scale);
                 hidden.fill(0.0);
             }
             // out rows, this head's columns = P (n × len) · V ((j, d) at j·kv + kvh·hd + d).
@@ -584,5 +566,19 @@ impl Llama {
             );
         }
         Ok(())
+    }
+}
+
+/// In-place softmax of `row` scaled by `scale` (max-subtracted for stability).
+fn softmax(row: &mut [f32], scale: f32) {
+    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut sum = 0.0;
+    for s in row.iter_mut() {
+        *s = ((*s - max) * scale).exp();
+        sum += *s;
+    }
+    let inv = 1.0 / sum;
+    for s in row.iter_mut() {
+        *s *= inv;
     }
 }
