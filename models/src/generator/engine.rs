@@ -1,8 +1,12 @@
 //! The inference thread: owns the model, takes requests from a channel and
 //! runs them with continuous batching — every step feeds one new token of
 //! each decoding sequence plus at most one prompt chunk, in one forward pass.
+//! Prompts that start like a recent one resume from its cached keys and
+//! values ([`PrefixCache`]); a request whose prompt shares a long prefix
+//! with one still prefilling waits for it rather than computing it twice.
 
 use super::model::{KvCache, Llama, Segment, Want, PREFILL_CHUNK};
+use super::prefix::{common_prefix, reusable, PrefixCache};
 use super::sampling::{log_prob, sample, Rng};
 use super::tokenizer::ChatTokenizer;
 use super::{Finish, Generation, Ranking};
@@ -15,6 +19,10 @@ use tokio::sync::oneshot;
 /// Sequences decoded together. Past 8 the step time grows about linearly, so
 /// more would only raise every request's latency.
 pub(crate) const MAX_ACTIVE: usize = 8;
+
+/// Prompt tokens whose keys and values are kept for reuse (about 46 KiB
+/// each for SmolLM2-135M: 140 MiB in all).
+const PREFIX_CACHE_TOKENS: usize = 3072;
 
 pub(crate) struct ChatJob {
     pub(crate) prompt: String,
@@ -38,11 +46,56 @@ pub(crate) enum Job {
     Choose(ChooseJob),
 }
 
+/// A prompt being fed to the model in chunks.
+struct Prompt {
+    tokens: Vec<u32>,
+    /// Tokens already in `cache`.
+    fed: usize,
+    /// Tokens that came from the prefix cache.
+    reused: usize,
+    cache: KvCache,
+}
+
+impl Prompt {
+    fn done(&self) -> bool {
+        self.fed == self.tokens.len()
+    }
+
+    /// Starts from a cached prefix instead of position 0.
+    fn resume(&mut self, cache: KvCache) {
+        self.fed = cache.len();
+        self.reused = cache.len();
+        self.cache = cache;
+    }
+
+    /// The next chunk, if `admit` lets its size in.
+    fn segment(&mut self, admit: &mut impl FnMut(usize) -> bool) -> Option<Segment<'_>> {
+        let end = (self.fed + PREFILL_CHUNK).min(self.tokens.len());
+        if !admit(end - self.fed) {
+            return None;
+        }
+        let want = if end == self.tokens.len() {
+            Want::Last
+        } else {
+            Want::Nothing
+        };
+        Some(Segment {
+            cache: &mut self.cache,
+            tokens: &self.tokens[self.fed..end],
+            want,
+        })
+    }
+
+    /// Records the chunk just fed; true once the whole prompt is in.
+    fn advance(&mut self) -> bool {
+        self.fed = (self.fed + PREFILL_CHUNK).min(self.tokens.len());
+        self.done()
+    }
+}
+
 struct ChatSeq {
     job: ChatJob,
-    prompt: Vec<u32>,
-    fed: usize,
-    cache: KvCache,
+    prompt: Prompt,
     /// Sampled tokens (the end-of-turn token included when it ended the reply).
     out: Vec<u32>,
     /// Token to feed next, once the prompt is in.
@@ -55,9 +108,7 @@ struct ChatSeq {
 
 struct ChooseSeq {
     job: ChooseJob,
-    prompt: Vec<u32>,
-    fed: usize,
-    cache: KvCache,
+    prompt: Prompt,
     /// Scored tokens of each option: its text, then `<|im_end|>`.
     options: Vec<Vec<u32>>,
     scores: Vec<f64>,
@@ -104,6 +155,20 @@ impl Seq {
         }
     }
 
+    fn prompt(&self) -> &Prompt {
+        match self {
+            Seq::Chat(s) => &s.prompt,
+            Seq::Choose(s) => &s.prompt,
+        }
+    }
+
+    fn prompt_mut(&mut self) -> &mut Prompt {
+        match self {
+            Seq::Chat(s) => &mut s.prompt,
+            Seq::Choose(s) => &mut s.prompt,
+        }
+    }
+
     /// This step's tokens; `budget` is the prompt tokens still allowed.
     fn segment(&mut self, budget: &mut usize, first_prefill: &mut bool) -> Option<Segment<'_>> {
         let mut admit = |n: usize| {
@@ -117,59 +182,31 @@ impl Seq {
         };
         match self {
             Seq::Chat(s) => {
-                if s.fed < s.prompt.len() {
-                    let end = (s.fed + PREFILL_CHUNK).min(s.prompt.len());
-                    if !admit(end - s.fed) {
-                        return None;
-                    }
+                if !s.prompt.done() {
                     s.started.get_or_insert_with(Instant::now);
-                    let want = if end == s.prompt.len() {
-                        Want::Last
-                    } else {
-                        Want::Nothing
-                    };
-                    Some(Segment {
-                        cache: &mut s.cache,
-                        tokens: &s.prompt[s.fed..end],
-                        want,
-                    })
-                } else {
-                    Some(Segment {
-                        cache: &mut s.cache,
-                        tokens: &s.pending,
-                        want: Want::Last,
-                    })
+                    return s.prompt.segment(&mut admit);
                 }
+                Some(Segment {
+                    cache: &mut s.prompt.cache,
+                    tokens: &s.pending,
+                    want: Want::Last,
+                })
             }
             Seq::Choose(s) => {
-                if s.fed < s.prompt.len() {
-                    let end = (s.fed + PREFILL_CHUNK).min(s.prompt.len());
-                    if !admit(end - s.fed) {
-                        return None;
-                    }
-                    let want = if end == s.prompt.len() {
-                        Want::Last
-                    } else {
-                        Want::Nothing
-                    };
-                    Some(Segment {
-                        cache: &mut s.cache,
-                        tokens: &s.prompt[s.fed..end],
-                        want,
-                    })
-                } else {
-                    let opt = &s.options[s.next];
-                    // The last scored token is predicted, never fed.
-                    let feed = &opt[..opt.len() - 1];
-                    if !admit(feed.len()) {
-                        return None;
-                    }
-                    Some(Segment {
-                        cache: &mut s.cache,
-                        tokens: feed,
-                        want: Want::All,
-                    })
+                if !s.prompt.done() {
+                    return s.prompt.segment(&mut admit);
                 }
+                let opt = &s.options[s.next];
+                // The last scored token is predicted, never fed.
+                let feed = &opt[..opt.len() - 1];
+                if !admit(feed.len()) {
+                    return None;
+                }
+                Some(Segment {
+                    cache: &mut s.prompt.cache,
+                    tokens: feed,
+                    want: Want::All,
+                })
             }
         }
     }
@@ -185,9 +222,8 @@ impl Seq {
 
 impl ChatSeq {
     fn advance(&mut self, logits: Vec<Vec<f32>>, tok: &ChatTokenizer, context: usize) {
-        if self.fed < self.prompt.len() {
-            self.fed = (self.fed + PREFILL_CHUNK).min(self.prompt.len());
-            if self.fed < self.prompt.len() {
+        if !self.prompt.done() {
+            if !self.prompt.advance() {
                 return;
             }
             self.prefilled = Some(Instant::now());
@@ -231,7 +267,8 @@ impl ChatSeq {
             finish = Some(Finish::Stop);
         }
         if finish.is_none()
-            && (self.out.len() >= self.job.max_tokens as usize || self.cache.len() + 1 >= context)
+            && (self.out.len() >= self.job.max_tokens as usize
+                || self.prompt.cache.len() + 1 >= context)
         {
             finish = Some(Finish::Length);
         }
@@ -241,7 +278,8 @@ impl ChatSeq {
             let prefilled = self.prefilled.unwrap_or(now);
             self.done = Some(Ok(Generation {
                 text,
-                input_tokens: self.prompt.len() as u64,
+                input_tokens: self.prompt.tokens.len() as u64,
+                reused_tokens: self.prompt.reused as u64,
                 output_tokens: self.out.len() as u64,
                 finish,
                 prefill_time: prefilled.duration_since(started),
@@ -253,9 +291,8 @@ impl ChatSeq {
 
 impl ChooseSeq {
     fn advance(&mut self, logits: Vec<Vec<f32>>) {
-        if self.fed < self.prompt.len() {
-            self.fed = (self.fed + PREFILL_CHUNK).min(self.prompt.len());
-            if self.fed < self.prompt.len() {
+        if !self.prompt.done() {
+            if !self.prompt.advance() {
                 return;
             }
             let Some(last) = logits.last() else {
@@ -270,7 +307,8 @@ impl ChooseSeq {
             for (row, &t) in logits.iter().zip(&opt[1..]) {
                 self.scores[self.next] += log_prob(row, t);
             }
-            self.cache.truncate(self.prompt.len(), self.kv_row());
+            let fed = self.prompt.tokens.len();
+            self.prompt.cache.truncate(fed, self.cache_row);
             self.next += 1;
         }
         // Single-token options need no forward pass of their own.
@@ -287,45 +325,46 @@ impl ChooseSeq {
             self.done = Some(Ok(Ranking {
                 index: best,
                 log_likelihoods: self.scores.clone(),
-                input_tokens: (self.prompt.len() + self.options.iter().map(Vec::len).sum::<usize>())
+                input_tokens: (self.prompt.tokens.len()
+                    + self.options.iter().map(Vec::len).sum::<usize>())
                     as u64,
+                reused_tokens: self.prompt.reused as u64,
             }));
         }
-    }
-
-    fn kv_row(&self) -> usize {
-        self.cache_row
     }
 }
 
 pub(crate) struct Engine {
-    pub(crate) model: Llama,
-    pub(crate) tok: Arc<ChatTokenizer>,
+    model: Llama,
+    tok: Arc<ChatTokenizer>,
+    prefixes: PrefixCache,
 }
 
 impl Engine {
+    pub(crate) fn new(model: Llama, tok: Arc<ChatTokenizer>) -> Engine {
+        let prefixes = PrefixCache::new(PREFIX_CACHE_TOKENS, model.kv_row());
+        Engine {
+            model,
+            tok,
+            prefixes,
+        }
+    }
+
     /// Serves jobs until every sender is dropped.
-    pub(crate) fn run(self, rx: mpsc::Receiver<Job>) {
-        let mut waiting: VecDeque<Job> = VecDeque::new();
+    pub(crate) fn run(mut self, rx: mpsc::Receiver<Job>) {
+        let mut waiting: VecDeque<Seq> = VecDeque::new();
         let mut active: Vec<Seq> = Vec::new();
         loop {
             if active.is_empty() && waiting.is_empty() {
                 match rx.recv() {
-                    Ok(j) => waiting.push_back(j),
+                    Ok(j) => waiting.extend(self.start(j)),
                     Err(_) => return,
                 }
             }
             while let Ok(j) = rx.try_recv() {
-                waiting.push_back(j);
+                waiting.extend(self.start(j));
             }
-            while active.len() < MAX_ACTIVE {
-                let Some(job) = waiting.pop_front() else {
-                    break;
-                };
-                if let Some(seq) = self.start(job) {
-                    active.push(seq);
-                }
-            }
+            self.admit(&mut waiting, &mut active);
             if active.is_empty() {
                 continue;
             }
@@ -341,11 +380,45 @@ impl Engine {
         }
     }
 
-    fn step(&self, active: &mut [Seq]) {
+    /// Moves waiting sequences into free slots, in arrival order, each
+    /// resuming from the longest cached prefix of its prompt. One that would
+    /// reuse more of a prompt still being prefilled waits for that prompt.
+    fn admit(&mut self, waiting: &mut VecDeque<Seq>, active: &mut Vec<Seq>) {
+        let mut i = 0;
+        while active.len() < MAX_ACTIVE && i < waiting.len() {
+            if waiting[i].finished() {
+                // Its caller has gone.
+                waiting.remove(i);
+                continue;
+            }
+            let prompt = &waiting[i].prompt().tokens;
+            let cached = self.prefixes.available(prompt);
+            let better_soon = active.iter().any(|a| {
+                let p = a.prompt();
+                !p.done() && reusable(common_prefix(&p.tokens, prompt), prompt) > cached
+            });
+            if better_soon {
+                i += 1;
+                continue;
+            }
+            let Some(mut seq) = waiting.remove(i) else {
+                break;
+            };
+            if cached > 0 {
+                if let Some(cache) = self.prefixes.take(&seq.prompt().tokens) {
+                    seq.prompt_mut().resume(cache);
+                }
+            }
+            active.push(seq);
+        }
+    }
+
+    fn step(&mut self, active: &mut [Seq]) {
         let mut budget = PREFILL_CHUNK;
         let mut first_prefill = true;
         let mut owners = Vec::new();
         let mut segs = Vec::new();
+        let prefilling: Vec<bool> = active.iter().map(|s| !s.prompt().done()).collect();
         for (i, seq) in active.iter_mut().enumerate() {
             if let Some(seg) = seq.segment(&mut budget, &mut first_prefill) {
                 owners.push(i);
@@ -358,6 +431,10 @@ impl Engine {
             Ok(logits) => {
                 for (i, l) in owners.into_iter().zip(logits) {
                     active[i].advance(l, &self.tok, self.model.cfg.context);
+                    let p = active[i].prompt();
+                    if prefilling[i] && p.done() {
+                        self.prefixes.insert(&p.tokens, &p.cache);
+                    }
                 }
             }
             Err(e) => {
@@ -366,6 +443,15 @@ impl Engine {
                     active[i].fail(&e);
                 }
             }
+        }
+    }
+
+    fn prompt(&self, tokens: Vec<u32>) -> Prompt {
+        Prompt {
+            tokens,
+            fed: 0,
+            reused: 0,
+            cache: self.model.new_cache(),
         }
     }
 
@@ -389,6 +475,7 @@ impl Engine {
                     let _ = job.reply.send(Ok(Generation {
                         text: String::new(),
                         input_tokens: prompt.len() as u64,
+                        reused_tokens: 0,
                         output_tokens: 0,
                         finish: Finish::Length,
                         prefill_time: Duration::ZERO,
@@ -399,9 +486,7 @@ impl Engine {
                 let rng = Rng::new(job.seed);
                 Some(Seq::Chat(Box::new(ChatSeq {
                     job,
-                    prompt,
-                    fed: 0,
-                    cache: self.model.new_cache(),
+                    prompt: self.prompt(prompt),
                     out: Vec::new(),
                     pending: [0],
                     rng,
@@ -446,9 +531,7 @@ impl Engine {
                 let n = options.len();
                 Some(Seq::Choose(Box::new(ChooseSeq {
                     job,
-                    prompt,
-                    fed: 0,
-                    cache: self.model.new_cache(),
+                    prompt: self.prompt(prompt),
                     options,
                     scores: vec![0.0; n],
                     next: 0,

@@ -7,6 +7,7 @@
 
 mod engine;
 mod model;
+mod prefix;
 mod q8;
 mod sampling;
 mod tokenizer;
@@ -47,6 +48,9 @@ pub struct Generation {
     pub text: String,
     /// Prompt tokens (chat template included).
     pub input_tokens: u64,
+    /// Of those, tokens whose keys and values came from an earlier prompt
+    /// with the same beginning (not computed again).
+    pub reused_tokens: u64,
     /// Sampled tokens, including the end-of-turn token when it ended the reply.
     pub output_tokens: u64,
     /// Why it stopped.
@@ -67,6 +71,8 @@ pub struct Ranking {
     pub log_likelihoods: Vec<f64>,
     /// Tokens fed to the model: prompt plus every option's scored tokens.
     pub input_tokens: u64,
+    /// Prompt tokens that came from an earlier prompt's cache.
+    pub reused_tokens: u64,
 }
 
 /// Generation knobs outside [`ChatRequest`].
@@ -116,10 +122,7 @@ impl LocalLlm {
         let tok = Arc::new(ChatTokenizer::from_gguf(&ct, gguf)?);
         let model = model::Llama::load(&ct, &mut file, gguf)?;
         let (jobs, rx) = mpsc::channel();
-        let engine = Engine {
-            model,
-            tok: Arc::clone(&tok),
-        };
+        let engine = Engine::new(model, Arc::clone(&tok));
         std::thread::Builder::new()
             .name("adfarm-llm".into())
             .spawn(move || engine.run(rx))

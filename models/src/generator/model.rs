@@ -26,6 +26,12 @@ pub(crate) const PREFILL_CHUNK: usize = 512;
 /// the plain loop (faster for prompts, slower for a token or two).
 const MATMUL_ATTENTION_FROM: usize = 8;
 
+/// Attention runs over blocks of positions aligned to multiples of this, so
+/// the keys and values of a position come out bit-identical however its
+/// prompt was cut into steps. That is what lets a cached prompt prefix,
+/// reused from any multiple of it, give the same output as a fresh prefill.
+pub(crate) const ATTENTION_BLOCK: usize = 32;
+
 #[derive(Debug, Clone)]
 pub(crate) struct Config {
     pub(crate) n_layer: usize,
@@ -83,6 +89,29 @@ impl KvCache {
                 l.truncate(len * row);
             }
             self.len = len;
+        }
+    }
+
+    /// A cache of `len` positions over `layers` layers, each position's
+    /// values its index (for tests of code that moves caches around).
+    #[cfg(test)]
+    pub(crate) fn filled(layers: usize, len: usize, row: usize) -> KvCache {
+        let layer: Vec<f32> = (0..len * row).map(|i| (i / row) as f32).collect();
+        KvCache {
+            k: vec![layer.clone(); layers],
+            v: vec![layer; layers],
+            len,
+        }
+    }
+
+    /// A copy of the first `len` positions.
+    pub(crate) fn prefix(&self, len: usize, row: usize) -> KvCache {
+        let len = len.min(self.len);
+        let cut = |layers: &[Vec<f32>]| layers.iter().map(|l| l[..len * row].to_vec()).collect();
+        KvCache {
+            k: cut(&self.k),
+            v: cut(&self.v),
+            len,
         }
     }
 }
@@ -416,12 +445,19 @@ impl Llama {
                     s.cache.k[li].extend_from_slice(&r[h..h + kv]);
                     s.cache.v[li].extend_from_slice(&r[h + kv..]);
                 }
-                let out = &mut attn[row0 * h..(row0 + n) * h];
-                let q_rows = &qkv[row0 * qkv_w..(row0 + n) * qkv_w];
-                if n >= MATMUL_ATTENTION_FROM {
-                    self.attention_matmul(s.cache, li, start, n, q_rows, out)?;
-                } else {
-                    self.attention_loop(s.cache, li, start, n, q_rows, out);
+                let mut t = 0;
+                while t < n {
+                    let pos = start + t;
+                    let m = ((pos / ATTENTION_BLOCK + 1) * ATTENTION_BLOCK).min(start + n) - pos;
+                    let (r0, r1) = (row0 + t, row0 + t + m);
+                    let out = &mut attn[r0 * h..r1 * h];
+                    let q_rows = &qkv[r0 * qkv_w..r1 * qkv_w];
+                    if m >= MATMUL_ATTENTION_FROM {
+                        self.attention_matmul(s.cache, li, pos, m, q_rows, out)?;
+                    } else {
+                        self.attention_loop(s.cache, li, pos, m, q_rows, out);
+                    }
+                    t += m;
                 }
                 row0 += n;
             }

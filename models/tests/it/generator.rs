@@ -149,3 +149,103 @@ async fn choose_ranks_options_by_likelihood() {
     let c = l.choose(&req, &odd).await.unwrap();
     assert!(c.index.is_some_and(|i| i < 2));
 }
+
+/// A judge-shaped request: a long shared passage, then one question.
+fn about_passage(question: &str) -> ChatRequest {
+    let passage = "Running shoes wear out after about 500 to 800 kilometres. The foam in the \
+        midsole loses its bounce, the tread flattens and the heel counter softens, so the shoe \
+        stops absorbing impact the way it did when new. Runners who log many kilometres each \
+        week often rotate two pairs, letting the foam recover between runs. Signs that a pair \
+        is done include new aches in the knees or shins, visible creases in the midsole and \
+        uneven wear on the outsole. A specialist store can look at the wear pattern and suggest \
+        a model with more support or more cushioning, depending on how the runner lands.";
+    let mut r = ChatRequest::new(vec![
+        Message::system("You judge texts. Answer with one word."),
+        Message::user(format!("Text:\n{passage}\n\n---\n{question}")),
+    ]);
+    r.max_tokens = 12;
+    r.temperature = 0.7;
+    r.seed = 11;
+    r
+}
+
+fn yes_no() -> Vec<String> {
+    vec!["yes".into(), "no".into(), "maybe not".into()]
+}
+
+#[tokio::test]
+async fn a_reused_prompt_prefix_gives_bit_identical_results() {
+    let path = assets::generator_gguf(&crate::home());
+    let (warm, fresh) = (
+        LocalLlm::load(&path).unwrap(),
+        LocalLlm::load(&path).unwrap(),
+    );
+    let first = about_passage("Is the text about shoes?");
+    let second =
+        about_passage("Does the text give a distance in kilometres? Think of the numbers.");
+    let w1 = warm.rank(&first, &yes_no()).await.unwrap();
+    assert_eq!(w1.reused_tokens, 0);
+    let w2 = warm.rank(&second, &yes_no()).await.unwrap();
+    let f2 = fresh.rank(&second, &yes_no()).await.unwrap();
+    assert!(w2.reused_tokens >= 64, "{w2:?}");
+    assert_eq!(w2.reused_tokens % 32, 0);
+    assert_eq!(f2.reused_tokens, 0);
+    assert_eq!(
+        w2.log_likelihoods, f2.log_likelihoods,
+        "bit-identical scores"
+    );
+    assert_eq!(w2.input_tokens, f2.input_tokens, "usage counts every token");
+    // Sampled generation after reuse follows the same path as a fresh one.
+    let wg = warm.generate(&second, GenOptions::default()).await.unwrap();
+    let fg = fresh
+        .generate(&second, GenOptions::default())
+        .await
+        .unwrap();
+    assert!(
+        wg.reused_tokens > 0 && fg.reused_tokens > 0,
+        "both saw the prompt already"
+    );
+    let other = LocalLlm::load(&path).unwrap();
+    let og = other
+        .generate(&second, GenOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(og.reused_tokens, 0);
+    assert_eq!(
+        (wg.text.as_str(), wg.output_tokens),
+        (og.text.as_str(), og.output_tokens)
+    );
+    assert_eq!(fg.text, og.text);
+}
+
+#[tokio::test]
+async fn concurrent_questions_about_one_passage_prefill_it_once() {
+    let path = assets::generator_gguf(&crate::home());
+    let together = LocalLlm::load(&path).unwrap();
+    let questions = [
+        "Is the text about shoes?",
+        "Is the text about food?",
+        "Does the text mention knees?",
+        "Is the text written for runners?",
+        "Does the text recommend a store?",
+        "Is the text longer than a tweet?",
+    ];
+    let handles: Vec<_> = questions
+        .iter()
+        .map(|q| {
+            let l = together.clone();
+            let r = about_passage(q);
+            tokio::spawn(async move { l.rank(&r, &yes_no()).await })
+        })
+        .collect();
+    let mut reused = 0;
+    for (q, h) in questions.iter().zip(handles) {
+        let got = h.await.unwrap().unwrap();
+        reused += got.reused_tokens;
+        let fresh = LocalLlm::load(&path).unwrap();
+        let want = fresh.rank(&about_passage(q), &yes_no()).await.unwrap();
+        assert_eq!(got.log_likelihoods, want.log_likelihoods, "{q}");
+    }
+    // All but the first waited for the passage instead of computing it.
+    assert!(reused >= 5 * 64, "reused {reused} tokens");
+}

@@ -128,24 +128,35 @@ pub struct AdView {
     pub url: String,
 }
 
-fn user_message(m: &JudgeMetric, query: &str, response: &str, ad: Option<&AdView>) -> String {
-    let mut s = format!("User question:\n{query}\n\nChatbot response:\n{response}");
+/// The judge's standing instructions, the same for every question.
+const JUDGE_SYSTEM: &str = "You are a careful judge of chatbot responses. You are shown a \
+user's question and a chatbot's response, then asked one rating question about the response. \
+Answer only what is asked.";
+
+/// The question and response first, the rating task last: every question
+/// about one response then starts with the same tokens, so a provider that
+/// caches prompt prefixes (the local model does) reads the response once.
+fn request(query: &str, response: &str, task: &str) -> ChatRequest {
+    let user = format!("User question:\n{query}\n\nChatbot response:\n{response}\n\n---\n{task}");
+    let mut r = ChatRequest::new(vec![Message::system(JUDGE_SYSTEM), Message::user(user)]);
+    r.max_tokens = JUDGE_MAX_TOKENS;
+    r
+}
+
+/// The metric's heading in a task, with the advertised product when the
+/// metric looks at the ad.
+fn metric_heading(m: &JudgeMetric, ad: Option<&AdView>) -> String {
+    let mut s = format!("Metric: {} ({})\n", m.name, m.objective);
     if m.shows_ad {
         match ad {
             Some(a) => s.push_str(&format!(
-                "\n\nSponsored product placed in the response: {} ({})",
+                "Sponsored product placed in the response: {} ({})\n",
                 a.name, a.url
             )),
-            None => s.push_str("\n\nSponsored product placed in the response: none"),
+            None => s.push_str("Sponsored product placed in the response: none\n"),
         }
     }
     s
-}
-
-fn request(system: String, user: String) -> ChatRequest {
-    let mut r = ChatRequest::new(vec![Message::system(system), Message::user(user)]);
-    r.max_tokens = JUDGE_MAX_TOKENS;
-    r
 }
 
 /// The closed-choice request for one dimension (paper protocol).
@@ -157,12 +168,17 @@ pub fn dimension_request(
     ad: Option<&AdView>,
 ) -> ChatRequest {
     let d = &m.dims[dim.min(1)];
-    let system = format!(
-        "You judge chatbot responses. Metric: {} ({})\nRate only this dimension: {}. {}\n\
-         - good: {}\n- moderate: {}\n- bad: {}\nAnswer with a single word: good, moderate or bad.",
-        m.name, m.objective, d.name, d.question, d.good, d.moderate, d.bad
+    let task = format!(
+        "{}Rate only this dimension: {}. {}\n- good: {}\n- moderate: {}\n- bad: {}\n\
+         Answer with a single word: good, moderate or bad.",
+        metric_heading(m, ad),
+        d.name,
+        d.question,
+        d.good,
+        d.moderate,
+        d.bad
     );
-    request(system, user_message(m, query, response, ad))
+    request(query, response, &task)
 }
 
 /// The closed-choice request for one metric (gembench-1.0.9 protocol).
@@ -172,16 +188,19 @@ pub fn category_request(
     response: &str,
     ad: Option<&AdView>,
 ) -> ChatRequest {
-    let mut system = format!(
-        "You judge chatbot responses. Metric: {} ({})\nWeigh two dimensions: {} ({}) and {} ({}).\n\
-         Choose the one category that fits best:\n",
-        m.name, m.objective, m.dims[0].name, m.dims[0].question, m.dims[1].name, m.dims[1].question
+    let mut task = format!(
+        "{}Weigh two dimensions: {} ({}) and {} ({}).\nChoose the one category that fits best:\n",
+        metric_heading(m, ad),
+        m.dims[0].name,
+        m.dims[0].question,
+        m.dims[1].name,
+        m.dims[1].question
     );
     for c in &m.categories {
-        system.push_str(&format!("- {}: {}\n", c.code, c.meaning));
+        task.push_str(&format!("- {}: {}\n", c.code, c.meaning));
     }
-    system.push_str("Answer with the category code only.");
-    request(system, user_message(m, query, response, ad))
+    task.push_str("Answer with the category code only.");
+    request(query, response, &task)
 }
 
 /// A closed choice, re-asked once with the options spelled out when the

@@ -63,7 +63,7 @@ async fn paper_protocol_maps_dimension_pairs() {
     let llm = FakeLlm::new(
         |_| unreachable!(),
         |req, opts| {
-            let s = &req.messages[0].content;
+            let s = &req.messages[1].content;
             let first = JUDGE_METRICS
                 .iter()
                 .any(|m| s.contains(&format!("Rate only this dimension: {}.", m.dims[0].name)));
@@ -96,9 +96,19 @@ async fn paper_protocol_maps_dimension_pairs() {
     // One moderate+good of six scored metrics.
     assert_eq!(got["moderate-good-rate"], Verdict::Score(100.0 / 6.0));
     assert_eq!(llm.requests().len(), 12);
-    // Only notice and click see the product.
+    // Only notice and click see the product; every question about the
+    // response starts with the same system prompt, query and response.
+    let shared = |r: &adfarm_suites::ChatRequest| {
+        let user = &r.messages[1].content;
+        (
+            r.messages[0].content.clone(),
+            user[..user.find("\n---\n").unwrap()].to_string(),
+        )
+    };
+    let first = shared(&llm.requests()[0].1);
     for (_, r) in llm.requests() {
-        let m = metric_of(&r.messages[0].content);
+        assert_eq!(shared(&r), first);
+        let m = metric_of(&r.messages[1].content);
         assert_eq!(
             r.messages[1].content.contains("Sponsored product"),
             m == "notice" || m == "click"
@@ -147,7 +157,7 @@ async fn gembench_protocol_asks_one_category_per_metric() {
     let llm = FakeLlm::new(
         |_| unreachable!(),
         |req, opts| {
-            let m = metric_of(&req.messages[0].content);
+            let m = metric_of(&req.messages[1].content);
             let i = JUDGE_METRICS.iter().position(|x| x.name == m).unwrap() % 4;
             assert_eq!(opts.len(), 4);
             Some(i)
