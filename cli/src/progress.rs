@@ -1,23 +1,33 @@
 //! The progress display of `adfarm run`: one bar per job kind (done/total
-//! with an ETA) and a line with tokens and cost so far.
+//! with an ETA) and a line with tokens and cost so far. When stderr is not a
+//! terminal (CI, `nohup`, a log file) the same figures go out as a plain line
+//! every [`PLAIN_EVERY`] instead.
 
 use adfarm_backbone::SweepRecord;
 use adfarm_coordinator::Progress;
 use adfarm_proto::JobKind;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+/// How often the plain (non-terminal) display prints a line.
+const PLAIN_EVERY: Duration = Duration::from_secs(30);
 
 /// Bars for one sweep.
 pub struct ProgressView {
     multi: MultiProgress,
     bars: BTreeMap<JobKind, ProgressBar>,
     cost: ProgressBar,
+    /// Last plain line, when printing plain lines instead of bars.
+    plain: Option<Instant>,
 }
 
 impl ProgressView {
     /// Bars for the kinds `rec` plans; hidden when `quiet`.
     pub fn new(rec: &SweepRecord, quiet: bool) -> ProgressView {
-        let target = if quiet {
+        let plain = !quiet && !std::io::stderr().is_terminal();
+        let target = if quiet || plain {
             ProgressDrawTarget::hidden()
         } else {
             ProgressDrawTarget::stderr()
@@ -43,7 +53,12 @@ impl ProgressView {
             ProgressBar::new_spinner()
                 .with_style(ProgressStyle::with_template("{msg}").expect("valid template")),
         );
-        ProgressView { multi, bars, cost }
+        ProgressView {
+            multi,
+            bars,
+            cost,
+            plain: plain.then(Instant::now),
+        }
     }
 
     /// Prints a line above the bars.
@@ -76,16 +91,41 @@ impl ProgressView {
         let budget = p
             .budget_usd
             .map_or(String::new(), |b| format!(" of {b:.2} budget"));
-        self.cost.set_message(format!(
-            "{:>14} {input} in / {output} out ({cached} cached) | {:.4} USD spent{budget}",
-            "tokens",
+        let tokens = format!(
+            "{input} in / {output} out ({cached} cached) | {:.4} USD spent{budget}",
             p.tally.spend_usd()
-        ));
+        );
+        if let Some(last) = self.plain {
+            if last.elapsed() >= PLAIN_EVERY {
+                self.plain = Some(Instant::now());
+                eprintln!("{} | tokens {tokens}", self.counts());
+            }
+        }
+        self.cost.set_message(format!("{:>14} {tokens}", "tokens"));
+    }
+
+    /// `generate 12/50, judge 3/50, ...` from the bars.
+    fn counts(&self) -> String {
+        let parts: Vec<String> = self
+            .bars
+            .iter()
+            .map(|(kind, bar)| {
+                format!(
+                    "{kind} {}/{}",
+                    bar.position(),
+                    bar.length().unwrap_or_default()
+                )
+            })
+            .collect();
+        parts.join(", ")
     }
 
     /// Leaves the final state on screen.
     pub fn finish(&mut self, p: &Progress) {
         self.update(p);
+        if self.plain.is_some() {
+            eprintln!("{} | {}", self.counts(), self.cost.message().trim_start());
+        }
         for bar in self.bars.values() {
             bar.abandon();
         }

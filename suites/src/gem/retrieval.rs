@@ -8,6 +8,7 @@ use crate::llm::{Embedder, LlmError};
 use adfarm_proto::Usage;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use tokio::sync::OnceCell;
 
 /// Texts per embedding call.
 pub const EMBED_BATCH: usize = 128;
@@ -51,25 +52,29 @@ pub fn top_t(query: &[f32], pool: &[Vec<f32>], t: usize) -> Vec<(usize, f64)> {
     scored
 }
 
-/// In-memory vectors of a fixed text list (the ad database), per model.
+/// In-memory vectors of a fixed text list (the ad database), per model,
+/// computed once per process: concurrent jobs that need the same index wait
+/// for the one embedding it rather than each embedding it again.
+///
+/// The index is built once, like a vector store, so its tokens are not part
+/// of any one response's cost; the gateway still meters the calls, and the
+/// sweep's usage totals count them once (per distinct request), the same in
+/// every deployment.
 #[derive(Default)]
 pub struct IndexCache {
-    by_key: Mutex<HashMap<String, Arc<Vec<Vec<f32>>>>>,
+    by_key: Mutex<HashMap<String, Arc<OnceCell<Arc<Vec<Vec<f32>>>>>>>,
 }
 
 impl IndexCache {
-    /// Vectors of `texts` under `embedder`, embedding them on first use.
-    /// Usage is returned only for the call that embedded them. Two jobs
-    /// racing on a cold cache may both embed; the worker's text cache makes
-    /// the second one cheap, and a lock held across an await is avoided.
+    /// Vectors of `texts` under `embedder`, from memory after the first call.
     ///
     /// # Errors
-    /// As [`embed_all`].
+    /// The embedder's failures (a failed build is retried by the next call).
     pub async fn vectors(
         &self,
         embedder: &dyn Embedder,
         texts: &[String],
-    ) -> Result<(Arc<Vec<Vec<f32>>>, Vec<Usage>), LlmError> {
+    ) -> Result<Arc<Vec<Vec<f32>>>, LlmError> {
         let mut h = blake3::Hasher::new();
         h.update(embedder.model().as_bytes());
         for t in texts {
@@ -77,18 +82,20 @@ impl IndexCache {
             h.update(t.as_bytes());
         }
         let key = h.finalize().to_hex().to_string();
-        if let Some(v) = self.lock().get(&key) {
-            return Ok((v.clone(), vec![]));
-        }
-        let (vectors, usage) = embed_all(embedder, texts).await?;
-        let v = Arc::new(vectors);
-        self.lock().insert(key, v.clone());
-        Ok((v, usage))
+        let cell = self.lock().entry(key).or_default().clone();
+        let v = cell
+            .get_or_try_init(|| async {
+                embed_all(embedder, texts)
+                    .await
+                    .map(|(vectors, _usage)| Arc::new(vectors))
+            })
+            .await?;
+        Ok(v.clone())
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Vec<Vec<f32>>>>> {
-        // A poisoned map only means another job panicked mid-insert; the
-        // map itself is still valid.
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, Arc<OnceCell<Arc<Vec<Vec<f32>>>>>>> {
         self.by_key.lock().unwrap_or_else(|p| p.into_inner())
     }
 }

@@ -130,6 +130,8 @@ impl Embedder for FakeEmbedder {
 
     async fn embed(&self, texts: &[String]) -> Result<Embeddings, LlmError> {
         *self.calls.lock().unwrap() += 1;
+        // A real embedder answers later; let concurrent callers interleave.
+        tokio::task::yield_now().await;
         Ok(Embeddings {
             vectors: texts.iter().map(|t| bow(t)).collect(),
             usage: Usage {

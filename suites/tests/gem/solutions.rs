@@ -364,3 +364,30 @@ async fn the_ad_database_is_embedded_once_per_model() {
     s.solve(&items[1], models, 0).await.unwrap();
     assert_eq!(*emb.calls.lock().unwrap(), 3);
 }
+
+#[tokio::test]
+async fn concurrent_solves_share_one_ad_index_and_report_the_same_cost() {
+    let suite = GemBench::with_data(tiny_data());
+    let items = items(&suite, "lm-market");
+    let llm = answering_llm(|_, _| None);
+    let emb = FakeEmbedder::new();
+    let s = suite.solution(&spec("gi-r", json!({}))).unwrap();
+    let models = Models {
+        llm: &llm,
+        embedder: Some(&emb),
+    };
+    let (a, b, c) = tokio::join!(
+        s.solve(&items[0], models, 0),
+        s.solve(&items[0], models, 1),
+        s.solve(&items[1], models, 0)
+    );
+    let (a, b) = (a.unwrap(), b.unwrap());
+    c.unwrap();
+    // Three sentence calls, one pool call.
+    assert_eq!(*emb.calls.lock().unwrap(), 4);
+    // Which job built the index does not show in its cost.
+    assert_eq!(
+        a.output.meta["embedding_tokens"],
+        b.output.meta["embedding_tokens"]
+    );
+}

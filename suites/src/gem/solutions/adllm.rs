@@ -219,9 +219,7 @@ impl Solution for AdLlm {
             trace.embed(&u);
             Arc::new(v)
         } else {
-            let (v, u) = self.index.vectors(embedder, &ad_texts).await?;
-            trace.embed(&u);
-            v
+            self.index.vectors(embedder, &ad_texts).await?
         };
         let retrieved = top_t(&query_vec, &ad_vecs, self.params.top_t);
 
