@@ -64,15 +64,20 @@ impl RateLimit {
 }
 
 /// Rate limits of the providers that jobs of `kinds` call in `spec`
-/// (solutions' providers for generate, judges for judge, the embedder for
-/// embed-metrics), each provider once.
+/// (solutions' providers for generate, judges for judge, the embedder and
+/// the `embedding_ablation` embedders for embed-metrics), each provider once.
 pub fn limits_for(spec: &SweepSpec, kinds: &[JobKind]) -> Vec<RateLimit> {
     let mut names: Vec<&str> = Vec::new();
     for kind in kinds {
         match kind {
             JobKind::Generate => names.extend(spec.solutions.iter().map(|s| s.provider.as_str())),
             JobKind::Judge => names.extend(spec.judges.iter().map(String::as_str)),
-            JobKind::EmbedMetrics => names.extend(spec.embedder.as_deref()),
+            JobKind::EmbedMetrics => names.extend(
+                spec.embedder
+                    .as_deref()
+                    .into_iter()
+                    .chain(spec.embedding_ablation.iter().map(String::as_str)),
+            ),
         }
     }
     names.sort_unstable();
@@ -634,6 +639,28 @@ mod tests {
         assert_eq!(rpm(&[JobKind::Judge]), vec![30.0]);
         assert_eq!(rpm(&[JobKind::EmbedMetrics]), vec![10.0]);
         assert_eq!(rpm(&[JobKind::Generate, JobKind::Judge]).len(), 2);
+    }
+
+    #[test]
+    fn embed_metrics_limits_include_the_ablation_embedders() {
+        let spec: SweepSpec = serde_json::from_value(serde_json::json!({
+            "name": "s",
+            "suites": [],
+            "solutions": [{"name": "a", "provider": "gen"}],
+            "providers": [
+                {"name": "gen", "kind": "openai-compatible", "model": "m1", "requests_per_minute": 60.0},
+                {"name": "e", "kind": "openai-compatible", "model": "m3", "requests_per_minute": 10.0},
+                {"name": "e2", "kind": "openai-compatible", "model": "m4", "requests_per_minute": 20.0}
+            ],
+            "embedder": "e",
+            "embedding_ablation": ["e2"]
+        }))
+        .unwrap();
+        let rpm: Vec<f64> = limits_for(&spec, &[JobKind::EmbedMetrics])
+            .iter()
+            .map(|l| l.requests_per_minute)
+            .collect();
+        assert_eq!(rpm, vec![10.0, 20.0]);
     }
 
     #[test]

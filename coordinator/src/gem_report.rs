@@ -1,6 +1,7 @@
 //! GEM-Bench tables of a sweep report (issue 4): effectiveness (paper
 //! Table 3), per-judge Overall (Table 4) and details (Tables 7–9), token
 //! cost (Table 6) and judge agreement, with their Markdown and CSV forms.
+//! The embedding-model ablation (Table 5) is in [`crate::gem_ablation`].
 //!
 //! Effectiveness and judge tables come from the store's cells. Cost and
 //! agreement need per-job data (`Output.meta.calls`, per-item verdicts), so
@@ -16,6 +17,7 @@
 //! α over all judges, and Kendall's τ-b between two judges' Overall per
 //! solution (averaged over datasets).
 
+use crate::gem_ablation;
 use crate::plan::generate_jobs;
 use crate::report::num;
 use adfarm_backbone::{Store, StoreError, SweepRecord};
@@ -50,7 +52,7 @@ pub fn judge_metrics() -> Vec<&'static str> {
     JUDGE_METRICS.iter().map(|m| m.name).collect()
 }
 
-fn stat(c: &CellRow) -> Stat {
+pub(crate) fn stat(c: &CellRow) -> Stat {
     Stat {
         n: c.n,
         unscored: c.unscored.values().sum(),
@@ -60,10 +62,21 @@ fn stat(c: &CellRow) -> Stat {
 }
 
 /// The tables that need only the cells (cost and agreement left empty).
-pub fn from_cells(cells: &[CellRow], judges: &[String]) -> GemTables {
+/// `embedder` and `ablation` are the sweep's `embedder` and
+/// `embedding_ablation`: cells scored by an ablation embedder go to Table 5,
+/// never to the judge tables.
+pub fn from_cells(
+    cells: &[CellRow],
+    judges: &[String],
+    embedder: Option<&str>,
+    ablation: &[String],
+) -> GemTables {
     let mut eff: BTreeMap<(String, String), GemRow> = BTreeMap::new();
     let mut jud: BTreeMap<(String, String, String), GemJudgeRow> = BTreeMap::new();
-    for c in cells.iter().filter(|c| c.suite == SUITE) {
+    for c in cells
+        .iter()
+        .filter(|c| c.suite == SUITE && !ablation.contains(&c.judge))
+    {
         if c.judge == NO_JUDGE {
             eff.entry((c.dataset.clone(), c.solution.clone()))
                 .or_insert_with(|| GemRow {
@@ -110,6 +123,7 @@ pub fn from_cells(cells: &[CellRow], judges: &[String]) -> GemTables {
         agreement: vec![],
         alpha_all: None,
         per_job: false,
+        embedding_ablation: gem_ablation::from_cells(cells, embedder, ablation),
     }
 }
 
@@ -136,7 +150,12 @@ pub async fn build(
     if !rec.spec.suites.iter().any(|s| s.name == SUITE) {
         return Ok(None);
     }
-    let mut t = from_cells(cells, &rec.spec.judges);
+    let mut t = from_cells(
+        cells,
+        &rec.spec.judges,
+        rec.spec.embedder.as_deref(),
+        &rec.spec.embedding_ablation,
+    );
     let Some(ctx) = ctx else {
         return Ok(Some(t));
     };
@@ -302,6 +321,9 @@ pub fn markdown(t: &GemTables) -> String {
         out.push('\n');
     }
     out.push_str("\nIR: ad present in the text; CTR: CA-Prod selection accuracy; RF/RC/AF/AC: embedding flow and coherence (0–100). Mean ±95% CI.\n");
+    if let Some(a) = &t.embedding_ablation {
+        out.push_str(&gem_ablation::markdown(a));
+    }
     let _ = writeln!(out, "\n## GEM-Bench: Overall per judge (Table 4)\n\nOverall = mean of the six judge metrics (accuracy, naturalness, personality, trust, notice, click).\n");
     let _ = write!(out, "| dataset | solution |");
     for j in &t.judges {
@@ -425,6 +447,11 @@ pub fn csv(t: &GemTables) -> String {
             );
         }
     }
+    if let Some(a) = &t.embedding_ablation {
+        for (fields, v) in gem_ablation::csv_rows(a) {
+            row(fields.each_ref().map(String::as_str), v);
+        }
+    }
     for r in &t.judge_scores {
         for (m, s) in &r.metrics {
             row(["judge", &r.dataset, &r.solution, &r.judge, m], s.mean);
@@ -454,7 +481,7 @@ pub fn csv(t: &GemTables) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use adfarm_proto::report::Report;
 
@@ -515,7 +542,7 @@ mod tests {
 
     #[test]
     fn overall_is_the_mean_of_the_six_judge_metrics_and_needs_all_six() {
-        let t = from_cells(&cells(), &["j1".into(), "j2".into()]);
+        let t = from_cells(&cells(), &["j1".into(), "j2".into()], None, &[]);
         let overall = |s: &str, j: &str| {
             t.judge_scores
                 .iter()
@@ -536,7 +563,7 @@ mod tests {
 
     #[test]
     fn agreement_counts_pairs_and_ranks_solutions() {
-        let mut t = from_cells(&cells(), &["j1".into(), "j2".into()]);
+        let mut t = from_cells(&cells(), &["j1".into(), "j2".into()], None, &[]);
         // ad-chat gets a j2 Overall so both judges rank both solutions.
         for r in &mut t.judge_scores {
             if r.judge == "j2" && r.solution == "ad-chat" {
@@ -572,7 +599,7 @@ mod tests {
 
     #[test]
     fn markdown_csv_and_html_carry_every_table() {
-        let mut t = from_cells(&cells(), &["j1".into(), "j2".into()]);
+        let mut t = from_cells(&cells(), &["j1".into(), "j2".into()], None, &[]);
         t.cost.push(GemCostRow {
             dataset: "mt-human".into(),
             solution: "gi-r".into(),

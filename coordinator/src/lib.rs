@@ -5,7 +5,8 @@
 //! - [`plan`]: lazy expansion into generate jobs, job counts, cost estimate.
 //! - [`coordinate`]: register, publish what is not settled, follow to the end.
 //! - [`report`]: the sweep report as JSON, CSV, Markdown or HTML;
-//!   [`gem_report`]: its GEM-Bench tables; [`report_html`]: the HTML page.
+//!   [`gem_report`]: its GEM-Bench tables; [`gem_ablation`]: their
+//!   embedding-model ablation (Table 5); [`report_html`]: the HTML page.
 //! - [`autoscale`]: workers per pool as a pure function of backlog, rate
 //!   limits and current replicas (capped by what the limits can feed).
 //! - [`api`]: HTTP API to submit sweeps and follow them (`--serve`).
@@ -19,6 +20,7 @@
 pub mod api;
 pub mod autoscale;
 pub mod coordinate;
+pub mod gem_ablation;
 pub mod gem_report;
 pub mod plan;
 pub mod report;

@@ -3,6 +3,7 @@
 //! an email. With GEM-Bench tables it adds three plots: quality vs cost per
 //! solution, per-metric bars and a judge agreement (Cohen's κ) heatmap.
 
+use crate::gem_ablation;
 use crate::gem_report::stat_cell;
 use crate::gem_report::{judge_metrics, keys, EFFECTIVENESS};
 use crate::report::num;
@@ -203,6 +204,26 @@ fn gem(out: &mut String, t: &GemTables) {
         })
         .collect();
     table(out, "gem-effectiveness", &head, &rows, 2);
+
+    if let Some(a) = &t.embedding_ablation {
+        let _ = writeln!(
+            out,
+            "<h2>GEM-Bench: embedding-model ablation (Table 5)</h2>\n<p>{}</p>",
+            esc(gem_ablation::CAPTION)
+        );
+        let mut head = strings(&["dataset", "solution"]);
+        head.extend(gem_ablation::headers(a));
+        let rows: Vec<Vec<String>> = a
+            .rows
+            .iter()
+            .map(|r| {
+                let mut row = vec![r.dataset.clone(), r.solution.clone()];
+                row.extend(gem_ablation::cells(a, r));
+                row
+            })
+            .collect();
+        table(out, "gem-embedding-ablation", &head, &rows, 2);
+    }
 
     out.push_str("<h2>GEM-Bench: Overall per judge (Table 4)</h2>\n<p>Overall = mean of the six judge metrics (accuracy, naturalness, personality, trust, notice, click).</p>\n");
     let mut head = strings(&["dataset", "solution"]);

@@ -372,11 +372,56 @@ fn validate(
             ));
         }
     }
+    check_embedding_ablation(spec, &provider_names)?;
     if spec.seeds.is_empty() {
         return Err((vec![Key("seeds")], "list at least one seed".into()));
     }
     if let Some(b) = spec.budget_usd {
         non_negative(vec![Key("budget_usd")], b)?;
+    }
+    Ok(())
+}
+
+/// `embedding_ablation` names extra embedders for the same responses: each
+/// a declared provider, none a judge (the judge column would mix the two),
+/// none the primary `embedder`, none twice; and it needs an `embedder`.
+fn check_embedding_ablation(spec: &SweepSpec, provider_names: &[&str]) -> Result<(), Invalid> {
+    use Seg::{Index, Key};
+    if spec.embedding_ablation.is_empty() {
+        return Ok(());
+    }
+    let Some(primary) = &spec.embedder else {
+        return Err((
+            vec![Key("embedding_ablation")],
+            "needs `embedder`: the ablation re-scores the responses of the sweep's embedder".into(),
+        ));
+    };
+    for (i, name) in spec.embedding_ablation.iter().enumerate() {
+        let at = || vec![Key("embedding_ablation"), Index(i)];
+        if !provider_names.contains(&name.as_str()) {
+            return Err((
+                at(),
+                format!(
+                    "unknown provider {name:?}; valid: {}",
+                    provider_names.join(", ")
+                ),
+            ));
+        }
+        if spec.judges.contains(name) {
+            return Err((
+                at(),
+                format!("{name:?} is a judge; an ablation embedder may not also judge"),
+            ));
+        }
+        if name == primary {
+            return Err((
+                at(),
+                format!("{name:?} is already the `embedder`; list only the extra embedders"),
+            ));
+        }
+        if spec.embedding_ablation[..i].contains(name) {
+            return Err((at(), format!("{name:?} is listed twice")));
+        }
     }
     Ok(())
 }
@@ -484,5 +529,78 @@ api_key_env = "FAKE_KEY"
         assert_eq!(e.line, Some(6), "{e}");
         let e = try_parse(&GOOD.replace("judges = [\"fake\"]", "judges = [\"gpt\"]")).unwrap_err();
         assert!(e.message.contains("valid: fake"), "{e}");
+    }
+
+    /// GOOD with an embedder `emb`, two more embedding providers and
+    /// `embedding_ablation = <ablation>` (line 6) or no `embedder` line.
+    fn with_ablation(embedder: Option<&str>, ablation: &str) -> String {
+        let head = match embedder {
+            Some(e) => format!("embedder = \"{e}\"\nembedding_ablation = {ablation}"),
+            None => format!("embedding_ablation = {ablation}\n"),
+        };
+        let mut text = GOOD.replace("budget_usd = 1.5", &format!("budget_usd = 1.5\n{head}"));
+        for (name, model) in [("emb", "e-1"), ("emb-b", "e-2"), ("emb-c", "e-3")] {
+            text.push_str(&format!(
+                "\n[[providers]]\nname = \"{name}\"\nkind = \"local\"\nmodel = \"{model}\"\nrequests_per_minute = 600\n"
+            ));
+        }
+        text
+    }
+
+    #[test]
+    fn embedding_ablation_parses_and_names_extra_embedders() {
+        let spec = try_parse(&with_ablation(Some("emb"), r#"["emb-b", "emb-c"]"#)).unwrap();
+        assert_eq!(spec.embedder.as_deref(), Some("emb"));
+        assert_eq!(spec.embedding_ablation, ["emb-b", "emb-c"]);
+        let plain = try_parse(GOOD).unwrap();
+        assert!(plain.embedding_ablation.is_empty());
+    }
+
+    #[test]
+    fn embedding_ablation_errors_name_the_field_and_line() {
+        let cases = [
+            (
+                Some("emb"),
+                r#"["emb-b", "nope"]"#,
+                "embedding_ablation[1]",
+                "unknown provider \"nope\"; valid: fake, emb, emb-b, emb-c",
+            ),
+            (
+                Some("emb"),
+                r#"["fake"]"#,
+                "embedding_ablation[0]",
+                "is a judge",
+            ),
+            (
+                Some("emb"),
+                r#"["emb-b", "emb"]"#,
+                "embedding_ablation[1]",
+                "already the `embedder`",
+            ),
+            (
+                Some("emb"),
+                r#"["emb-b", "emb-c", "emb-b"]"#,
+                "embedding_ablation[2]",
+                "listed twice",
+            ),
+            (
+                None,
+                r#"["emb-b"]"#,
+                "embedding_ablation",
+                "needs `embedder`",
+            ),
+        ];
+        for (embedder, ablation, field, message) in cases {
+            let e = try_parse(&with_ablation(embedder, ablation)).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some(field), "{e}");
+            let line = if embedder.is_some() { 7 } else { 6 };
+            assert_eq!(e.line, Some(line), "{e}");
+            assert!(e.message.contains(message), "{message:?} not in {e}");
+            assert!(
+                e.to_string()
+                    .starts_with(&format!("sweep.toml:{line}: {field}: ")),
+                "{e}"
+            );
+        }
     }
 }

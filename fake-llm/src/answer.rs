@@ -203,7 +203,8 @@ pub(crate) fn answer_chat(
 }
 
 /// Answers an embeddings request: one deterministic unit vector per input
-/// (a string or a list of strings).
+/// (a string or a list of strings), drawn in the requested model's own
+/// space (see `gen::embed`).
 pub(crate) fn answer_embeddings(cfg: &FakeLlmConfig, req: &Value) -> Result<Answer, ApiError> {
     let model = model_of(req)?;
     let inputs: Vec<&str> = match req.get("input") {
@@ -226,7 +227,7 @@ pub(crate) fn answer_embeddings(cfg: &FakeLlmConfig, req: &Value) -> Result<Answ
     let data: Vec<Value> = inputs
         .iter()
         .enumerate()
-        .map(|(i, t)| json!({"object": "embedding", "index": i, "embedding": embed(cfg.seed, t)}))
+        .map(|(i, t)| json!({"object": "embedding", "index": i, "embedding": embed(cfg.seed, model, t)}))
         .collect();
     let body = json!({
         "object": "list",

@@ -206,11 +206,14 @@ pub(crate) fn schema_value(schema: &Value, rng: &mut Rng, depth: u32) -> Value {
     }
 }
 
-/// A deterministic unit vector for `text`: the normalised sum of one random
-/// vector per lower-cased word. Texts that share words therefore have a
-/// positive cosine similarity, which keeps embedding metrics meaningful;
-/// word order does not matter.
-pub(crate) fn embed(seed: u64, text: &str) -> Vec<f32> {
+/// A deterministic unit vector for `text` under embedding model `model`:
+/// the normalised sum of one random vector per lower-cased word. Texts that
+/// share words therefore have a positive cosine similarity, which keeps
+/// embedding metrics meaningful; word order does not matter. The word
+/// vectors are drawn per model, so two model names give two different
+/// embedding spaces (and different metric values, as two real embedders
+/// would), while one model always gives the same vectors.
+pub(crate) fn embed(seed: u64, model: &str, text: &str) -> Vec<f32> {
     let seed = seed.to_le_bytes();
     let mut v = vec![0f64; EMBEDDING_DIM];
     let words: Vec<String> = text
@@ -226,10 +229,10 @@ pub(crate) fn embed(seed: u64, text: &str) -> Vec<f32> {
     };
     if words.is_empty() {
         // Text without words still needs a stable, non-zero vector.
-        add(&[&seed, b"embed-text", text.as_bytes()]);
+        add(&[&seed, b"embed-text", model.as_bytes(), text.as_bytes()]);
     }
     for w in &words {
-        add(&[&seed, b"embed-word", w.as_bytes()]);
+        add(&[&seed, b"embed-word", model.as_bytes(), w.as_bytes()]);
     }
     let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
     v.iter().map(|x| (x / norm) as f32).collect()
@@ -263,14 +266,30 @@ mod tests {
 
     #[test]
     fn embeddings_are_unit_and_share_words() {
-        let a = embed(1, "free coffee today");
-        let b = embed(1, "coffee today");
-        let c = embed(1, "quantum chromodynamics lecture");
+        let a = embed(1, "m", "free coffee today");
+        let b = embed(1, "m", "coffee today");
+        let c = embed(1, "m", "quantum chromodynamics lecture");
         let dot = |x: &[f32], y: &[f32]| x.iter().zip(y).map(|(p, q)| p * q).sum::<f32>();
         assert_eq!(a.len(), EMBEDDING_DIM);
         assert!((dot(&a, &a) - 1.0).abs() < 1e-4);
         assert!(dot(&a, &b) > dot(&a, &c) + 0.3);
-        assert_eq!(embed(1, ""), embed(1, ""));
-        assert!((dot(&embed(1, "..."), &embed(1, "...")) - 1.0).abs() < 1e-4);
+        assert_eq!(embed(1, "m", ""), embed(1, "m", ""));
+        assert!((dot(&embed(1, "m", "..."), &embed(1, "m", "...")) - 1.0).abs() < 1e-4);
+    }
+
+    #[test]
+    fn embeddings_depend_on_the_model_name() {
+        let dot = |x: &[f32], y: &[f32]| x.iter().zip(y).map(|(p, q)| p * q).sum::<f32>();
+        let a = embed(1, "fake-emb-1", "free coffee today");
+        assert_eq!(a, embed(1, "fake-emb-1", "free coffee today"));
+        let b = embed(1, "fake-emb-2", "free coffee today");
+        assert_ne!(a, b);
+        // Another space, not a copy: the same text is nearly orthogonal.
+        assert!(dot(&a, &b).abs() < 0.5, "{}", dot(&a, &b));
+        let b2 = embed(1, "fake-emb-2", "coffee today");
+        assert!(
+            dot(&b, &b2) > 0.5,
+            "shared words still agree within a model"
+        );
     }
 }

@@ -5,7 +5,7 @@
 //!   `GET /stats`, `POST /stats/reset`, `GET /health`) and [`Stats`].
 //! - `answer`: request validation and OpenAI-shaped answers.
 //! - `gen`: the hash-seeded PRNG, vocabulary text, schema-fitting JSON and
-//!   bag-of-words embeddings.
+//!   bag-of-words embeddings (one space per model name).
 //! - `limiter`: token buckets for the fake's own rate limit.
 //!
 //! The one decision to know: **everything is a function of the request**.

@@ -118,6 +118,11 @@ pub enum JobSpec {
         item: Item,
         /// The generate job whose output is measured.
         parent: JobId,
+        /// `None`: the sweep's `embedder`; a provider name: an ablation
+        /// embedder of `embedding_ablation` re-scoring the same output.
+        /// Left out when `None`, so the primary job keeps its id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        embedder: Option<String>,
     },
 }
 

@@ -101,7 +101,9 @@ pub struct JobResult {
     pub kind: JobKind,
     /// Suite, dataset, solution, seed.
     pub cell: Cell,
-    /// Judge name for judge jobs.
+    /// Scorer: the judge of a judge job, or the ablation embedder of an
+    /// ablation embed-metrics job (the tally's judge column; see
+    /// [`crate::tally::NO_JUDGE`]). `None` for every other job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<String>,
     /// Generated output (generate jobs).

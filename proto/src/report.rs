@@ -61,7 +61,8 @@ pub struct CellRow {
     pub dataset: String,
     /// Solution.
     pub solution: String,
-    /// Judge (`-` for metrics without one).
+    /// Judge (`-` for metrics without one; an ablation embedder's name for
+    /// its embedding metrics).
     pub judge: String,
     /// Metric.
     pub metric: String,
@@ -113,7 +114,7 @@ pub struct Stat {
     pub ci95: Option<f64>,
 }
 
-/// The GEM-Bench tables of a sweep (paper Tables 3, 4, 6, 7–9, and judge
+/// The GEM-Bench tables of a sweep (paper Tables 3, 4, 5, 6, 7–9, and judge
 /// agreement). Metric maps are keyed by metric name.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GemTables {
@@ -136,6 +137,32 @@ pub struct GemTables {
     pub alpha_all: Option<f64>,
     /// False when per-job results were not read (cost and agreement empty).
     pub per_job: bool,
+    /// Table 5, the embedding-model ablation, when the sweep has
+    /// `embedding_ablation`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding_ablation: Option<GemEmbeddingAblation>,
+}
+
+/// Table 5: the same responses scored by each embedding model.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GemEmbeddingAblation {
+    /// Embedders (provider names): the sweep's `embedder` first, then the
+    /// `embedding_ablation` ones in sweep order.
+    pub embedders: Vec<String>,
+    /// One row per dataset × solution.
+    pub rows: Vec<GemAblationRow>,
+}
+
+/// One dataset × solution of the embedding-model ablation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GemAblationRow {
+    /// Dataset.
+    pub dataset: String,
+    /// Solution.
+    pub solution: String,
+    /// Embedder → embedding metric (response-flow, response-coherence,
+    /// ad-flow, ad-coherence) → summary.
+    pub metrics: BTreeMap<String, BTreeMap<String, Stat>>,
 }
 
 /// One row of the effectiveness table.

@@ -22,6 +22,13 @@ pub struct SweepSpec {
     /// Provider whose model embeds texts (retrieval, embedding metrics).
     #[serde(default)]
     pub embedder: Option<String>,
+    /// Extra embedding models (provider names) for the embedding-model
+    /// ablation (GEM-Bench Table 5): the responses, generated once with
+    /// `embedder`, are re-scored by each of these, so only the scorer
+    /// varies. Needs `embedder`; left out of the serialised spec when
+    /// empty, so sweeps without it keep their id.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub embedding_ablation: Vec<String>,
     /// Seeds; each item × solution runs once per seed.
     #[serde(default = "default_seeds")]
     pub seeds: Vec<u64>,

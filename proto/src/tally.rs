@@ -11,7 +11,10 @@ use crate::outcome::{Failure, JobResult, Role, Usage, Verdict};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// Judge column for metrics that no judge produced.
+/// Judge column for metrics that no judge produced. The judge column is
+/// the scorer column: it also names the ablation embedder of an
+/// `embedding_ablation` embed-metrics job, while the sweep's own embedder
+/// scores under [`NO_JUDGE`] (so sweeps without an ablation read as before).
 pub const NO_JUDGE: &str = "-";
 /// Field separator in counter names; names in a sweep may not contain it.
 pub const SEP: char = '|';
@@ -32,7 +35,7 @@ pub struct CellKey {
     pub dataset: String,
     /// Solution.
     pub solution: String,
-    /// Judge, or [`NO_JUDGE`].
+    /// Scorer: the judge, the ablation embedder, or [`NO_JUDGE`].
     pub judge: String,
     /// Metric.
     pub metric: String,

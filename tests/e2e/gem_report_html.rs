@@ -51,7 +51,7 @@ fn small_report() -> Report {
         }
     }
     let judges: Vec<String> = judges.iter().map(|j| j.to_string()).collect();
-    let mut gem = gem_report::from_cells(&cells, &judges);
+    let mut gem = gem_report::from_cells(&cells, &judges, None, &[]);
     for (si, s) in solutions.iter().enumerate() {
         let ittft = 200.0 + 300.0 * si as f64;
         gem.cost.push(GemCostRow {

@@ -2,11 +2,14 @@
 //! control, two judges) run embedded against the fake OpenAI-compatible
 //! server: `adfarm report` fills the GEM-Bench tables, including those read
 //! from per-job results (cost from `Output.meta.calls`, judge agreement from
-//! per-item verdicts), and renders them as HTML. Uses the GEM-Bench data in
+//! per-item verdicts), and renders them as HTML. An ablation embedder
+//! (`emb-b`, model `fake-emb-2`, which the fake embeds in its own space)
+//! re-scores the same responses for Table 5. Uses the GEM-Bench data in
 //! `$ADFARM_HOME` (scripts/test fetches it).
 
 use crate::{Fake, Farm};
 use adfarm_proto::report::Report;
+use adfarm_proto::{JobKind, Role};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -22,7 +25,8 @@ fn assets_home() -> PathBuf {
 
 fn sweep(base_url: &str) -> String {
     let mut s = String::from(
-        "name = \"gem-report\"\nseeds = [1]\njudges = [\"judge-a\", \"judge-b\"]\nembedder = \"emb\"\n\n\
+        "name = \"gem-report\"\nseeds = [1]\njudges = [\"judge-a\", \"judge-b\"]\nembedder = \"emb\"\n\
+         embedding_ablation = [\"emb-b\"]\n\n\
          [[suites]]\nname = \"gem\"\ndatasets = [\"mt-human\"]\nlimit = 2\n",
     );
     for sol in ["gi-r", "no-ads"] {
@@ -35,6 +39,7 @@ fn sweep(base_url: &str) -> String {
         ("judge-a", "fake-judge-a"),
         ("judge-b", "fake-judge-b"),
         ("emb", "fake-emb-1"),
+        ("emb-b", "fake-emb-2"),
     ] {
         s.push_str(&format!(
             "\n[[providers]]\nname = \"{name}\"\nkind = \"openai-compatible\"\nbase_url = \"{base_url}\"\n\
@@ -132,10 +137,66 @@ async fn gem_sweep_report_fills_cost_and_agreement_from_job_results() {
         ("judge-a", "judge-b")
     );
     assert!(a.paired > 0 && a.paired <= 24, "{a:?}");
+    // Table 5: 4 responses scored by both embedders, one job each.
+    assert_eq!(r.jobs[&JobKind::EmbedMetrics].planned, 8, "{:?}", r.jobs);
+    let embedding_models: Vec<&str> = r
+        .usage
+        .iter()
+        .filter(|u| u.role == Role::Embedding)
+        .map(|u| u.model.as_str())
+        .collect();
+    assert!(embedding_models.contains(&"fake-emb-2"), "{:?}", r.usage);
+    let ab = g
+        .embedding_ablation
+        .as_ref()
+        .expect("the sweep has an embedding ablation");
+    assert_eq!(ab.embedders, ["emb", "emb-b"]);
+    let rows: Vec<&str> = ab.rows.iter().map(|r| r.solution.as_str()).collect();
+    assert_eq!(rows, ["gi-r", "no-ads"]);
+    let mut differ = false;
+    for row in &ab.rows {
+        for e in &ab.embedders {
+            let m = &row.metrics[e];
+            let rf = &m["response-flow"];
+            assert_eq!(rf.n + rf.unscored, 2, "{e} {row:?}");
+            for s in m.values() {
+                assert!(s.mean.is_none_or(f64::is_finite), "{e} {row:?}");
+            }
+        }
+        for (metric, s) in &row.metrics["emb"] {
+            let other = row.metrics["emb-b"].get(metric).and_then(|s| s.mean);
+            differ |= s.mean.is_some() && other.is_some() && s.mean != other;
+        }
+    }
+    assert!(differ, "two embedding models give different scores: {ab:?}");
+    let finite = |e: &str| {
+        ab.rows
+            .iter()
+            .flat_map(|r| r.metrics[e].values())
+            .filter_map(|s| s.mean)
+            .filter(|m| m.is_finite())
+            .count()
+    };
+    assert!(finite("emb") > 0 && finite("emb-b") > 0, "{ab:?}");
+    // The primary's scores are Table 3's.
+    assert_eq!(
+        gir.metrics["response-flow"],
+        ab.rows[0].metrics["emb"]["response-flow"]
+    );
 
     let md = report("md").await;
     assert!(md.contains("## GEM-Bench: cost (Table 6)"), "{md}");
+    assert!(
+        md.contains("## GEM-Bench: embedding-model ablation (Table 5)"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| emb RF |") && md.contains("| emb-b AC |"),
+        "{md}"
+    );
+    assert!(!md.contains("Judge emb-b"), "{md}");
     let html = report("html").await;
     assert!(html.contains("<svg id=\"plot-quality-cost\""));
     assert!(html.contains("<table id=\"gem-agreement\">"));
+    assert!(html.contains("<table id=\"gem-embedding-ablation\">"));
 }

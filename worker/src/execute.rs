@@ -419,7 +419,16 @@ impl Worker {
             })
         })?;
         let log = UsageLog::default();
-        let embedder = match &rec.spec.embedder {
+        // An ablation embed-metrics job re-scores with its own embedder;
+        // every other job embeds with the sweep's.
+        let embedder_name = match &env.job {
+            JobSpec::EmbedMetrics {
+                embedder: Some(name),
+                ..
+            } => Some(name.as_str()),
+            _ => rec.spec.embedder.as_deref(),
+        };
+        let embedder = match embedder_name {
             Some(name) => Some(self.gateway.bind(rec, name, Role::Embedding, log.clone())?),
             None => None,
         };
@@ -499,7 +508,12 @@ impl Worker {
                 }
                 result.judge = Some(judge.clone());
             }
-            JobSpec::EmbedMetrics { item, parent, .. } => {
+            JobSpec::EmbedMetrics {
+                item,
+                parent,
+                embedder: ablation,
+                ..
+            } => {
                 let output = self.parent_output(env, parent).await?;
                 let Some(embedder) = &embedder else {
                     return Err(JobError::Data(adfarm_suites::suite::DataError::Param {
@@ -510,7 +524,7 @@ impl Worker {
                 // Embedding metrics need no chat model; the embedder stands in.
                 let llm = self.gateway.bind(
                     rec,
-                    rec.spec.embedder.as_deref().unwrap_or_default(),
+                    embedder_name.unwrap_or_default(),
                     Role::Embedding,
                     log.clone(),
                 )?;
@@ -524,6 +538,9 @@ impl Worker {
                         },
                     )
                     .await?;
+                // The judge column is the scorer column: an ablation
+                // embedder's scores are kept apart from the primary's.
+                result.judge = ablation.clone();
             }
         }
         result.usage = log.take();
