@@ -18,10 +18,12 @@ use std::path::Path;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-/// Suites read fetched datasets from under the AdFarm home.
+/// Suites read fetched datasets from under the AdFarm home and keep what
+/// they derive from them (ad-index vectors) in `<home>/cache`.
 pub fn suite_context(home: &Path) -> SuiteContext {
     SuiteContext {
         data_dir: home.join("assets").join("gembench-1.0.9"),
+        cache_dir: Some(home.join("cache")),
     }
 }
 

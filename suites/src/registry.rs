@@ -9,11 +9,15 @@ use std::sync::Arc;
 /// Names of every suite.
 pub const SUITES: &[&str] = &["synthetic", "gem"];
 
-/// What suites need from their host: where fetched datasets live.
+/// What suites need from their host: where fetched datasets live, and
+/// where derived data may be kept between runs.
 #[derive(Debug, Clone, Default)]
 pub struct SuiteContext {
     /// Directory holding unpacked dataset assets (e.g. the gembench wheel).
     pub data_dir: PathBuf,
+    /// Directory for data derived from the assets (GEM-Bench's ad-index
+    /// vectors per embedding model); `None` keeps it in memory only.
+    pub cache_dir: Option<PathBuf>,
 }
 
 /// The suite called `name`.

@@ -58,7 +58,9 @@ impl GemBench {
         GemBench {
             root: ctx.data_dir.clone(),
             data: OnceLock::new(),
-            index: Arc::default(),
+            index: Arc::new(IndexCache::new(
+                ctx.cache_dir.as_ref().map(|d| d.join("gem-ad-index")),
+            )),
         }
     }
 

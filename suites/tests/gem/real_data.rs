@@ -52,6 +52,7 @@ fn counts_match_the_issue() {
 fn known_label_conflicts_are_reported() {
     let s = GemBench::load(&SuiteContext {
         data_dir: data_dir(),
+        cache_dir: None,
     })
     .summary()
     .unwrap();
@@ -88,6 +89,7 @@ fn registry_serves_items_for_every_dataset() {
         "gem",
         &SuiteContext {
             data_dir: data_dir(),
+            cache_dir: None,
         },
     )
     .unwrap();
@@ -121,6 +123,7 @@ fn missing_data_points_to_the_fetch_command() {
         "gem",
         &SuiteContext {
             data_dir: "/nonexistent".into(),
+            cache_dir: None,
         },
     )
     .unwrap();
@@ -178,6 +181,7 @@ async fn solutions_run_on_the_real_ad_database() {
 
     let gem = GemBench::load(&SuiteContext {
         data_dir: data_dir(),
+        cache_dir: None,
     });
     let pool = gem.summary().unwrap().ads_distinct;
     let item = gem
