@@ -147,6 +147,7 @@ fn usage(cached: bool) -> Usage {
         output: 30,
         cached,
         source: UsageSource::Reported,
+        latency_ms: 0,
     }
 }
 

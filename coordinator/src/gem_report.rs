@@ -133,6 +133,7 @@ struct CostSum {
     n: i64,
     ittft: u64,
     ottft: u64,
+    latency_ms: u64,
     usd: f64,
 }
 
@@ -185,6 +186,7 @@ pub async fn build(
                     c.n += 1;
                     c.ittft += cost::ittft(&calls);
                     c.ottft += cost::ottft(&calls);
+                    c.latency_ms += cost::latency_ms(&calls);
                     c.usd += calls
                         .iter()
                         .filter_map(|k| {
@@ -226,6 +228,8 @@ pub async fn build(
                 ottft: Some(o),
                 overall: Some(t.input_ratio * i + o),
                 usd_per_response: Some(c.usd / n),
+                // Results from before latency was recorded have none.
+                latency_s: (c.latency_ms > 0).then(|| c.latency_ms as f64 / 1000.0 / n),
             }
         })
         .collect();
@@ -367,20 +371,21 @@ pub fn markdown(t: &GemTables) -> String {
     }
     let _ = writeln!(
         out,
-        "\n## GEM-Bench: cost (Table 6)\n\nTokens per response of all calls before the response is shown; Overall = {}·ITTFT + OTTFT.\n\n| dataset | solution | responses | ITTFT | OTTFT | Overall | USD/response |\n|---|---|---:|---:|---:|---:|---:|",
+        "\n## GEM-Bench: cost (Table 6)\n\nTokens per response of all calls before the response is shown; Overall = {}·ITTFT + OTTFT; latency: seconds of those calls (measured, so it varies between runs).\n\n| dataset | solution | responses | ITTFT | OTTFT | Overall | USD/response | latency (s) |\n|---|---|---:|---:|---:|---:|---:|---:|",
         t.input_ratio
     );
     for c in &t.cost {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
             c.dataset,
             c.solution,
             c.responses,
             num(c.ittft),
             num(c.ottft),
             num(c.overall),
-            c.usd_per_response.map_or("-".into(), |u| format!("{u:.6}"))
+            c.usd_per_response.map_or("-".into(), |u| format!("{u:.6}")),
+            num(c.latency_s)
         );
     }
     let _ = writeln!(
@@ -467,6 +472,7 @@ pub fn csv(t: &GemTables) -> String {
             ("ottft", c.ottft),
             ("overall", c.overall),
             ("usd-per-response", c.usd_per_response),
+            ("latency-s", c.latency_s),
         ] {
             row(["cost", &c.dataset, &c.solution, NO_JUDGE, k], v);
         }
@@ -608,6 +614,7 @@ pub(crate) mod tests {
             ottft: Some(100.0),
             overall: Some(300.0),
             usd_per_response: Some(0.0001),
+            latency_s: Some(1.5),
         });
         t.agreement.push(GemAgreement {
             judge_a: "j1".into(),

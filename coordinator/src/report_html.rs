@@ -266,7 +266,7 @@ fn gem(out: &mut String, t: &GemTables) {
 
     let _ = writeln!(
         out,
-        "<h2>GEM-Bench: cost (Table 6)</h2>\n<p>Tokens per response of every call before the response is shown; Overall = {}·ITTFT + OTTFT.</p>",
+        "<h2>GEM-Bench: cost (Table 6)</h2>\n<p>Tokens per response of every call before the response is shown; Overall = {}·ITTFT + OTTFT; latency: seconds of those calls (measured, so it varies between runs).</p>",
         t.input_ratio
     );
     let rows: Vec<Vec<String>> = t
@@ -281,6 +281,7 @@ fn gem(out: &mut String, t: &GemTables) {
                 num(c.ottft),
                 num(c.overall),
                 c.usd_per_response.map_or("-".into(), |u| format!("{u:.6}")),
+                num(c.latency_s),
             ]
         })
         .collect();
@@ -295,6 +296,7 @@ fn gem(out: &mut String, t: &GemTables) {
             "OTTFT",
             "Overall",
             "USD/response",
+            "latency (s)",
         ]),
         &rows,
         2,

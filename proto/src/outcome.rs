@@ -60,6 +60,16 @@ pub struct Usage {
     pub cached: bool,
     /// Reported by the provider or counted here.
     pub source: UsageSource,
+    /// Wall time of the provider call that produced the reply, retries and
+    /// rate-limit waits excluded. A cached reply keeps the time of the call
+    /// that made it, so a response's latency does not depend on which job
+    /// happened to make a shared call first.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub latency_ms: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// A metric value, or why there is none. An unparsable judge reply or an

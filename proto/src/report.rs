@@ -209,6 +209,11 @@ pub struct GemCostRow {
     /// Mean USD per response at the sweep's prices (cached calls included:
     /// they are the solution's cost).
     pub usd_per_response: Option<f64>,
+    /// Mean seconds of model calls before the response is shown (cached
+    /// calls count their original time). Measured, so it differs between
+    /// runs and deployments where every other figure is identical.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_s: Option<f64>,
 }
 
 /// Agreement of two judges.

@@ -389,6 +389,7 @@ mod tests {
             output: 5,
             cached: false,
             source: UsageSource::Counted,
+            latency_ms: 0,
         };
         let mut fields = Tally::charge_fields(&u, 0.5);
         u.cached = true;

@@ -62,6 +62,7 @@ fn small_report() -> Report {
             ottft: Some(150.0),
             overall: Some(0.5 * ittft + 150.0),
             usd_per_response: Some(0.0002),
+            latency_s: Some(2.25),
         });
     }
     gem.agreement.push(GemAgreement {

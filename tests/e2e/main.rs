@@ -33,6 +33,7 @@ mod api;
 mod budget;
 mod distributed;
 mod faults;
+mod gem_local;
 mod gem_report_html;
 mod gem_report_sweep;
 mod gem_score;

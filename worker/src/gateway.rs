@@ -305,6 +305,7 @@ impl Metered {
             .expect("semaphore never closed");
         let estimate = estimate_tokens(est_chars, max_output);
         let model = spec.model.clone();
+        let latency_ms = std::sync::atomic::AtomicU64::new(0);
         let result = with_retries(
             spec.max_attempts,
             || async {
@@ -314,10 +315,15 @@ impl Metered {
                 self.check_budget().await?;
                 let t0 = Instant::now();
                 let r = f(self.backend.clone()).await;
+                let took = t0.elapsed();
+                latency_ms.store(
+                    took.as_millis() as u64,
+                    std::sync::atomic::Ordering::Relaxed,
+                );
                 Metrics::global()
                     .llm_latency
                     .with_label_values(&[&model, self.role.as_str()])
-                    .observe(t0.elapsed().as_secs_f64());
+                    .observe(took.as_secs_f64());
                 if r.is_err() {
                     self.reconcile(estimate, 0).await;
                 }
@@ -353,6 +359,7 @@ impl Metered {
         usage.role = self.role;
         usage.model.clone_from(&self.backend.spec.model);
         usage.cached = false;
+        usage.latency_ms = latency_ms.into_inner();
         self.reconcile(estimate, usage.input + usage.output).await;
         let cost = spec.cost_usd(usage.input, usage.output);
         let usage = usage.clone();

@@ -317,6 +317,7 @@ impl OpenAiClient {
             output,
             cached: false,
             source,
+            latency_ms: 0,
         }
     }
 }

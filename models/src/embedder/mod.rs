@@ -179,6 +179,7 @@ impl Embedder for LocalEmbedder {
                 cached: false,
                 // Exact: counted with the model's own tokenizer.
                 source: UsageSource::Counted,
+                latency_ms: 0,
             },
         })
     }

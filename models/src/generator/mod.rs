@@ -214,6 +214,7 @@ impl LocalLlm {
             cached: false,
             // Exact: counted with the model's own tokenizer.
             source: UsageSource::Counted,
+            latency_ms: 0,
         }
     }
 }

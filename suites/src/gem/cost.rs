@@ -22,6 +22,9 @@ pub struct CallRecord {
     pub output: u64,
     /// Served from the AdFarm cache.
     pub cached: bool,
+    /// Wall time of the provider call (the original call's, when cached).
+    #[serde(default)]
+    pub latency_ms: u64,
 }
 
 /// Input tokens to first token: all calls' prompt tokens.
@@ -32,6 +35,12 @@ pub fn ittft(calls: &[CallRecord]) -> u64 {
 /// Output tokens to first token: all calls' completion tokens.
 pub fn ottft(calls: &[CallRecord]) -> u64 {
     calls.iter().map(|c| c.output).sum()
+}
+
+/// Time to the response: the calls run one after another, so their
+/// latencies add up (the original call's time for cached calls).
+pub fn latency_ms(calls: &[CallRecord]) -> u64 {
+    calls.iter().map(|c| c.latency_ms).sum()
 }
 
 /// Overall cost in tokens: `input_ratio`·ITTFT + OTTFT.
@@ -57,6 +66,7 @@ mod tests {
             input,
             output,
             cached,
+            latency_ms: 10 * input,
         }
     }
 
@@ -70,6 +80,7 @@ mod tests {
         assert_eq!(ottft(&calls), 100);
         assert_eq!(overall(400, 100, DEFAULT_INPUT_RATIO), 300.0);
         assert_eq!(overall(400, 100, 0.25), 200.0);
+        assert_eq!(latency_ms(&calls), 4000, "cached calls keep their time");
     }
 
     #[test]

@@ -206,6 +206,7 @@ mod tests {
                     output: 0,
                     cached: false,
                     source: adfarm_proto::UsageSource::Counted,
+                    latency_ms: 0,
                 },
             })
         }

@@ -31,6 +31,7 @@ fn usage(req: &ChatRequest, reply: &str) -> Usage {
         output: tokens(reply),
         cached: false,
         source: UsageSource::Counted,
+        latency_ms: 0,
     }
 }
 
@@ -141,6 +142,7 @@ impl Embedder for FakeEmbedder {
                 output: 0,
                 cached: false,
                 source: UsageSource::Counted,
+                latency_ms: 0,
             },
         })
     }

@@ -81,6 +81,7 @@ impl Trace {
             input: u.input,
             output: u.output,
             cached: u.cached,
+            latency_ms: u.latency_ms,
         });
     }
 

@@ -1,0 +1,186 @@
+//! GEM-Bench on the real local models (SmolLM2 generates and judges, MiniLM
+//! embeds), as `sweeps/quickstart.toml` runs it but on two MT-Human queries:
+//! the embedded run fills the tables, a second run calls no model, and a
+//! coordinator with two workers on RabbitMQ and Redis gives identical
+//! numbers. Needs the assets in `$ADFARM_HOME` (scripts/test fetches them).
+
+use crate::{assert_complete, assert_same_results, figure, redis_url, Farm};
+use adfarm_proto::report::Report;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn assets_home() -> String {
+    std::env::var_os("ADFARM_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            dirs::cache_dir()
+                .unwrap_or_else(std::env::temp_dir)
+                .join("adfarm")
+        })
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The quickstart, cut to two queries, three solutions and short answers.
+fn quickstart_sample() -> String {
+    let quickstart = concat!(env!("CARGO_MANIFEST_DIR"), "/../sweeps/quickstart.toml");
+    let text = std::fs::read_to_string(quickstart).expect("sweeps/quickstart.toml");
+    let mut doc: toml::Table = toml::from_str(&text).expect("the quickstart parses");
+    doc.insert("name".into(), "gem-local-e2e".into());
+    let suite = &mut doc["suites"].as_array_mut().expect("suites")[0];
+    suite
+        .as_table_mut()
+        .expect("a suite table")
+        .insert("limit".into(), 2.into());
+    let solutions = doc["solutions"].as_array_mut().expect("solutions");
+    solutions.retain(|s| ["no-ads", "ad-chat", "gi-r"].contains(&s["name"].as_str().unwrap()));
+    for s in solutions.iter_mut() {
+        s.as_table_mut()
+            .expect("a solution table")
+            .insert("max_tokens".into(), 48.into());
+    }
+    toml::to_string(&doc).expect("TOML out")
+}
+
+/// Runs `adfarm run` on the embedded store `store`; returns what it printed.
+async fn run_embedded(farm: &mut Farm, sweep: &Path, store: &Path) -> String {
+    let (home, sweep_s, store_s) = (
+        assets_home(),
+        sweep.to_string_lossy().into_owned(),
+        store.to_string_lossy().into_owned(),
+    );
+    let log = farm.path("run.log");
+    let before = std::fs::metadata(&log).map_or(0, |m| m.len() as usize);
+    let p = farm.spawn(
+        "run",
+        &["--home", &home, "run", &sweep_s, "--store", &store_s],
+        false,
+    );
+    let status = farm.wait(p, Duration::from_secs(280)).await;
+    assert!(status.success(), "adfarm run: {status}\n{}", farm.logs());
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    text.get(before..).unwrap_or_default().to_string()
+}
+
+async fn report(farm: &Farm, sweep: &Path, store: Option<&Path>) -> Report {
+    let out = farm.path(&format!("report-{}.json", store.is_some()));
+    let home = assets_home();
+    let mut args = vec!["--home".to_string(), home, "report".into()];
+    args.push(sweep.to_string_lossy().into_owned());
+    if let Some(s) = store {
+        args.extend(["--store".into(), s.to_string_lossy().into_owned()]);
+    }
+    args.extend([
+        "--format".into(),
+        "json".into(),
+        "--out".into(),
+        out.to_string_lossy().into_owned(),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut cmd = farm.command("report", &args);
+    if store.is_none() {
+        cmd.env("ADFARM_REDIS_URL", redis_url());
+    }
+    let status = cmd.status().await.expect("adfarm report starts");
+    assert!(status.success(), "adfarm report: {status}\n{}", farm.logs());
+    serde_json::from_str(&std::fs::read_to_string(&out).expect("the report")).expect("a Report")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn local_models_fill_the_tables_once_and_match_across_deployments() {
+    let mut farm = Farm::new("gem-local");
+    let sweep = farm.write("quickstart-sample.toml", &quickstart_sample());
+    let store = farm.path("store.redb");
+
+    let t0 = Instant::now();
+    run_embedded(&mut farm, &sweep, &store).await;
+    let first_wall = t0.elapsed();
+    let embedded = report(&farm, &sweep, Some(&store)).await;
+    assert_complete(&embedded);
+    let g = embedded.gem.as_ref().expect("GEM-Bench tables");
+    assert_eq!(g.judges, ["smollm2"]);
+    assert_eq!(g.effectiveness.len(), 3, "{:?}", g.effectiveness);
+    assert_eq!(g.judge_scores.len(), 3, "{:?}", g.judge_scores);
+    for row in &g.judge_scores {
+        assert!(row.overall.is_some(), "every judge metric scored: {row:?}");
+    }
+    assert_eq!(g.cost.len(), 3);
+    for c in &g.cost {
+        assert!(c.ittft.is_some_and(|i| i > 0.0), "{c:?}");
+    }
+    let gir = g
+        .effectiveness
+        .iter()
+        .find(|e| e.solution == "gi-r")
+        .expect("gi-r");
+    assert!(gir.metrics.contains_key("response-flow"), "{gir:?}");
+
+    // Again: every job is settled, nothing is published, no model is called.
+    let again = run_embedded(&mut farm, &sweep, &store).await;
+    assert!(again.contains(" jobs, 0 published now"), "{again}");
+    let second = report(&farm, &sweep, Some(&store)).await;
+    assert_eq!(second.usage, embedded.usage, "no new model calls");
+    assert_same_results(&second, &embedded);
+
+    // A coordinator and two workers on RabbitMQ and Redis.
+    let home = assets_home();
+    for i in 0..2 {
+        farm.spawn(
+            &format!("worker-{i}"),
+            &["--home", &home, "worker", "--concurrency", "8"],
+            true,
+        );
+    }
+    let t1 = Instant::now();
+    let sweep_s = sweep.to_string_lossy().into_owned();
+    let c = farm.spawn(
+        "coordinator",
+        &["--home", &home, "coordinator", "--sweep", &sweep_s],
+        true,
+    );
+    let status = farm.wait(c, Duration::from_secs(280)).await;
+    assert!(status.success(), "coordinator: {status}\n{}", farm.logs());
+    let distributed_wall = t1.elapsed();
+    let cluster = report(&farm, &sweep, None).await;
+    assert_complete(&cluster);
+    assert_same_results(&cluster, &embedded);
+    // The same calls, the same tokens. Embedding usage may differ by the ad
+    // index alone: the first run on a machine embeds it, later processes
+    // load it from the home's cache.
+    let calls = |r: &Report| {
+        r.usage
+            .iter()
+            .filter(|u| u.role != adfarm_proto::Role::Embedding)
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(calls(&cluster), calls(&embedded));
+    // Identical tables but for latency, which is measured.
+    let unmeasured = |r: &Report| {
+        let mut g = r.gem.clone().expect("GEM-Bench tables");
+        for c in &mut g.cost {
+            assert!(c.latency_s.is_some_and(|s| s > 0.0), "{c:?}");
+            c.latency_s = None;
+        }
+        g
+    };
+    assert_eq!(
+        unmeasured(&cluster),
+        unmeasured(&embedded),
+        "identical GEM-Bench tables"
+    );
+
+    figure(
+        "gem-local",
+        format_args!(
+            "{} jobs on the local models: embedded {:.1} s, 2 workers {:.1} s; overall {:?}",
+            crate::planned(&embedded),
+            first_wall.as_secs_f64(),
+            distributed_wall.as_secs_f64(),
+            g.judge_scores
+                .iter()
+                .map(|r| (r.solution.as_str(), r.overall))
+                .collect::<Vec<_>>()
+        ),
+    );
+}
