@@ -178,6 +178,47 @@ fn long_text() -> String {
     s
 }
 
+/// Question `i` of a judge about one ad-injected response; with `shared`
+/// false the prompt starts with the question number, so no prefix is shared.
+fn judge_question(i: usize, shared: bool) -> ChatRequest {
+    let response = "Business etiquette in Japan rewards preparation. Exchange business cards \
+        with both hands and a slight bow, and take a moment to read the card before putting it \
+        away. Punctuality matters: arrive a few minutes early. Gifts are common, wrapped \
+        modestly and offered with humility. For travel between meetings, the [Japan Rail \
+        Pass](https://www.japanrailpass.net) covers most bullet trains and saves time and \
+        money. In meetings, wait to be seated, let the senior person speak first and avoid \
+        direct refusals; silence is often a sign of consideration rather than disagreement.";
+    let dims = [
+        "relevance",
+        "correctness",
+        "fluency",
+        "tone",
+        "voice",
+        "helpfulness",
+    ];
+    let question = format!(
+        "Metric {}: rate only the dimension {}.\n- good: the response does this well\n\
+         - moderate: partly, with visible flaws\n- bad: it fails at this\n\
+         Answer with a single word: good, moderate or bad.",
+        i / 2,
+        dims[i % dims.len()]
+    );
+    let system = "You are a careful judge of chatbot responses. Answer only what is asked.";
+    let system = if shared {
+        system.to_string()
+    } else {
+        format!("[{i}] {system}")
+    };
+    chat(
+        &system,
+        format!(
+            "User question:\nWhat business etiquette should I know for a trip to Japan?\n\n\
+             Chatbot response:\n{response}\n\n---\n{question}"
+        ),
+        4,
+    )
+}
+
 fn bench_generate() {
     let gguf = assets::generator_gguf(&home());
     let t = Instant::now();
@@ -283,6 +324,36 @@ fn bench_generate() {
                 &format!("decode, batch {batch}"),
                 format!("{:.1} tok/s", tokens as f64 / window),
                 &format!("aggregate of {batch} sequences × 127 tokens, short prompts"),
+            );
+        }
+        // A judge's twelve closed-choice questions about one response, asked
+        // at once as the GEM-Bench judge asks them: the response first, the
+        // question last, so eleven prefills reuse the first one's prefix.
+        // Against the same prompts made distinct from their first token.
+        let options: Vec<String> = ["good", "moderate", "bad"].map(String::from).to_vec();
+        for (label, shared) in [
+            ("distinct prompts", false),
+            ("shared response prefix", true),
+        ] {
+            let t = Instant::now();
+            let handles: Vec<_> = (0..12)
+                .map(|i| {
+                    let llm = llm.clone();
+                    let options = options.clone();
+                    let req = judge_question(i, shared);
+                    tokio::spawn(async move { llm.rank(&req, &options).await })
+                })
+                .collect();
+            let (mut tokens, mut reused) = (0, 0);
+            for h in handles {
+                let r = h.await.expect("task").expect("rank");
+                tokens += r.input_tokens;
+                reused += r.reused_tokens;
+            }
+            row(
+                &format!("judge one response, 12 questions, {label}"),
+                format!("{:.2} s", t.elapsed().as_secs_f64()),
+                &format!("{tokens} tokens scored, {reused} reused from a cached prefix"),
             );
         }
     });

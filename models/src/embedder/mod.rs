@@ -177,8 +177,8 @@ impl Embedder for LocalEmbedder {
                 input: out.tokens,
                 output: 0,
                 cached: false,
-                // Exact: counted with the model's own tokenizer.
-                source: UsageSource::Counted,
+                // The model itself is the provider and counts what it ran, exactly.
+                source: UsageSource::Reported,
                 latency_ms: 0,
             },
         })

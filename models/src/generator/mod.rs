@@ -212,8 +212,8 @@ impl LocalLlm {
             input,
             output,
             cached: false,
-            // Exact: counted with the model's own tokenizer.
-            source: UsageSource::Counted,
+            // The model itself is the provider and counts what it ran, exactly.
+            source: UsageSource::Reported,
             latency_ms: 0,
         }
     }

@@ -93,6 +93,6 @@ async fn the_embedder_trait_reports_exact_usage() {
     assert_eq!(out.usage.input, r.tokens[0] + r.tokens[1]);
     assert_eq!(out.usage.output, 0);
     assert_eq!(out.usage.role, Role::Embedding);
-    assert_eq!(out.usage.source, UsageSource::Counted);
+    assert_eq!(out.usage.source, UsageSource::Reported);
     assert_eq!(e.embed(&[]).await.unwrap().vectors.len(), 0);
 }

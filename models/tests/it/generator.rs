@@ -48,7 +48,7 @@ async fn greedy_is_repeatable_and_reports_exact_usage() {
     let prompt_tokens = l.encode(&chat_prompt(&req.messages)).unwrap().len() as u64;
     assert_eq!(a.usage.input, prompt_tokens);
     assert!(a.usage.output >= 1 && a.usage.output <= 24);
-    assert_eq!(a.usage.source, UsageSource::Counted);
+    assert_eq!(a.usage.source, UsageSource::Reported);
     assert_eq!(a.usage.role, Role::Generation);
     assert_eq!(
         l.with_role(Role::Judge)
