@@ -388,27 +388,47 @@ pub fn markdown(t: &GemTables) -> String {
             num(c.latency_s)
         );
     }
-    let _ = writeln!(
-        out,
-        "\n## GEM-Bench: judge agreement\n\n| judge A | judge B | paired verdicts | Cohen's κ | Krippendorff's α (ordinal) | Kendall's τ (Overall per solution) |\n|---|---|---:|---:|---:|---:|"
-    );
-    for a in &t.agreement {
+    if t.judges.len() < 2 {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} |",
-            a.judge_a,
-            a.judge_b,
-            a.paired,
-            num(a.kappa),
-            num(a.alpha),
-            num(a.tau)
+            "\n## GEM-Bench: judge agreement\n\n{}",
+            one_judge_note(t)
         );
+    } else {
+        let _ = writeln!(
+            out,
+            "\n## GEM-Bench: judge agreement\n\n| judge A | judge B | paired verdicts | Cohen's κ | Krippendorff's α (ordinal) | Kendall's τ (Overall per solution) |\n|---|---|---:|---:|---:|---:|"
+        );
+        for a in &t.agreement {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} |",
+                a.judge_a,
+                a.judge_b,
+                a.paired,
+                num(a.kappa),
+                num(a.alpha),
+                num(a.tau)
+            );
+        }
+        let _ = writeln!(out, "\nα over all judges: {}.", num(t.alpha_all));
     }
-    let _ = writeln!(out, "\nα over all judges: {}.", num(t.alpha_all));
     if !t.per_job {
         out.push_str("\nCost and agreement need per-job results: render with `adfarm report`.\n");
     }
     out
+}
+
+/// Why there is no agreement table.
+pub(crate) fn one_judge_note(t: &GemTables) -> String {
+    format!(
+        "Agreement compares judges (pairwise Cohen's κ, Krippendorff's α, Kendall's τ); \
+         this sweep has {}. List two or more in `judges` to see it.",
+        match t.judges.len() {
+            0 => "none".to_string(),
+            _ => "one".to_string(),
+        }
+    )
 }
 
 /// Every (dataset, solution) in the tables, sorted.
@@ -601,6 +621,19 @@ pub(crate) mod tests {
         assert!(r.alpha.expect("defined") > 0.5);
         // j1 ranks gi-r (75) over ad-chat (30), j2 the reverse (20 < 50).
         assert_eq!(r.tau, Some(-1.0));
+    }
+
+    #[test]
+    fn one_judge_says_why_there_is_no_agreement_table() {
+        let one: Vec<CellRow> = cells().into_iter().filter(|c| c.judge != "j2").collect();
+        let t = from_cells(&one, &["j1".into()], None, &[]);
+        let md = markdown(&t);
+        assert!(md.contains("this sweep has one"), "{md}");
+        assert!(!md.contains("| judge A | judge B |"), "{md}");
+        let mut html = String::new();
+        crate::report_html::gem(&mut html, &t);
+        assert!(html.contains("this sweep has one"));
+        assert!(!html.contains("plot-agreement"));
     }
 
     #[test]

@@ -186,7 +186,7 @@ pub fn html(r: &Report) -> String {
     out
 }
 
-fn gem(out: &mut String, t: &GemTables) {
+pub(crate) fn gem(out: &mut String, t: &GemTables) {
     out.push_str("<h2>GEM-Bench: effectiveness (Table 3)</h2>\n");
     let mut head = strings(&["dataset", "solution"]);
     head.extend(EFFECTIVENESS.iter().map(|(_, h)| h.to_string()));
@@ -303,43 +303,50 @@ fn gem(out: &mut String, t: &GemTables) {
     );
 
     out.push_str("<h2>GEM-Bench: judge agreement</h2>\n");
-    let rows: Vec<Vec<String>> = t
-        .agreement
-        .iter()
-        .map(|a| {
-            vec![
-                a.judge_a.clone(),
-                a.judge_b.clone(),
-                a.paired.to_string(),
-                num(a.kappa),
-                num(a.alpha),
-                num(a.tau),
-            ]
-        })
-        .collect();
-    table(
-        out,
-        "gem-agreement",
-        &strings(&[
-            "judge A",
-            "judge B",
-            "paired verdicts",
-            "Cohen's κ",
-            "Krippendorff's α (ordinal)",
-            "Kendall's τ",
-        ]),
-        &rows,
-        2,
-    );
-    let _ = writeln!(
-        out,
-        "<p>Krippendorff's α over all judges: {}.</p>",
-        num(t.alpha_all)
-    );
+    let several = t.judges.len() >= 2;
+    if several {
+        let rows: Vec<Vec<String>> = t
+            .agreement
+            .iter()
+            .map(|a| {
+                vec![
+                    a.judge_a.clone(),
+                    a.judge_b.clone(),
+                    a.paired.to_string(),
+                    num(a.kappa),
+                    num(a.alpha),
+                    num(a.tau),
+                ]
+            })
+            .collect();
+        table(
+            out,
+            "gem-agreement",
+            &strings(&[
+                "judge A",
+                "judge B",
+                "paired verdicts",
+                "Cohen's κ",
+                "Krippendorff's α (ordinal)",
+                "Kendall's τ",
+            ]),
+            &rows,
+            2,
+        );
+        let _ = writeln!(
+            out,
+            "<p>Krippendorff's α over all judges: {}.</p>",
+            num(t.alpha_all)
+        );
+    } else {
+        let _ = writeln!(out, "<p>{}</p>", esc(&crate::gem_report::one_judge_note(t)));
+    }
     out.push_str("<h2>GEM-Bench: plots</h2>\n");
     quality_vs_cost(out, t);
     metric_bars(out, t);
-    agreement_heatmap(out, t);
+    if several {
+        agreement_heatmap(out, t);
+    }
 }
 
 /// Mean of the defined values.
