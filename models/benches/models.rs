@@ -242,10 +242,13 @@ fn bench_generate() {
         for (name, req, runs) in [("short", &short, 10), ("long", &long, 3)] {
             // Prefill alone (one output token), best of `runs`: short runs
             // are at the mercy of other processes' time slices.
-            let mut one = req.clone();
-            one.max_tokens = 1;
             let mut prefill: Option<Generation> = None;
-            for _ in 0..runs {
+            for k in 0..runs {
+                // A different first message each time: a cached prefix of the
+                // previous run would make this a measure of the cache.
+                let mut one = req.clone();
+                one.max_tokens = 1;
+                one.messages[0].content = format!("[{k}] {}", one.messages[0].content);
                 let g = llm.generate(&one, ignore_eos).await.expect("generate");
                 if prefill
                     .as_ref()
