@@ -4,22 +4,10 @@
 //! coordinator with two workers on RabbitMQ and Redis gives identical
 //! numbers. Needs the assets in `$ADFARM_HOME` (scripts/test fetches them).
 
-use crate::{assert_complete, assert_same_results, figure, redis_url, Farm};
+use crate::{assert_complete, assert_same_results, assets_home, figure, redis_url, Farm};
 use adfarm_proto::report::Report;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
-
-fn assets_home() -> String {
-    std::env::var_os("ADFARM_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            dirs::cache_dir()
-                .unwrap_or_else(std::env::temp_dir)
-                .join("adfarm")
-        })
-        .to_string_lossy()
-        .into_owned()
-}
 
 /// The quickstart, cut to two queries, three solutions and short answers.
 fn quickstart_sample() -> String {

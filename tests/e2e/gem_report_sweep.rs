@@ -10,18 +10,7 @@
 use crate::{Fake, Farm};
 use adfarm_proto::report::Report;
 use adfarm_proto::{JobKind, Role};
-use std::path::PathBuf;
 use std::time::Duration;
-
-fn assets_home() -> PathBuf {
-    std::env::var_os("ADFARM_HOME")
-        .map(Into::into)
-        .unwrap_or_else(|| {
-            dirs::cache_dir()
-                .unwrap_or_else(std::env::temp_dir)
-                .join("adfarm")
-        })
-}
 
 fn sweep(base_url: &str) -> String {
     let mut s = String::from(
@@ -55,7 +44,7 @@ async fn gem_sweep_report_fills_cost_and_agreement_from_job_results() {
     let fake = Fake::clean().await;
     let mut farm = Farm::new("gem-report");
     let path = farm.write("gem.toml", &sweep(&fake.base_url()));
-    let home = assets_home().to_string_lossy().into_owned();
+    let home = crate::assets_home();
     let store = farm.path("store.redb").to_string_lossy().into_owned();
     let sweep_arg = path.to_string_lossy().into_owned();
     let run = farm.spawn(

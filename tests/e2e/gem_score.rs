@@ -6,17 +6,6 @@
 use serde_json::Value;
 use std::process::Command;
 
-/// The assets home the test command prepared (the binary's default otherwise).
-fn assets_home() -> std::path::PathBuf {
-    std::env::var_os("ADFARM_HOME")
-        .map(Into::into)
-        .unwrap_or_else(|| {
-            dirs::cache_dir()
-                .unwrap_or_else(std::env::temp_dir)
-                .join("adfarm")
-        })
-}
-
 #[test]
 fn gem_score_prints_sentences_ad_sentences_and_metrics() {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -33,7 +22,7 @@ fn gem_score_prints_sentences_ad_sentences_and_metrics() {
         .env_remove("OPENAI_API_KEY")
         .env("ADFARM_LOG", "warn")
         .arg("--home")
-        .arg(assets_home())
+        .arg(crate::assets_home())
         .args(["gem", "score", "--query", "What should I do in Paris?"])
         .arg("--response")
         .arg(&response)
@@ -102,7 +91,7 @@ fn gem_score_without_an_ad_leaves_ad_metrics_unscored() {
     let out = Command::new(env!("CARGO_BIN_EXE_adfarm"))
         .env_remove("OPENAI_API_KEY")
         .arg("--home")
-        .arg(assets_home())
+        .arg(crate::assets_home())
         .args(["gem", "score", "--query", "What is Rust?", "--response"])
         .arg(&response)
         .output()

@@ -542,6 +542,20 @@ where
     }
 }
 
+/// The assets home the test command prepared (`$ADFARM_HOME`, else the
+/// binary's default), as an argument for `--home`.
+pub fn assets_home() -> String {
+    std::env::var_os("ADFARM_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            dirs::cache_dir()
+                .unwrap_or_else(std::env::temp_dir)
+                .join("adfarm")
+        })
+        .to_string_lossy()
+        .into_owned()
+}
+
 /// Every planned job completed; nothing failed, skipped or dead-lettered.
 pub fn assert_complete(r: &Report) {
     assert!(!r.jobs.is_empty(), "no jobs in {r:#?}");
