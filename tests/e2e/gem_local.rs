@@ -4,7 +4,7 @@
 //! coordinator with two workers on RabbitMQ and Redis gives identical
 //! numbers. Needs the assets in `$ADFARM_HOME` (scripts/test fetches them).
 
-use crate::{assert_complete, assert_same_results, assets_home, figure, redis_url, Farm};
+use crate::{assert_complete, assert_same_results, assets_home, figure, Farm};
 use adfarm_proto::report::Report;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -50,28 +50,13 @@ async fn run_embedded(farm: &mut Farm, sweep: &Path, store: &Path) -> String {
     text.get(before..).unwrap_or_default().to_string()
 }
 
+/// The JSON report from the embedded `store`, or from Redis without one.
 async fn report(farm: &Farm, sweep: &Path, store: Option<&Path>) -> Report {
-    let out = farm.path(&format!("report-{}.json", store.is_some()));
     let home = assets_home();
-    let mut args = vec!["--home".to_string(), home, "report".into()];
-    args.push(sweep.to_string_lossy().into_owned());
-    if let Some(s) = store {
-        args.extend(["--store".into(), s.to_string_lossy().into_owned()]);
-    }
-    args.extend([
-        "--format".into(),
-        "json".into(),
-        "--out".into(),
-        out.to_string_lossy().into_owned(),
-    ]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut cmd = farm.command("report", &args);
-    if store.is_none() {
-        cmd.env("ADFARM_REDIS_URL", redis_url());
-    }
-    let status = cmd.status().await.expect("adfarm report starts");
-    assert!(status.success(), "adfarm report: {status}\n{}", farm.logs());
-    serde_json::from_str(&std::fs::read_to_string(&out).expect("the report")).expect("a Report")
+    let store = store.map(|s| s.to_string_lossy().into_owned());
+    let post: Vec<&str> = store.iter().flat_map(|s| ["--store", s.as_str()]).collect();
+    farm.report(&["--home", &home], sweep, store.is_none(), &post)
+        .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -392,16 +392,18 @@ impl Farm {
     /// `adfarm report --format json` of the sweep in the embedded store of `<home>`.
     pub async fn report_embedded(&self, home: &str, sweep: &Path) -> Report {
         let home = self.path(home);
-        self.report(&["--home", &home.to_string_lossy()], sweep, false)
+        self.report(&["--home", &home.to_string_lossy()], sweep, false, &[])
             .await
     }
 
     /// `adfarm report --format json` of the sweep in this farm's Redis.
     pub async fn report_cluster(&self, sweep: &Path) -> Report {
-        self.report(&[], sweep, true).await
+        self.report(&[], sweep, true, &[]).await
     }
 
-    async fn report(&self, pre: &[&str], sweep: &Path, redis: bool) -> Report {
+    /// `adfarm <pre> report <sweep> --format json --out F <post>`, against
+    /// this farm's Redis when `redis`, parsed.
+    pub async fn report(&self, pre: &[&str], sweep: &Path, redis: bool, post: &[&str]) -> Report {
         let out = self.path(&format!(
             "report-{}.json",
             std::time::SystemTime::now()
@@ -413,6 +415,7 @@ impl Farm {
         let sweep = sweep.to_string_lossy();
         let out_s = out.to_string_lossy();
         args.extend(["report", &sweep, "--format", "json", "--out", &out_s]);
+        args.extend(post);
         let mut cmd = self.command("report", &args);
         if redis {
             cmd.env("ADFARM_REDIS_URL", redis_url());

@@ -58,7 +58,7 @@ pub fn top_t(query: &[f32], pool: &[Vec<f32>], t: usize) -> Vec<(usize, f64)> {
 /// for the one embedding it rather than each embedding it again. With a
 /// directory the vectors are also kept on disk, so later runs, sweeps and
 /// worker processes on the machine load them instead of re-embedding 6.5k
-/// ads (about a minute with the local MiniLM).
+/// ads (about 168k tokens for the local MiniLM).
 ///
 /// The index is built once, like a vector store, so its tokens are not part
 /// of any one response's cost; the calls that build it are metered as usual.
