@@ -9,12 +9,12 @@
 
 use crate::args::GemScore;
 use crate::local::GENERATOR;
+use adfarm_gem::judge::{AdView, Protocol};
+use adfarm_gem::scoring::score_response;
+use adfarm_llm::Provider;
 use adfarm_models::assets::{self, AssetName};
 use adfarm_models::{LocalEmbedder, LocalLlm};
 use adfarm_proto::Role;
-use adfarm_suites::gem::judge::{AdView, Protocol};
-use adfarm_suites::gem::scoring::score_response;
-use adfarm_suites::Provider;
 use adfarm_worker::openai::{OpenAiClient, Secret};
 use anyhow::{bail, Context, Result};
 use std::path::Path;

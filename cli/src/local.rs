@@ -2,10 +2,10 @@
 //! on first use, and each model is loaded once per process and shared by
 //! every provider and job that names it.
 
+use adfarm_llm::LlmError;
 use adfarm_models::assets::{self, AssetName};
 use adfarm_models::{LocalEmbedder, LocalLlm};
 use adfarm_proto::ProviderSpec;
-use adfarm_suites::LlmError;
 use adfarm_worker::backends::{LocalLoader, Models};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -12,7 +12,6 @@ use adfarm_backbone::store::{fail_with_follow_ups, parent_failed};
 use adfarm_backbone::{Queue, QueueError, Store, StoreError, SweepRecord};
 use adfarm_proto::tally::Tally;
 use adfarm_proto::{Envelope, Failure, JobKind, SweepSpec};
-use adfarm_suites::registry;
 use adfarm_suites::SuiteContext;
 use futures::{StreamExt, TryStreamExt};
 use std::collections::BTreeMap;
@@ -103,7 +102,7 @@ impl Coordinator {
             .suites
             .iter()
             .filter_map(|s| {
-                registry::suite(&s.name, &self.ctx)
+                adfarm_suites::suite(&s.name, &self.ctx)
                     .map(|suite| (s.name.clone(), suite.follow_ups()))
             })
             .collect();

@@ -21,14 +21,14 @@ use crate::gem_ablation;
 use crate::plan::generate_jobs;
 use crate::report::num;
 use adfarm_backbone::{Store, StoreError, SweepRecord};
+use adfarm_gem::agreement::{self, Level};
+use adfarm_gem::cost;
+use adfarm_gem::judge_prompts::JUDGE_METRICS;
 use adfarm_proto::report::{
     CellRow, GemAgreement, GemCostRow, GemJudgeRow, GemRow, GemTables, Stat,
 };
 use adfarm_proto::tally::NO_JUDGE;
 use adfarm_proto::JobSpec;
-use adfarm_suites::gem::agreement::{self, Level};
-use adfarm_suites::gem::cost;
-use adfarm_suites::gem::judge_prompts::JUDGE_METRICS;
 use adfarm_suites::SuiteContext;
 use std::collections::BTreeMap;
 use std::fmt::Write;

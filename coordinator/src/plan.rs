@@ -6,9 +6,8 @@
 use adfarm_proto::expand::{follow_up_count, generate_job};
 use adfarm_proto::sweep::Sampling;
 use adfarm_proto::{Envelope, Item, JobKind, Role, SolutionSpec, SuiteSpec, SweepSpec};
-use adfarm_suites::registry;
-use adfarm_suites::suite::{DataError, ItemIter, Suite};
 use adfarm_suites::SuiteContext;
+use adfarm_suites::{DataError, ItemIter, Suite};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -65,7 +64,7 @@ pub struct EstimateRow {
 }
 
 fn suite_of(spec: &SuiteSpec, ctx: &SuiteContext) -> Arc<dyn Suite> {
-    registry::suite(&spec.name, ctx).expect("sweep file validation checked suite names")
+    adfarm_suites::suite(&spec.name, ctx).expect("sweep file validation checked suite names")
 }
 
 fn plan_err(suite: &SuiteSpec, dataset: &str) -> impl Fn(DataError) -> PlanError {

@@ -4,8 +4,8 @@
 
 use adfarm_proto::tally::SEP;
 use adfarm_proto::{ProviderKind, SweepSpec};
-use adfarm_suites::registry::{self, SUITES};
 use adfarm_suites::SuiteContext;
+use adfarm_suites::SUITES;
 use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -287,7 +287,7 @@ fn validate(
     let mut valid_solutions: Vec<String> = Vec::new();
     for (i, s) in spec.suites.iter().enumerate() {
         let at = |k| vec![Key("suites"), Index(i), Key(k)];
-        let Some(suite) = registry::suite(&s.name, ctx) else {
+        let Some(suite) = adfarm_suites::suite(&s.name, ctx) else {
             return Err((
                 at("name"),
                 format!("unknown suite {:?}; valid: {}", s.name, SUITES.join(", ")),

@@ -7,9 +7,9 @@
 //! the other. Assets come from `$ADFARM_HOME` or the default home and are
 //! fetched when missing. Prints a Markdown table.
 
+use adfarm_llm::{ChatRequest, Message};
 use adfarm_models::generator::{GenOptions, Generation};
 use adfarm_models::{assets, LocalEmbedder, LocalLlm};
-use adfarm_suites::{ChatRequest, Message};
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;

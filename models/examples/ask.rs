@@ -1,6 +1,6 @@
 //! Ask the local model one question: `cargo run --release --example ask -- "question"`.
+use adfarm_llm::{ChatRequest, Message, Provider};
 use adfarm_models::{assets, LocalLlm};
-use adfarm_suites::{ChatRequest, Message, Provider};
 
 fn main() {
     let home = std::env::var_os("ADFARM_HOME")

@@ -1,6 +1,6 @@
 //! Load and inference failures of the local models.
 
-use adfarm_suites::LlmError;
+use adfarm_llm::LlmError;
 use std::path::PathBuf;
 
 /// A local model could not be loaded or run.

@@ -12,8 +12,9 @@ use adfarm_backbone::{
     EmbeddedStore, Limiter, LocalLimiter, MemoryQueue, Queue, RabbitQueue, RedisStore, Store,
 };
 use adfarm_coordinator::{plan, sweep_file, Coordinator};
+use adfarm_llm::LlmError;
 use adfarm_proto::JobKind;
-use adfarm_suites::{LlmError, SuiteContext};
+use adfarm_suites::SuiteContext;
 use adfarm_worker::backends::Backends;
 use adfarm_worker::{Gateway, Worker, WorkerConfig};
 use std::path::Path;

@@ -4,8 +4,8 @@
 //! and governor smoothing.
 
 use crate::openai::{OpenAiClient, Secret};
+use adfarm_llm::{Embedder, LlmError, Provider};
 use adfarm_proto::{ProviderKind, ProviderSpec};
-use adfarm_suites::{Embedder, LlmError, Provider};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use std::collections::HashMap;
 use std::num::NonZeroU32;

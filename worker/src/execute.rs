@@ -6,12 +6,12 @@ use crate::gateway::{Gateway, UsageLog};
 use adfarm_backbone::metrics::Metrics;
 use adfarm_backbone::store::fail_with_follow_ups;
 use adfarm_backbone::{Delivery, Queue, Store, StoreError, SweepRecord};
+use adfarm_llm::{Embedder, ErrorClass, LlmError};
 use adfarm_proto::tally::{BUDGET_CODE, NANO};
 use adfarm_proto::{
     Envelope, Failure, JobKind, JobResult, JobSpec, Role, SweepId, Verdict, FORMAT_VERSION,
 };
-use adfarm_suites::suite::{JobError, Models, Solution, Suite};
-use adfarm_suites::{registry, Embedder, ErrorClass, SuiteContext};
+use adfarm_suites::{DataError, JobError, Models, Solution, Suite, SuiteContext};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -362,7 +362,7 @@ impl Worker {
         if let Some(s) = suites.get(name) {
             return Some(s.clone());
         }
-        let suite = registry::suite(name, &self.ctx)?;
+        let suite = adfarm_suites::suite(name, &self.ctx)?;
         suites.insert(name.to_string(), suite.clone());
         Some(suite)
     }
@@ -383,7 +383,7 @@ impl Worker {
             .iter()
             .find(|s| s.name == name)
             .ok_or_else(|| {
-                JobError::Data(adfarm_suites::suite::DataError::Param {
+                JobError::Data(DataError::Param {
                     field: "solution".into(),
                     reason: format!("sweep has no solution {name:?}"),
                 })
@@ -397,7 +397,7 @@ impl Worker {
                     .filter(|suite| suite.solutions().contains(&spec.name))
             })
             .ok_or_else(|| {
-                JobError::Data(adfarm_suites::suite::DataError::Param {
+                JobError::Data(DataError::Param {
                     field: "solution".into(),
                     reason: format!("no suite offers {name:?}"),
                 })
@@ -413,7 +413,7 @@ impl Worker {
     async fn execute(&self, rec: &SweepRecord, env: &Envelope) -> Result<JobResult, JobError> {
         let cell = env.job.cell().clone();
         let suite = self.suite(&cell.suite).ok_or_else(|| {
-            JobError::Data(adfarm_suites::suite::DataError::Param {
+            JobError::Data(DataError::Param {
                 field: "suite".into(),
                 reason: format!("unknown suite {:?}", cell.suite),
             })
@@ -450,7 +450,7 @@ impl Worker {
                     .iter()
                     .find(|s| s.name == cell.solution)
                     .ok_or_else(|| {
-                        JobError::Data(adfarm_suites::suite::DataError::Param {
+                        JobError::Data(DataError::Param {
                             field: "solution".into(),
                             reason: format!("sweep has no solution {:?}", cell.solution),
                         })
@@ -516,7 +516,7 @@ impl Worker {
             } => {
                 let output = self.parent_output(env, parent).await?;
                 let Some(embedder) = &embedder else {
-                    return Err(JobError::Data(adfarm_suites::suite::DataError::Param {
+                    return Err(JobError::Data(DataError::Param {
                         field: "embedder".into(),
                         reason: "the sweep sets no embedder".into(),
                     }));
@@ -556,7 +556,7 @@ impl Worker {
             .store
             .result(&env.sweep, parent)
             .await
-            .map_err(|e| JobError::Llm(adfarm_suites::LlmError::Infra(e.to_string())))?;
+            .map_err(|e| JobError::Llm(LlmError::Infra(e.to_string())))?;
         stored
             .and_then(|r| r.output)
             .ok_or_else(|| JobError::MissingInput(parent.0.clone()))

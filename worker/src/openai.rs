@@ -3,10 +3,10 @@
 //! caching wrap it elsewhere. [`with_retries`] is the retry loop those
 //! wrappers use.
 
-use adfarm_proto::{Role, Usage, UsageSource};
-use adfarm_suites::{
+use adfarm_llm::{
     ChatRequest, Choice, Completion, Embedder, Embeddings, ErrorClass, LlmError, Message, Provider,
 };
+use adfarm_proto::{Role, Usage, UsageSource};
 use async_trait::async_trait;
 use backon::{ExponentialBuilder, Retryable};
 use reqwest::header::HeaderMap;
@@ -306,7 +306,11 @@ impl OpenAiClient {
                 )
             }
         };
-        Ok(Completion { text, usage })
+        Ok(Completion {
+            text,
+            tool_calls: vec![],
+            usage,
+        })
     }
 
     fn usage(&self, role: Role, input: u64, output: u64, source: UsageSource) -> Usage {
@@ -368,6 +372,7 @@ impl Provider for OpenAiClient {
             index: match_option(&second.text, options),
             completion: Completion {
                 text: second.text,
+                tool_calls: vec![],
                 usage: sum_usage(&first.usage, &second.usage),
             },
         })

@@ -2,8 +2,8 @@
 //! the retry loop under paused time.
 
 use adfarm_fake_llm::{serve, FakeLlmConfig, Stats, EMBEDDING_DIM};
+use adfarm_llm::{ChatRequest, Embedder, ErrorClass, LlmError, Message, Provider};
 use adfarm_proto::{Role, UsageSource};
-use adfarm_suites::{ChatRequest, Embedder, ErrorClass, LlmError, Message, Provider};
 use adfarm_worker::openai::{with_retries, OpenAiClient, Secret, BACKOFF_MAX};
 use futures::stream::{self, StreamExt};
 use serde_json::{json, Value};

@@ -8,8 +8,8 @@
 mod bert;
 
 use crate::error::ModelError;
+use adfarm_llm::{Embedder, Embeddings, LlmError};
 use adfarm_proto::{Role, Usage, UsageSource};
-use adfarm_suites::{Embedder, Embeddings, LlmError};
 use async_trait::async_trait;
 use bert::{Bert, Config};
 use std::path::Path;

@@ -15,8 +15,8 @@ mod tokenizer;
 pub use tokenizer::{chat_prompt, DEFAULT_SYSTEM};
 
 use crate::error::ModelError;
+use adfarm_llm::{ChatRequest, Choice, Completion, LlmError, Provider};
 use adfarm_proto::{Role, Usage, UsageSource};
-use adfarm_suites::{ChatRequest, Choice, Completion, LlmError, Provider};
 use async_trait::async_trait;
 use candle_core::quantized::gguf_file;
 use engine::{ChatJob, ChooseJob, Engine, Job};
@@ -229,6 +229,7 @@ impl Provider for LocalLlm {
         let g = self.generate(req, GenOptions::default()).await?;
         Ok(Completion {
             text: g.text,
+            tool_calls: vec![],
             usage: self.usage(g.input_tokens, g.output_tokens),
         })
     }
@@ -239,6 +240,7 @@ impl Provider for LocalLlm {
                 index: None,
                 completion: Completion {
                     text: String::new(),
+                    tool_calls: vec![],
                     usage: self.usage(0, 0),
                 },
             });
@@ -248,6 +250,7 @@ impl Provider for LocalLlm {
             index: Some(r.index),
             completion: Completion {
                 text: options[r.index].clone(),
+                tool_calls: vec![],
                 // Every scored token is fed to the model; nothing is sampled.
                 usage: self.usage(r.input_tokens, 0),
             },

@@ -7,7 +7,7 @@
 //! every prompt by one token; the round-trip test pins this down.
 
 use crate::error::ModelError;
-use adfarm_suites::Message;
+use adfarm_llm::{Message, Speaker};
 use candle_core::quantized::gguf_file;
 use std::path::Path;
 use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
@@ -157,14 +157,14 @@ impl ChatTokenizer {
 /// `tokenizer.chat_template` renders it.
 pub fn chat_prompt(messages: &[Message]) -> String {
     let mut s = String::new();
-    if messages.first().is_none_or(|m| m.role != "system") {
+    if messages.first().is_none_or(|m| m.role != Speaker::System) {
         s.push_str("<|im_start|>system\n");
         s.push_str(DEFAULT_SYSTEM);
         s.push_str("<|im_end|>\n");
     }
     for m in messages {
         s.push_str("<|im_start|>");
-        s.push_str(&m.role);
+        s.push_str(m.role.as_str());
         s.push('\n');
         s.push_str(&m.content);
         s.push_str("<|im_end|>\n");

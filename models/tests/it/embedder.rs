@@ -1,6 +1,6 @@
+use adfarm_llm::Embedder;
 use adfarm_models::{assets, LocalEmbedder};
 use adfarm_proto::{Role, UsageSource};
-use adfarm_suites::Embedder;
 use std::sync::OnceLock;
 
 fn embedder() -> &'static LocalEmbedder {

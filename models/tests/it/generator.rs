@@ -1,7 +1,7 @@
+use adfarm_llm::{ChatRequest, Message, Provider};
 use adfarm_models::generator::{chat_prompt, Finish, GenOptions};
 use adfarm_models::{assets, LocalLlm};
 use adfarm_proto::{Role, UsageSource};
-use adfarm_suites::{ChatRequest, Message, Provider};
 use std::sync::OnceLock;
 
 fn llm() -> &'static LocalLlm {

@@ -1,0 +1,216 @@
+//! The `synthetic` suite: N generated prompts, each answered by one
+//! generation call and judged by one call per judge, scored by a
+//! deterministic function of the text. It exercises every moving part of the
+//! farm without a benchmark dataset.
+
+use adfarm_llm::{ChatRequest, Message};
+use adfarm_proto::{Item, JobKind, Output, Score, SolutionSpec, Verdict};
+use adfarm_suite::{CallEstimate, DataError, ItemIter, JobError, Models, Solution, Solved, Suite};
+use async_trait::async_trait;
+use std::sync::Arc;
+
+/// Default item count when `params.items` is not set.
+pub const DEFAULT_ITEMS: u64 = 100;
+
+/// The synthetic suite.
+pub struct Synthetic;
+
+/// A score in [0, 100] that depends only on `text`.
+pub fn text_score(text: &str) -> f64 {
+    let h = blake3::hash(text.as_bytes());
+    let x = u16::from_le_bytes([h.as_bytes()[0], h.as_bytes()[1]]);
+    (x as f64 / u16::MAX as f64 * 100.0 * 100.0).round() / 100.0
+}
+
+fn item_count(params: &serde_json::Value) -> Result<u64, DataError> {
+    match params.get("items") {
+        None => Ok(DEFAULT_ITEMS),
+        Some(v) => v.as_u64().ok_or_else(|| DataError::Param {
+            field: "params.items".into(),
+            reason: format!("must be a non-negative integer, got {v}"),
+        }),
+    }
+}
+
+#[async_trait]
+impl Suite for Synthetic {
+    fn name(&self) -> &'static str {
+        "synthetic"
+    }
+
+    fn datasets(&self) -> Vec<String> {
+        vec!["default".into()]
+    }
+
+    fn solutions(&self) -> Vec<String> {
+        vec!["answer".into(), "echo".into()]
+    }
+
+    fn items(&self, dataset: &str, params: &serde_json::Value) -> Result<ItemIter, DataError> {
+        if dataset != "default" {
+            return Err(DataError::UnknownDataset {
+                suite: "synthetic".into(),
+                dataset: dataset.into(),
+                valid: "default".into(),
+            });
+        }
+        let n = item_count(params)?;
+        Ok(Box::new((0..n).map(|i| {
+            Ok(Item {
+                id: i.to_string(),
+                input: format!(
+                    "Synthetic question {i}: name a product that fits topic {}.",
+                    i % 26
+                ),
+                meta: serde_json::Value::Null,
+            })
+        })))
+    }
+
+    fn follow_ups(&self) -> Vec<JobKind> {
+        vec![JobKind::Judge]
+    }
+
+    fn calls_per_item(&self, solution: &SolutionSpec) -> CallEstimate {
+        CallEstimate {
+            generation_calls: u32::from(solution.name != "echo"),
+            generation_overhead_tokens: 8,
+            judge_calls: 1,
+            judge_overhead_tokens: 24,
+            judge_output_tokens: 16,
+        }
+    }
+
+    fn solution(&self, spec: &SolutionSpec) -> Result<Arc<dyn Solution>, DataError> {
+        match spec.name.as_str() {
+            "answer" => Ok(Arc::new(Answer {
+                max_tokens: spec.max_tokens,
+                temperature: spec.temperature,
+            })),
+            "echo" => Ok(Arc::new(Echo)),
+            other => Err(DataError::UnknownSolution {
+                suite: "synthetic".into(),
+                solution: other.into(),
+                valid: "answer, echo".into(),
+            }),
+        }
+    }
+
+    async fn judge(
+        &self,
+        item: &Item,
+        output: &Output,
+        models: Models<'_>,
+    ) -> Result<Vec<Score>, JobError> {
+        let mut req = ChatRequest::new(vec![
+            Message::system("Rate the answer from 0 to 10."),
+            Message::user(format!("Question: {}\nAnswer: {}", item.input, output.text)),
+        ]);
+        req.max_tokens = 16;
+        let reply = models.llm.chat(&req).await?;
+        Ok(vec![Score {
+            metric: "judged".into(),
+            verdict: Verdict::Score(text_score(&reply.text)),
+        }])
+    }
+
+    async fn embed_metrics(
+        &self,
+        _item: &Item,
+        _output: &Output,
+        _models: Models<'_>,
+    ) -> Result<Vec<Score>, JobError> {
+        Ok(vec![])
+    }
+}
+
+/// The synthetic solution: answer the prompt.
+struct Answer {
+    max_tokens: u32,
+    temperature: f32,
+}
+
+#[async_trait]
+impl Solution for Answer {
+    fn name(&self) -> &str {
+        "answer"
+    }
+
+    async fn solve(&self, item: &Item, models: Models<'_>, seed: u64) -> Result<Solved, JobError> {
+        let mut req = ChatRequest::new(vec![Message::user(item.input.clone())]);
+        req.max_tokens = self.max_tokens;
+        req.temperature = self.temperature;
+        req.seed = seed;
+        let reply = models.llm.chat(&req).await?;
+        let score = text_score(&reply.text);
+        Ok(Solved {
+            output: Output {
+                text: reply.text,
+                meta: serde_json::Value::Null,
+            },
+            scores: vec![Score {
+                metric: "quality".into(),
+                verdict: Verdict::Score(score),
+            }],
+        })
+    }
+}
+
+/// The no-op solution: returns the prompt without calling a model, so the
+/// farm's own overhead (queue, store, aggregation) can be measured.
+struct Echo;
+
+#[async_trait]
+impl Solution for Echo {
+    fn name(&self) -> &str {
+        "echo"
+    }
+
+    async fn solve(
+        &self,
+        item: &Item,
+        _models: Models<'_>,
+        _seed: u64,
+    ) -> Result<Solved, JobError> {
+        Ok(Solved {
+            output: Output {
+                text: item.input.clone(),
+                meta: serde_json::Value::Null,
+            },
+            scores: vec![Score {
+                metric: "quality".into(),
+                verdict: Verdict::Score(text_score(&item.input)),
+            }],
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_score_is_deterministic_and_bounded() {
+        assert_eq!(text_score("abc"), text_score("abc"));
+        assert_ne!(text_score("abc"), text_score("abd"));
+        for t in ["", "x", "a longer text"] {
+            assert!((0.0..=100.0).contains(&text_score(t)));
+        }
+    }
+
+    #[test]
+    fn items_follow_params_and_unknown_datasets_are_named() {
+        let s = Synthetic;
+        let items: Vec<_> = s
+            .items("default", &serde_json::json!({"items": 3}))
+            .unwrap()
+            .collect();
+        assert_eq!(items.len(), 3);
+        let err = s
+            .items("nope", &serde_json::json!({}))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("valid: default"), "{err}");
+    }
+}
