@@ -146,7 +146,7 @@ b.panel("Spend in range by sweep",
         [(f'sum by (sweep) (increase(adfarm_llm_cost_usd_total{{{S},{M}}}[$__range]))', "{{sweep}}")],
         kind="table", unit="currencyUSD")
 b.panel("Cost per completed generation job",
-        [(f'{SPENT} / sum by (sweep) (max by (sweep, kind, state) (adfarm_sweep_jobs{{kind="generate",state="completed",{S}}}) > 0)', "{{sweep}}")],
+        [(f'{SPENT} / sum by (sweep) (max by (sweep, kind, state) (adfarm_sweep_jobs{{kind="solve",state="completed",{S}}}) > 0)', "{{sweep}}")],
         unit="currencyUSD", desc="All spend of the sweep (generation, judging, embedding) over completed items.")
 b.panel("Budget burn rate",
         [(f'max by (sweep) (deriv(adfarm_sweep_cost_usd{{state="spent",{S}}}[15m])) * 3600', "{{sweep}} USD/h"),

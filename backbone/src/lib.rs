@@ -5,6 +5,8 @@
 //!   deployment) and [`rabbit`] (RabbitMQ via lapin, distributed).
 //! - [`store`]: the `Store` trait (results, aggregates, LLM cache, sweep
 //!   state); [`embedded_store`] (redb file on disk) and [`redis_store`].
+//! - [`release`]: publishes a settled job's follow-ups once all their
+//!   inputs are settled (or fails them when an input failed).
 //! - [`limiter`]: deployment-wide rate limits (GCRA); local and Redis-backed.
 //! - [`metrics`]: every Prometheus metric AdFarm exports, and the endpoint.
 //!
@@ -19,6 +21,7 @@ pub mod metrics;
 pub mod queue;
 pub mod rabbit;
 pub mod redis_store;
+pub mod release;
 pub mod store;
 
 pub use embedded_store::EmbeddedStore;
@@ -27,4 +30,5 @@ pub use memory_queue::MemoryQueue;
 pub use queue::{Consumer, DeadLetter, Delivery, Queue, QueueError};
 pub use rabbit::RabbitQueue;
 pub use redis_store::{RedisLimiter, RedisStore};
+pub use release::{release, Released, Walk};
 pub use store::{Recorded, Store, StoreError, SweepRecord};

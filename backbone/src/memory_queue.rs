@@ -4,7 +4,7 @@
 //! request and when a message exceeds the delivery limit.
 
 use crate::queue::{Consumer, DeadLetter, Delivery, Queue, QueueError, Settle};
-use adfarm_proto::{Envelope, JobKind};
+use adfarm_proto::{Envelope, Lane};
 use async_trait::async_trait;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,21 +18,21 @@ struct Message {
 }
 
 #[derive(Default)]
-struct Lane {
+struct Waiting {
     ready: VecDeque<Message>,
     consumers: u64,
 }
 
 struct Inner {
-    lanes: Mutex<HashMap<JobKind, Lane>>,
-    wake: HashMap<JobKind, Notify>,
+    lanes: Mutex<HashMap<Lane, Waiting>>,
+    wake: HashMap<Lane, Notify>,
     dead: Mutex<Vec<DeadLetter>>,
     delivery_limit: u32,
     closed: AtomicBool,
 }
 
 impl Inner {
-    fn push(&self, kind: JobKind, msg: Message, front: bool) {
+    fn push(&self, kind: Lane, msg: Message, front: bool) {
         {
             let mut lanes = self.lanes.lock().expect("queue lock is never poisoned");
             let lane = lanes.entry(kind).or_default();
@@ -45,13 +45,13 @@ impl Inner {
         self.wake[&kind].notify_one();
     }
 
-    fn bury(&self, kind: JobKind, body: Vec<u8>, code: &str, reason: &str) {
+    fn bury(&self, kind: Lane, body: Vec<u8>, code: &str, reason: &str) {
         self.dead
             .lock()
             .expect("queue lock is never poisoned")
             .push(DeadLetter {
                 body,
-                kind: Some(kind),
+                lane: Some(kind),
                 code: code.to_string(),
                 reason: reason.to_string(),
             });
@@ -71,10 +71,7 @@ impl MemoryQueue {
         MemoryQueue {
             inner: Arc::new(Inner {
                 lanes: Mutex::new(HashMap::new()),
-                wake: JobKind::ALL
-                    .into_iter()
-                    .map(|k| (k, Notify::new()))
-                    .collect(),
+                wake: Lane::ALL.into_iter().map(|k| (k, Notify::new())).collect(),
                 dead: Mutex::new(Vec::new()),
                 delivery_limit,
                 closed: AtomicBool::new(false),
@@ -95,10 +92,10 @@ impl MemoryQueue {
 impl Queue for MemoryQueue {
     async fn publish(&self, env: &Envelope) -> Result<(), QueueError> {
         let body = serde_json::to_vec(env).expect("envelope serialises");
-        self.publish_raw(env.kind(), &body).await
+        self.publish_raw(env.lane(), &body).await
     }
 
-    async fn publish_raw(&self, kind: JobKind, body: &[u8]) -> Result<(), QueueError> {
+    async fn publish_raw(&self, kind: Lane, body: &[u8]) -> Result<(), QueueError> {
         self.inner.push(
             kind,
             Message {
@@ -110,7 +107,7 @@ impl Queue for MemoryQueue {
         Ok(())
     }
 
-    async fn consume(&self, kind: JobKind, prefetch: u16) -> Result<Box<dyn Consumer>, QueueError> {
+    async fn consume(&self, kind: Lane, prefetch: u16) -> Result<Box<dyn Consumer>, QueueError> {
         let mut lanes = self
             .inner
             .lanes
@@ -124,7 +121,7 @@ impl Queue for MemoryQueue {
         }))
     }
 
-    async fn depth(&self, kind: JobKind) -> Result<u64, QueueError> {
+    async fn depth(&self, kind: Lane) -> Result<u64, QueueError> {
         let lanes = self
             .inner
             .lanes
@@ -133,7 +130,7 @@ impl Queue for MemoryQueue {
         Ok(lanes.get(&kind).map_or(0, |l| l.ready.len() as u64))
     }
 
-    async fn consumers(&self, kind: JobKind) -> Result<u64, QueueError> {
+    async fn consumers(&self, kind: Lane) -> Result<u64, QueueError> {
         let lanes = self
             .inner
             .lanes
@@ -155,7 +152,7 @@ impl Queue for MemoryQueue {
 
 struct MemoryConsumer {
     inner: Arc<Inner>,
-    kind: JobKind,
+    kind: Lane,
     permits: Arc<Semaphore>,
 }
 
@@ -227,7 +224,7 @@ impl Consumer for MemoryConsumer {
 
 struct MemorySettle {
     inner: Arc<Inner>,
-    kind: JobKind,
+    kind: Lane,
     msg: Option<Message>,
     _permit: OwnedSemaphorePermit,
 }
@@ -281,15 +278,15 @@ mod tests {
     #[tokio::test]
     async fn dropped_deliveries_come_back_until_the_limit() {
         let q = MemoryQueue::new(2);
-        q.publish_raw(JobKind::Judge, b"x").await.unwrap();
-        let mut c = q.consume(JobKind::Judge, 1).await.unwrap();
+        q.publish_raw(Lane::Model, b"x").await.unwrap();
+        let mut c = q.consume(Lane::Model, 1).await.unwrap();
         let d = c.next().await.unwrap().unwrap();
         assert_eq!(d.deliveries, 1);
         drop(d);
         let d = c.next().await.unwrap().unwrap();
         assert_eq!((d.body.as_slice(), d.deliveries), (&b"x"[..], 2));
         drop(d);
-        assert_eq!(q.depth(JobKind::Judge).await.unwrap(), 1);
+        assert_eq!(q.depth(Lane::Model).await.unwrap(), 1);
         let next = tokio::time::timeout(Duration::from_millis(300), c.next()).await;
         assert!(next.is_err(), "third delivery exceeds the limit");
         let dead = q.take_dead_letters(10).await.unwrap();
@@ -301,9 +298,9 @@ mod tests {
     async fn prefetch_bounds_unsettled_deliveries_and_retry_redelivers() {
         let q = MemoryQueue::new(5);
         for b in [b"a", b"b"] {
-            q.publish_raw(JobKind::Generate, b).await.unwrap();
+            q.publish_raw(Lane::Solve, b).await.unwrap();
         }
-        let mut c = q.consume(JobKind::Generate, 1).await.unwrap();
+        let mut c = q.consume(Lane::Solve, 1).await.unwrap();
         let first = c.next().await.unwrap().unwrap();
         let blocked = tokio::time::timeout(Duration::from_millis(100), c.next()).await;
         assert!(blocked.is_err(), "prefetch 1 holds the second message back");
@@ -318,6 +315,6 @@ mod tests {
         assert_eq!(third.body, b"a2");
         third.dead_letter("bad-message", "not JSON").await.unwrap();
         assert_eq!(q.take_dead_letters(10).await.unwrap()[0].reason, "not JSON");
-        assert_eq!(q.consumers(JobKind::Generate).await.unwrap(), 1);
+        assert_eq!(q.consumers(Lane::Solve).await.unwrap(), 1);
     }
 }

@@ -2,7 +2,7 @@
 //! bounded prefetch, and settle every delivery exactly once (ack, retry
 //! later, or dead-letter with a reason).
 
-use adfarm_proto::{Envelope, JobKind};
+use adfarm_proto::{Envelope, Lane};
 use async_trait::async_trait;
 use std::time::Duration;
 
@@ -41,9 +41,9 @@ impl QueueError {
     }
 }
 
-/// Name of the queue for `kind` (never a Rust type name).
-pub fn queue_name(prefix: &str, kind: JobKind) -> String {
-    format!("{prefix}.{}", kind.as_str())
+/// Name of the queue for `lane` (never a Rust type name).
+pub fn queue_name(prefix: &str, lane: Lane) -> String {
+    format!("{prefix}.{}", lane.as_str())
 }
 
 /// A message that ended in the dead-letter queue.
@@ -51,47 +51,47 @@ pub fn queue_name(prefix: &str, kind: JobKind) -> String {
 pub struct DeadLetter {
     /// The message body as published.
     pub body: Vec<u8>,
-    /// Kind of the queue it came from, when known.
-    pub kind: Option<JobKind>,
+    /// Lane of the queue it came from, when known.
+    pub lane: Option<Lane>,
     /// Bounded code (`bad-message`, `delivery-limit`, a job error code).
     pub code: String,
     /// Why it was dead-lettered.
     pub reason: String,
 }
 
-/// Job queues, one per [`JobKind`], plus a dead-letter queue.
+/// Job queues, one per [`Lane`], plus a dead-letter queue.
 #[async_trait]
 pub trait Queue: Send + Sync {
-    /// Publishes `env` to the queue of its kind; returns once confirmed.
+    /// Publishes `env` to the queue of its lane; returns once confirmed.
     ///
     /// # Errors
     /// When the broker is unreachable or does not confirm.
     async fn publish(&self, env: &Envelope) -> Result<(), QueueError>;
 
-    /// Publishes raw bytes to the queue of `kind` (used for retries of
+    /// Publishes raw bytes to the queue of `lane` (used for retries of
     /// unparsed messages and by tests that inject bad messages).
     ///
     /// # Errors
     /// As [`Queue::publish`].
-    async fn publish_raw(&self, kind: JobKind, body: &[u8]) -> Result<(), QueueError>;
+    async fn publish_raw(&self, lane: Lane, body: &[u8]) -> Result<(), QueueError>;
 
-    /// Starts consuming `kind` with at most `prefetch` unsettled deliveries.
+    /// Starts consuming `lane` with at most `prefetch` unsettled deliveries.
     ///
     /// # Errors
     /// When the broker is unreachable.
-    async fn consume(&self, kind: JobKind, prefetch: u16) -> Result<Box<dyn Consumer>, QueueError>;
+    async fn consume(&self, lane: Lane, prefetch: u16) -> Result<Box<dyn Consumer>, QueueError>;
 
-    /// Messages ready in the queue of `kind` (not counting unacked ones).
+    /// Messages ready in the queue of `lane` (not counting unacked ones).
     ///
     /// # Errors
     /// When the broker is unreachable.
-    async fn depth(&self, kind: JobKind) -> Result<u64, QueueError>;
+    async fn depth(&self, lane: Lane) -> Result<u64, QueueError>;
 
-    /// Consumers attached to the queue of `kind`.
+    /// Consumers attached to the queue of `lane`.
     ///
     /// # Errors
     /// When the broker is unreachable.
-    async fn consumers(&self, kind: JobKind) -> Result<u64, QueueError>;
+    async fn consumers(&self, lane: Lane) -> Result<u64, QueueError>;
 
     /// Removes and returns up to `max` messages from the dead-letter queue.
     ///

@@ -1,7 +1,7 @@
 //! The RabbitMQ implementation of the [`Queue`] seam (lapin), for the
 //! distributed deployment.
 //!
-//! Topology, per prefix: a durable quorum queue per [`JobKind`]
+//! Topology, per prefix: a durable quorum queue per [`Lane`]
 //! (`<prefix>.<kind>`) whose delivery limit dead-letters poison messages
 //! through the fanout exchange `<prefix>.dlx` into the quorum queue
 //! `<prefix>.dead`; and a classic delay queue per kind
@@ -15,7 +15,7 @@
 //! broker, which is the at-least-once contract.
 
 use crate::queue::{queue_name, Consumer, DeadLetter, Delivery, Queue, QueueError, Settle};
-use adfarm_proto::{Envelope, JobKind};
+use adfarm_proto::{Envelope, Lane};
 use async_trait::async_trait;
 use backon::{ExponentialBuilder, Retryable};
 use futures::StreamExt;
@@ -45,7 +45,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const PERSISTENT: u8 = 2;
 const CODE_HEADER: &str = "x-adfarm-code";
 const REASON_HEADER: &str = "x-adfarm-reason";
-const KIND_HEADER: &str = "x-adfarm-kind";
+const KIND_HEADER: &str = "x-adfarm-lane";
 
 /// Job queues on RabbitMQ: publisher confirms, bounded prefetch, manual
 /// acks, delayed retries through per-kind delay queues and a dead-letter
@@ -175,7 +175,7 @@ impl RabbitQueue {
 
     async fn publish_body(
         &self,
-        kind: JobKind,
+        kind: Lane,
         body: &[u8],
         props: BasicProperties,
     ) -> Result<(), QueueError> {
@@ -183,7 +183,7 @@ impl RabbitQueue {
         self.inner.publish(&queue, body, props).await
     }
 
-    async fn declare_passive(&self, kind: JobKind) -> Result<lapin::Queue, QueueError> {
+    async fn declare_passive(&self, kind: Lane) -> Result<lapin::Queue, QueueError> {
         let inner = &self.inner;
         let name = queue_name(&inner.prefix, kind);
         let name = name.as_str();
@@ -214,14 +214,14 @@ impl Queue for RabbitQueue {
         let props = persistent()
             .with_content_type("application/json".into())
             .with_message_id(env.id.0.as_str().into());
-        self.publish_body(env.kind(), &body, props).await
+        self.publish_body(env.lane(), &body, props).await
     }
 
-    async fn publish_raw(&self, kind: JobKind, body: &[u8]) -> Result<(), QueueError> {
+    async fn publish_raw(&self, kind: Lane, body: &[u8]) -> Result<(), QueueError> {
         self.publish_body(kind, body, persistent()).await
     }
 
-    async fn consume(&self, kind: JobKind, prefetch: u16) -> Result<Box<dyn Consumer>, QueueError> {
+    async fn consume(&self, kind: Lane, prefetch: u16) -> Result<Box<dyn Consumer>, QueueError> {
         let mut consumer = RabbitConsumer {
             inner: self.inner.clone(),
             kind,
@@ -246,11 +246,11 @@ impl Queue for RabbitQueue {
         Ok(Box::new(consumer))
     }
 
-    async fn depth(&self, kind: JobKind) -> Result<u64, QueueError> {
+    async fn depth(&self, kind: Lane) -> Result<u64, QueueError> {
         Ok(self.declare_passive(kind).await?.message_count().into())
     }
 
-    async fn consumers(&self, kind: JobKind) -> Result<u64, QueueError> {
+    async fn consumers(&self, kind: Lane) -> Result<u64, QueueError> {
         Ok(self.declare_passive(kind).await?.consumer_count().into())
     }
 
@@ -333,12 +333,12 @@ impl Inner {
         format!("{}.dlx", self.prefix)
     }
 
-    fn delay(&self, kind: JobKind) -> String {
+    fn delay(&self, kind: Lane) -> String {
         format!("{}.delay", queue_name(&self.prefix, kind))
     }
 
     fn queue_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = JobKind::ALL
+        let mut names: Vec<String> = Lane::ALL
             .into_iter()
             .flat_map(|k| [queue_name(&self.prefix, k), self.delay(k)])
             .collect();
@@ -347,9 +347,9 @@ impl Inner {
     }
 
     /// The kind whose queue (or delay queue) is called `queue`.
-    fn kind_of(&self, queue: &str) -> Option<JobKind> {
+    fn kind_of(&self, queue: &str) -> Option<Lane> {
         let rest = queue.strip_prefix(&self.prefix)?.strip_prefix('.')?;
-        JobKind::parse(rest.strip_suffix(".delay").unwrap_or(rest))
+        Lane::parse(rest.strip_suffix(".delay").unwrap_or(rest))
     }
 
     /// Removes the URL's password from text that may quote it.
@@ -500,7 +500,7 @@ impl Inner {
         // x-delivery-limit counts returns, so limit - 1 returns means at
         // most `delivery_limit` deliveries, as MemoryQueue counts them.
         let returns = i64::from(self.delivery_limit - 1);
-        for kind in JobKind::ALL {
+        for kind in Lane::ALL {
             let queue = queue_name(&self.prefix, kind);
             let mut args = FieldTable::default();
             args.insert("x-queue-type".into(), text("quorum"));
@@ -624,7 +624,7 @@ impl Inner {
         let broker_reason = death_field("reason").or_else(|| header_text("x-first-death-reason"));
         let death_queue = death_field("queue").or_else(|| header_text("x-first-death-queue"));
         let kind = header_text(KIND_HEADER)
-            .and_then(|k| JobKind::parse(&k))
+            .and_then(|k| Lane::parse(&k))
             .or_else(|| death_queue.as_deref().and_then(|q| self.kind_of(q)))
             .or_else(|| self.kind_of(d.routing_key.as_str()));
         let (code, reason) = match (header_text(CODE_HEADER), broker_reason) {
@@ -644,7 +644,7 @@ impl Inner {
         };
         DeadLetter {
             body: d.data.clone(),
-            kind,
+            lane: kind,
             code,
             reason,
         }
@@ -655,7 +655,7 @@ impl Inner {
 /// when that channel dies.
 struct RabbitConsumer {
     inner: Arc<Inner>,
-    kind: JobKind,
+    kind: Lane,
     prefetch: u16,
     sub: Option<Subscription>,
 }
@@ -749,7 +749,7 @@ impl Consumer for RabbitConsumer {
 /// every unsettled delivery on it, not just this one.
 struct RabbitSettle {
     inner: Arc<Inner>,
-    kind: JobKind,
+    kind: Lane,
     channel: Channel,
     acker: Option<Acker>,
     body: Vec<u8>,

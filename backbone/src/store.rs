@@ -1,9 +1,9 @@
 //! The `Store` seam: sweep state, job results with their aggregates, dead
 //! letters, and the LLM response cache with its usage ledger.
 
-use adfarm_proto::expand::follow_ups;
+use adfarm_proto::expand::SuitePlan;
 use adfarm_proto::tally::Tally;
-use adfarm_proto::{Envelope, Failure, JobId, JobKind, JobResult, SweepId, SweepSpec, Usage};
+use adfarm_proto::{Failure, JobId, JobResult, Lane, Pipeline, SweepId, SweepSpec, Usage, SOLVE};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -59,10 +59,10 @@ pub struct SweepRecord {
     pub id: SweepId,
     /// The spec workers execute against.
     pub spec: SweepSpec,
-    /// Jobs per kind the sweep expands to (follow-ups included).
-    pub planned: BTreeMap<JobKind, i64>,
-    /// Job kinds that follow a generation, per suite.
-    pub follow_ups: BTreeMap<String, Vec<JobKind>>,
+    /// Jobs per stage the sweep expands to.
+    pub planned: BTreeMap<String, i64>,
+    /// What each suite runs: its solutions and declared stages.
+    pub pipelines: BTreeMap<String, Pipeline>,
     /// Pre-run cost estimate in USD.
     pub estimated_cost_usd: f64,
     /// Unix seconds of the first registration.
@@ -158,50 +158,47 @@ pub trait Store: Send + Sync {
 }
 
 impl SweepRecord {
-    /// The follow-up jobs of generate job `parent`.
-    pub fn follow_ups(&self, parent: &Envelope) -> Vec<Envelope> {
-        let kinds = self
-            .follow_ups
-            .get(&parent.job.cell().suite)
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
-        follow_ups(&self.spec, parent, kinds)
+    /// The lane jobs of `stage` queue on ([`Lane::Solve`] for solving).
+    pub fn lane_of(&self, stage: &str) -> Option<Lane> {
+        if stage == SOLVE {
+            return Some(Lane::Solve);
+        }
+        self.pipelines
+            .values()
+            .find_map(|p| p.stage(stage))
+            .map(|s| s.lane)
     }
-}
 
-/// The failure recorded for a follow-up whose generate job failed: skipped
-/// when the budget stopped the parent, `parent-failed` otherwise.
-pub fn parent_failed(child: &Envelope, parent: &Failure) -> Failure {
-    let code = if parent.code == adfarm_proto::tally::BUDGET_CODE {
-        parent.code.clone()
-    } else {
-        "parent-failed".into()
-    };
-    Failure {
-        id: child.id.clone(),
-        kind: Some(child.kind()),
-        code,
-        reason: format!("its generate job failed: {}", parent.reason),
-        attempts: 0,
+    /// The providers jobs on `lane` call: the solutions' for solving, the
+    /// variants' of the stages on that lane otherwise; each once, sorted.
+    pub fn providers_on(&self, lane: Lane) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for p in self.pipelines.values() {
+            if lane == Lane::Solve {
+                names.extend(
+                    p.solutions
+                        .iter()
+                        .filter_map(|&i| self.spec.solutions.get(i))
+                        .map(|s| s.provider.as_str()),
+                );
+            }
+            for stage in p.stages.iter().filter(|s| s.lane == lane) {
+                names.extend(stage.variants.iter().filter_map(|v| v.provider.as_deref()));
+            }
+        }
+        names.sort_unstable();
+        names.dedup();
+        names
     }
-}
 
-/// Records `failure` for `env` and, for a generate job, the same fate for
-/// its follow-ups, which can never run. Used by coordinator and workers.
-///
-/// # Errors
-/// When the store is unavailable.
-pub async fn fail_with_follow_ups(
-    store: &dyn Store,
-    rec: &SweepRecord,
-    env: &Envelope,
-    failure: &Failure,
-) -> Result<(), StoreError> {
-    store.fail(&env.sweep, failure).await?;
-    for child in rec.follow_ups(env) {
-        store
-            .fail(&env.sweep, &parent_failed(&child, failure))
-            .await?;
+    /// The expansion of suite `name`'s jobs in this sweep.
+    pub fn plan_of(&self, name: &str) -> Option<SuitePlan<'_>> {
+        let suite = self.spec.suites.iter().find(|s| s.name == name)?;
+        Some(SuitePlan {
+            sweep: &self.id,
+            spec: &self.spec,
+            suite,
+            pipeline: self.pipelines.get(name)?,
+        })
     }
-    Ok(())
 }

@@ -3,7 +3,7 @@
 
 use adfarm_backbone::queue::Consumer;
 use adfarm_backbone::{Delivery, Queue, QueueError, RabbitQueue};
-use adfarm_proto::{Cell, Envelope, Item, JobKind, JobSpec, SweepId};
+use adfarm_proto::{Cell, Envelope, Item, JobSpec, Lane, Scope, SweepId, Variant};
 use backon::ExponentialBuilder;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -59,7 +59,11 @@ impl Drop for Cleanup {
 }
 
 fn envelope(item: &str) -> Envelope {
-    let job = JobSpec::Generate {
+    let job = JobSpec {
+        stage: "solve".into(),
+        lane: Lane::Solve,
+        scope: Scope::Run,
+        variant: Variant::none(),
         cell: Cell {
             suite: "synthetic".into(),
             dataset: "tiny".into(),
@@ -113,7 +117,7 @@ async fn publish_consume_ack_round_trip() {
     let q = queue("round-trip", 5).await;
     let env = envelope("a");
     q.publish(&env).await.unwrap();
-    let mut c = q.consume(JobKind::Generate, 4).await.unwrap();
+    let mut c = q.consume(Lane::Solve, 4).await.unwrap();
     let d = next(&mut c).await;
     assert_eq!(d.deliveries, 1);
     let got: Envelope = serde_json::from_slice(&d.body).unwrap();
@@ -121,20 +125,20 @@ async fn publish_consume_ack_round_trip() {
     d.ack().await.unwrap();
     nothing_within(&mut c, Duration::from_millis(300)).await;
     drop(c);
-    assert_eq!(q.depth(JobKind::Generate).await.unwrap(), 0);
+    assert_eq!(q.depth(Lane::Solve).await.unwrap(), 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn prefetch_bounds_unsettled_deliveries() {
     let q = queue("prefetch", 5).await;
     for i in 0..5u8 {
-        q.publish_raw(JobKind::Judge, &[b'0' + i]).await.unwrap();
+        q.publish_raw(Lane::Model, &[b'0' + i]).await.unwrap();
     }
-    let mut c = q.consume(JobKind::Judge, 2).await.unwrap();
+    let mut c = q.consume(Lane::Model, 2).await.unwrap();
     let first = next(&mut c).await;
     let second = next(&mut c).await;
     nothing_within(&mut c, Duration::from_millis(400)).await;
-    eventually(3, || q.depth(JobKind::Judge)).await;
+    eventually(3, || q.depth(Lane::Model)).await;
     first.ack().await.unwrap();
     let third = next(&mut c).await;
     nothing_within(&mut c, Duration::from_millis(300)).await;
@@ -156,8 +160,8 @@ async fn first_body(c: &mut Box<dyn Consumer>) -> Vec<u8> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dropped_delivery_is_delivered_again() {
     let q = queue("dropped", 5).await;
-    q.publish_raw(JobKind::Generate, b"job").await.unwrap();
-    let mut c = q.consume(JobKind::Generate, 1).await.unwrap();
+    q.publish_raw(Lane::Solve, b"job").await.unwrap();
+    let mut c = q.consume(Lane::Solve, 1).await.unwrap();
     let d = next(&mut c).await;
     assert_eq!(d.deliveries, 1);
     drop(d);
@@ -172,19 +176,17 @@ async fn a_delivery_can_be_settled_after_its_consumer_is_gone() {
     // A worker shutting down stops consuming first, then lets its
     // in-flight jobs finish and settle.
     let q = queue("outlives", 5).await;
-    q.publish_raw(JobKind::Generate, b"in-flight")
-        .await
-        .unwrap();
-    q.publish_raw(JobKind::Generate, b"waiting").await.unwrap();
-    let mut c = q.consume(JobKind::Generate, 1).await.unwrap();
+    q.publish_raw(Lane::Solve, b"in-flight").await.unwrap();
+    q.publish_raw(Lane::Solve, b"waiting").await.unwrap();
+    let mut c = q.consume(Lane::Solve, 1).await.unwrap();
     let d = next(&mut c).await;
     drop(c);
     d.ack().await.unwrap();
     // A quorum queue counts a cancelled consumer until its deliveries are
     // settled, so the count drops only now.
-    eventually(0, || q.consumers(JobKind::Generate)).await;
-    eventually(1, || q.depth(JobKind::Generate)).await;
-    let mut c = q.consume(JobKind::Generate, 1).await.unwrap();
+    eventually(0, || q.consumers(Lane::Solve)).await;
+    eventually(1, || q.depth(Lane::Solve)).await;
+    let mut c = q.consume(Lane::Solve, 1).await.unwrap();
     assert_eq!(first_body(&mut c).await, b"waiting");
     nothing_within(&mut c, Duration::from_millis(300)).await;
 }
@@ -192,8 +194,8 @@ async fn a_delivery_can_be_settled_after_its_consumer_is_gone() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn retry_comes_back_after_its_delay_and_not_before() {
     let q = queue("retry", 5).await;
-    q.publish_raw(JobKind::Judge, b"attempt-0").await.unwrap();
-    let mut c = q.consume(JobKind::Judge, 1).await.unwrap();
+    q.publish_raw(Lane::Model, b"attempt-0").await.unwrap();
+    let mut c = q.consume(Lane::Model, 1).await.unwrap();
     let d = next(&mut c).await;
     let start = Instant::now();
     d.retry_body(b"attempt-1".to_vec(), Duration::from_millis(200))
@@ -214,10 +216,8 @@ async fn retry_comes_back_after_its_delay_and_not_before() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dead_letter_carries_code_and_reason() {
     let q = queue("dead-letter", 5).await;
-    q.publish_raw(JobKind::EmbedMetrics, b"{oops")
-        .await
-        .unwrap();
-    let mut c = q.consume(JobKind::EmbedMetrics, 1).await.unwrap();
+    q.publish_raw(Lane::Embed, b"{oops").await.unwrap();
+    let mut c = q.consume(Lane::Embed, 1).await.unwrap();
     let d = next(&mut c).await;
     d.dead_letter("bad-message", "not JSON: key must be a string")
         .await
@@ -225,7 +225,7 @@ async fn dead_letter_carries_code_and_reason() {
     let dead = q.take_dead_letters(10).await.unwrap();
     assert_eq!(dead.len(), 1);
     assert_eq!(dead[0].body, b"{oops");
-    assert_eq!(dead[0].kind, Some(JobKind::EmbedMetrics));
+    assert_eq!(dead[0].lane, Some(Lane::Embed));
     assert_eq!(dead[0].code, "bad-message");
     assert_eq!(dead[0].reason, "not JSON: key must be a string");
     assert!(q.take_dead_letters(10).await.unwrap().is_empty());
@@ -236,8 +236,8 @@ async fn dead_letter_carries_code_and_reason() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn past_the_delivery_limit_the_broker_dead_letters_it() {
     let q = queue("limit", 2).await;
-    q.publish_raw(JobKind::Generate, b"poison").await.unwrap();
-    let mut c = q.consume(JobKind::Generate, 1).await.unwrap();
+    q.publish_raw(Lane::Solve, b"poison").await.unwrap();
+    let mut c = q.consume(Lane::Solve, 1).await.unwrap();
     for n in 1..=2 {
         let d = next(&mut c).await;
         assert_eq!(d.deliveries, n);
@@ -255,7 +255,7 @@ async fn past_the_delivery_limit_the_broker_dead_letters_it() {
     assert_eq!(dead.len(), 1);
     assert_eq!(dead[0].body, b"poison");
     assert_eq!(dead[0].code, "delivery-limit");
-    assert_eq!(dead[0].kind, Some(JobKind::Generate));
+    assert_eq!(dead[0].lane, Some(Lane::Solve));
     drop(c);
 }
 
@@ -264,8 +264,8 @@ async fn a_retried_message_past_the_limit_still_reads_delivery_limit() {
     // A retry leaves an "expired" death from the delay queue on the message;
     // the code must come from the latest death, not the first.
     let q = queue("retry-limit", 1).await;
-    q.publish_raw(JobKind::Judge, b"first").await.unwrap();
-    let mut c = q.consume(JobKind::Judge, 1).await.unwrap();
+    q.publish_raw(Lane::Model, b"first").await.unwrap();
+    let mut c = q.consume(Lane::Model, 1).await.unwrap();
     next(&mut c)
         .await
         .retry_body(b"second".to_vec(), Duration::from_millis(1))
@@ -292,8 +292,8 @@ async fn a_retried_message_past_the_limit_still_reads_delivery_limit() {
 async fn a_raw_non_json_body_is_delivered_as_is() {
     let q = queue("raw", 5).await;
     let body = b"\xff\x00 not json at all";
-    q.publish_raw(JobKind::Judge, body).await.unwrap();
-    let mut c = q.consume(JobKind::Judge, 1).await.unwrap();
+    q.publish_raw(Lane::Model, body).await.unwrap();
+    let mut c = q.consume(Lane::Model, 1).await.unwrap();
     let d = next(&mut c).await;
     assert_eq!(d.body, body);
     d.ack().await.unwrap();
@@ -306,30 +306,30 @@ async fn depth_and_consumers_report_the_queue() {
     for item in ["a", "b", "c"] {
         q.publish(&envelope(item)).await.unwrap();
     }
-    assert_eq!(q.depth(JobKind::Generate).await.unwrap(), 3);
-    assert_eq!(q.depth(JobKind::Judge).await.unwrap(), 0);
-    assert_eq!(q.consumers(JobKind::Generate).await.unwrap(), 0);
-    let c = q.consume(JobKind::Generate, 1).await.unwrap();
-    let other = q.consume(JobKind::Generate, 1).await.unwrap();
-    assert_eq!(q.consumers(JobKind::Generate).await.unwrap(), 2);
+    assert_eq!(q.depth(Lane::Solve).await.unwrap(), 3);
+    assert_eq!(q.depth(Lane::Model).await.unwrap(), 0);
+    assert_eq!(q.consumers(Lane::Solve).await.unwrap(), 0);
+    let c = q.consume(Lane::Solve, 1).await.unwrap();
+    let other = q.consume(Lane::Solve, 1).await.unwrap();
+    assert_eq!(q.consumers(Lane::Solve).await.unwrap(), 2);
     // Each holds one message in its prefetch window: unacked, not ready.
-    eventually(1, || q.depth(JobKind::Generate)).await;
+    eventually(1, || q.depth(Lane::Solve)).await;
     drop(other);
-    eventually(1, || q.consumers(JobKind::Generate)).await;
-    eventually(2, || q.depth(JobKind::Generate)).await;
+    eventually(1, || q.consumers(Lane::Solve)).await;
+    eventually(2, || q.depth(Lane::Solve)).await;
     drop(c);
-    eventually(0, || q.consumers(JobKind::Generate)).await;
-    eventually(3, || q.depth(JobKind::Generate)).await;
+    eventually(0, || q.consumers(Lane::Solve)).await;
+    eventually(3, || q.depth(Lane::Solve)).await;
     q.purge_all().await.unwrap();
-    assert_eq!(q.depth(JobKind::Generate).await.unwrap(), 0);
+    assert_eq!(q.depth(Lane::Solve).await.unwrap(), 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn publishing_to_a_deleted_queue_is_not_confirmed_and_ends_its_consumer() {
     let q = queue("deleted", 5).await;
-    let mut c = q.consume(JobKind::Judge, 1).await.unwrap();
+    let mut c = q.consume(Lane::Model, 1).await.unwrap();
     q.delete_all().await.unwrap();
-    let err = q.publish_raw(JobKind::Judge, b"x").await.unwrap_err();
+    let err = q.publish_raw(Lane::Model, b"x").await.unwrap_err();
     assert!(matches!(err, QueueError::NotConfirmed { .. }), "{err}");
     let end = tokio::time::timeout(PATIENCE, c.next()).await.unwrap();
     assert!(
@@ -365,9 +365,9 @@ async fn a_dropped_connection_is_reestablished_and_nothing_is_lost() {
         .await
         .map(Cleanup)
         .unwrap();
-    q.publish_raw(JobKind::Generate, b"one").await.unwrap();
-    q.publish_raw(JobKind::Generate, b"two").await.unwrap();
-    let mut c = q.consume(JobKind::Generate, 1).await.unwrap();
+    q.publish_raw(Lane::Solve, b"one").await.unwrap();
+    q.publish_raw(Lane::Solve, b"two").await.unwrap();
+    let mut c = q.consume(Lane::Solve, 1).await.unwrap();
     let held = next(&mut c).await;
     assert_eq!(held.body, b"one");
 
@@ -381,7 +381,7 @@ async fn a_dropped_connection_is_reestablished_and_nothing_is_lost() {
     let ack = held.ack().await;
     assert!(matches!(ack, Err(QueueError::Connection(_))), "{ack:?}");
     let outage = Instant::now();
-    q.publish_raw(JobKind::Generate, b"three").await.unwrap();
+    q.publish_raw(Lane::Solve, b"three").await.unwrap();
     assert!(
         outage.elapsed() >= Duration::from_millis(400),
         "publish waited out the outage: {:?}",
@@ -403,7 +403,7 @@ async fn a_dropped_connection_is_reestablished_and_nothing_is_lost() {
     );
     nothing_within(&mut c, Duration::from_millis(300)).await;
     drop(c);
-    assert_eq!(q.depth(JobKind::Generate).await.unwrap(), 0);
+    assert_eq!(q.depth(Lane::Solve).await.unwrap(), 0);
 }
 
 fn broker_addr(url: &str) -> SocketAddr {

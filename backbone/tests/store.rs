@@ -10,7 +10,7 @@
 use adfarm_backbone::{EmbeddedStore, Recorded, RedisStore, Store, SweepRecord};
 use adfarm_proto::tally::Tally;
 use adfarm_proto::{
-    Cell, Failure, JobId, JobKind, JobResult, Role, Score, SweepId, Usage, UsageSource, Verdict,
+    Cell, Failure, JobId, JobResult, Role, Score, SweepId, Usage, UsageSource, Verdict,
 };
 use std::sync::Arc;
 
@@ -89,10 +89,10 @@ fn sweep(name: &str) -> SweepId {
 /// A result whose counters touch every kind of field: completions, scored
 /// and unscored cells, two judges, several datasets and solutions.
 fn result(i: usize) -> JobResult {
-    let kind = if i.is_multiple_of(3) {
-        JobKind::Generate
+    let stage = if i.is_multiple_of(3) {
+        "solve"
     } else {
-        JobKind::Judge
+        "judge"
     };
     let flow = if i.is_multiple_of(7) {
         Verdict::Unscored("parse-failure".into())
@@ -101,7 +101,7 @@ fn result(i: usize) -> JobResult {
     };
     JobResult {
         id: JobId(format!("job-{i:04}")),
-        kind,
+        stage: stage.into(),
         cell: Cell {
             suite: "synthetic".into(),
             dataset: format!("d{}", i % 3),
@@ -113,7 +113,8 @@ fn result(i: usize) -> JobResult {
             .into(),
             seed: (i % 4) as u64,
         },
-        judge: (kind == JobKind::Judge).then(|| format!("judge-{}", i % 2)),
+        item: "0".into(),
+        judge: (stage == "judge").then(|| format!("judge-{}", i % 2)),
         output: None,
         scores: vec![
             Score {
@@ -132,7 +133,7 @@ fn result(i: usize) -> JobResult {
 fn failure(i: usize) -> Failure {
     Failure {
         id: result(i).id,
-        kind: Some(result(i).kind),
+        stage: Some(result(i).stage),
         code: "http-4xx".into(),
         reason: "400 Bad Request".into(),
         attempts: 3,
@@ -164,8 +165,8 @@ fn sweep_record(name: &str) -> SweepRecord {
                 {"name": "p", "kind": "local", "model": "m", "requests_per_minute": 60.0}
             ],
         },
-        "planned": {"generate": 3, "judge": 6},
-        "follow_ups": {"synthetic": ["judge"]},
+        "planned": {"solve": 3, "judge": 6},
+        "pipelines": {"synthetic": {"solutions": [0], "stages": []}},
         "estimated_cost_usd": 0.125,
         "created_unix": 1_700_000_000u64,
     }))
@@ -187,7 +188,7 @@ async fn record_new_then_duplicate(s: &dyn Store) -> Tally {
     assert_eq!(s.result(&sw, &r.id).await.unwrap(), Some(r.clone()));
     assert_eq!(s.result(&sw, &JobId("absent".into())).await.unwrap(), None);
     let t = s.tally(&sw).await.unwrap();
-    assert_eq!(t.done(JobKind::Judge), 1);
+    assert_eq!(t.done("judge"), 1);
     assert_eq!(t.cells.values().map(|c| c.n).sum::<i64>(), 2);
     let expected: Vec<(String, i64)> = Tally::result_fields(&r);
     assert_eq!(
@@ -242,10 +243,7 @@ async fn concurrent_records(workers: Vec<Arc<dyn Store>>) -> Tally {
     let expected = Tally::from_fields(all.iter().map(|(k, v)| (k.as_str(), *v)));
     let t = reader.tally(&sw).await.unwrap();
     assert_eq!(t, expected);
-    assert_eq!(
-        t.done(JobKind::Generate) + t.done(JobKind::Judge),
-        JOBS as i64
-    );
+    assert_eq!(t.done("solve") + t.done("judge"), JOBS as i64);
     t
 }
 
@@ -256,7 +254,7 @@ async fn fail_then_record(s: &dyn Store) -> Tally {
     assert_eq!(s.fail(&sw, &f).await.unwrap(), Recorded::Duplicate);
     assert_eq!(s.failures(&sw).await.unwrap(), vec![f.clone()]);
     let t = s.tally(&sw).await.unwrap();
-    assert_eq!((t.failures(JobKind::Judge), t.done(JobKind::Judge)), (1, 0));
+    assert_eq!((t.failures("judge"), t.done("judge")), (1, 0));
     assert_eq!(
         s.settled(&sw, std::slice::from_ref(&f.id)).await.unwrap(),
         vec![true]
@@ -267,7 +265,7 @@ async fn fail_then_record(s: &dyn Store) -> Tally {
     assert_eq!(s.record(&sw, &result(2)).await.unwrap(), Recorded::New);
     assert_eq!(s.failures(&sw).await.unwrap(), vec![]);
     let t = s.tally(&sw).await.unwrap();
-    assert_eq!((t.failures(JobKind::Judge), t.done(JobKind::Judge)), (0, 1));
+    assert_eq!((t.failures("judge"), t.done("judge")), (0, 1));
     assert_eq!(
         s.settled(&sw, std::slice::from_ref(&f.id)).await.unwrap(),
         vec![true]
@@ -279,15 +277,15 @@ async fn fail_then_record(s: &dyn Store) -> Tally {
         ..failure(4)
     };
     assert_eq!(s.fail(&sw, &skip).await.unwrap(), Recorded::New);
-    assert_eq!(s.tally(&sw).await.unwrap().skips(JobKind::Judge), 1);
+    assert_eq!(s.tally(&sw).await.unwrap().skips("judge"), 1);
     assert_eq!(s.record(&sw, &result(4)).await.unwrap(), Recorded::New);
     let t = s.tally(&sw).await.unwrap();
-    assert_eq!((t.skips(JobKind::Judge), t.done(JobKind::Judge)), (0, 2));
+    assert_eq!((t.skips("judge"), t.done("judge")), (0, 2));
 
     // A dead letter of unknown kind (an unreadable message) stays listed.
     let unreadable = Failure {
         id: JobId("msg-hash".into()),
-        kind: None,
+        stage: None,
         code: "bad-message".into(),
         reason: "not JSON".into(),
         attempts: 1,
@@ -305,8 +303,8 @@ async fn fail_after_record(s: &dyn Store) -> Tally {
     assert_eq!(s.fail(&sw, &failure(3)).await.unwrap(), Recorded::Duplicate);
     assert_eq!(s.failures(&sw).await.unwrap(), vec![]);
     let t = s.tally(&sw).await.unwrap();
-    assert_eq!(t.failures(JobKind::Generate), 0);
-    assert_eq!(t.done(JobKind::Generate), 1);
+    assert_eq!(t.failures("solve"), 0);
+    assert_eq!(t.done("solve"), 1);
     t
 }
 

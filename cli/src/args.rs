@@ -140,10 +140,10 @@ pub struct Worker {
     /// Broker and store.
     #[command(flatten)]
     pub cluster: Cluster,
-    /// Job kinds to consume (default: all).
+    /// Lanes to consume: solve, model, embed, cpu (default: all).
     #[arg(long, value_delimiter = ',')]
-    pub kinds: Vec<String>,
-    /// Jobs in flight per job kind (and the queue prefetch).
+    pub lanes: Vec<String>,
+    /// Jobs in flight per lane (and the queue prefetch).
     #[arg(long, default_value_t = 16)]
     pub concurrency: u16,
 }

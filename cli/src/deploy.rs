@@ -9,7 +9,7 @@ use adfarm_backbone::{
 };
 use adfarm_coordinator::autoscale::{Policy, Pool};
 use adfarm_coordinator::{api, report, scaler, sweep_file, Coordinator};
-use adfarm_proto::JobKind;
+use adfarm_proto::Lane;
 use adfarm_suites::SuiteContext;
 use adfarm_worker::backends::{Backends, EnvLookup, LocalLoader};
 use adfarm_worker::{Gateway, Worker, WorkerConfig};
@@ -69,15 +69,16 @@ pub fn embedded_store(home: &Path, path: Option<&Path>) -> Result<EmbeddedStore>
     Ok(EmbeddedStore::open(&path)?)
 }
 
-fn parse_kinds(names: &[String]) -> Result<Vec<JobKind>> {
+fn parse_lanes(names: &[String]) -> Result<Vec<Lane>> {
     if names.is_empty() {
-        return Ok(JobKind::ALL.to_vec());
+        return Ok(Lane::ALL.to_vec());
     }
     names
         .iter()
         .map(|n| {
-            JobKind::parse(n).with_context(|| {
-                format!("unknown job kind {n:?}; valid: generate, judge, embed-metrics")
+            Lane::parse(n).with_context(|| {
+                let valid: Vec<&str> = Lane::ALL.iter().map(|l| l.as_str()).collect();
+                format!("unknown lane {n:?}; valid: {}", valid.join(", "))
             })
         })
         .collect()
@@ -204,7 +205,7 @@ pub async fn coordinator(
     let spec = load_sweep(sweep, ctx)?;
     let (rec, plan) = coordinator.register(&spec).await?;
     // Scaling starts before publishing, so workers start on the first jobs.
-    let scaling = autoscaler(&c.autoscale, &rec.spec, queue_for_scaling.clone(), &cancel).await?;
+    let scaling = autoscaler(&c.autoscale, &rec, queue_for_scaling.clone(), &cancel).await?;
     let published = coordinator.publish(&rec).await?;
     tracing::info!(sweep = %rec.id, jobs = plan.planned.values().sum::<i64>(), published, "Sweep published.");
     eprintln!(
@@ -249,7 +250,7 @@ pub async fn coordinator(
 
 /// The running autoscale loop of `adfarm coordinator --autoscale`.
 struct Scaling {
-    outstanding: tokio::sync::watch::Sender<std::collections::BTreeMap<JobKind, u64>>,
+    outstanding: tokio::sync::watch::Sender<std::collections::BTreeMap<Lane, u64>>,
     settings: scaler::AutoscaleSettings,
     scaler: Arc<dyn scaler::WorkerScaler>,
     stop: CancellationToken,
@@ -257,14 +258,9 @@ struct Scaling {
 }
 
 impl Scaling {
-    /// Passes the unsettled jobs per kind to the loop.
+    /// Passes the unsettled jobs per lane to the loop.
     fn observe(&self, p: &adfarm_coordinator::Progress) {
-        let unsettled = p
-            .planned
-            .iter()
-            .map(|(k, n)| (*k, (n - p.tally.settled(*k)).max(0) as u64))
-            .collect();
-        self.outstanding.send_replace(unsettled);
+        self.outstanding.send_replace(p.unsettled_per_lane());
     }
 
     /// Stops the loop; a finished sweep leaves every pool at its minimum.
@@ -280,7 +276,7 @@ impl Scaling {
 /// Starts the autoscale loop when `--autoscale` is given.
 async fn autoscaler(
     a: &args::Autoscale,
-    spec: &adfarm_proto::SweepSpec,
+    rec: &adfarm_backbone::SweepRecord,
     queue: Arc<dyn Queue>,
     cancel: &CancellationToken,
 ) -> Result<Option<Scaling>> {
@@ -288,7 +284,7 @@ async fn autoscaler(
         return Ok(None);
     }
     let pools = if a.worker_pools.is_empty() {
-        Pool::per_kind(0, a.max_workers)
+        Pool::per_lane(0, a.max_workers)
     } else {
         a.worker_pools
             .iter()
@@ -316,9 +312,9 @@ async fn autoscaler(
     let (outstanding, rx) = tokio::sync::watch::channel(Default::default());
     let stop = cancel.child_token();
     let task = tokio::spawn({
-        let (settings, spec, kube, stop) =
-            (settings.clone(), spec.clone(), kube.clone(), stop.clone());
-        async move { scaler::run_autoscaler(settings, &spec, queue, kube, rx, stop).await }
+        let (settings, rec, kube, stop) =
+            (settings.clone(), rec.clone(), kube.clone(), stop.clone());
+        async move { scaler::run_autoscaler(settings, &rec, queue, kube, rx, stop).await }
     });
     tracing::info!(namespace = %a.k8s_namespace, pools = settings.pools.len(), "Autoscaling worker pools.");
     Ok(Some(Scaling {
@@ -345,7 +341,7 @@ pub async fn worker(
         Backends::new(env_lookup(), local_loader(home)),
     );
     let config = WorkerConfig {
-        kinds: parse_kinds(&w.kinds)?,
+        lanes: parse_lanes(&w.lanes)?,
         concurrency: w.concurrency,
         ..WorkerConfig::default()
     };

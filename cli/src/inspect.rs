@@ -4,7 +4,6 @@ use crate::args::Backend;
 use crate::deploy::{embedded_store, load_sweep};
 use adfarm_backbone::{RedisStore, Store, SweepRecord};
 use adfarm_coordinator::{plan, report};
-use adfarm_proto::JobKind;
 use adfarm_suites::SuiteContext;
 use anyhow::{bail, Context, Result};
 use std::path::Path;
@@ -101,16 +100,12 @@ pub async fn status(home: &Path, ctx: &SuiteContext, which: &str, backend: &Back
     println!("sweep {} ({})", rec.spec.name, rec.id);
     println!(
         "{:<14} {:>9} {:>9} {:>9} {:>9}",
-        "kind", "planned", "done", "failed", "skipped"
+        "stage", "planned", "done", "failed", "skipped"
     );
-    for k in JobKind::ALL {
-        let planned = rec.planned.get(&k).copied().unwrap_or(0);
-        if planned == 0 && tally.settled(k) == 0 {
-            continue;
-        }
+    for (k, planned) in &rec.planned {
         println!(
             "{:<14} {:>9} {:>9} {:>9} {:>9}",
-            k.as_str(),
+            k,
             planned,
             tally.done(k),
             tally.failures(k),

@@ -5,7 +5,6 @@
 
 use adfarm_backbone::SweepRecord;
 use adfarm_coordinator::Progress;
-use adfarm_proto::JobKind;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -17,14 +16,14 @@ const PLAIN_EVERY: Duration = Duration::from_secs(30);
 /// Bars for one sweep.
 pub struct ProgressView {
     multi: MultiProgress,
-    bars: BTreeMap<JobKind, ProgressBar>,
+    bars: BTreeMap<String, ProgressBar>,
     cost: ProgressBar,
     /// Last plain line, when printing plain lines instead of bars.
     plain: Option<Instant>,
 }
 
 impl ProgressView {
-    /// Bars for the kinds `rec` plans; hidden when `quiet`.
+    /// Bars for the stages `rec` plans; hidden when `quiet`.
     pub fn new(rec: &SweepRecord, quiet: bool) -> ProgressView {
         let plain = !quiet && !std::io::stderr().is_terminal();
         let target = if quiet || plain {
@@ -45,9 +44,9 @@ impl ProgressView {
             let bar = multi.add(
                 ProgressBar::new(*n as u64)
                     .with_style(style.clone())
-                    .with_prefix(kind.as_str().to_string()),
+                    .with_prefix(kind.clone()),
             );
-            bars.insert(*kind, bar);
+            bars.insert(kind.clone(), bar);
         }
         let cost = multi.add(
             ProgressBar::new_spinner()
@@ -73,8 +72,8 @@ impl ProgressView {
     /// Moves the bars to `p`.
     pub fn update(&mut self, p: &Progress) {
         for (kind, bar) in &self.bars {
-            bar.set_position(p.tally.settled(*kind) as u64);
-            let failed = p.tally.failures(*kind) + p.tally.skips(*kind);
+            bar.set_position(p.tally.settled(kind) as u64);
+            let failed = p.tally.failures(kind) + p.tally.skips(kind);
             if failed > 0 {
                 bar.set_message(format!("({failed} failed/skipped)"));
             }

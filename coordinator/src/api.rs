@@ -14,7 +14,7 @@ use crate::coordinate::{CoordinateError, Coordinator, Progress};
 use crate::report;
 use crate::sweep_file;
 use adfarm_backbone::{Store, StoreError, SweepRecord};
-use adfarm_proto::{JobKind, SweepId};
+use adfarm_proto::SweepId;
 use adfarm_suites::SuiteContext;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
@@ -166,17 +166,17 @@ pub struct KindStatus {
 }
 
 fn status_of(rec: &SweepRecord, p: &Progress) -> SweepStatus {
-    let jobs = JobKind::ALL
+    let jobs = p
+        .planned
         .iter()
-        .filter(|k| p.planned.contains_key(k))
-        .map(|k| {
+        .map(|(stage, planned)| {
             (
-                k.as_str().to_string(),
+                stage.clone(),
                 KindStatus {
-                    planned: p.planned.get(k).copied().unwrap_or(0),
-                    completed: p.tally.done(*k),
-                    failed: p.tally.failures(*k),
-                    skipped: p.tally.skips(*k),
+                    planned: *planned,
+                    completed: p.tally.done(stage),
+                    failed: p.tally.failures(stage),
+                    skipped: p.tally.skips(stage),
                 },
             )
         })
@@ -410,9 +410,9 @@ requests_per_minute = 600
         assert_eq!(resp.status(), 202);
         let sub: Submitted = resp.json().await.unwrap();
         assert_eq!(sub.name, "api-demo");
-        assert_eq!(sub.planned["generate"], 5);
+        assert_eq!(sub.planned["solve"], 5);
         assert_eq!(sub.published, 5);
-        assert_eq!(queue.depth(JobKind::Generate).await.unwrap(), 5);
+        assert_eq!(queue.depth(adfarm_proto::Lane::Solve).await.unwrap(), 5);
 
         // Submitting again while followed publishes nothing twice.
         let again: Submitted = http
@@ -425,7 +425,7 @@ requests_per_minute = 600
             .await
             .unwrap();
         assert_eq!((again.id.as_str(), again.published), (sub.id.as_str(), 0));
-        assert_eq!(queue.depth(JobKind::Generate).await.unwrap(), 5);
+        assert_eq!(queue.depth(adfarm_proto::Lane::Solve).await.unwrap(), 5);
 
         let st: SweepStatus = http
             .get(format!("{url}/sweeps/{}", sub.id))
@@ -436,7 +436,7 @@ requests_per_minute = 600
             .await
             .unwrap();
         assert_eq!(st.name, "api-demo");
-        assert_eq!(st.jobs["generate"].planned, 5);
+        assert_eq!(st.jobs["solve"].planned, 5);
         assert_eq!((st.settled, st.finished), (0, false));
 
         for (format, needle) in [("md", "api-demo"), ("json", "\"api-demo\""), ("csv", "")] {

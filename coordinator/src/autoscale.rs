@@ -22,7 +22,8 @@
 //! - **Flapping.** Each decision moves at most `max_step_up` up and
 //!   `max_step_down` down, except to honour `upper` or the idle drop.
 
-use adfarm_proto::{JobKind, ProviderSpec, SweepSpec};
+use adfarm_backbone::SweepRecord;
+use adfarm_proto::{Lane, ProviderSpec};
 use std::time::Duration;
 
 /// The rate limits of one provider model that a pool's jobs call.
@@ -63,28 +64,16 @@ impl RateLimit {
     }
 }
 
-/// Rate limits of the providers that jobs of `kinds` call in `spec`
-/// (solutions' providers for generate, judges for judge, the embedder and
-/// the `embedding_ablation` embedders for embed-metrics), each provider once.
-pub fn limits_for(spec: &SweepSpec, kinds: &[JobKind]) -> Vec<RateLimit> {
-    let mut names: Vec<&str> = Vec::new();
-    for kind in kinds {
-        match kind {
-            JobKind::Generate => names.extend(spec.solutions.iter().map(|s| s.provider.as_str())),
-            JobKind::Judge => names.extend(spec.judges.iter().map(String::as_str)),
-            JobKind::EmbedMetrics => names.extend(
-                spec.embedder
-                    .as_deref()
-                    .into_iter()
-                    .chain(spec.embedding_ablation.iter().map(String::as_str)),
-            ),
-        }
-    }
+/// Rate limits of the providers that jobs on `lanes` call in the sweep
+/// (solutions' providers for solving, the declared stages' providers on
+/// the other lanes), each provider once.
+pub fn limits_for(rec: &SweepRecord, lanes: &[Lane]) -> Vec<RateLimit> {
+    let mut names: Vec<&str> = lanes.iter().flat_map(|l| rec.providers_on(*l)).collect();
     names.sort_unstable();
     names.dedup();
     names
         .into_iter()
-        .filter_map(|n| spec.provider(n))
+        .filter_map(|n| rec.spec.provider(n))
         .map(RateLimit::from_provider)
         .collect()
 }
@@ -97,7 +86,7 @@ pub struct Policy {
     /// Most replicas.
     pub max_replicas: u32,
     /// Jobs in flight per worker (the worker's `--concurrency` times the
-    /// kinds it consumes).
+    /// lanes it consumes).
     pub worker_slots: u32,
     /// Enough workers to drain the backlog within this time.
     pub drain_target: Duration,
@@ -295,13 +284,13 @@ pub fn decide(obs: &Observation, limits: &[RateLimit], policy: &Policy) -> Decis
     decision(desired, reason)
 }
 
-/// A worker pool: a Deployment consuming some job kinds.
+/// A worker pool: a Deployment consuming some lanes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pool {
     /// Pool name (the chart's `workers.pools[].name`).
     pub name: String,
-    /// Job kinds its workers consume.
-    pub kinds: Vec<JobKind>,
+    /// Lanes its workers consume.
+    pub lanes: Vec<Lane>,
     /// Fewest replicas.
     pub min_replicas: u32,
     /// Most replicas.
@@ -310,7 +299,7 @@ pub struct Pool {
 
 /// A pool description that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("bad worker pool {spec:?}: {why} (expected NAME=KIND[+KIND...][:MIN:MAX])")]
+#[error("bad worker pool {spec:?}: {why} (expected NAME=LANE[+LANE...][:MIN:MAX])")]
 pub struct PoolParseError {
     /// The text given.
     pub spec: String,
@@ -326,24 +315,24 @@ impl PoolParseError {
 }
 
 impl Pool {
-    /// One pool per job kind, named after it: the chart's default pools.
-    pub fn per_kind(min_replicas: u32, max_replicas: u32) -> Vec<Pool> {
-        JobKind::ALL
+    /// One pool per lane, named after it: the chart's default pools.
+    pub fn per_lane(min_replicas: u32, max_replicas: u32) -> Vec<Pool> {
+        Lane::ALL
             .iter()
             .map(|k| Pool {
                 name: k.as_str().to_string(),
-                kinds: vec![*k],
+                lanes: vec![*k],
                 min_replicas,
                 max_replicas,
             })
             .collect()
     }
 
-    /// Parses `NAME=KIND[+KIND...][:MIN:MAX]`, e.g. `llm=generate+judge:0:20`;
+    /// Parses `NAME=LANE[+LANE...][:MIN:MAX]`, e.g. `llm=solve+model:0:20`;
     /// `min`/`max` fill in what the text leaves out.
     ///
     /// # Errors
-    /// A missing name, an unknown kind, bad numbers or `MIN > MAX`.
+    /// A missing name, an unknown lane, bad numbers or `MIN > MAX`.
     pub fn parse(text: &str, min: u32, max: u32) -> Result<Pool, PoolParseError> {
         let err = |why: &str| PoolParseError {
             spec: text.to_string(),
@@ -355,12 +344,16 @@ impl Pool {
             return Err(err("empty pool name"));
         }
         let mut parts = rest.split(':');
-        let kinds = parts
+        let lanes = parts
             .next()
             .unwrap_or_default()
             .split('+')
             .map(|k| {
-                JobKind::parse(k.trim()).ok_or_else(|| err(&format!("unknown job kind {k:?}")))
+                Lane::parse(k.trim()).ok_or_else(|| {
+                    err(&format!(
+                        "unknown lane {k:?}; valid: solve, model, embed, cpu"
+                    ))
+                })
             })
             .collect::<Result<Vec<_>, _>>()?;
         let number = |s: Option<&str>, default: u32| match s {
@@ -380,7 +373,7 @@ impl Pool {
         }
         Ok(Pool {
             name: name.to_string(),
-            kinds,
+            lanes,
             min_replicas,
             max_replicas,
         })
@@ -611,77 +604,74 @@ mod tests {
         assert_eq!(d.desired, 100);
     }
 
-    #[test]
-    fn limits_come_from_the_providers_each_kind_calls() {
-        let spec: SweepSpec = serde_json::from_value(serde_json::json!({
-            "name": "s",
-            "suites": [],
-            "solutions": [
-                {"name": "a", "provider": "gen"},
-                {"name": "b", "provider": "gen"}
-            ],
-            "providers": [
-                {"name": "gen", "kind": "openai-compatible", "model": "m1", "requests_per_minute": 60.0},
-                {"name": "j", "kind": "openai-compatible", "model": "m2", "requests_per_minute": 30.0},
-                {"name": "e", "kind": "openai-compatible", "model": "m3", "requests_per_minute": 10.0}
-            ],
-            "judges": ["j"],
-            "embedder": "e"
+    /// A sweep record whose one suite runs two solutions on `gen`, a
+    /// judge stage (model lane) with `j` and an embedding stage (embed
+    /// lane) with `e` and `e2`.
+    fn record() -> SweepRecord {
+        serde_json::from_value(serde_json::json!({
+            "id": "s",
+            "spec": {
+                "name": "s",
+                "suites": [{"name": "tiny", "datasets": ["d"]}],
+                "solutions": [
+                    {"name": "a", "provider": "gen"},
+                    {"name": "b", "provider": "gen"}
+                ],
+                "providers": [
+                    {"name": "gen", "kind": "openai-compatible", "model": "m1", "requests_per_minute": 60.0},
+                    {"name": "j", "kind": "openai-compatible", "model": "m2", "requests_per_minute": 30.0},
+                    {"name": "e", "kind": "openai-compatible", "model": "m3", "requests_per_minute": 10.0},
+                    {"name": "e2", "kind": "openai-compatible", "model": "m4", "requests_per_minute": 20.0}
+                ]
+            },
+            "planned": {},
+            "pipelines": {"tiny": {"solutions": [0, 1], "stages": [
+                {"name": "judge", "lane": "model", "scope": "run", "after": ["solve"], "role": "judge",
+                 "variants": [{"provider": "j", "column": "j"}]},
+                {"name": "embed", "lane": "embed", "scope": "run", "after": ["solve"], "role": "embedding",
+                 "variants": [{"provider": "e"}, {"provider": "e2", "column": "e2"}]}
+            ]}},
+            "estimated_cost_usd": 0.0,
+            "created_unix": 0
         }))
-        .unwrap();
-        let rpm = |kinds: &[JobKind]| {
-            limits_for(&spec, kinds)
+        .unwrap()
+    }
+
+    #[test]
+    fn limits_come_from_the_providers_each_lane_calls() {
+        let rec = record();
+        let rpm = |lanes: &[Lane]| {
+            limits_for(&rec, lanes)
                 .iter()
                 .map(|l| l.requests_per_minute)
                 .collect::<Vec<_>>()
         };
-        assert_eq!(rpm(&[JobKind::Generate]), vec![60.0]);
-        assert_eq!(rpm(&[JobKind::Judge]), vec![30.0]);
-        assert_eq!(rpm(&[JobKind::EmbedMetrics]), vec![10.0]);
-        assert_eq!(rpm(&[JobKind::Generate, JobKind::Judge]).len(), 2);
-    }
-
-    #[test]
-    fn embed_metrics_limits_include_the_ablation_embedders() {
-        let spec: SweepSpec = serde_json::from_value(serde_json::json!({
-            "name": "s",
-            "suites": [],
-            "solutions": [{"name": "a", "provider": "gen"}],
-            "providers": [
-                {"name": "gen", "kind": "openai-compatible", "model": "m1", "requests_per_minute": 60.0},
-                {"name": "e", "kind": "openai-compatible", "model": "m3", "requests_per_minute": 10.0},
-                {"name": "e2", "kind": "openai-compatible", "model": "m4", "requests_per_minute": 20.0}
-            ],
-            "embedder": "e",
-            "embedding_ablation": ["e2"]
-        }))
-        .unwrap();
-        let rpm: Vec<f64> = limits_for(&spec, &[JobKind::EmbedMetrics])
-            .iter()
-            .map(|l| l.requests_per_minute)
-            .collect();
-        assert_eq!(rpm, vec![10.0, 20.0]);
+        assert_eq!(rpm(&[Lane::Solve]), vec![60.0]);
+        assert_eq!(rpm(&[Lane::Model]), vec![30.0]);
+        assert_eq!(rpm(&[Lane::Embed]), vec![10.0, 20.0]);
+        assert_eq!(rpm(&[Lane::Cpu]), Vec::<f64>::new());
+        assert_eq!(rpm(&[Lane::Solve, Lane::Model]).len(), 2);
     }
 
     #[test]
     fn pools_parse() {
-        let p = Pool::parse("llm=generate+judge:1:20", 0, 10).unwrap();
+        let p = Pool::parse("llm=solve+model:1:20", 0, 10).unwrap();
         assert_eq!(p.name, "llm");
-        assert_eq!(p.kinds, vec![JobKind::Generate, JobKind::Judge]);
+        assert_eq!(p.lanes, vec![Lane::Solve, Lane::Model]);
         assert_eq!((p.min_replicas, p.max_replicas), (1, 20));
-        let p = Pool::parse("judge=judge", 0, 10).unwrap();
+        let p = Pool::parse("judge=model", 0, 10).unwrap();
         assert_eq!((p.min_replicas, p.max_replicas), (0, 10));
         for bad in [
-            "judge",
-            "=judge",
-            "x=nope",
-            "x=judge:a:1",
-            "x=judge:5:1",
-            "x=judge:1:2:3",
+            "model",
+            "=model",
+            "x=judge",
+            "x=model:a:1",
+            "x=model:5:1",
+            "x=model:1:2:3",
         ] {
             let e = Pool::parse(bad, 0, 10).unwrap_err();
             assert_eq!(e.code(), "autoscale-bad-pool", "{bad}");
         }
-        assert_eq!(Pool::per_kind(0, 4).len(), 3);
+        assert_eq!(Pool::per_lane(0, 4).len(), 4);
     }
 }

@@ -3,18 +3,18 @@
 //! settled (completed, dead-lettered or skipped by the budget).
 //!
 //! Resuming is the same path as starting: settled jobs are skipped, and the
-//! follow-ups of finished generate jobs are published again in case the
-//! process died between storing a result and publishing its follow-ups.
+//! settled part of each item's job graph is walked so that follow-ups lost
+//! with an in-process queue (or never published because a process died
+//! between storing a result and releasing its follow-ups) are published.
 
 use crate::plan::{self, Plan, PlanError};
 use adfarm_backbone::metrics::Metrics;
-use adfarm_backbone::store::{fail_with_follow_ups, parent_failed};
-use adfarm_backbone::{Queue, QueueError, Store, StoreError, SweepRecord};
+use adfarm_backbone::{release, Queue, QueueError, Store, StoreError, SweepRecord, Walk};
 use adfarm_proto::tally::Tally;
-use adfarm_proto::{Envelope, Failure, JobKind, SweepSpec};
+use adfarm_proto::{Envelope, Failure, JobId, Lane, SweepSpec};
 use adfarm_suites::SuiteContext;
 use futures::{StreamExt, TryStreamExt};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio_util::sync::CancellationToken;
@@ -36,8 +36,10 @@ pub enum CoordinateError {
 /// Where a sweep stands.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Progress {
-    /// Jobs per kind the sweep expands to.
-    pub planned: BTreeMap<JobKind, i64>,
+    /// Jobs per stage the sweep expands to.
+    pub planned: BTreeMap<String, i64>,
+    /// The lane each stage's jobs queue on.
+    pub lanes: BTreeMap<String, Lane>,
     /// Aggregates so far.
     pub tally: Tally,
     /// Budget, if any.
@@ -49,13 +51,23 @@ impl Progress {
     pub fn finished(&self) -> bool {
         self.planned
             .iter()
-            .all(|(k, n)| self.tally.settled(*k) >= *n)
+            .all(|(k, n)| self.tally.settled(k) >= *n)
     }
 
-    /// Jobs of every kind settled / planned.
+    /// Unsettled jobs per lane (what worker pools still have to do).
+    pub fn unsettled_per_lane(&self) -> BTreeMap<Lane, u64> {
+        let mut out = BTreeMap::new();
+        for (stage, n) in &self.planned {
+            let lane = self.lanes.get(stage).copied().unwrap_or(Lane::Solve);
+            *out.entry(lane).or_default() += (n - self.tally.settled(stage)).max(0) as u64;
+        }
+        out
+    }
+
+    /// Jobs of every stage settled / planned.
     pub fn totals(&self) -> (i64, i64) {
         let planned = self.planned.values().sum();
-        let settled = self.planned.keys().map(|k| self.tally.settled(*k)).sum();
+        let settled = self.planned.keys().map(|k| self.tally.settled(k)).sum();
         (settled, planned)
     }
 }
@@ -98,19 +110,11 @@ impl Coordinator {
             Some(old) => old.created_unix,
             None => now_unix(),
         };
-        let follow_ups = spec
-            .suites
-            .iter()
-            .filter_map(|s| {
-                adfarm_suites::suite(&s.name, &self.ctx)
-                    .map(|suite| (s.name.clone(), suite.follow_ups()))
-            })
-            .collect();
         let rec = SweepRecord {
             id,
             spec: spec.clone(),
             planned: plan.planned.clone(),
-            follow_ups,
+            pipelines: plan.pipelines.clone(),
             estimated_cost_usd: plan.estimate.total_usd,
             created_unix,
         };
@@ -126,11 +130,12 @@ impl Coordinator {
     pub async fn publish(&self, rec: &SweepRecord) -> Result<u64, CoordinateError> {
         let (tx, mut rx) = tokio::sync::mpsc::channel::<Result<Vec<Envelope>, PlanError>>(4);
         let spec = rec.spec.clone();
+        let pipelines = rec.pipelines.clone();
         let ctx = self.ctx.clone();
         // Expansion is CPU work on a blocking thread, streamed in batches.
         let producer = tokio::task::spawn_blocking(move || {
             let mut batch = Vec::with_capacity(BATCH);
-            for job in plan::generate_jobs(&spec, &ctx) {
+            for job in plan::root_jobs(&spec, &pipelines, &ctx) {
                 match job {
                     Ok(env) => batch.push(env),
                     Err(e) => {
@@ -148,8 +153,11 @@ impl Coordinator {
             }
         });
         let mut published = 0;
+        // Follow-ups already looked at in this pass (an aggregate over many
+        // runs is reached from each of them).
+        let mut seen = HashSet::new();
         while let Some(batch) = rx.recv().await {
-            published += self.publish_batch(rec, batch?).await?;
+            published += self.publish_batch(rec, batch?, &mut seen).await?;
         }
         producer.await.expect("expansion does not panic");
         Ok(published)
@@ -159,12 +167,12 @@ impl Coordinator {
         &self,
         rec: &SweepRecord,
         batch: Vec<Envelope>,
+        seen: &mut HashSet<JobId>,
     ) -> Result<u64, CoordinateError> {
         let ids: Vec<_> = batch.iter().map(|e| e.id.clone()).collect();
         let settled = self.store.settled(&rec.id, &ids).await?;
         let (finished, todo): (Vec<_>, Vec<_>) =
             batch.into_iter().zip(settled).partition(|(_, done)| *done);
-        let finished: Vec<Envelope> = finished.into_iter().map(|(env, _)| env).collect();
         // Confirms are awaited concurrently: one round trip per job would cap
         // publishing at the broker's latency.
         let mut published = todo.len() as u64;
@@ -172,42 +180,17 @@ impl Coordinator {
             .buffer_unordered(PUBLISH_IN_FLIGHT)
             .try_collect::<Vec<()>>()
             .await?;
-        // Follow-ups of settled generate jobs: publish the unsettled ones
-        // (or fail them when their parent failed).
-        for parent in finished {
-            let next = rec.follow_ups(&parent);
-            if next.is_empty() {
-                continue;
-            }
-            let ids: Vec<_> = next.iter().map(|e| e.id.clone()).collect();
-            let settled = self.store.settled(&rec.id, &ids).await?;
-            if settled.iter().all(|s| *s) {
-                continue;
-            }
-            let parent_ok = self.store.result(&rec.id, &parent.id).await?.is_some();
-            let parent_failure = if parent_ok {
-                None
-            } else {
-                self.store
-                    .failures(&rec.id)
-                    .await?
-                    .into_iter()
-                    .find(|f| f.id == parent.id)
-            };
-            for (env, done) in next.into_iter().zip(settled) {
-                if done {
-                    continue;
-                }
-                match &parent_failure {
-                    None => {
-                        self.queue.publish(&env).await?;
-                        published += 1;
-                    }
-                    Some(f) => {
-                        self.store.fail(&rec.id, &parent_failed(&env, f)).await?;
-                    }
-                }
-            }
+        for (root, _) in finished {
+            let released = release(
+                self.store.as_ref(),
+                self.queue.as_ref(),
+                rec,
+                &root,
+                Walk::Deep,
+                seen,
+            )
+            .await?;
+            published += released.published;
         }
         Ok(published)
     }
@@ -219,6 +202,11 @@ impl Coordinator {
     pub async fn progress(&self, rec: &SweepRecord) -> Result<Progress, CoordinateError> {
         Ok(Progress {
             planned: rec.planned.clone(),
+            lanes: rec
+                .planned
+                .keys()
+                .filter_map(|stage| rec.lane_of(stage).map(|l| (stage.clone(), l)))
+                .collect(),
             tally: self.store.tally(&rec.id).await?,
             budget_usd: rec.spec.budget_usd,
         })
@@ -239,7 +227,7 @@ impl Coordinator {
             };
             let failure = Failure {
                 id: env.id.clone(),
-                kind: Some(env.kind()),
+                stage: Some(env.stage().to_string()),
                 code: d.code,
                 reason: d.reason,
                 attempts: env.attempt + 1,
@@ -247,7 +235,16 @@ impl Coordinator {
             let Some(rec) = self.store.sweep(&env.sweep).await? else {
                 continue;
             };
-            fail_with_follow_ups(self.store.as_ref(), &rec, &env, &failure).await?;
+            self.store.fail(&env.sweep, &failure).await?;
+            release(
+                self.store.as_ref(),
+                self.queue.as_ref(),
+                &rec,
+                &env,
+                Walk::Dependents,
+                &mut HashSet::new(),
+            )
+            .await?;
         }
         Ok(n)
     }
@@ -268,17 +265,19 @@ impl Coordinator {
         loop {
             self.drain_dead_letters().await?;
             let p = self.progress(rec).await?;
-            for kind in JobKind::ALL {
+            for (stage, planned) in &p.planned {
                 let set = |state: &str, v: i64| {
                     metrics
                         .sweep_jobs
-                        .with_label_values(&[sweep, kind.as_str(), state])
+                        .with_label_values(&[sweep, stage, state])
                         .set(v)
                 };
-                set("planned", p.planned.get(&kind).copied().unwrap_or(0));
-                set("completed", p.tally.done(kind));
-                set("failed", p.tally.failures(kind));
-                set("skipped", p.tally.skips(kind));
+                set("planned", *planned);
+                set("completed", p.tally.done(stage));
+                set("failed", p.tally.failures(stage));
+                set("skipped", p.tally.skips(stage));
+            }
+            for kind in Lane::ALL {
                 if let Ok(depth) = self.queue.depth(kind).await {
                     metrics
                         .queue_depth

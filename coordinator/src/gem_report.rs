@@ -18,7 +18,7 @@
 //! solution (averaged over datasets).
 
 use crate::gem_ablation;
-use crate::plan::generate_jobs;
+use crate::plan::root_jobs;
 use crate::report::num;
 use adfarm_backbone::{Store, StoreError, SweepRecord};
 use adfarm_gem::agreement::{self, Level};
@@ -28,7 +28,6 @@ use adfarm_proto::report::{
     CellRow, GemAgreement, GemCostRow, GemJudgeRow, GemRow, GemTables, Stat,
 };
 use adfarm_proto::tally::NO_JUDGE;
-use adfarm_proto::JobSpec;
 use adfarm_suites::SuiteContext;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -137,6 +136,17 @@ struct CostSum {
     usd: f64,
 }
 
+/// The sweep's ablation embedders (GEM's `params.embedding_ablation`).
+fn ablation_of(rec: &SweepRecord) -> Vec<String> {
+    rec.spec
+        .suites
+        .iter()
+        .find(|s| s.name == SUITE)
+        .and_then(|s| s.params.get("embedding_ablation"))
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+        .unwrap_or_default()
+}
+
 /// The GEM-Bench tables of `rec`, or `None` when it has no `gem` suite.
 /// With `ctx`, per-job results are read for cost and agreement.
 ///
@@ -155,7 +165,7 @@ pub async fn build(
         cells,
         &rec.spec.judges,
         rec.spec.embedder.as_deref(),
-        &rec.spec.embedding_ablation,
+        &ablation_of(rec),
     );
     let Some(ctx) = ctx else {
         return Ok(Some(t));
@@ -164,7 +174,7 @@ pub async fn build(
     // (generate job, metric) → judge → category.
     let mut units: BTreeMap<(String, String), BTreeMap<String, i64>> = BTreeMap::new();
     let six = judge_metrics();
-    for env in generate_jobs(&rec.spec, ctx) {
+    for env in root_jobs(&rec.spec, &rec.pipelines, ctx) {
         let env = match env {
             Ok(e) => e,
             Err(e) => {
@@ -172,7 +182,7 @@ pub async fn build(
                 continue;
             }
         };
-        if env.job.cell().suite != SUITE {
+        if env.job.cell().suite != SUITE || !env.job.is_solve() {
             continue;
         }
         let cell = env.job.cell();
@@ -197,8 +207,12 @@ pub async fn build(
                 }
             }
         }
-        for f in rec.follow_ups(&env) {
-            let JobSpec::Judge { judge, .. } = &f.job else {
+        let follow_ups = rec
+            .plan_of(SUITE)
+            .map(|plan| plan.dependents(&env))
+            .unwrap_or_default();
+        for f in follow_ups {
+            let (true, Some(judge)) = (f.stage() == "judge", &f.job.variant.column) else {
                 continue;
             };
             let Some(r) = store.result(&f.sweep, &f.id).await? else {

@@ -1,36 +1,40 @@
-//! Expands a sweep lazily into generate jobs (follow-ups are derived from
-//! them), counts the jobs per kind and estimates the cost before anything
-//! runs. Nothing here holds more than one item at a time, so planning a
-//! million-job sweep takes constant memory.
+//! Expands a sweep lazily into the jobs that read nothing (solve jobs and
+//! the item-level stages without inputs; every other job is released by
+//! whoever settles its inputs), counts the jobs per stage and estimates the
+//! cost before anything runs. Nothing here holds more than one item at a
+//! time, so planning a million-job sweep takes constant memory.
 
-use adfarm_proto::expand::{follow_up_count, generate_job};
+use adfarm_proto::expand::SuitePlan;
 use adfarm_proto::sweep::Sampling;
-use adfarm_proto::{Envelope, Item, JobKind, Role, SolutionSpec, SuiteSpec, SweepSpec};
-use adfarm_suites::SuiteContext;
-use adfarm_suites::{DataError, ItemIter, Suite};
+use adfarm_proto::{
+    Envelope, Item, Pipeline, Role, Scope, SolutionSpec, SuiteSpec, SweepId, SweepSpec, SOLVE,
+};
+use adfarm_suites::{DataError, ItemIter, Suite, SuiteContext, SweepView};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-/// A planning failure: a dataset could not be read.
+/// A planning failure: a suite's stages or a dataset could not be read.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("suite {suite}, dataset {dataset}: {source}")]
+#[error("suite {suite}{}: {source}", dataset.as_ref().map(|d| format!(", dataset {d}")).unwrap_or_default())]
 pub struct PlanError {
     /// Suite.
     pub suite: String,
-    /// Dataset.
-    pub dataset: String,
-    /// The dataset problem (boxed: keeps `Result<_, PlanError>` small).
+    /// Dataset, when the problem is in one.
+    pub dataset: Option<String>,
+    /// The problem (boxed: keeps `Result<_, PlanError>` small).
     pub source: Box<DataError>,
 }
 
 /// Job counts and cost estimate of a sweep.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Plan {
-    /// Jobs per kind, follow-ups included.
-    pub planned: BTreeMap<JobKind, i64>,
+    /// Jobs per stage.
+    pub planned: BTreeMap<String, i64>,
     /// Items per (suite, dataset).
     pub items: BTreeMap<String, u64>,
+    /// What each suite runs.
+    pub pipelines: BTreeMap<String, Pipeline>,
     /// Pre-run cost estimate.
     pub estimate: CostEstimate,
 }
@@ -67,13 +71,51 @@ fn suite_of(spec: &SuiteSpec, ctx: &SuiteContext) -> Arc<dyn Suite> {
     adfarm_suites::suite(&spec.name, ctx).expect("sweep file validation checked suite names")
 }
 
-fn plan_err(suite: &SuiteSpec, dataset: &str) -> impl Fn(DataError) -> PlanError {
-    let (suite, dataset) = (suite.name.clone(), dataset.to_string());
+fn plan_err(suite: &SuiteSpec, dataset: Option<&str>) -> impl Fn(DataError) -> PlanError {
+    let (suite, dataset) = (suite.name.clone(), dataset.map(str::to_string));
     move |source| PlanError {
         suite: suite.clone(),
         dataset: dataset.clone(),
         source: Box::new(source),
     }
+}
+
+/// What each suite of `spec` runs: the solutions it offers (all of the
+/// sweep's of that name, unless a solution names another suite) and the
+/// stages it declares.
+///
+/// # Errors
+/// A suite rejects its parameters or declares an invalid pipeline.
+pub fn pipelines(
+    spec: &SweepSpec,
+    ctx: &SuiteContext,
+) -> Result<BTreeMap<String, Pipeline>, PlanError> {
+    let mut out = BTreeMap::new();
+    for s in &spec.suites {
+        let suite = suite_of(s, ctx);
+        let offered = suite.solutions();
+        let solutions = spec
+            .solutions
+            .iter()
+            .enumerate()
+            .filter(|(_, sol)| {
+                sol.suite.as_deref().is_none_or(|n| n == s.name) && offered.contains(&sol.name)
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let stages = suite
+            .stages(SweepView { spec, suite: s })
+            .map_err(plan_err(s, None))?;
+        let pipeline = Pipeline { solutions, stages };
+        pipeline.check().map_err(|e| {
+            plan_err(s, None)(DataError::Param {
+                field: "stages".into(),
+                reason: e.to_string(),
+            })
+        })?;
+        out.insert(s.name.clone(), pipeline);
+    }
+    Ok(out)
 }
 
 /// splitmix64: a tiny seeded generator, enough to sample item indices.
@@ -103,7 +145,7 @@ fn sample_indices(n: u64, k: u64, seed: u64) -> BTreeSet<u64> {
 /// # Errors
 /// When the dataset cannot be read.
 pub fn items(suite: &dyn Suite, spec: &SuiteSpec, dataset: &str) -> Result<ItemIter, PlanError> {
-    let err = plan_err(spec, dataset);
+    let err = plan_err(spec, Some(dataset));
     let all = suite.items(dataset, &spec.params).map_err(&err)?;
     Ok(match (spec.limit, spec.sample) {
         (None, _) => all,
@@ -120,74 +162,44 @@ pub fn items(suite: &dyn Suite, spec: &SuiteSpec, dataset: &str) -> Result<ItemI
     })
 }
 
-fn solutions_of<'a>(spec: &'a SweepSpec, suite: &dyn Suite) -> Vec<&'a SolutionSpec> {
-    let names = suite.solutions();
-    spec.solutions
-        .iter()
-        .filter(|s| names.contains(&s.name))
-        .collect()
-}
-
-/// Every generate job of the sweep, lazily, in a stable order.
-pub fn generate_jobs(
+/// Every job of the sweep that reads nothing, lazily, in a stable order:
+/// per suite, dataset and item, its solve jobs (solution × seed) and its
+/// item-level stages without inputs.
+pub fn root_jobs(
     spec: &SweepSpec,
+    pipelines: &BTreeMap<String, Pipeline>,
     ctx: &SuiteContext,
 ) -> impl Iterator<Item = Result<Envelope, PlanError>> + Send + 'static {
     let spec = spec.clone();
+    let pipelines = pipelines.clone();
     let ctx = ctx.clone();
     let sweep = spec.id();
-    let mut work: Vec<(SuiteSpec, String)> = Vec::new();
-    for s in &spec.suites {
-        for d in &s.datasets {
-            work.push((s.clone(), d.clone()));
-        }
-    }
+    let work: Vec<(SuiteSpec, String)> = spec
+        .suites
+        .iter()
+        .flat_map(|s| s.datasets.iter().map(move |d| (s.clone(), d.clone())))
+        .collect();
     work.into_iter().flat_map(move |(suite_spec, dataset)| {
         let suite = suite_of(&suite_spec, &ctx);
-        let sols: Vec<SolutionSpec> = solutions_of(&spec, suite.as_ref())
-            .into_iter()
-            .cloned()
-            .collect();
-        let spec = spec.clone();
-        let sweep = sweep.clone();
+        let pipeline = pipelines.get(&suite_spec.name).cloned().unwrap_or_default();
+        let (spec, sweep) = (spec.clone(), sweep.clone());
         let iter: Box<dyn Iterator<Item = Result<Envelope, PlanError>> + Send> =
             match items(suite.as_ref(), &suite_spec, &dataset) {
                 Err(e) => Box::new(std::iter::once(Err(e))),
                 Ok(items) => {
-                    let err_suite = suite_spec.clone();
-                    let err_dataset = dataset.clone();
+                    let err = plan_err(&suite_spec, Some(&dataset));
                     Box::new(
-                        items.flat_map(
-                            move |item: Result<Item, DataError>| -> Box<
-                                dyn Iterator<Item = Result<Envelope, PlanError>> + Send,
-                            > {
-                                match item {
-                                    Err(source) => Box::new(std::iter::once(Err(PlanError {
-                                        suite: err_suite.name.clone(),
-                                        dataset: err_dataset.clone(),
-                                        source: Box::new(source),
-                                    }))),
-                                    Ok(item) => {
-                                        let mut jobs =
-                                            Vec::with_capacity(sols.len() * spec.seeds.len());
-                                        for sol in &sols {
-                                            for &seed in &spec.seeds {
-                                                jobs.push(Ok(generate_job(
-                                                    &sweep,
-                                                    &spec,
-                                                    &suite_spec,
-                                                    &dataset,
-                                                    item.clone(),
-                                                    sol,
-                                                    seed,
-                                                )));
-                                            }
-                                        }
-                                        Box::new(jobs.into_iter())
-                                    }
+                        items.flat_map(move |item| -> Vec<Result<Envelope, PlanError>> {
+                            match item {
+                                Err(e) => vec![Err(err(e))],
+                                Ok(item) => {
+                                    roots(&sweep, &spec, &suite_spec, &pipeline, &dataset, &item)
+                                        .into_iter()
+                                        .map(Ok)
+                                        .collect()
                                 }
-                            },
-                        ),
+                            }
+                        }),
                     )
                 }
             };
@@ -195,61 +207,139 @@ pub fn generate_jobs(
     })
 }
 
+fn roots(
+    sweep: &SweepId,
+    spec: &SweepSpec,
+    suite: &SuiteSpec,
+    pipeline: &Pipeline,
+    dataset: &str,
+    item: &Item,
+) -> Vec<Envelope> {
+    SuitePlan {
+        sweep,
+        spec,
+        suite,
+        pipeline,
+    }
+    .roots(dataset, item)
+}
+
 /// Rough token count of a text (4 characters a token).
-fn tokens(text: &str) -> u64 {
+fn estimate_tokens(text: &str) -> u64 {
     (text.chars().count() as u64).div_ceil(4)
+}
+
+/// Estimated traffic of one (provider, role): calls, input and output tokens.
+type Traffic = BTreeMap<(String, Role), (u64, u64, u64)>;
+
+/// Adds `jobs` jobs' worth of `est` traffic on `provider` in `role`, for
+/// jobs over items whose texts total `input_tokens` (`items` of them).
+#[allow(clippy::too_many_arguments)]
+fn add_traffic(
+    traffic: &mut Traffic,
+    provider: &str,
+    role: Role,
+    est: adfarm_suites::CallEstimate,
+    solution: &SolutionSpec,
+    per_item: u64,
+    items: u64,
+    input_tokens: u64,
+) {
+    let calls = per_item * items * est.calls as u64;
+    let response = if est.reads_response {
+        solution.max_tokens as u64
+    } else {
+        0
+    };
+    let t = traffic.entry((provider.to_string(), role)).or_default();
+    t.0 += calls;
+    t.1 += per_item
+        * est.calls as u64
+        * (input_tokens + items * (est.overhead_tokens as u64 + response));
+    t.2 += calls * est.output_tokens.unwrap_or(solution.max_tokens) as u64;
 }
 
 /// Counts the jobs of `spec` and estimates its cost, reading each dataset
 /// once.
 ///
 /// # Errors
-/// When a dataset cannot be read.
+/// When a suite's stages or a dataset cannot be read.
 pub fn plan(spec: &SweepSpec, ctx: &SuiteContext) -> Result<Plan, PlanError> {
-    let mut planned: BTreeMap<JobKind, i64> = JobKind::ALL.into_iter().map(|k| (k, 0)).collect();
+    let pipelines = pipelines(spec, ctx)?;
+    let mut planned: BTreeMap<String, i64> = BTreeMap::new();
     let mut items_per = BTreeMap::new();
-    // (provider, role) -> (calls, input, output)
-    let mut traffic: BTreeMap<(String, Role), (u64, u64, u64)> = BTreeMap::new();
+    let mut traffic = Traffic::new();
+    let sweep = spec.id();
     let seeds = spec.seeds.len() as u64;
     for s in &spec.suites {
         let suite = suite_of(s, ctx);
-        let follow = suite.follow_ups();
-        let sols = solutions_of(spec, suite.as_ref());
+        let pipeline = &pipelines[&s.name];
+        let expansion = SuitePlan {
+            sweep: &sweep,
+            spec,
+            suite: s,
+            pipeline,
+        };
+        let per_item = expansion.jobs_per_item();
         for d in &s.datasets {
             let (mut n, mut input_tokens) = (0u64, 0u64);
             for item in items(suite.as_ref(), s, d)? {
-                let item = item.map_err(plan_err(s, d))?;
+                let item = item.map_err(plan_err(s, Some(d)))?;
                 n += 1;
-                input_tokens += tokens(&item.input);
+                input_tokens += estimate_tokens(&item.input);
             }
             items_per.insert(format!("{}/{d}", s.name), n);
-            for sol in &sols {
-                let jobs = n * seeds;
-                *planned.entry(JobKind::Generate).or_default() += jobs as i64;
-                for kind in [JobKind::Judge, JobKind::EmbedMetrics] {
-                    *planned.entry(kind).or_default() +=
-                        (jobs * follow_up_count(spec, &follow, kind)) as i64;
+            for (stage, count) in &per_item {
+                *planned.entry(stage.clone()).or_default() += count * n as i64;
+            }
+            for sol in expansion.solutions() {
+                let est = suite.estimate(SOLVE, sol);
+                add_traffic(
+                    &mut traffic,
+                    &sol.provider,
+                    Role::Generation,
+                    est,
+                    sol,
+                    seeds,
+                    n,
+                    input_tokens,
+                );
+                for stage in &pipeline.stages {
+                    let per = match stage.scope {
+                        Scope::Run => seeds,
+                        Scope::Runs => 1,
+                        Scope::Item => continue,
+                    };
+                    let est = suite.estimate(&stage.name, sol);
+                    for provider in stage.variants.iter().filter_map(|v| v.provider.as_deref()) {
+                        add_traffic(
+                            &mut traffic,
+                            provider,
+                            stage.role,
+                            est,
+                            sol,
+                            per,
+                            n,
+                            input_tokens,
+                        );
+                    }
                 }
-                let est = suite.calls_per_item(sol);
-                let calls = jobs * est.generation_calls as u64;
-                let t = traffic
-                    .entry((sol.provider.clone(), Role::Generation))
-                    .or_default();
-                t.0 += calls;
-                t.1 += seeds
-                    * est.generation_calls as u64
-                    * (input_tokens + n * est.generation_overhead_tokens as u64);
-                t.2 += calls * sol.max_tokens as u64;
-                if follow.contains(&JobKind::Judge) {
-                    for judge in &spec.judges {
-                        let calls = jobs * est.judge_calls as u64;
-                        let t = traffic.entry((judge.clone(), Role::Judge)).or_default();
-                        t.0 += calls;
-                        t.1 += seeds
-                            * est.judge_calls as u64
-                            * (input_tokens
-                                + n * (sol.max_tokens as u64 + est.judge_overhead_tokens as u64));
-                        t.2 += calls * est.judge_output_tokens as u64;
+            }
+            // Item-level stages run once per item whatever the solutions.
+            if let Some(first) = expansion.solutions().next() {
+                for stage in pipeline.stages.iter().filter(|s| s.scope == Scope::Item) {
+                    let est = suite.estimate(&stage.name, first);
+                    for provider in stage.variants.iter().filter_map(|v| v.provider.as_deref()) {
+                        add_traffic(
+                            &mut traffic,
+                            provider,
+                            stage.role,
+                            est,
+                            first,
+                            1,
+                            n,
+                            input_tokens,
+                        );
                     }
                 }
             }
@@ -257,6 +347,9 @@ pub fn plan(spec: &SweepSpec, ctx: &SuiteContext) -> Result<Plan, PlanError> {
     }
     let mut estimate = CostEstimate::default();
     for ((provider, role), (calls, input, output)) in traffic {
+        if calls == 0 {
+            continue;
+        }
         let p = spec.provider(&provider).expect("validated provider name");
         let usd = p.cost_usd(input, output);
         estimate.total_usd += usd;
@@ -273,6 +366,7 @@ pub fn plan(spec: &SweepSpec, ctx: &SuiteContext) -> Result<Plan, PlanError> {
     Ok(Plan {
         planned,
         items: items_per,
+        pipelines,
         estimate,
     })
 }
@@ -327,10 +421,13 @@ requests_per_minute = 60
     fn counts_follow_items_solutions_seeds_and_judges() {
         let s = spec(10, "");
         let p = plan(&s, &SuiteContext::default()).unwrap();
-        assert_eq!(p.planned[&JobKind::Generate], 30);
-        assert_eq!(p.planned[&JobKind::Judge], 60);
-        assert_eq!(p.planned[&JobKind::EmbedMetrics], 0);
-        assert_eq!(generate_jobs(&s, &SuiteContext::default()).count(), 30);
+        assert_eq!(p.planned["solve"], 30);
+        assert_eq!(p.planned["judge"], 60);
+        assert!(!p.planned.contains_key("embed-metrics"));
+        assert_eq!(
+            root_jobs(&s, &p.pipelines, &SuiteContext::default()).count(),
+            30
+        );
         let gen = p
             .estimate
             .rows
@@ -344,10 +441,11 @@ requests_per_minute = 60
     #[test]
     fn job_ids_are_unique_and_stable() {
         let s = spec(20, "");
-        let a: Vec<_> = generate_jobs(&s, &SuiteContext::default())
+        let p = pipelines(&s, &SuiteContext::default()).unwrap();
+        let a: Vec<_> = root_jobs(&s, &p, &SuiteContext::default())
             .map(|j| j.unwrap().id)
             .collect();
-        let b: Vec<_> = generate_jobs(&s, &SuiteContext::default())
+        let b: Vec<_> = root_jobs(&s, &p, &SuiteContext::default())
             .map(|j| j.unwrap().id)
             .collect();
         assert_eq!(a, b);
@@ -358,8 +456,9 @@ requests_per_minute = 60
     fn random_sampling_is_seeded_and_limited() {
         let s = spec(100, "limit = 7\nsample = { kind = \"random\", seed = 5 }");
         let ids = |s: &SweepSpec| -> Vec<String> {
-            generate_jobs(s, &SuiteContext::default())
-                .map(|j| j.unwrap().job.item().id.clone())
+            let p = pipelines(s, &SuiteContext::default()).unwrap();
+            root_jobs(s, &p, &SuiteContext::default())
+                .map(|j| j.unwrap().job.item.id.clone())
                 .collect()
         };
         let first = ids(&s);

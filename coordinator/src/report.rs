@@ -6,7 +6,7 @@
 use adfarm_backbone::{Store, StoreError, SweepRecord};
 use adfarm_proto::report::{CellRow, JobCounts, Report, UsageRow};
 use adfarm_proto::tally::BUDGET_CODE;
-use adfarm_proto::{JobKind, FORMAT_VERSION};
+use adfarm_proto::FORMAT_VERSION;
 use adfarm_suites::SuiteContext;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -59,14 +59,20 @@ pub async fn build_with(
 ) -> Result<Report, StoreError> {
     let tally = store.tally(&rec.id).await?;
     let failures = store.failures(&rec.id).await?;
-    let jobs: BTreeMap<JobKind, JobCounts> = JobKind::ALL
+    let stages: std::collections::BTreeSet<&String> = rec
+        .planned
+        .keys()
+        .chain(tally.completed.keys())
+        .chain(tally.skipped.keys())
+        .chain(tally.failed.keys().flatten())
+        .collect();
+    let jobs: BTreeMap<String, JobCounts> = stages
         .into_iter()
-        .filter(|k| rec.planned.get(k).copied().unwrap_or(0) > 0 || tally.settled(*k) > 0)
         .map(|k| {
             (
-                k,
+                k.clone(),
                 JobCounts {
-                    planned: rec.planned.get(&k).copied().unwrap_or(0),
+                    planned: rec.planned.get(k).copied().unwrap_or(0),
                     completed: tally.done(k),
                     failed: tally.failures(k),
                     skipped: tally.skips(k),
@@ -264,7 +270,7 @@ fn markdown(r: &Report) -> String {
     if !r.dead_letters.is_empty() {
         let _ = writeln!(out, "\n## Dead letters\n\n| job | kind | code | attempts | reason |\n|---|---|---|---:|---|");
         for f in &r.dead_letters {
-            let kind = f.kind.map_or("unknown", JobKind::as_str);
+            let kind = f.stage.as_deref().unwrap_or("unknown");
             let _ = writeln!(
                 out,
                 "| {} | {kind} | {} | {} | {} |",

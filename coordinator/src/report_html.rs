@@ -8,7 +8,6 @@ use crate::gem_report::stat_cell;
 use crate::gem_report::{judge_metrics, keys, EFFECTIVENESS};
 use crate::report::num;
 use adfarm_proto::report::{GemTables, Report};
-use adfarm_proto::JobKind;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -167,7 +166,7 @@ pub fn html(r: &Report) -> String {
             .map(|f| {
                 vec![
                     f.id.0.clone(),
-                    f.kind.map_or("unknown", JobKind::as_str).to_string(),
+                    f.stage.clone().unwrap_or_else(|| "unknown".into()),
                     f.code.clone(),
                     f.attempts.to_string(),
                     f.reason.clone(),

@@ -4,7 +4,8 @@
 
 use crate::autoscale::{decide, limits_for, Observation, Policy, Pool, RateLimit};
 use adfarm_backbone::Queue;
-use adfarm_proto::{JobKind, SweepSpec};
+use adfarm_backbone::SweepRecord;
+use adfarm_proto::Lane;
 use async_trait::async_trait;
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, Patch, PatchParams};
@@ -142,9 +143,9 @@ pub struct AutoscaleSettings {
     pub interval: Duration,
 }
 
-/// Unsettled jobs per kind of the sweep being followed, as the coordinator's
-/// `follow` last saw them.
-pub type Outstanding = watch::Receiver<BTreeMap<JobKind, u64>>;
+/// Unsettled jobs per lane of the sweep being followed, as the
+/// coordinator's `follow` last saw them.
+pub type Outstanding = watch::Receiver<BTreeMap<Lane, u64>>;
 
 struct PoolState {
     pool: Pool,
@@ -157,12 +158,12 @@ struct PoolState {
 /// hold (unsettled jobs not ready, at most what the consumers can prefetch).
 async fn observe(
     queue: &dyn Queue,
-    kinds: &[JobKind],
-    outstanding: &BTreeMap<JobKind, u64>,
+    lanes: &[Lane],
+    outstanding: &BTreeMap<Lane, u64>,
     prefetch: u64,
 ) -> Result<(u64, u64), adfarm_backbone::QueueError> {
     let (mut backlog, mut in_flight) = (0, 0);
-    for kind in kinds {
+    for kind in lanes {
         let ready = queue.depth(*kind).await?;
         let consumers = queue.consumers(*kind).await?;
         let unsettled = outstanding.get(kind).copied().unwrap_or(0);
@@ -179,7 +180,7 @@ async fn observe(
 /// stops the sweep.
 pub async fn run_autoscaler(
     settings: AutoscaleSettings,
-    spec: &SweepSpec,
+    rec: &SweepRecord,
     queue: Arc<dyn Queue>,
     scaler: Arc<dyn WorkerScaler>,
     outstanding: Outstanding,
@@ -189,7 +190,7 @@ pub async fn run_autoscaler(
         .pools
         .iter()
         .map(|(pool, deployment)| PoolState {
-            limits: limits_for(spec, &pool.kinds),
+            limits: limits_for(rec, &pool.lanes),
             pool: pool.clone(),
             deployment: deployment.clone(),
             last_work: Instant::now(),
@@ -244,7 +245,7 @@ async fn tick(
     outstanding: &Outstanding,
 ) {
     let pool = &state.pool.name;
-    let kinds = state.pool.kinds.len().max(1) as u32;
+    let kinds = state.pool.lanes.len().max(1) as u32;
     let policy = Policy {
         min_replicas: state.pool.min_replicas,
         max_replicas: state.pool.max_replicas,
@@ -253,7 +254,7 @@ async fn tick(
     };
     let unsettled = outstanding.borrow().clone();
     let prefetch = u64::from(settings.policy.worker_slots);
-    let (backlog, in_flight) = match observe(queue, &state.pool.kinds, &unsettled, prefetch).await {
+    let (backlog, in_flight) = match observe(queue, &state.pool.lanes, &unsettled, prefetch).await {
         Ok(seen) => seen,
         Err(e) => {
             tracing::warn!(pool = %pool, code = e.code(), error = %e, "Queue depth unavailable; pool left as it is.");
@@ -420,14 +421,21 @@ mod tests {
         }
     }
 
-    fn spec(rpm: f64) -> SweepSpec {
+    fn record(rpm: f64) -> SweepRecord {
         serde_json::from_value(serde_json::json!({
-            "name": "s",
-            "suites": [{"name": "synthetic", "datasets": ["default"]}],
-            "solutions": [{"name": "echo", "provider": "gen"}],
-            "providers": [
-                {"name": "gen", "kind": "openai-compatible", "model": "m", "requests_per_minute": rpm}
-            ]
+            "id": "s",
+            "spec": {
+                "name": "s",
+                "suites": [{"name": "synthetic", "datasets": ["default"]}],
+                "solutions": [{"name": "echo", "provider": "gen"}],
+                "providers": [
+                    {"name": "gen", "kind": "openai-compatible", "model": "m", "requests_per_minute": rpm}
+                ]
+            },
+            "planned": {},
+            "pipelines": {"synthetic": {"solutions": [0], "stages": []}},
+            "estimated_cost_usd": 0.0,
+            "created_unix": 0
         }))
         .unwrap()
     }
@@ -438,7 +446,7 @@ mod tests {
         let shared: Arc<dyn Queue> = Arc::new(queue.clone());
         for i in 0..2_000u32 {
             shared
-                .publish_raw(JobKind::Generate, &i.to_be_bytes())
+                .publish_raw(Lane::Solve, &i.to_be_bytes())
                 .await
                 .unwrap();
         }
@@ -448,7 +456,7 @@ mod tests {
         });
         let settings = AutoscaleSettings {
             pools: vec![(
-                Pool::parse("generate=generate:0:50", 0, 10).unwrap(),
+                Pool::parse("generate=solve:0:50", 0, 10).unwrap(),
                 "w-generate".to_string(),
             )],
             policy: Policy {
@@ -468,14 +476,14 @@ mod tests {
                 cancel.clone(),
                 shared.clone(),
             );
-            async move { run_autoscaler(s, &spec(60.0), q, sc, rx, c).await }
+            async move { run_autoscaler(s, &record(60.0), q, sc, rx, c).await }
         });
         assert!(until(|| scaler.replicas.lock().unwrap().get("w-generate") == Some(&1)).await);
         // Ticks go on; the pool stays at what the key can feed.
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert_eq!(scaler.replicas("w-generate").await.unwrap(), 1);
         // Drain the queue: once idle past the period, the pool goes to zero.
-        let mut consumer = shared.consume(JobKind::Generate, 4_000).await.unwrap();
+        let mut consumer = shared.consume(Lane::Solve, 4_000).await.unwrap();
         for _ in 0..2_000 {
             consumer.next().await.unwrap().unwrap().ack().await.unwrap();
         }
@@ -494,8 +502,8 @@ mod tests {
         };
         let settings = AutoscaleSettings {
             pools: vec![
-                (Pool::parse("a=generate:0:9", 0, 9).unwrap(), "w-a".into()),
-                (Pool::parse("b=judge:2:9", 0, 9).unwrap(), "w-b".into()),
+                (Pool::parse("a=solve:0:9", 0, 9).unwrap(), "w-a".into()),
+                (Pool::parse("b=model:2:9", 0, 9).unwrap(), "w-b".into()),
             ],
             policy: Policy::default(),
             interval: Duration::from_secs(1),
@@ -559,12 +567,12 @@ mod tests {
         let shared: Arc<dyn Queue> = Arc::new(queue.clone());
         for i in 0..100u32 {
             shared
-                .publish_raw(JobKind::Generate, &i.to_be_bytes())
+                .publish_raw(Lane::Solve, &i.to_be_bytes())
                 .await
                 .unwrap();
         }
         let settings = AutoscaleSettings {
-            pools: Pool::per_kind(0, 10)
+            pools: Pool::per_lane(0, 10)
                 .into_iter()
                 .map(|p| {
                     let d = format!("adfarm-worker-{}", p.name);
@@ -578,7 +586,7 @@ mod tests {
         let cancel = CancellationToken::new();
         let task = tokio::spawn({
             let (s, c, q) = (settings.clone(), cancel.clone(), shared.clone());
-            async move { run_autoscaler(s, &spec(60.0), q, scaler, rx, c).await }
+            async move { run_autoscaler(s, &record(60.0), q, scaler, rx, c).await }
         });
         assert!(until(|| !api.lock().unwrap().1.is_empty()).await);
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -587,7 +595,7 @@ mod tests {
         // Only the pool with work is patched, once, to what 60 rpm can feed.
         assert_eq!(
             api.lock().unwrap().1,
-            vec![("evals/adfarm-worker-generate".to_string(), 1)]
+            vec![("evals/adfarm-worker-solve".to_string(), 1)]
         );
     }
 }

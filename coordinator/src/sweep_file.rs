@@ -3,12 +3,12 @@
 //! ones, so a bad sweep fails before any job runs.
 
 use adfarm_proto::tally::SEP;
-use adfarm_proto::{ProviderKind, SweepSpec};
-use adfarm_suites::SuiteContext;
-use adfarm_suites::SUITES;
+use adfarm_proto::{Pipeline, ProviderKind, SweepSpec};
+use adfarm_suites::{DataError, Suite, SuiteContext, SweepView, SUITES};
 use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A problem in a sweep file.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -40,7 +40,26 @@ impl fmt::Display for SweepFileError {
 #[derive(Debug, Clone)]
 enum Seg {
     Key(&'static str),
+    /// A key named by a suite (a parameter path), not by this file.
+    Name(String),
     Index(usize),
+}
+
+/// `base` followed by the segments of a suite's field path
+/// (`params.embedding_ablation[1]`).
+fn extend(mut base: Vec<Seg>, field: &str) -> Vec<Seg> {
+    for part in field.split('.').filter(|p| !p.is_empty()) {
+        let (key, rest) = part.split_once('[').map_or((part, ""), |(k, r)| (k, r));
+        if !key.is_empty() {
+            base.push(Seg::Name(key.to_string()));
+        }
+        for index in rest.split('[') {
+            if let Ok(i) = index.trim_end_matches(']').parse() {
+                base.push(Seg::Index(i));
+            }
+        }
+    }
+    base
 }
 
 fn path_text(path: &[Seg]) -> String {
@@ -48,7 +67,12 @@ fn path_text(path: &[Seg]) -> String {
     for seg in path {
         match seg {
             Seg::Key(k) if s.is_empty() => s.push_str(k),
+            Seg::Name(k) if s.is_empty() => s.push_str(k),
             Seg::Key(k) => {
+                s.push('.');
+                s.push_str(k);
+            }
+            Seg::Name(k) => {
                 s.push('.');
                 s.push_str(k);
             }
@@ -80,21 +104,26 @@ fn locate(doc: &toml_edit::Document<String>, path: &[Seg]) -> Option<Range<usize
     let mut at = Node::Table(doc.as_table());
     let mut best = None;
     for seg in path {
-        let next = match (seg, at) {
-            (Seg::Key(k), Node::Table(t)) => {
+        let key = match seg {
+            Seg::Key(k) => Some(*k),
+            Seg::Name(k) => Some(k.as_str()),
+            Seg::Index(_) => None,
+        };
+        let next = match (key, seg, at) {
+            (Some(k), _, Node::Table(t)) => {
                 best = t.key(k).and_then(|k| k.span()).or(best);
                 t.get(k).and_then(node)
             }
-            (Seg::Key(k), Node::Value(toml_edit::Value::InlineTable(t))) => {
+            (Some(k), _, Node::Value(toml_edit::Value::InlineTable(t))) => {
                 best = t.key(k).and_then(|k| k.span()).or(best);
                 t.get(k).map(Node::Value)
             }
-            (Seg::Index(i), Node::Tables(a)) => {
+            (None, Seg::Index(i), Node::Tables(a)) => {
                 let t = a.get(*i);
                 best = t.and_then(|t| t.span()).or(best);
                 t.map(Node::Table)
             }
-            (Seg::Index(i), Node::Value(toml_edit::Value::Array(a))) => {
+            (None, Seg::Index(i), Node::Value(toml_edit::Value::Array(a))) => {
                 let v = a.get(*i);
                 best = v.and_then(|v| v.span()).or(best);
                 v.map(Node::Value)
@@ -284,7 +313,7 @@ fn validate(
             "at least one [[suites]] entry is required".into(),
         ));
     }
-    let mut valid_solutions: Vec<String> = Vec::new();
+    let mut suites = Vec::new();
     for (i, s) in spec.suites.iter().enumerate() {
         let at = |k| vec![Key("suites"), Index(i), Key(k)];
         let Some(suite) = adfarm_suites::suite(&s.name, ctx) else {
@@ -293,6 +322,9 @@ fn validate(
                 format!("unknown suite {:?}; valid: {}", s.name, SUITES.join(", ")),
             ));
         };
+        if spec.suites[..i].iter().any(|o| o.name == s.name) {
+            return Err((at("name"), format!("duplicate suite {:?}", s.name)));
+        }
         let datasets = suite.datasets();
         if s.datasets.is_empty() {
             return Err((
@@ -300,10 +332,11 @@ fn validate(
                 format!("list at least one dataset; valid: {}", datasets.join(", ")),
             ));
         }
-        for d in &s.datasets {
+        for (k, d) in s.datasets.iter().enumerate() {
+            let at = vec![Key("suites"), Index(i), Key("datasets"), Index(k)];
             if !datasets.contains(d) {
                 return Err((
-                    at("datasets"),
+                    at,
                     format!(
                         "unknown dataset {d:?} for suite {}; valid: {}",
                         s.name,
@@ -311,11 +344,14 @@ fn validate(
                     ),
                 ));
             }
+            if s.datasets[..k].contains(d) {
+                return Err((at, format!("duplicate dataset {d:?}")));
+            }
         }
         if s.limit == Some(0) {
             return Err((at("limit"), "must be at least 1".into()));
         }
-        valid_solutions.extend(suite.solutions());
+        suites.push(suite);
     }
     if spec.solutions.is_empty() {
         return Err((
@@ -325,13 +361,54 @@ fn validate(
     }
     for (i, s) in spec.solutions.iter().enumerate() {
         let at = |k| vec![Key("solutions"), Index(i), Key(k)];
-        if !valid_solutions.contains(&s.name) {
+        // The suites that run this entry: the named one, or every suite of
+        // the sweep offering the name.
+        let runs = |sol: &adfarm_proto::SolutionSpec, suite: &dyn Suite| {
+            sol.suite.as_deref().is_none_or(|n| n == suite.name())
+                && suite.solutions().contains(&sol.name)
+        };
+        if let Some(name) = &s.suite {
+            if !spec.suites.iter().any(|x| &x.name == name) {
+                let names: Vec<&str> = spec.suites.iter().map(|x| x.name.as_str()).collect();
+                return Err((
+                    at("suite"),
+                    format!(
+                        "no [[suites]] entry {name:?}; this sweep has: {}",
+                        names.join(", ")
+                    ),
+                ));
+            }
+        }
+        let offered: Vec<&Arc<dyn Suite>> = suites
+            .iter()
+            .filter(|suite| runs(s, suite.as_ref()))
+            .collect();
+        if offered.is_empty() {
+            let valid: Vec<String> = suites
+                .iter()
+                .filter(|suite| s.suite.as_deref().is_none_or(|n| n == suite.name()))
+                .flat_map(|suite| suite.solutions())
+                .collect();
+            return Err((
+                at("name"),
+                format!("unknown solution {:?}; valid: {}", s.name, valid.join(", ")),
+            ));
+        }
+        if let Some(twin) = spec.solutions[..i].iter().find(|o| {
+            o.name == s.name
+                && suites
+                    .iter()
+                    .any(|x| runs(o, x.as_ref()) && runs(s, x.as_ref()))
+        }) {
             return Err((
                 at("name"),
                 format!(
-                    "unknown solution {:?}; valid: {}",
+                    "duplicate solution {:?} (also [[solutions]] entry {}); give one a `suite`",
                     s.name,
-                    valid_solutions.join(", ")
+                    spec.solutions
+                        .iter()
+                        .position(|o| std::ptr::eq(o, twin))
+                        .unwrap_or(0)
                 ),
             ));
         }
@@ -349,6 +426,11 @@ fn validate(
             return Err((at("max_tokens"), "must be at least 1".into()));
         }
         non_negative(at("temperature"), s.temperature as f64)?;
+        for suite in offered {
+            suite
+                .check_solution(s)
+                .map_err(|e| data_error(vec![Key("solutions"), Index(i)], e))?;
+        }
     }
     for (i, j) in spec.judges.iter().enumerate() {
         if !provider_names.contains(&j.as_str()) {
@@ -372,9 +454,41 @@ fn validate(
             ));
         }
     }
-    check_embedding_ablation(spec, &provider_names)?;
+    for (i, j) in spec.judges.iter().enumerate() {
+        if spec.judges[..i].contains(j) {
+            return Err((
+                vec![Key("judges"), Index(i)],
+                format!("duplicate judge {j:?}"),
+            ));
+        }
+    }
     if spec.seeds.is_empty() {
         return Err((vec![Key("seeds")], "list at least one seed".into()));
+    }
+    for (i, seed) in spec.seeds.iter().enumerate() {
+        if spec.seeds[..i].contains(seed) {
+            return Err((
+                vec![Key("seeds"), Index(i)],
+                format!("duplicate seed {seed}"),
+            ));
+        }
+    }
+    // The suites' own checks last: they may read providers, judges, seeds.
+    for (i, (s, suite)) in spec.suites.iter().zip(&suites).enumerate() {
+        let at = vec![Key("suites"), Index(i)];
+        let stages = suite
+            .stages(SweepView { spec, suite: s })
+            .map_err(|e| data_error(at.clone(), e))?;
+        let pipeline = Pipeline {
+            solutions: Vec::new(),
+            stages,
+        };
+        pipeline.check().map_err(|e| {
+            (
+                at,
+                format!("suite {} declares an invalid pipeline: {e}", s.name),
+            )
+        })?;
     }
     if let Some(b) = spec.budget_usd {
         non_negative(vec![Key("budget_usd")], b)?;
@@ -382,48 +496,13 @@ fn validate(
     Ok(())
 }
 
-/// `embedding_ablation` names extra embedders for the same responses: each
-/// a declared provider, none a judge (the judge column would mix the two),
-/// none the primary `embedder`, none twice; and it needs an `embedder`.
-fn check_embedding_ablation(spec: &SweepSpec, provider_names: &[&str]) -> Result<(), Invalid> {
-    use Seg::{Index, Key};
-    if spec.embedding_ablation.is_empty() {
-        return Ok(());
+/// A suite's complaint about its part of the file, at `base` plus the
+/// field the suite names.
+fn data_error(base: Vec<Seg>, e: DataError) -> Invalid {
+    match e {
+        DataError::Param { field, reason } => (extend(base, &field), reason),
+        other => (base, other.to_string()),
     }
-    let Some(primary) = &spec.embedder else {
-        return Err((
-            vec![Key("embedding_ablation")],
-            "needs `embedder`: the ablation re-scores the responses of the sweep's embedder".into(),
-        ));
-    };
-    for (i, name) in spec.embedding_ablation.iter().enumerate() {
-        let at = || vec![Key("embedding_ablation"), Index(i)];
-        if !provider_names.contains(&name.as_str()) {
-            return Err((
-                at(),
-                format!(
-                    "unknown provider {name:?}; valid: {}",
-                    provider_names.join(", ")
-                ),
-            ));
-        }
-        if spec.judges.contains(name) {
-            return Err((
-                at(),
-                format!("{name:?} is a judge; an ablation embedder may not also judge"),
-            ));
-        }
-        if name == primary {
-            return Err((
-                at(),
-                format!("{name:?} is already the `embedder`; list only the extra embedders"),
-            ));
-        }
-        if spec.embedding_ablation[..i].contains(name) {
-            return Err((at(), format!("{name:?} is listed twice")));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -531,15 +610,53 @@ api_key_env = "FAKE_KEY"
         assert!(e.message.contains("valid: fake"), "{e}");
     }
 
-    /// GOOD with an embedder `emb`, two more embedding providers and
-    /// `embedding_ablation = <ablation>` (line 6) or no `embedder` line.
-    fn with_ablation(embedder: Option<&str>, ablation: &str) -> String {
-        let head = match embedder {
-            Some(e) => format!("embedder = \"{e}\"\nembedding_ablation = {ablation}"),
-            None => format!("embedding_ablation = {ablation}\n"),
-        };
-        let mut text = GOOD.replace("budget_usd = 1.5", &format!("budget_usd = 1.5\n{head}"));
-        for (name, model) in [("emb", "e-1"), ("emb-b", "e-2"), ("emb-c", "e-3")] {
+    fn assert_at(e: &SweepFileError, line: usize, field: &str, message: &str) {
+        assert_eq!(e.field.as_deref(), Some(field), "{e}");
+        assert_eq!(e.line, Some(line), "{e}");
+        assert!(e.message.contains(message), "{message:?} not in {e}");
+        assert!(
+            e.to_string()
+                .starts_with(&format!("sweep.toml:{line}: {field}: ")),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn issue_9_suite_and_solution_parameters_fail_the_file_with_their_line() {
+        let e = try_parse(&GOOD.replace("params = { items = 10 }", "params = { items = -3 }"))
+            .unwrap_err();
+        assert_at(&e, 10, "suites[0].params.items", "non-negative integer");
+        let e =
+            try_parse(&GOOD.replace("max_tokens = 32", "max_tokens = 32\nparams = { tone = 1 }"))
+                .unwrap_err();
+        assert_at(&e, 16, "solutions[0].params.tone", "takes no parameters");
+    }
+
+    /// A GEM-Bench sweep whose suite entry carries `suite_params` (line 8)
+    /// and whose one solution `gi-r` carries `solution_params` (line 13).
+    fn gem(suite_params: &str, solution_params: &str) -> String {
+        let mut text = format!(
+            r#"name = "g"
+judges = ["fake"]
+embedder = "emb"
+
+[[suites]]
+name = "gem"
+datasets = ["mt-human"]
+params = {suite_params}
+
+[[solutions]]
+name = "gi-r"
+provider = "fake"
+params = {solution_params}
+"#
+        );
+        for (name, model) in [
+            ("fake", "f-1"),
+            ("emb", "e-1"),
+            ("emb-b", "e-2"),
+            ("emb-c", "e-3"),
+        ] {
             text.push_str(&format!(
                 "\n[[providers]]\nname = \"{name}\"\nkind = \"local\"\nmodel = \"{model}\"\nrequests_per_minute = 600\n"
             ));
@@ -548,59 +665,70 @@ api_key_env = "FAKE_KEY"
     }
 
     #[test]
-    fn embedding_ablation_parses_and_names_extra_embedders() {
-        let spec = try_parse(&with_ablation(Some("emb"), r#"["emb-b", "emb-c"]"#)).unwrap();
-        assert_eq!(spec.embedder.as_deref(), Some("emb"));
-        assert_eq!(spec.embedding_ablation, ["emb-b", "emb-c"]);
-        let plain = try_parse(GOOD).unwrap();
-        assert!(plain.embedding_ablation.is_empty());
+    fn issue_9_a_bad_gem_solution_parameter_names_its_line() {
+        try_parse(&gem("{}", "{ top_t = 3 }")).expect("a good GEM sweep");
+        let e = try_parse(&gem("{}", "{ top_t = 0 }")).unwrap_err();
+        assert_at(&e, 13, "solutions[0].params.top_t", "at least 1");
+        let e = try_parse(&gem("{}", "{ psi = \"cubic\" }")).unwrap_err();
+        assert_at(&e, 13, "solutions[0].params.psi", "unknown \"cubic\"");
+        let e = try_parse(&gem("{}", "{ topt = 3 }")).unwrap_err();
+        assert_at(&e, 13, "solutions[0].params.topt", "valid: top_t");
     }
 
     #[test]
-    fn embedding_ablation_errors_name_the_field_and_line() {
+    fn gem_embedding_ablation_errors_name_the_field_and_line() {
+        let spec = try_parse(&gem(r#"{ embedding_ablation = ["emb-b", "emb-c"] }"#, "{}")).unwrap();
+        assert_eq!(spec.suites[0].params["embedding_ablation"][1], "emb-c");
         let cases = [
             (
-                Some("emb"),
                 r#"["emb-b", "nope"]"#,
-                "embedding_ablation[1]",
-                "unknown provider \"nope\"; valid: fake, emb, emb-b, emb-c",
+                "suites[0].params.embedding_ablation[1]",
+                "unknown provider \"nope\"",
             ),
             (
-                Some("emb"),
                 r#"["fake"]"#,
-                "embedding_ablation[0]",
+                "suites[0].params.embedding_ablation[0]",
                 "is a judge",
             ),
             (
-                Some("emb"),
                 r#"["emb-b", "emb"]"#,
-                "embedding_ablation[1]",
+                "suites[0].params.embedding_ablation[1]",
                 "already the `embedder`",
             ),
             (
-                Some("emb"),
                 r#"["emb-b", "emb-c", "emb-b"]"#,
-                "embedding_ablation[2]",
+                "suites[0].params.embedding_ablation[2]",
                 "listed twice",
             ),
-            (
-                None,
-                r#"["emb-b"]"#,
-                "embedding_ablation",
-                "needs `embedder`",
-            ),
         ];
-        for (embedder, ablation, field, message) in cases {
-            let e = try_parse(&with_ablation(embedder, ablation)).unwrap_err();
-            assert_eq!(e.field.as_deref(), Some(field), "{e}");
-            let line = if embedder.is_some() { 7 } else { 6 };
-            assert_eq!(e.line, Some(line), "{e}");
-            assert!(e.message.contains(message), "{message:?} not in {e}");
-            assert!(
-                e.to_string()
-                    .starts_with(&format!("sweep.toml:{line}: {field}: ")),
-                "{e}"
-            );
+        for (ablation, field, message) in cases {
+            let text = gem(&format!("{{ embedding_ablation = {ablation} }}"), "{}");
+            let e = try_parse(&text).unwrap_err();
+            assert_at(&e, 8, field, message);
         }
+        let no_embedder =
+            gem(r#"{ embedding_ablation = ["emb-b"] }"#, "{}").replace("embedder = \"emb\"\n", "");
+        let e = try_parse(&no_embedder).unwrap_err();
+        assert_at(
+            &e,
+            7,
+            "suites[0].params.embedding_ablation",
+            "needs `embedder`",
+        );
+    }
+
+    #[test]
+    fn issue_10_duplicate_judges_seeds_and_solutions_are_rejected() {
+        let e = try_parse(&GOOD.replace(r#"judges = ["fake"]"#, r#"judges = ["fake", "fake"]"#))
+            .unwrap_err();
+        assert_at(&e, 4, "judges[1]", "duplicate judge \"fake\"");
+        let e = try_parse(&GOOD.replace("seeds = [1, 2]", "seeds = [1, 2, 1]")).unwrap_err();
+        assert_at(&e, 3, "seeds[2]", "duplicate seed 1");
+        let twice = GOOD.replace(
+            "[[providers]]",
+            "[[solutions]]\nname = \"answer\"\nprovider = \"fake\"\n\n[[providers]]",
+        );
+        let e = try_parse(&twice).unwrap_err();
+        assert_at(&e, 18, "solutions[1].name", "duplicate solution \"answer\"");
     }
 }

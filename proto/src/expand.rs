@@ -1,10 +1,13 @@
-//! How a sweep expands into jobs: the generate job of an (item, solution,
-//! seed) and the follow-ups of a generate job. Coordinator and workers both
-//! call these, so a job's id is the same whoever builds it.
+//! How a sweep expands into jobs: the jobs of one suite's [`Pipeline`], what
+//! each job reads and which jobs read it. Coordinator and workers both call
+//! these, so a job's id is the same whoever builds it, and a follow-up is
+//! published by whoever settles its last input.
 
-use crate::job::{Cell, Envelope, Item, JobKind, JobSpec, SweepId};
+use crate::job::{Cell, Envelope, Item, JobId, JobSpec, SweepId};
+use crate::stage::{Lane, Pipeline, Scope, Stage, Variant, SOLVE};
 use crate::sweep::{ProviderSpec, SolutionSpec, SuiteSpec, SweepSpec};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// The parts of a provider that determine its answers (not limits or prices).
 #[derive(Serialize)]
@@ -26,218 +29,401 @@ fn config_bytes(parts: &impl Serialize) -> Vec<u8> {
     serde_json::to_vec(parts).expect("config serialises")
 }
 
-/// The generate job of `item` × `solution` × `seed`.
-pub fn generate_job(
-    sweep: &SweepId,
-    spec: &SweepSpec,
-    suite: &SuiteSpec,
-    dataset: &str,
-    item: Item,
-    solution: &SolutionSpec,
-    seed: u64,
-) -> Envelope {
-    let config = config_bytes(&(
-        &suite.params,
-        solution,
-        identity(spec.provider(&solution.provider)),
-    ));
-    let cell = Cell {
-        suite: suite.name.clone(),
-        dataset: dataset.to_string(),
-        solution: solution.name.clone(),
-        seed,
-    };
-    Envelope::new(sweep.clone(), JobSpec::Generate { cell, item }, &config)
+/// One suite of a sweep with its pipeline: everything job expansion reads.
+#[derive(Debug, Clone, Copy)]
+pub struct SuitePlan<'a> {
+    /// The sweep's id.
+    pub sweep: &'a SweepId,
+    /// The whole sweep.
+    pub spec: &'a SweepSpec,
+    /// This suite's entry in it.
+    pub suite: &'a SuiteSpec,
+    /// Its solutions and stages.
+    pub pipeline: &'a Pipeline,
 }
 
-/// The jobs that follow generate job `parent`: one judge job per judge when
-/// `kinds` has [`JobKind::Judge`]; when it has [`JobKind::EmbedMetrics`],
-/// one embed-metrics job for the sweep's embedder and one more per
-/// `embedding_ablation` embedder (same output, another scorer).
-pub fn follow_ups(spec: &SweepSpec, parent: &Envelope, kinds: &[JobKind]) -> Vec<Envelope> {
-    let JobSpec::Generate { cell, item } = &parent.job else {
-        return Vec::new();
-    };
-    let suite_params = spec
-        .suites
-        .iter()
-        .find(|s| s.name == cell.suite)
-        .map(|s| &s.params);
-    let mut out = Vec::new();
-    for kind in kinds {
-        match kind {
-            JobKind::Judge => {
-                for judge in &spec.judges {
-                    let config = config_bytes(&(suite_params, identity(spec.provider(judge))));
-                    let job = JobSpec::Judge {
-                        cell: cell.clone(),
-                        item: item.clone(),
-                        parent: parent.id.clone(),
-                        judge: judge.clone(),
-                    };
-                    out.push(Envelope::new(parent.sweep.clone(), job, &config));
-                }
-            }
-            JobKind::EmbedMetrics => {
-                // The primary job's config is the suite parameters alone, as
-                // before ablations existed, so its id and stored result stay.
-                let config = config_bytes(&suite_params);
-                let job = JobSpec::EmbedMetrics {
-                    cell: cell.clone(),
-                    item: item.clone(),
-                    parent: parent.id.clone(),
-                    embedder: None,
-                };
-                out.push(Envelope::new(parent.sweep.clone(), job, &config));
-                for name in &spec.embedding_ablation {
-                    let config = config_bytes(&(suite_params, identity(spec.provider(name))));
-                    let job = JobSpec::EmbedMetrics {
-                        cell: cell.clone(),
-                        item: item.clone(),
-                        parent: parent.id.clone(),
-                        embedder: Some(name.clone()),
-                    };
-                    out.push(Envelope::new(parent.sweep.clone(), job, &config));
-                }
-            }
-            JobKind::Generate => {}
+impl<'a> SuitePlan<'a> {
+    /// The solutions this suite runs, in sweep order.
+    pub fn solutions(&self) -> impl Iterator<Item = &'a SolutionSpec> + 'a {
+        let spec = self.spec;
+        self.pipeline
+            .solutions
+            .iter()
+            .filter_map(move |&i| spec.solutions.get(i))
+    }
+
+    /// This suite's solution called `name`.
+    pub fn solution(&self, name: &str) -> Option<&'a SolutionSpec> {
+        self.solutions().find(|s| s.name == name)
+    }
+
+    fn cell(&self, dataset: &str, solution: &str, seed: u64) -> Cell {
+        Cell {
+            suite: self.suite.name.clone(),
+            dataset: dataset.to_string(),
+            solution: solution.to_string(),
+            seed,
         }
     }
-    out
+
+    /// The job that runs `solution` on `item` with `seed`.
+    pub fn solve(
+        &self,
+        dataset: &str,
+        item: &Item,
+        solution: &SolutionSpec,
+        seed: u64,
+    ) -> Envelope {
+        let config = config_bytes(&(
+            &self.suite.params,
+            solution,
+            identity(self.spec.provider(&solution.provider)),
+        ));
+        let job = JobSpec {
+            stage: SOLVE.to_string(),
+            lane: Lane::Solve,
+            scope: Scope::Run,
+            cell: self.cell(dataset, &solution.name, seed),
+            item: item.clone(),
+            variant: Variant::none(),
+        };
+        Envelope::new(self.sweep.clone(), job, &config)
+    }
+
+    /// The jobs of `stage` at `cell` (one per variant); `cell` carries the
+    /// coordinates the stage's scope keeps (see [`Cell`]).
+    pub fn stage_jobs(&self, stage: &Stage, cell: &Cell, item: &Item) -> Vec<Envelope> {
+        let cell = scoped(cell, stage.scope);
+        let inputs = self.inputs_at(stage, &cell, item);
+        let decl = Stage {
+            variants: Vec::new(),
+            ..stage.clone()
+        };
+        stage
+            .variants
+            .iter()
+            .map(|variant| {
+                let provider = variant
+                    .provider
+                    .as_deref()
+                    .and_then(|p| self.spec.provider(p));
+                let config =
+                    config_bytes(&(&self.suite.params, &decl, identity(provider), &inputs));
+                let job = JobSpec {
+                    stage: stage.name.clone(),
+                    lane: stage.lane,
+                    scope: stage.scope,
+                    cell: cell.clone(),
+                    item: item.clone(),
+                    variant: variant.clone(),
+                };
+                Envelope::new(self.sweep.clone(), job, &config)
+            })
+            .collect()
+    }
+
+    /// Every job of stage `name` (or [`SOLVE`]) that a job at `cell` of
+    /// scope `reader` reads: the same run, the item's, or every seed's.
+    fn jobs_of(&self, name: &str, reader: Scope, cell: &Cell, item: &Item) -> Vec<Envelope> {
+        let Some(input_scope) = self.pipeline.scope_of(name) else {
+            return Vec::new();
+        };
+        let seeds: Vec<u64> = match (reader, input_scope) {
+            (Scope::Runs, Scope::Run) => self.spec.seeds.clone(),
+            _ => vec![cell.seed],
+        };
+        let mut out = Vec::new();
+        for seed in seeds {
+            let at = Cell {
+                seed,
+                ..cell.clone()
+            };
+            if name == SOLVE {
+                if let Some(sol) = self.solution(&cell.solution) {
+                    out.push(self.solve(&cell.dataset, item, sol, seed));
+                }
+            } else if let Some(stage) = self.pipeline.stage(name) {
+                out.extend(self.stage_jobs(stage, &at, item));
+            }
+        }
+        out
+    }
+
+    fn inputs_at(&self, stage: &Stage, cell: &Cell, item: &Item) -> Vec<JobId> {
+        stage
+            .after
+            .iter()
+            .flat_map(|input| self.jobs_of(input, stage.scope, cell, item))
+            .map(|e| e.id)
+            .collect()
+    }
+
+    /// The ids of the jobs `env` reads, in declaration order (every seed's
+    /// for a [`Scope::Runs`] stage).
+    pub fn inputs(&self, env: &Envelope) -> Vec<JobId> {
+        match self.pipeline.stage(&env.job.stage) {
+            Some(stage) => self.inputs_at(stage, &env.job.cell, &env.job.item),
+            None => Vec::new(),
+        }
+    }
+
+    /// The jobs that read `env`'s result, each once.
+    pub fn dependents(&self, env: &Envelope) -> Vec<Envelope> {
+        let job = &env.job;
+        let mut out: Vec<Envelope> = Vec::new();
+        for stage in &self.pipeline.stages {
+            if !stage.after.contains(&job.stage) {
+                continue;
+            }
+            // The cells of `stage` that a job at `job.cell` feeds.
+            let cells: Vec<Cell> = match (job.scope, stage.scope) {
+                (Scope::Item, Scope::Run) => self
+                    .solutions()
+                    .flat_map(|sol| {
+                        self.spec
+                            .seeds
+                            .iter()
+                            .map(|&seed| self.cell(&job.cell.dataset, &sol.name, seed))
+                    })
+                    .collect(),
+                (Scope::Item, Scope::Runs) => self
+                    .solutions()
+                    .map(|sol| self.cell(&job.cell.dataset, &sol.name, 0))
+                    .collect(),
+                _ => vec![job.cell.clone()],
+            };
+            for cell in cells {
+                for d in self.stage_jobs(stage, &cell, &job.item) {
+                    if !out.iter().any(|o| o.id == d.id) {
+                        out.push(d);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The jobs of `item` that read nothing: one solve job per solution and
+    /// seed, and the item's stages that need no input.
+    pub fn roots(&self, dataset: &str, item: &Item) -> Vec<Envelope> {
+        let mut out = Vec::new();
+        for sol in self.solutions() {
+            for &seed in &self.spec.seeds {
+                out.push(self.solve(dataset, item, sol, seed));
+            }
+        }
+        for stage in &self.pipeline.stages {
+            if stage.after.is_empty() {
+                let cell = self.cell(dataset, "", 0);
+                out.extend(self.stage_jobs(stage, &cell, item));
+            }
+        }
+        out
+    }
+
+    /// Jobs per stage that one item expands to.
+    pub fn jobs_per_item(&self) -> BTreeMap<String, i64> {
+        let solutions = self.pipeline.solutions.len() as i64;
+        let seeds = self.spec.seeds.len() as i64;
+        let mut out = BTreeMap::from([(SOLVE.to_string(), solutions * seeds)]);
+        for s in &self.pipeline.stages {
+            let per = match s.scope {
+                Scope::Run => solutions * seeds,
+                Scope::Item => 1,
+                Scope::Runs => solutions,
+            };
+            *out.entry(s.name.clone()).or_default() += per * s.variants.len() as i64;
+        }
+        out
+    }
 }
 
-/// Follow-up jobs per generate job.
-pub fn follow_up_count(spec: &SweepSpec, kinds: &[JobKind], kind: JobKind) -> u64 {
-    match kind {
-        JobKind::Judge if kinds.contains(&JobKind::Judge) => spec.judges.len() as u64,
-        JobKind::EmbedMetrics if kinds.contains(&JobKind::EmbedMetrics) => {
-            1 + spec.embedding_ablation.len() as u64
-        }
-        _ => 0,
+/// `cell` with the coordinates `scope` does not keep zeroed, so every job
+/// of a shared or aggregate stage has one id whoever derives it.
+fn scoped(cell: &Cell, scope: Scope) -> Cell {
+    match scope {
+        Scope::Run => cell.clone(),
+        Scope::Item => Cell {
+            solution: String::new(),
+            seed: 0,
+            ..cell.clone()
+        },
+        Scope::Runs => Cell {
+            seed: 0,
+            ..cell.clone()
+        },
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::JobId;
+    use crate::Role;
+    use std::collections::BTreeSet;
 
-    fn spec(ablation: &[&str]) -> SweepSpec {
+    fn spec() -> SweepSpec {
         serde_json::from_value(serde_json::json!({
             "name": "s",
-            "suites": [{"name": "gem", "datasets": ["mt-human"], "params": {"p": 1}}],
-            "solutions": [{"name": "gi-r", "provider": "gen"}],
+            "suites": [{"name": "tiny", "datasets": ["d"], "params": {"p": 1}}],
+            "solutions": [
+                {"name": "a", "provider": "gen"},
+                {"name": "b", "provider": "gen"}
+            ],
             "providers": [
                 {"name": "gen", "kind": "openai-compatible", "model": "g", "requests_per_minute": 60.0},
-                {"name": "emb", "kind": "openai-compatible", "model": "e1", "requests_per_minute": 60.0},
-                {"name": "emb-b", "kind": "openai-compatible", "model": "e2", "requests_per_minute": 60.0},
-                {"name": "emb-c", "kind": "local", "model": "e3", "requests_per_minute": 60.0}
+                {"name": "j1", "kind": "openai-compatible", "model": "m1", "requests_per_minute": 60.0},
+                {"name": "j2", "kind": "openai-compatible", "model": "m2", "requests_per_minute": 60.0}
             ],
-            "judges": ["gen"],
-            "embedder": "emb",
-            "embedding_ablation": ablation
+            "judges": ["j1", "j2"],
+            "seeds": [1, 2, 3]
         }))
         .expect("a sweep spec")
     }
 
-    fn parent(spec: &SweepSpec) -> Envelope {
-        let item = Item {
+    fn stage(name: &str, scope: Scope, after: &[&str], variants: Vec<Variant>) -> Stage {
+        Stage {
+            name: name.into(),
+            lane: Lane::Cpu,
+            scope,
+            after: after.iter().map(|s| s.to_string()).collect(),
+            role: Role::Judge,
+            variants,
+            partial: scope == Scope::Runs,
+        }
+    }
+
+    fn judge(name: &str) -> Variant {
+        Variant {
+            provider: Some(name.into()),
+            column: Some(name.into()),
+        }
+    }
+
+    fn pipeline() -> Pipeline {
+        Pipeline {
+            solutions: vec![0, 1],
+            stages: vec![
+                stage("truth", Scope::Item, &[], vec![Variant::none()]),
+                stage(
+                    "judge",
+                    Scope::Run,
+                    &[SOLVE],
+                    vec![judge("j1"), judge("j2")],
+                ),
+                stage(
+                    "check",
+                    Scope::Run,
+                    &[SOLVE, "truth"],
+                    vec![Variant::none()],
+                ),
+                stage("pass", Scope::Runs, &["check"], vec![Variant::none()]),
+            ],
+        }
+    }
+
+    fn item() -> Item {
+        Item {
             id: "0".into(),
             input: "q".into(),
             meta: serde_json::Value::Null,
-        };
-        generate_job(
-            &spec.id(),
-            spec,
-            &spec.suites[0],
-            "mt-human",
-            item,
-            &spec.solutions[0],
-            1,
-        )
-    }
-
-    fn embed_jobs(spec: &SweepSpec, parent: &Envelope) -> Vec<(Option<String>, JobId)> {
-        follow_ups(spec, parent, &[JobKind::Judge, JobKind::EmbedMetrics])
-            .into_iter()
-            .filter_map(|e| match e.job {
-                JobSpec::EmbedMetrics { embedder, .. } => Some((embedder, e.id)),
-                _ => None,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn each_ablation_embedder_adds_one_embed_metrics_job_with_its_own_id() {
-        let kinds = [JobKind::Judge, JobKind::EmbedMetrics];
-        let s = spec(&["emb-b", "emb-c"]);
-        let p = parent(&s);
-        let jobs = embed_jobs(&s, &p);
-        let names: Vec<Option<&str>> = jobs.iter().map(|(n, _)| n.as_deref()).collect();
-        assert_eq!(names, [None, Some("emb-b"), Some("emb-c")]);
-        let ids: std::collections::BTreeSet<&JobId> = jobs.iter().map(|(_, id)| id).collect();
-        assert_eq!(ids.len(), 3, "distinct ids");
-        assert_eq!(follow_up_count(&s, &kinds, JobKind::EmbedMetrics), 3);
-        assert_eq!(follow_up_count(&s, &kinds, JobKind::Judge), 1);
-        assert_eq!(
-            follow_ups(&s, &p, &kinds).len() as u64,
-            follow_up_count(&s, &kinds, JobKind::Judge)
-                + follow_up_count(&s, &kinds, JobKind::EmbedMetrics)
-        );
-        assert_eq!(
-            follow_up_count(&s, &[JobKind::Judge], JobKind::EmbedMetrics),
-            0
-        );
-        assert!(embed_jobs(&s, &p).iter().all(|(_, id)| id.0.len() == 32));
-    }
-
-    #[test]
-    fn an_ablation_leaves_the_primary_embed_metrics_id_unchanged() {
-        let plain = spec(&[]);
-        let ablated = spec(&["emb-b"]);
-        assert_ne!(
-            plain.id(),
-            ablated.id(),
-            "the ablation is part of the sweep"
-        );
-        // Same sweep id and parent: only the follow-ups differ.
-        let p = parent(&plain);
-        let before = embed_jobs(&plain, &p);
-        let after = embed_jobs(&ablated, &p);
-        assert_eq!(before.len(), 1);
-        assert_eq!(after.len(), 2);
-        assert_eq!(before[0], after[0]);
-        // The primary job's id is the one earlier versions derived: the
-        // variant as it was before `embedder`, the suite parameters as config.
-        #[derive(Serialize)]
-        #[serde(tag = "kind", rename_all = "kebab-case")]
-        enum Before<'a> {
-            EmbedMetrics {
-                cell: &'a Cell,
-                item: &'a Item,
-                parent: &'a JobId,
-            },
         }
-        let JobSpec::Generate { cell, item } = &p.job else {
-            panic!("a generate job");
-        };
-        let legacy = Before::EmbedMetrics {
-            cell,
-            item,
-            parent: &p.id,
-        };
-        let body = serde_json::to_vec(&legacy).expect("serialises");
-        let config = serde_json::to_vec(&Some(&plain.suites[0].params)).expect("serialises");
-        let id = JobId(crate::content_hash(&[b"job", &body, &config]));
-        assert_eq!(before[0].1, id);
     }
 
     #[test]
-    fn a_spec_without_ablation_serialises_without_the_field() {
-        let json = serde_json::to_string(&spec(&[])).expect("serialises");
-        assert!(!json.contains("embedding_ablation"), "{json}");
-        assert!(serde_json::to_string(&spec(&["emb-b"]))
-            .expect("serialises")
-            .contains("\"embedding_ablation\":[\"emb-b\"]"));
+    fn the_graph_is_consistent_from_both_ends() {
+        let spec = spec();
+        let id = spec.id();
+        let pipeline = pipeline();
+        pipeline.check().expect("a valid pipeline");
+        let plan = SuitePlan {
+            sweep: &id,
+            spec: &spec,
+            suite: &spec.suites[0],
+            pipeline: &pipeline,
+        };
+        let roots = plan.roots("d", &item());
+        // 2 solutions × 3 seeds solve jobs + the item's ground truth.
+        assert_eq!(roots.len(), 7);
+        let truth = roots.iter().find(|e| e.stage() == "truth").unwrap();
+        assert_eq!(
+            (truth.job.cell.solution.as_str(), truth.job.cell.seed),
+            ("", 0)
+        );
+
+        // Walk the whole graph from the roots through dependents.
+        let mut all: BTreeMap<JobId, Envelope> = BTreeMap::new();
+        let mut todo = roots.clone();
+        while let Some(e) = todo.pop() {
+            if all.insert(e.id.clone(), e.clone()).is_none() {
+                todo.extend(plan.dependents(&e));
+            }
+        }
+        let mut per_stage: BTreeMap<String, i64> = BTreeMap::new();
+        for e in all.values() {
+            *per_stage.entry(e.stage().to_string()).or_default() += 1;
+        }
+        assert_eq!(per_stage, plan.jobs_per_item());
+        assert_eq!(per_stage["judge"], 12);
+        assert_eq!(per_stage["pass"], 2);
+
+        // Every job's inputs exist, and it is among each input's dependents.
+        for e in all.values() {
+            for input in plan.inputs(e) {
+                let parent = &all[&input];
+                let deps: BTreeSet<JobId> =
+                    plan.dependents(parent).into_iter().map(|d| d.id).collect();
+                assert!(
+                    deps.contains(&e.id),
+                    "{} reads {}",
+                    e.stage(),
+                    parent.stage()
+                );
+            }
+        }
+        let pass = all.values().find(|e| e.stage() == "pass").unwrap();
+        assert_eq!(plan.inputs(pass).len(), 3, "one check per seed");
+        let check = all.values().find(|e| e.stage() == "check").unwrap();
+        assert_eq!(plan.inputs(check).len(), 2, "its run and the item's truth");
+    }
+
+    #[test]
+    fn ids_follow_what_determines_the_result() {
+        let spec = spec();
+        let id = spec.id();
+        let pipeline = pipeline();
+        let plan = SuitePlan {
+            sweep: &id,
+            spec: &spec,
+            suite: &spec.suites[0],
+            pipeline: &pipeline,
+        };
+        let a = plan.solve("d", &item(), &spec.solutions[0], 1);
+        assert_eq!(a.id, plan.solve("d", &item(), &spec.solutions[0], 1).id);
+        assert_ne!(a.id, plan.solve("d", &item(), &spec.solutions[0], 2).id);
+        let judges = plan.dependents(&a);
+        let j1: Vec<_> = judges
+            .iter()
+            .filter(|e| e.stage() == "judge")
+            .map(|e| e.id.clone())
+            .collect();
+        assert_eq!(j1.len(), 2, "one job per judge");
+        assert_ne!(j1[0], j1[1]);
+
+        // Another solution config changes its judges' ids (they read it).
+        let mut other = spec.clone();
+        other.solutions[0].max_tokens = 7;
+        let other_plan = SuitePlan {
+            spec: &other,
+            ..plan
+        };
+        let b = other_plan.solve("d", &item(), &other.solutions[0], 1);
+        assert_ne!(a.id, b.id);
+        let j2: Vec<_> = other_plan
+            .dependents(&b)
+            .into_iter()
+            .filter(|e| e.stage() == "judge")
+            .map(|e| e.id)
+            .collect();
+        assert!(j1.iter().all(|id| !j2.contains(id)));
     }
 }

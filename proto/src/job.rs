@@ -1,6 +1,7 @@
-//! Jobs: kinds (one queue each), content-hash ids, and the envelope that
-//! travels on a queue.
+//! Jobs: coordinates, content-hash ids, and the envelope that travels on a
+//! queue.
 
+use crate::stage::{Lane, Scope, Variant};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -25,43 +26,6 @@ impl fmt::Display for JobId {
     }
 }
 
-/// What a job does; each kind has its own queue so each scales on its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum JobKind {
-    /// Run a solution on an item: LLM generation (and retrieval, injection).
-    Generate,
-    /// Ask a judge model to score a generated output.
-    Judge,
-    /// Embedding-based metrics of a generated output.
-    EmbedMetrics,
-}
-
-impl JobKind {
-    /// Every kind, in pipeline order.
-    pub const ALL: [JobKind; 3] = [JobKind::Generate, JobKind::Judge, JobKind::EmbedMetrics];
-
-    /// Stable name used in queue names, metric labels and reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JobKind::Generate => "generate",
-            JobKind::Judge => "judge",
-            JobKind::EmbedMetrics => "embed-metrics",
-        }
-    }
-
-    /// Parses [`JobKind::as_str`] output.
-    pub fn parse(s: &str) -> Option<JobKind> {
-        JobKind::ALL.into_iter().find(|k| k.as_str() == s)
-    }
-}
-
-impl fmt::Display for JobKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// One dataset item as a suite yields it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Item {
@@ -74,84 +38,54 @@ pub struct Item {
     pub meta: serde_json::Value,
 }
 
-/// Where a job's item comes from and which solution runs on it: the part of
-/// a job every kind shares.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Where a job's item comes from and which run it belongs to: the part of
+/// a job every stage shares.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Cell {
     /// Suite name.
     pub suite: String,
     /// Dataset name.
     pub dataset: String,
-    /// Solution name.
+    /// Solution name; empty for [`Scope::Item`] jobs, which every solution
+    /// shares.
     pub solution: String,
-    /// Seed.
+    /// Seed; 0 for [`Scope::Item`] and [`Scope::Runs`] jobs, which span
+    /// every seed.
     pub seed: u64,
 }
 
-/// The work itself, by kind.
+/// The work itself: a stage at some coordinates.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum JobSpec {
-    /// Run `cell.solution` on `item`.
-    Generate {
-        /// Suite, dataset, solution, seed.
-        cell: Cell,
-        /// The item.
-        item: Item,
-    },
-    /// Score the output of job `parent` with judge `judge`.
-    Judge {
-        /// Suite, dataset, solution, seed.
-        cell: Cell,
-        /// The item (judges see the query).
-        item: Item,
-        /// The generate job whose output is judged.
-        parent: JobId,
-        /// Judge (provider) name.
-        judge: String,
-    },
-    /// Compute embedding metrics of the output of job `parent`.
-    EmbedMetrics {
-        /// Suite, dataset, solution, seed.
-        cell: Cell,
-        /// The item.
-        item: Item,
-        /// The generate job whose output is measured.
-        parent: JobId,
-        /// `None`: the sweep's `embedder`; a provider name: an ablation
-        /// embedder of `embedding_ablation` re-scoring the same output.
-        /// Left out when `None`, so the primary job keeps its id.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        embedder: Option<String>,
-    },
+pub struct JobSpec {
+    /// [`crate::stage::SOLVE`] or a stage the suite declared.
+    pub stage: String,
+    /// Queue it waits on.
+    pub lane: Lane,
+    /// Which of `cell`'s coordinates are meaningful.
+    pub scope: Scope,
+    /// Suite, dataset, solution, seed.
+    pub cell: Cell,
+    /// The item.
+    pub item: Item,
+    /// Provider and scorer column of this job of the stage.
+    #[serde(default, skip_serializing_if = "Variant::is_none")]
+    pub variant: Variant,
 }
 
 impl JobSpec {
-    /// The queue this job goes to.
-    pub fn kind(&self) -> JobKind {
-        match self {
-            JobSpec::Generate { .. } => JobKind::Generate,
-            JobSpec::Judge { .. } => JobKind::Judge,
-            JobSpec::EmbedMetrics { .. } => JobKind::EmbedMetrics,
-        }
-    }
-
     /// Suite, dataset, solution and seed of this job.
     pub fn cell(&self) -> &Cell {
-        match self {
-            JobSpec::Generate { cell, .. }
-            | JobSpec::Judge { cell, .. }
-            | JobSpec::EmbedMetrics { cell, .. } => cell,
-        }
+        &self.cell
     }
 
     /// The item this job is about.
     pub fn item(&self) -> &Item {
-        match self {
-            JobSpec::Generate { item, .. }
-            | JobSpec::Judge { item, .. }
-            | JobSpec::EmbedMetrics { item, .. } => item,
-        }
+        &self.item
+    }
+
+    /// True for the job that runs a solution.
+    pub fn is_solve(&self) -> bool {
+        self.stage == crate::stage::SOLVE
     }
 }
 
@@ -188,8 +122,13 @@ impl Envelope {
     }
 
     /// The queue this envelope goes to.
-    pub fn kind(&self) -> JobKind {
-        self.job.kind()
+    pub fn lane(&self) -> Lane {
+        self.job.lane
+    }
+
+    /// The stage of its job.
+    pub fn stage(&self) -> &str {
+        &self.job.stage
     }
 }
 
@@ -197,59 +136,51 @@ impl Envelope {
 mod tests {
     use super::*;
 
-    fn cell() -> Cell {
-        Cell {
-            suite: "synthetic".into(),
-            dataset: "default".into(),
-            solution: "echo".into(),
-            seed: 1,
-        }
-    }
-
-    fn item() -> Item {
-        Item {
-            id: "3".into(),
-            input: "hello".into(),
-            meta: serde_json::Value::Null,
+    fn job(stage: &str) -> JobSpec {
+        JobSpec {
+            stage: stage.into(),
+            lane: Lane::Solve,
+            scope: Scope::Run,
+            cell: Cell {
+                suite: "synthetic".into(),
+                dataset: "default".into(),
+                solution: "echo".into(),
+                seed: 1,
+            },
+            item: Item {
+                id: "3".into(),
+                input: "hello".into(),
+                meta: serde_json::Value::Null,
+            },
+            variant: Variant::none(),
         }
     }
 
     #[test]
     fn ids_are_deterministic_and_depend_on_config() {
-        let job = JobSpec::Generate {
-            cell: cell(),
-            item: item(),
-        };
-        let a = Envelope::new(SweepId("s".into()), job.clone(), b"cfg-a");
-        let b = Envelope::new(SweepId("s".into()), job.clone(), b"cfg-a");
-        let c = Envelope::new(SweepId("s".into()), job, b"cfg-b");
+        let a = Envelope::new(SweepId("s".into()), job("solve"), b"cfg-a");
+        let b = Envelope::new(SweepId("s".into()), job("solve"), b"cfg-a");
+        let c = Envelope::new(SweepId("s".into()), job("solve"), b"cfg-b");
+        let d = Envelope::new(SweepId("s".into()), job("judge"), b"cfg-a");
         assert_eq!(a.id, b.id);
         assert_ne!(a.id, c.id);
+        assert_ne!(a.id, d.id);
         assert_eq!(a.id.0.len(), 32);
     }
 
     #[test]
-    fn kinds_round_trip_through_their_names() {
-        for k in JobKind::ALL {
-            assert_eq!(JobKind::parse(k.as_str()), Some(k));
-        }
-        assert_eq!(JobKind::parse("nope"), None);
-    }
-
-    #[test]
     fn envelope_round_trips_as_json() {
-        let env = Envelope::new(
-            SweepId("s".into()),
-            JobSpec::Judge {
-                cell: cell(),
-                item: item(),
-                parent: JobId("p".into()),
-                judge: "j".into(),
-            },
-            b"",
-        );
+        let mut j = job("judge");
+        j.lane = Lane::Model;
+        j.variant = Variant {
+            provider: Some("j".into()),
+            column: Some("j".into()),
+        };
+        let env = Envelope::new(SweepId("s".into()), j, b"");
         let json = serde_json::to_string(&env).unwrap();
-        assert!(json.contains("\"kind\":\"judge\""));
+        assert!(json.contains("\"lane\":\"model\""), "{json}");
         assert_eq!(serde_json::from_str::<Envelope>(&json).unwrap(), env);
+        let plain = serde_json::to_string(&job("solve")).unwrap();
+        assert!(!plain.contains("variant"), "{plain}");
     }
 }

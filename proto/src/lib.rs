@@ -2,7 +2,9 @@
 //! results, usage, aggregates and reports. Plain serde types, nothing async.
 //!
 //! - [`sweep`]: the validated sweep spec a coordinator plans from.
-//! - [`job`]: job kinds, content-hash ids and the envelope on the queue.
+//! - [`stage`]: lanes, scopes and the stages a suite declares (its pipeline).
+//! - [`job`]: job coordinates, content-hash ids and the envelope on the queue.
+//! - [`expand`]: a pipeline's jobs, what each reads and which read it.
 //! - [`outcome`]: what a finished job leaves behind (scores, usage, failures).
 //! - [`tally`]: the integer counters a store aggregates results into.
 //! - [`report`]: the report shape written as JSON/CSV/Markdown.
@@ -14,14 +16,16 @@ pub mod expand;
 pub mod job;
 pub mod outcome;
 pub mod report;
+pub mod stage;
 pub mod sweep;
 pub mod tally;
 
 /// Version of every serialised type in this crate; bumped on breaking change.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
-pub use job::{Cell, Envelope, Item, JobId, JobKind, JobSpec, SweepId};
+pub use job::{Cell, Envelope, Item, JobId, JobSpec, SweepId};
 pub use outcome::{Failure, JobResult, Output, Role, Score, Usage, UsageSource, Verdict};
+pub use stage::{Lane, Pipeline, Scope, Stage, Variant, SOLVE};
 pub use sweep::{ProviderKind, ProviderSpec, SolutionSpec, SuiteSpec, SweepSpec};
 pub use tally::{Summary, Tally};
 

@@ -1,7 +1,7 @@
 //! What a job leaves behind: its result (output, scores, usage) or, when it
 //! cannot succeed, a failure with the reason.
 
-use crate::job::{Cell, JobId, JobKind};
+use crate::job::{Cell, JobId};
 use serde::{Deserialize, Serialize};
 
 /// Who a model call was made for; cost is reported per role.
@@ -14,11 +14,21 @@ pub enum Role {
     Judge,
     /// Embedding texts for metrics or retrieval.
     Embedding,
+    /// An agent's turns in an episode (the system under test).
+    Agent,
+    /// A simulated environment's own model calls (users, other parties).
+    Environment,
 }
 
 impl Role {
     /// Every role.
-    pub const ALL: [Role; 3] = [Role::Generation, Role::Judge, Role::Embedding];
+    pub const ALL: [Role; 5] = [
+        Role::Generation,
+        Role::Judge,
+        Role::Embedding,
+        Role::Agent,
+        Role::Environment,
+    ];
 
     /// Stable name for labels and reports.
     pub fn as_str(self) -> &'static str {
@@ -26,6 +36,8 @@ impl Role {
             Role::Generation => "generation",
             Role::Judge => "judge",
             Role::Embedding => "embedding",
+            Role::Agent => "agent",
+            Role::Environment => "environment",
         }
     }
 
@@ -107,10 +119,14 @@ pub struct Output {
 pub struct JobResult {
     /// The job.
     pub id: JobId,
-    /// Its kind.
-    pub kind: JobKind,
+    /// Its stage ([`crate::stage::SOLVE`] or a declared one).
+    pub stage: String,
     /// Suite, dataset, solution, seed.
     pub cell: Cell,
+    /// Id of the dataset item, so reports pair the results about one item
+    /// (a response and its judges' verdicts) in one pass over the store.
+    #[serde(default)]
+    pub item: String,
     /// Scorer: the judge of a judge job, or the ablation embedder of an
     /// ablation embed-metrics job (the tally's judge column; see
     /// [`crate::tally::NO_JUDGE`]). `None` for every other job.
@@ -130,8 +146,8 @@ pub struct JobResult {
 pub struct Failure {
     /// The job (or a hash of an unreadable message).
     pub id: JobId,
-    /// Its kind, when known.
-    pub kind: Option<JobKind>,
+    /// Its stage, when known.
+    pub stage: Option<String>,
     /// Bounded error code (e.g. `http-4xx`, `bad-message`, `budget`).
     pub code: String,
     /// Human-readable reason; never contains secrets.

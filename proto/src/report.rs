@@ -2,7 +2,6 @@
 //! letters. Built by the coordinator from a store's tally; written as JSON,
 //! CSV or Markdown.
 
-use crate::job::JobKind;
 use crate::outcome::{Failure, Role};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -16,8 +15,8 @@ pub struct Report {
     pub sweep: String,
     /// Sweep id.
     pub sweep_id: String,
-    /// Planned, completed and failed jobs per kind.
-    pub jobs: BTreeMap<JobKind, JobCounts>,
+    /// Planned, completed and failed jobs per stage.
+    pub jobs: BTreeMap<String, JobCounts>,
     /// Leaderboard cells.
     pub cells: Vec<CellRow>,
     /// Usage and cost per model and role.

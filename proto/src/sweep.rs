@@ -22,13 +22,6 @@ pub struct SweepSpec {
     /// Provider whose model embeds texts (retrieval, embedding metrics).
     #[serde(default)]
     pub embedder: Option<String>,
-    /// Extra embedding models (provider names) for the embedding-model
-    /// ablation (GEM-Bench Table 5): the responses, generated once with
-    /// `embedder`, are re-scored by each of these, so only the scorer
-    /// varies. Needs `embedder`; left out of the serialised spec when
-    /// empty, so sweeps without it keep their id.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub embedding_ablation: Vec<String>,
     /// Seeds; each item × solution runs once per seed.
     #[serde(default = "default_seeds")]
     pub seeds: Vec<u64>,
@@ -80,6 +73,10 @@ pub enum Sampling {
 pub struct SolutionSpec {
     /// Solution name, e.g. `ad-chat`, `gi-r`, `echo`.
     pub name: String,
+    /// The suite that runs it; unset: every suite of the sweep offering a
+    /// solution of this name runs its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<String>,
     /// Provider name used for generation.
     pub provider: String,
     /// Maximum output tokens per generation call.

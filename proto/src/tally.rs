@@ -6,7 +6,6 @@
 //! totals do not depend on the order jobs finished in: a distributed run and
 //! an embedded run of one sweep give bit-identical aggregates.
 
-use crate::job::JobKind;
 use crate::outcome::{Failure, JobResult, Role, Usage, Verdict};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -21,6 +20,8 @@ pub const SEP: char = '|';
 
 const SUM_SCALE: f64 = 1e6;
 const SQ_SCALE: f64 = 1e4;
+/// Stage field of failures whose message could not be read.
+const UNKNOWN_STAGE: &str = "unknown";
 /// Failure code of jobs not run because the sweep's budget was spent.
 pub const BUDGET_CODE: &str = "budget";
 /// Spend is counted in nano-USD.
@@ -81,12 +82,12 @@ pub struct UsageSums {
 /// Everything a store aggregates for one sweep.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Tally {
-    /// Completed jobs per kind.
-    pub completed: BTreeMap<JobKind, i64>,
-    /// Dead-lettered jobs per kind (unknown kind under `None`).
-    pub failed: BTreeMap<Option<JobKind>, i64>,
-    /// Jobs not run because the budget was spent, per kind.
-    pub skipped: BTreeMap<JobKind, i64>,
+    /// Completed jobs per stage.
+    pub completed: BTreeMap<String, i64>,
+    /// Dead-lettered jobs per stage (unreadable messages under `None`).
+    pub failed: BTreeMap<Option<String>, i64>,
+    /// Jobs not run because the budget was spent, per stage.
+    pub skipped: BTreeMap<String, i64>,
     /// Score sums per cell.
     pub cells: BTreeMap<CellKey, CellSums>,
     /// Usage per model, role and cache state.
@@ -102,7 +103,7 @@ fn field(parts: &[&str]) -> String {
 impl Tally {
     /// Counter increments for a newly stored result.
     pub fn result_fields(r: &JobResult) -> Vec<(String, i64)> {
-        let mut out = vec![(field(&["done", r.kind.as_str()]), 1)];
+        let mut out = vec![(field(&["done", &r.stage]), 1)];
         let judge = r.judge.as_deref().unwrap_or(NO_JUDGE);
         for s in &r.scores {
             let base = [
@@ -137,13 +138,13 @@ impl Tally {
     /// Counter increments for a newly recorded failure. A job refused by
     /// the budget counts as skipped, not failed.
     pub fn failure_fields(f: &Failure) -> Vec<(String, i64)> {
-        let kind = f.kind.map(JobKind::as_str).unwrap_or("unknown");
+        let stage = f.stage.as_deref().unwrap_or(UNKNOWN_STAGE);
         let state = if f.code == BUDGET_CODE {
             "skipped"
         } else {
             "failed"
         };
-        vec![(field(&[state, kind]), 1)]
+        vec![(field(&[state, stage]), 1)]
     }
 
     /// Counter increments for one model call charged to the sweep.
@@ -170,17 +171,12 @@ impl Tally {
         for (name, v) in fields {
             let p: Vec<&str> = name.split(SEP).collect();
             match p.as_slice() {
-                ["done", k] => {
-                    if let Some(k) = JobKind::parse(k) {
-                        *t.completed.entry(k).or_default() += v;
-                    }
+                ["done", k] => *t.completed.entry(k.to_string()).or_default() += v,
+                ["failed", k] => {
+                    let k = (*k != UNKNOWN_STAGE).then(|| k.to_string());
+                    *t.failed.entry(k).or_default() += v
                 }
-                ["failed", k] => *t.failed.entry(JobKind::parse(k)).or_default() += v,
-                ["skipped", k] => {
-                    if let Some(k) = JobKind::parse(k) {
-                        *t.skipped.entry(k).or_default() += v;
-                    }
-                }
+                ["skipped", k] => *t.skipped.entry(k.to_string()).or_default() += v,
                 ["spend"] => t.spend_nano_usd += v,
                 ["cell", suite, dataset, solution, judge, metric, what] => {
                     let key = CellKey {
@@ -231,24 +227,27 @@ impl Tally {
         self.spend_nano_usd as f64 / NANO
     }
 
-    /// Completed jobs of `kind`.
-    pub fn done(&self, kind: JobKind) -> i64 {
-        self.completed.get(&kind).copied().unwrap_or(0)
+    /// Completed jobs of `stage`.
+    pub fn done(&self, stage: &str) -> i64 {
+        self.completed.get(stage).copied().unwrap_or(0)
     }
 
-    /// Failed jobs of `kind`.
-    pub fn failures(&self, kind: JobKind) -> i64 {
-        self.failed.get(&Some(kind)).copied().unwrap_or(0)
+    /// Failed jobs of `stage`.
+    pub fn failures(&self, stage: &str) -> i64 {
+        self.failed
+            .get(&Some(stage.to_string()))
+            .copied()
+            .unwrap_or(0)
     }
 
-    /// Jobs of `kind` skipped by the budget.
-    pub fn skips(&self, kind: JobKind) -> i64 {
-        self.skipped.get(&kind).copied().unwrap_or(0)
+    /// Jobs of `stage` skipped by the budget.
+    pub fn skips(&self, stage: &str) -> i64 {
+        self.skipped.get(stage).copied().unwrap_or(0)
     }
 
-    /// Jobs of `kind` that are settled one way or another.
-    pub fn settled(&self, kind: JobKind) -> i64 {
-        self.done(kind) + self.failures(kind) + self.skips(kind)
+    /// Jobs of `stage` that are settled one way or another.
+    pub fn settled(&self, stage: &str) -> i64 {
+        self.done(stage) + self.failures(stage) + self.skips(stage)
     }
 }
 
@@ -330,13 +329,14 @@ mod tests {
     fn result(v: Verdict) -> JobResult {
         JobResult {
             id: JobId("j".into()),
-            kind: JobKind::Judge,
+            stage: "judge".into(),
             cell: Cell {
                 suite: "s".into(),
                 dataset: "d".into(),
                 solution: "a".into(),
                 seed: 0,
             },
+            item: "0".into(),
             judge: Some("gpt".into()),
             output: None,
             scores: vec![Score {
@@ -360,7 +360,7 @@ mod tests {
             result(Verdict::Score(30.0)),
             result(Verdict::Unscored("parse-failure".into())),
         ]);
-        assert_eq!(t.done(JobKind::Judge), 4);
+        assert_eq!(t.done("judge"), 4);
         let (key, sums) = t.cells.iter().next().unwrap();
         assert_eq!(key.judge, "gpt");
         let s = sums.summary();

@@ -7,7 +7,6 @@ use crate::{
 };
 use adfarm_fake_llm::FakeLlmConfig;
 use adfarm_proto::report::Report;
-use adfarm_proto::JobKind;
 use std::time::{Duration, Instant};
 
 /// The clean run: `adfarm run` of the same sweep against a fault-free fake.
@@ -223,7 +222,7 @@ async fn a_killed_embedded_run_resumes() {
         "{total} requests over both runs for {calls} calls (at most {} in flight)",
         CONCURRENCY * kinds
     );
-    assert_eq!(report.jobs[&JobKind::Generate].completed as u64, spec.items);
+    assert_eq!(report.jobs["solve"].completed as u64, spec.items);
     figure(
         "kill-embedded",
         format_args!(
@@ -256,15 +255,15 @@ async fn permanent_failures_are_dead_letters() {
         assert_eq!(c.completed + c.failed, c.planned, "{kind}: {c:?}");
         assert_eq!(c.skipped, 0);
     }
-    let judge = &report.jobs[&JobKind::Judge];
+    let judge = &report.jobs["judge"];
     assert_eq!(
         (judge.planned, judge.completed, judge.failed),
         (200, 100, 100)
     );
-    assert_eq!(report.jobs[&JobKind::Generate].failed, 0);
+    assert_eq!(report.jobs["solve"].failed, 0);
     assert_eq!(report.dead_letters.len(), 100);
     for d in &report.dead_letters {
-        assert_eq!(d.kind, Some(JobKind::Judge), "{d:?}");
+        assert_eq!(d.stage.as_deref(), Some("judge"), "{d:?}");
         assert_eq!(d.code, "http-4xx", "{d:?}");
         assert!(d.reason.contains("404"), "{d:?}");
         assert_eq!(d.attempts, 1, "a 404 is not retried: {d:?}");

@@ -9,7 +9,7 @@
 
 use crate::{Fake, Farm};
 use adfarm_proto::report::Report;
-use adfarm_proto::{JobKind, Role};
+use adfarm_proto::Role;
 use std::time::Duration;
 
 fn sweep(base_url: &str) -> String {
@@ -127,7 +127,7 @@ async fn gem_sweep_report_fills_cost_and_agreement_from_job_results() {
     );
     assert!(a.paired > 0 && a.paired <= 24, "{a:?}");
     // Table 5: 4 responses scored by both embedders, one job each.
-    assert_eq!(r.jobs[&JobKind::EmbedMetrics].planned, 8, "{:?}", r.jobs);
+    assert_eq!(r.jobs["embed-metrics"].planned, 8, "{:?}", r.jobs);
     let embedding_models: Vec<&str> = r
         .usage
         .iter()

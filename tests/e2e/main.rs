@@ -45,7 +45,7 @@ mod sweep_errors;
 use adfarm_backbone::{Queue, RabbitQueue, RedisStore, Store};
 use adfarm_fake_llm::{FakeLlmConfig, Stats};
 use adfarm_proto::report::Report;
-use adfarm_proto::{JobKind, SweepId};
+use adfarm_proto::{Lane, SweepId};
 use std::fmt::Write as _;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -310,11 +310,11 @@ impl Farm {
         procs
     }
 
-    /// Consumers of the least-consumed job queue.
+    /// Consumers of the least-consumed lane queue.
     pub async fn consumers(&self) -> u64 {
         let q = self.queue().await;
         let mut least = u64::MAX;
-        for kind in JobKind::ALL {
+        for kind in Lane::ALL {
             least = least.min(q.consumers(kind).await.expect("the queue exists"));
         }
         least
@@ -459,7 +459,7 @@ impl Farm {
         };
         let tally = store.tally(id).await.expect("Redis answers");
         let planned = rec.planned.values().sum();
-        let settled = rec.planned.keys().map(|k| tally.settled(*k)).sum();
+        let settled = rec.planned.keys().map(|k| tally.settled(k)).sum();
         (settled, planned)
     }
 

@@ -3,7 +3,7 @@
 
 use crate::{assert_complete, figure, wait_for, Fake, Farm, SweepFile};
 use adfarm_backbone::{DeadLetter, Queue};
-use adfarm_proto::JobKind;
+use adfarm_proto::Lane;
 use std::time::Duration;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -14,7 +14,7 @@ async fn poison_messages_are_dead_lettered_and_the_worker_carries_on() {
     let queue = farm.queue().await;
 
     queue
-        .publish_raw(JobKind::Generate, b"{this is not json")
+        .publish_raw(Lane::Solve, b"{this is not json")
         .await
         .expect("published");
     let unknown_kind = serde_json::json!({
@@ -22,10 +22,14 @@ async fn poison_messages_are_dead_lettered_and_the_worker_carries_on() {
         "sweep": "0000000000000000",
         "id": "0000000000000000",
         "attempt": 0,
-        "job": { "kind": "summarize", "item": { "id": "1", "input": "x" } }
+        "job": {
+            "stage": "summarize", "lane": "teleport", "scope": "run",
+            "cell": { "suite": "synthetic", "dataset": "default", "solution": "echo", "seed": 0 },
+            "item": { "id": "1", "input": "x" }
+        }
     });
     queue
-        .publish_raw(JobKind::Judge, unknown_kind.to_string().as_bytes())
+        .publish_raw(Lane::Model, unknown_kind.to_string().as_bytes())
         .await
         .expect("published");
 
@@ -39,11 +43,11 @@ async fn poison_messages_are_dead_lettered_and_the_worker_carries_on() {
     .await
     .unwrap_or_else(|| panic!("dead letters: {dead:?}\n{}", farm.logs()));
     let mut dead = dead.into_inner().expect("not poisoned");
-    dead.sort_by_key(|d| d.kind);
+    dead.sort_by_key(|d| d.lane);
     assert_eq!(dead.len(), 2, "{dead:?}");
 
     let bad_json = &dead[0];
-    assert_eq!(bad_json.kind, Some(JobKind::Generate));
+    assert_eq!(bad_json.lane, Some(Lane::Solve));
     assert_eq!(bad_json.body, b"{this is not json");
     assert_eq!(bad_json.code, "bad-message");
     assert!(
@@ -51,10 +55,10 @@ async fn poison_messages_are_dead_lettered_and_the_worker_carries_on() {
         "{bad_json:?}"
     );
     let bad_kind = &dead[1];
-    assert_eq!(bad_kind.kind, Some(JobKind::Judge));
+    assert_eq!(bad_kind.lane, Some(Lane::Model));
     assert_eq!(bad_kind.code, "bad-message");
     assert!(
-        bad_kind.reason.contains("unknown variant") && bad_kind.reason.contains("summarize"),
+        bad_kind.reason.contains("unknown variant") && bad_kind.reason.contains("teleport"),
         "{bad_kind:?}"
     );
 

@@ -352,7 +352,7 @@ async fn issue_5_every_dashboard_query_answers_from_a_live_sweep() {
     let wanted = [
         ("sweep", SWEEP),
         ("model", "fake-gen-1"),
-        ("kind", "generate"),
+        ("kind", "solve"),
         ("judge", "fake-judge-1"),
     ];
     for (board, name, q) in &variables {

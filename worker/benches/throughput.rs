@@ -13,7 +13,7 @@ use adfarm_backbone::{
 };
 use adfarm_coordinator::{plan, sweep_file, Coordinator};
 use adfarm_llm::LlmError;
-use adfarm_proto::JobKind;
+use adfarm_proto::Lane;
 use adfarm_suites::SuiteContext;
 use adfarm_worker::backends::Backends;
 use adfarm_worker::{Gateway, Worker, WorkerConfig};
@@ -72,7 +72,7 @@ async fn drive(
     for q in &queues {
         let gateway = Gateway::new(store.clone(), limiter.clone(), backends());
         let config = WorkerConfig {
-            kinds: vec![JobKind::Generate],
+            lanes: vec![Lane::Solve],
             concurrency: 32,
             ..WorkerConfig::default()
         };
@@ -127,7 +127,8 @@ async fn main() {
     // First, so the process's peak RSS is the planner's.
     let before = current_rss_mib();
     let start = Instant::now();
-    let n = plan::generate_jobs(&spec, &SuiteContext::default())
+    let pipelines = plan::pipelines(&spec, &SuiteContext::default()).expect("pipelines");
+    let n = plan::root_jobs(&spec, &pipelines, &SuiteContext::default())
         .filter(Result::is_ok)
         .count();
     let secs = start.elapsed().as_secs_f64();
@@ -135,7 +136,7 @@ async fn main() {
     println!(
         "planning a {n}-job sweep: {:.0} jobs/s expanded ({secs:.2} s), counts {:?}; peak RSS {:.1} MiB (RSS before: {before:.1} MiB)",
         n as f64 / secs,
-        counted.planned.get(&JobKind::Generate),
+        counted.planned.get("solve"),
         peak_rss_mib()
     );
     let n_embedded = 5_000;

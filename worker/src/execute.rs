@@ -4,14 +4,13 @@
 
 use crate::gateway::{Gateway, UsageLog};
 use adfarm_backbone::metrics::Metrics;
-use adfarm_backbone::store::fail_with_follow_ups;
-use adfarm_backbone::{Delivery, Queue, Store, StoreError, SweepRecord};
+use adfarm_backbone::{release, Delivery, Queue, Store, StoreError, SweepRecord, Walk};
 use adfarm_llm::{Embedder, ErrorClass, LlmError};
 use adfarm_proto::tally::{BUDGET_CODE, NANO};
-use adfarm_proto::{
-    Envelope, Failure, JobKind, JobResult, JobSpec, Role, SweepId, Verdict, FORMAT_VERSION,
+use adfarm_proto::{Envelope, Failure, JobResult, Lane, Role, SweepId, Verdict, FORMAT_VERSION};
+use adfarm_suites::{
+    DataError, JobError, Models, Solution, StageJob, StageModels, Suite, SuiteContext,
 };
-use adfarm_suites::{DataError, JobError, Models, Solution, Suite, SuiteContext};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -21,9 +20,9 @@ use tokio_util::sync::CancellationToken;
 /// How a worker runs.
 #[derive(Debug, Clone)]
 pub struct WorkerConfig {
-    /// Job kinds to consume.
-    pub kinds: Vec<JobKind>,
-    /// Jobs in flight per kind (also the queue prefetch).
+    /// Lanes to consume.
+    pub lanes: Vec<Lane>,
+    /// Jobs in flight per lane (also the queue prefetch).
     pub concurrency: u16,
     /// Deliveries of one job (queue-level retries) before it is dead-lettered.
     pub max_job_attempts: u32,
@@ -32,12 +31,15 @@ pub struct WorkerConfig {
 impl Default for WorkerConfig {
     fn default() -> Self {
         WorkerConfig {
-            kinds: JobKind::ALL.to_vec(),
+            lanes: Lane::ALL.to_vec(),
             concurrency: 16,
             max_job_attempts: 5,
         }
     }
 }
+
+/// A built solution's identity: (sweep, suite, solution name).
+type SolutionKey = (SweepId, String, String);
 
 /// Runs jobs from a queue against a store.
 pub struct Worker {
@@ -47,7 +49,8 @@ pub struct Worker {
     ctx: SuiteContext,
     config: WorkerConfig,
     sweeps: Mutex<HashMap<SweepId, Arc<SweepRecord>>>,
-    solutions: Mutex<HashMap<(SweepId, String), Arc<dyn Solution>>>,
+    // Two suites may offer one solution name, so the suite is in the key.
+    solutions: Mutex<HashMap<SolutionKey, Arc<dyn Solution>>>,
     // Suites load datasets lazily and keep them: one instance per process.
     suites: Mutex<HashMap<String, Arc<dyn Suite>>>,
 }
@@ -111,12 +114,12 @@ impl Worker {
         }
     }
 
-    /// Consumes the configured kinds until `cancel` fires; jobs in flight
+    /// Consumes the configured lanes until `cancel` fires; jobs in flight
     /// finish and settle before it returns.
     pub async fn run(self: Arc<Self>, cancel: CancellationToken) {
         let m = Metrics::global();
         let mut lanes = JoinSet::new();
-        for kind in self.config.kinds.clone() {
+        for kind in self.config.lanes.clone() {
             // Every outcome exists from the start at 0, so rates and ratios
             // of rare outcomes (dead letters, requeues) read 0, not "no data".
             for outcome in Outcome::ALL {
@@ -128,12 +131,12 @@ impl Worker {
             lanes.spawn(async move { me.lane(kind, cancel).await });
         }
         while lanes.join_next().await.is_some() {}
-        for kind in &self.config.kinds {
+        for kind in &self.config.lanes {
             m.workers.with_label_values(&[kind.as_str()]).set(0);
         }
     }
 
-    async fn lane(self: Arc<Self>, kind: JobKind, cancel: CancellationToken) {
+    async fn lane(self: Arc<Self>, kind: Lane, cancel: CancellationToken) {
         let mut jobs = JoinSet::new();
         'outer: while !cancel.is_cancelled() {
             let mut consumer = match self.queue.consume(kind, self.config.concurrency).await {
@@ -190,7 +193,7 @@ impl Worker {
         Ok(Some(rec))
     }
 
-    async fn handle(&self, kind: JobKind, d: Delivery) {
+    async fn handle(&self, kind: Lane, d: Delivery) {
         let started = Instant::now();
         let outcome = match self.settle(d).await {
             Ok(o) => o,
@@ -221,9 +224,9 @@ impl Worker {
                 return Ok(Outcome::Failed);
             }
         };
-        if env.v > FORMAT_VERSION {
+        if env.v != FORMAT_VERSION {
             let reason = format!(
-                "envelope format {} is newer than this worker's {FORMAT_VERSION}",
+                "envelope format {} is not this worker's {FORMAT_VERSION}",
                 env.v
             );
             self.bury(d, "bad-version", &reason).await;
@@ -239,7 +242,7 @@ impl Worker {
             return Ok(Outcome::Failed);
         };
         if self.store.result(&env.sweep, &env.id).await?.is_some() {
-            self.publish_follow_ups(&rec, &env).await?;
+            self.release(&rec, &env).await?;
             self.ack(d).await;
             return Ok(Outcome::Duplicate);
         }
@@ -251,7 +254,7 @@ impl Worker {
         match self.execute(&rec, &env).await {
             Ok(result) => {
                 self.store.record(&env.sweep, &result).await?;
-                self.publish_follow_ups(&rec, &env).await?;
+                self.release(&rec, &env).await?;
                 self.ack(d).await;
                 Ok(Outcome::Completed)
             }
@@ -303,15 +306,16 @@ impl Worker {
         code: &str,
         reason: &str,
     ) -> Result<Outcome, StoreError> {
-        tracing::warn!(job = %env.id, kind = %env.kind(), code, reason, "Job failed permanently.");
+        tracing::warn!(job = %env.id, stage = env.stage(), code, reason, "Job failed permanently.");
         let failure = Failure {
             id: env.id.clone(),
-            kind: Some(env.kind()),
+            stage: Some(env.stage().to_string()),
             code: code.to_string(),
             reason: reason.to_string(),
             attempts: env.attempt + 1,
         };
-        fail_with_follow_ups(self.store.as_ref(), rec, env, &failure).await?;
+        self.store.fail(&env.sweep, &failure).await?;
+        self.release(rec, env).await?;
         self.bury(d, code, reason).await;
         Ok(Outcome::Failed)
     }
@@ -325,32 +329,29 @@ impl Worker {
     ) -> Result<Outcome, StoreError> {
         let failure = Failure {
             id: env.id.clone(),
-            kind: Some(env.kind()),
+            stage: Some(env.stage().to_string()),
             code: BUDGET_CODE.into(),
             reason: format!("not run: the sweep budget of {budget} USD is spent"),
             attempts: env.attempt,
         };
-        fail_with_follow_ups(self.store.as_ref(), rec, env, &failure).await?;
+        self.store.fail(&env.sweep, &failure).await?;
+        self.release(rec, env).await?;
         self.ack(d).await;
         Ok(Outcome::Skipped)
     }
 
-    async fn publish_follow_ups(
-        &self,
-        rec: &SweepRecord,
-        env: &Envelope,
-    ) -> Result<(), StoreError> {
-        for next in rec.follow_ups(env) {
-            // Publishing twice is harmless (same id); an unconfirmed publish
-            // must not ack the parent, so surface it as a store-like failure.
-            self.queue
-                .publish(&next)
-                .await
-                .map_err(|e| StoreError::Backend {
-                    op: "publish follow-up",
-                    reason: e.to_string(),
-                })?;
-        }
+    /// Publishes (or fails) the jobs that read `env`, now that it is settled.
+    async fn release(&self, rec: &SweepRecord, env: &Envelope) -> Result<(), StoreError> {
+        let mut seen = std::collections::HashSet::new();
+        release(
+            self.store.as_ref(),
+            self.queue.as_ref(),
+            rec,
+            env,
+            Walk::Dependents,
+            &mut seen,
+        )
+        .await?;
         Ok(())
     }
 
@@ -367,8 +368,13 @@ impl Worker {
         Some(suite)
     }
 
-    fn solution(&self, rec: &SweepRecord, name: &str) -> Result<Arc<dyn Solution>, JobError> {
-        let key = (rec.id.clone(), name.to_string());
+    fn solution(
+        &self,
+        rec: &SweepRecord,
+        suite: &str,
+        name: &str,
+    ) -> Result<Arc<dyn Solution>, JobError> {
+        let key = (rec.id.clone(), suite.to_string(), name.to_string());
         if let Some(s) = self
             .solutions
             .lock()
@@ -378,31 +384,18 @@ impl Worker {
             return Ok(s.clone());
         }
         let spec = rec
-            .spec
-            .solutions
-            .iter()
-            .find(|s| s.name == name)
+            .plan_of(suite)
+            .and_then(|plan| plan.solution(name))
             .ok_or_else(|| {
-                JobError::Data(DataError::Param {
-                    field: "solution".into(),
-                    reason: format!("sweep has no solution {name:?}"),
-                })
+                data_error(
+                    "solution",
+                    format!("suite {suite} runs no solution {name:?} in this sweep"),
+                )
             })?;
-        let cell_suite = rec
-            .spec
-            .suites
-            .iter()
-            .find_map(|s| {
-                self.suite(&s.name)
-                    .filter(|suite| suite.solutions().contains(&spec.name))
-            })
-            .ok_or_else(|| {
-                JobError::Data(DataError::Param {
-                    field: "solution".into(),
-                    reason: format!("no suite offers {name:?}"),
-                })
-            })?;
-        let sol = cell_suite.solution(spec)?;
+        let sol = self
+            .suite(suite)
+            .ok_or_else(|| data_error("suite", format!("unknown suite {suite:?}")))?
+            .solution(spec)?;
         self.solutions
             .lock()
             .expect("solution cache lock is never poisoned")
@@ -411,155 +404,134 @@ impl Worker {
     }
 
     async fn execute(&self, rec: &SweepRecord, env: &Envelope) -> Result<JobResult, JobError> {
-        let cell = env.job.cell().clone();
-        let suite = self.suite(&cell.suite).ok_or_else(|| {
-            JobError::Data(DataError::Param {
-                field: "suite".into(),
-                reason: format!("unknown suite {:?}", cell.suite),
-            })
-        })?;
+        let cell = env.job.cell.clone();
         let log = UsageLog::default();
-        // An ablation embed-metrics job re-scores with its own embedder;
-        // every other job embeds with the sweep's.
-        let embedder_name = match &env.job {
-            JobSpec::EmbedMetrics {
-                embedder: Some(name),
-                ..
-            } => Some(name.as_str()),
-            _ => rec.spec.embedder.as_deref(),
-        };
-        let embedder = match embedder_name {
-            Some(name) => Some(self.gateway.bind(rec, name, Role::Embedding, log.clone())?),
-            None => None,
-        };
-        let embedder_ref = embedder.as_ref().map(|e| e as &dyn Embedder);
         let mut result = JobResult {
             id: env.id.clone(),
-            kind: env.kind(),
+            stage: env.job.stage.clone(),
             cell: cell.clone(),
-            judge: None,
+            item: env.job.item.id.clone(),
+            judge: env.job.variant.column.clone(),
             output: None,
             scores: vec![],
             usage: vec![],
         };
-        match &env.job {
-            JobSpec::Generate { item, .. } => {
-                let spec = rec
-                    .spec
-                    .solutions
-                    .iter()
-                    .find(|s| s.name == cell.solution)
-                    .ok_or_else(|| {
-                        JobError::Data(DataError::Param {
-                            field: "solution".into(),
-                            reason: format!("sweep has no solution {:?}", cell.solution),
-                        })
-                    })?;
-                let llm = self
-                    .gateway
-                    .bind(rec, &spec.provider, Role::Generation, log.clone())?;
-                let solution = self.solution(rec, &cell.solution)?;
-                let solved = solution
-                    .solve(
-                        item,
-                        Models {
-                            llm: &llm,
-                            embedder: embedder_ref,
-                        },
-                        cell.seed,
+        let sweep_embedder = match &rec.spec.embedder {
+            Some(name) => Some(self.gateway.bind(rec, name, Role::Embedding, log.clone())?),
+            None => None,
+        };
+        if env.job.is_solve() {
+            let spec = rec
+                .plan_of(&cell.suite)
+                .and_then(|plan| plan.solution(&cell.solution))
+                .ok_or_else(|| {
+                    data_error(
+                        "solution",
+                        format!("sweep has no solution {:?}", cell.solution),
                     )
-                    .await?;
-                result.output = Some(solved.output);
-                result.scores = solved.scores;
-            }
-            JobSpec::Judge {
-                item,
-                parent,
-                judge,
-                ..
-            } => {
-                let output = self.parent_output(env, parent).await?;
-                let llm = self.gateway.bind(rec, judge, Role::Judge, log.clone())?;
-                result.scores = suite
-                    .judge(
-                        item,
-                        &output,
-                        Models {
-                            llm: &llm,
-                            embedder: embedder_ref,
-                        },
-                    )
-                    .await?;
-                let m = Metrics::global();
-                let model = llm_model(rec, judge);
-                for s in &result.scores {
-                    let scored = matches!(s.verdict, Verdict::Score(_));
-                    let (verdict, other) = if scored {
-                        ("scored", "unscored")
-                    } else {
-                        ("unscored", "scored")
-                    };
-                    m.judge_verdicts
-                        .with_label_values(&[&model, &s.metric, verdict])
-                        .inc();
-                    // Both verdicts exist, so the parse-failure share reads 0, not "no data".
-                    m.judge_verdicts
-                        .with_label_values(&[&model, &s.metric, other]);
+                })?;
+            let llm = self
+                .gateway
+                .bind(rec, &spec.provider, Role::Generation, log.clone())?;
+            let solution = self.solution(rec, &cell.suite, &cell.solution)?;
+            let models = Models {
+                llm: &llm,
+                embedder: sweep_embedder.as_ref().map(|e| e as &dyn Embedder),
+            };
+            let solved = solution.solve(&env.job.item, models, cell.seed).await?;
+            result.output = Some(solved.output);
+            result.scores = solved.scores;
+        } else {
+            let suite = self
+                .suite(&cell.suite)
+                .ok_or_else(|| data_error("suite", format!("unknown suite {:?}", cell.suite)))?;
+            let plan = rec.plan_of(&cell.suite).ok_or_else(|| {
+                data_error("suite", format!("sweep has no suite {:?}", cell.suite))
+            })?;
+            let stage = plan.pipeline.stage(&env.job.stage).ok_or_else(|| {
+                data_error(
+                    "stage",
+                    format!("suite {} declares no stage {:?}", cell.suite, env.job.stage),
+                )
+            })?;
+            let mut inputs = Vec::new();
+            for id in plan.inputs(env) {
+                let stored = self.store.result(&env.sweep, &id).await.map_err(infra)?;
+                if stored.is_none()
+                    && !self
+                        .store
+                        .settled(&env.sweep, std::slice::from_ref(&id))
+                        .await
+                        .map_err(infra)?[0]
+                {
+                    return Err(JobError::MissingInput(id.0));
                 }
-                result.judge = Some(judge.clone());
+                inputs.push(stored);
             }
-            JobSpec::EmbedMetrics {
-                item,
-                parent,
-                embedder: ablation,
-                ..
-            } => {
-                let output = self.parent_output(env, parent).await?;
-                let Some(embedder) = &embedder else {
-                    return Err(JobError::Data(DataError::Param {
-                        field: "embedder".into(),
-                        reason: "the sweep sets no embedder".into(),
-                    }));
-                };
-                // Embedding metrics need no chat model; the embedder stands in.
-                let llm = self.gateway.bind(
-                    rec,
-                    embedder_name.unwrap_or_default(),
-                    Role::Embedding,
-                    log.clone(),
-                )?;
-                result.scores = suite
-                    .embed_metrics(
-                        item,
-                        &output,
-                        Models {
-                            llm: &llm,
-                            embedder: Some(embedder),
-                        },
-                    )
-                    .await?;
-                // The judge column is the scorer column: an ablation
-                // embedder's scores are kept apart from the primary's.
-                result.judge = ablation.clone();
+            let provider = env.job.variant.provider.as_deref();
+            let (llm, embedder) = match provider {
+                Some(name) if stage.role == Role::Embedding => (
+                    None,
+                    Some(self.gateway.bind(rec, name, Role::Embedding, log.clone())?),
+                ),
+                Some(name) => (
+                    Some(self.gateway.bind(rec, name, stage.role, log.clone())?),
+                    sweep_embedder,
+                ),
+                None => (None, sweep_embedder),
+            };
+            let job = StageJob {
+                stage: &env.job.stage,
+                cell: &cell,
+                item: &env.job.item,
+                variant: &env.job.variant,
+                inputs: &inputs,
+            };
+            let models = StageModels {
+                llm: llm.as_ref().map(|l| l as &dyn adfarm_llm::Provider),
+                embedder: embedder.as_ref().map(|e| e as &dyn Embedder),
+            };
+            let out = suite.run_stage(job, models).await?;
+            result.output = out.output;
+            result.scores = out.scores;
+            if stage.role == Role::Judge {
+                if let Some(name) = provider {
+                    count_verdicts(&llm_model(rec, name), &result);
+                }
             }
         }
         result.usage = log.take();
         Ok(result)
     }
+}
 
-    async fn parent_output(
-        &self,
-        env: &Envelope,
-        parent: &adfarm_proto::JobId,
-    ) -> Result<adfarm_proto::Output, JobError> {
-        let stored = self
-            .store
-            .result(&env.sweep, parent)
-            .await
-            .map_err(|e| JobError::Llm(LlmError::Infra(e.to_string())))?;
-        stored
-            .and_then(|r| r.output)
-            .ok_or_else(|| JobError::MissingInput(parent.0.clone()))
+fn data_error(field: &str, reason: String) -> JobError {
+    JobError::Data(DataError::Param {
+        field: field.into(),
+        reason,
+    })
+}
+
+fn infra(e: StoreError) -> JobError {
+    JobError::Llm(LlmError::Infra(e.to_string()))
+}
+
+/// Judge verdicts by model and metric, scored or not.
+fn count_verdicts(model: &str, result: &JobResult) {
+    let m = Metrics::global();
+    for s in &result.scores {
+        let scored = matches!(s.verdict, Verdict::Score(_));
+        let (verdict, other) = if scored {
+            ("scored", "unscored")
+        } else {
+            ("unscored", "scored")
+        };
+        m.judge_verdicts
+            .with_label_values(&[model, &s.metric, verdict])
+            .inc();
+        // Both verdicts exist, so the parse-failure share reads 0, not "no data".
+        m.judge_verdicts
+            .with_label_values(&[model, &s.metric, other]);
     }
 }
 

@@ -3,7 +3,9 @@
 //! [`Solution`] turns an item into an output.
 
 use adfarm_llm::{Embedder, ErrorClass, LlmError, Provider};
-use adfarm_proto::{Item, JobKind, Output, Score, SolutionSpec};
+use adfarm_proto::{
+    Cell, Item, JobResult, Output, Score, SolutionSpec, Stage, SuiteSpec, SweepSpec, Variant,
+};
 use async_trait::async_trait;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -115,7 +117,55 @@ pub struct Solved {
     pub scores: Vec<Score>,
 }
 
-/// A benchmark: datasets, solutions, follow-up scoring.
+/// The sweep a suite declares its stages for: the whole spec, and its own
+/// entry in it (parameters, datasets).
+#[derive(Clone, Copy)]
+pub struct SweepView<'a> {
+    /// The whole sweep (providers, judges, embedder, seeds).
+    pub spec: &'a SweepSpec,
+    /// This suite's entry.
+    pub suite: &'a SuiteSpec,
+}
+
+/// One job of a declared stage, with the results it reads.
+pub struct StageJob<'a> {
+    /// The stage's name.
+    pub stage: &'a str,
+    /// Suite, dataset, solution, seed (see [`adfarm_proto::Cell`]).
+    pub cell: &'a Cell,
+    /// The item.
+    pub item: &'a Item,
+    /// Provider and scorer column of this job.
+    pub variant: &'a Variant,
+    /// The results of the jobs it reads, in the order the stage's `after`
+    /// lists them (every seed's, for a [`adfarm_proto::Scope::Runs`]
+    /// stage); `None` where that job failed (only a `partial` stage sees
+    /// those).
+    pub inputs: &'a [Option<JobResult>],
+}
+
+/// The models a stage job may call: its variant's provider, bound in the
+/// stage's role, and the sweep's embedder.
+#[derive(Clone, Copy, Default)]
+pub struct StageModels<'a> {
+    /// The variant's provider as a chat model (unset for embedding stages
+    /// and stages without a provider).
+    pub llm: Option<&'a dyn Provider>,
+    /// The variant's provider for an embedding stage, else the sweep's
+    /// embedder, when there is one.
+    pub embedder: Option<&'a dyn Embedder>,
+}
+
+/// What a stage job produced.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StageOutput {
+    /// Data later stages and reports read (ground truth, an estimate...).
+    pub output: Option<Output>,
+    /// Metric values, reported under the variant's column.
+    pub scores: Vec<Score>,
+}
+
+/// A benchmark: datasets, solutions and the stages that score them.
 #[async_trait]
 pub trait Suite: Send + Sync {
     /// Suite name as written in sweep files.
@@ -133,55 +183,60 @@ pub trait Suite: Send + Sync {
     /// Unknown dataset, missing or inconsistent files, bad parameters.
     fn items(&self, dataset: &str, params: &serde_json::Value) -> Result<ItemIter, DataError>;
 
-    /// Job kinds that follow each generation (judging once per judge).
-    fn follow_ups(&self) -> Vec<JobKind>;
-
-    /// Model calls per item a solution makes, and judge calls per judge,
-    /// for the pre-run cost estimate.
-    fn calls_per_item(&self, solution: &SolutionSpec) -> CallEstimate;
-
-    /// Builds a solution from its spec.
+    /// The stages that follow (or stand beside) solving, for this sweep:
+    /// e.g. one judge variant per judge. Checked whole before anything runs.
     ///
     /// # Errors
-    /// Unknown solution name or invalid parameters.
+    /// A parameter of the suite's entry that names no provider, or is
+    /// otherwise invalid ([`DataError::Param`] with its field path).
+    fn stages(&self, sweep: SweepView<'_>) -> Result<Vec<Stage>, DataError>;
+
+    /// Model traffic of one job of `stage` ([`adfarm_proto::SOLVE`] for the
+    /// solution itself) on an item, for the pre-run cost estimate.
+    fn estimate(&self, stage: &str, solution: &SolutionSpec) -> CallEstimate;
+
+    /// Checks a solution's parameters without loading any data; called
+    /// while the sweep file is read, so a bad parameter fails the file
+    /// (with its line) before any job is published.
+    ///
+    /// # Errors
+    /// Unknown solution name, or [`DataError::Param`] whose field is the
+    /// path below the solution's entry (`params.<name>`).
+    fn check_solution(&self, spec: &SolutionSpec) -> Result<(), DataError>;
+
+    /// Builds a solution from its spec (loading what it needs).
+    ///
+    /// # Errors
+    /// Unknown solution name, invalid parameters, missing data.
     fn solution(&self, spec: &SolutionSpec) -> Result<Arc<dyn Solution>, DataError>;
 
-    /// Scores `output` with a judge model.
+    /// Runs one job of a declared stage.
     ///
     /// # Errors
-    /// Model call failures (an unparsable verdict is an `Unscored` score).
-    async fn judge(
+    /// Model call failures (an unparsable verdict is an `Unscored` score),
+    /// or data the stage cannot use.
+    async fn run_stage(
         &self,
-        item: &Item,
-        output: &Output,
-        models: Models<'_>,
-    ) -> Result<Vec<Score>, JobError>;
-
-    /// Embedding metrics of `output`.
-    ///
-    /// # Errors
-    /// Model call failures.
-    async fn embed_metrics(
-        &self,
-        item: &Item,
-        output: &Output,
-        models: Models<'_>,
-    ) -> Result<Vec<Score>, JobError>;
+        job: StageJob<'_>,
+        models: StageModels<'_>,
+    ) -> Result<StageOutput, JobError>;
 }
 
-/// Expected model traffic per item, for cost estimates.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Expected model traffic of one job on one item, for cost estimates.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct CallEstimate {
-    /// Generation calls per item.
-    pub generation_calls: u32,
-    /// Extra prompt tokens per generation call beyond the item text.
-    pub generation_overhead_tokens: u32,
-    /// Judge calls per item per judge.
-    pub judge_calls: u32,
-    /// Prompt tokens per judge call beyond item and response.
-    pub judge_overhead_tokens: u32,
-    /// Output tokens per judge call.
-    pub judge_output_tokens: u32,
+    /// Model calls per job: an agent's turns and tool-call round trips
+    /// count one each.
+    pub calls: u32,
+    /// Prompt tokens per call beyond the item text: instructions, tool
+    /// schemas, earlier turns on average.
+    pub overhead_tokens: u32,
+    /// Whether each call's prompt also carries the solved response (a
+    /// judge's does), estimated at the solution's `max_tokens`.
+    pub reads_response: bool,
+    /// Output tokens per call; `None`: the solution's `max_tokens` (an
+    /// upper bound).
+    pub output_tokens: Option<u32>,
 }
 
 /// A system under test: item in, response out.

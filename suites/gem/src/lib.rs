@@ -30,9 +30,11 @@ pub mod solutions;
 pub mod split;
 pub mod summary;
 
-use adfarm_proto::{Item, JobKind, Output, Score, SolutionSpec};
-use adfarm_suite::SuiteContext;
-use adfarm_suite::{CallEstimate, DataError, ItemIter, JobError, Models, Solution, Suite};
+use adfarm_proto::{Lane, Role, Scope, SolutionSpec, Stage, Variant, SOLVE};
+use adfarm_suite::{
+    CallEstimate, DataError, ItemIter, JobError, Solution, StageJob, StageModels, StageOutput,
+    Suite, SuiteContext, SweepView,
+};
 use async_trait::async_trait;
 use data::GemData;
 use item::{Dataset, ItemView};
@@ -94,24 +96,114 @@ impl GemBench {
     }
 }
 
-fn suite_params(params: &serde_json::Value) -> Result<Protocol, DataError> {
-    let mut protocol = Protocol::default();
+/// Stage of the six judge metrics, one job per judge.
+pub const JUDGE_STAGE: &str = "judge";
+/// Stage of the embedding metrics (RF, RC, AF, AC), one job per embedder.
+pub const EMBED_STAGE: &str = "embed-metrics";
+
+/// GEM-Bench's suite parameters.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Params {
+    /// Judge prompts and scale.
+    protocol: Protocol,
+    /// Extra embedding models (provider names) re-scoring the same
+    /// responses with the embedding metrics (the embedding ablation table).
+    embedding_ablation: Vec<String>,
+}
+
+fn suite_params(params: &serde_json::Value) -> Result<Params, DataError> {
+    let mut out = Params::default();
     if let Some(obj) = params.as_object() {
         for (k, v) in obj {
             match k.as_str() {
                 "judge_protocol" => {
-                    protocol = Protocol::parse(v.as_str().unwrap_or_default())?;
+                    out.protocol = Protocol::parse(v.as_str().unwrap_or_default())?;
+                }
+                "embedding_ablation" => {
+                    let names = v.as_array().ok_or_else(|| DataError::Param {
+                        field: "params.embedding_ablation".into(),
+                        reason: format!("must be a list of provider names, got {v}"),
+                    })?;
+                    for (i, name) in names.iter().enumerate() {
+                        let name = name.as_str().ok_or_else(|| DataError::Param {
+                            field: format!("params.embedding_ablation[{i}]"),
+                            reason: format!("must be a provider name, got {name}"),
+                        })?;
+                        out.embedding_ablation.push(name.to_string());
+                    }
                 }
                 other => {
                     return Err(DataError::Param {
                         field: format!("params.{other}"),
-                        reason: "unknown GEM-Bench parameter; valid: judge_protocol".into(),
+                        reason:
+                            "unknown GEM-Bench parameter; valid: judge_protocol, embedding_ablation"
+                                .into(),
                     })
                 }
             }
         }
     }
-    Ok(protocol)
+    Ok(out)
+}
+
+/// The embed-metrics variants: the sweep's embedder under no column, then
+/// each ablation embedder under its own name. Each ablation embedder must
+/// be a provider, not a judge, not the embedder, and listed once.
+fn embed_variants(sweep: SweepView<'_>, ablation: &[String]) -> Result<Vec<Variant>, DataError> {
+    let spec = sweep.spec;
+    let Some(primary) = &spec.embedder else {
+        if ablation.is_empty() {
+            return Ok(vec![]);
+        }
+        return Err(DataError::Param {
+            field: "params.embedding_ablation".into(),
+            reason:
+                "needs `embedder`: the ablation re-scores the responses of the sweep's embedder"
+                    .into(),
+        });
+    };
+    let mut out = vec![Variant {
+        provider: Some(primary.clone()),
+        column: None,
+    }];
+    for (i, name) in ablation.iter().enumerate() {
+        let bad = |reason: String| DataError::Param {
+            field: format!("params.embedding_ablation[{i}]"),
+            reason,
+        };
+        if spec.provider(name).is_none() {
+            let valid: Vec<&str> = spec.providers.iter().map(|p| p.name.as_str()).collect();
+            return Err(bad(format!(
+                "unknown provider {name:?}; valid: {}",
+                valid.join(", ")
+            )));
+        }
+        if spec.judges.contains(name) {
+            return Err(bad(format!(
+                "{name:?} is a judge; an ablation embedder may not also judge"
+            )));
+        }
+        if name == primary {
+            return Err(bad(format!(
+                "{name:?} is already the `embedder`; list only the extra embedders"
+            )));
+        }
+        if ablation[..i].contains(name) {
+            return Err(bad(format!("{name:?} is listed twice")));
+        }
+        out.push(Variant {
+            provider: Some(name.clone()),
+            column: Some(name.clone()),
+        });
+    }
+    Ok(out)
+}
+
+fn needs(job: &StageJob<'_>, what: &str) -> JobError {
+    JobError::Data(DataError::Param {
+        field: job.stage.into(),
+        reason: format!("GEM-Bench's {} stage needs {what}", job.stage),
+    })
 }
 
 #[async_trait]
@@ -137,38 +229,92 @@ impl Suite for GemBench {
             dataset: dataset.into(),
             valid: self.datasets().join(", "),
         })?;
-        let protocol = suite_params(params)?;
+        let protocol = suite_params(params)?.protocol;
         Ok(item::items(self.data()?, ds, protocol))
     }
 
-    fn follow_ups(&self) -> Vec<JobKind> {
-        vec![JobKind::Judge, JobKind::EmbedMetrics]
+    fn stages(&self, sweep: SweepView<'_>) -> Result<Vec<Stage>, DataError> {
+        let params = suite_params(&sweep.suite.params)?;
+        let mut stages = Vec::new();
+        if !sweep.spec.judges.is_empty() {
+            stages.push(Stage {
+                name: JUDGE_STAGE.into(),
+                lane: Lane::Model,
+                scope: Scope::Run,
+                after: vec![SOLVE.into()],
+                role: Role::Judge,
+                variants: sweep
+                    .spec
+                    .judges
+                    .iter()
+                    .map(|j| Variant {
+                        provider: Some(j.clone()),
+                        column: Some(j.clone()),
+                    })
+                    .collect(),
+                partial: false,
+            });
+        }
+        let embedders = embed_variants(sweep, &params.embedding_ablation)?;
+        if !embedders.is_empty() {
+            stages.push(Stage {
+                name: EMBED_STAGE.into(),
+                lane: Lane::Embed,
+                scope: Scope::Run,
+                after: vec![SOLVE.into()],
+                role: Role::Embedding,
+                variants: embedders,
+                partial: false,
+            });
+        }
+        Ok(stages)
     }
 
-    fn calls_per_item(&self, solution: &SolutionSpec) -> CallEstimate {
-        // Judge calls assume the default protocol (the larger of the two).
-        let judge = CallEstimate {
-            generation_calls: 1,
-            generation_overhead_tokens: 10,
-            judge_calls: Protocol::Paper.calls(),
-            judge_overhead_tokens: 160,
-            judge_output_tokens: 2,
-        };
-        match solution.name.as_str() {
-            // topic, subtopic, product picks (lists of names) + the answer.
-            "ad-chat" => CallEstimate {
-                generation_calls: 4,
-                generation_overhead_tokens: 250,
-                ..judge
+    fn estimate(&self, stage: &str, solution: &SolutionSpec) -> CallEstimate {
+        match stage {
+            // Assumes the default protocol (the larger of the two).
+            JUDGE_STAGE => CallEstimate {
+                calls: Protocol::Paper.calls(),
+                overhead_tokens: 160,
+                reads_response: true,
+                output_tokens: Some(2),
             },
-            "gi-r" => judge,
-            // The rewrite call carries the whole injected answer.
-            "gir-r" | "gir-p" => CallEstimate {
-                generation_calls: 2,
-                generation_overhead_tokens: 90 + solution.max_tokens / 2,
-                ..judge
+            // Embedding calls are not priced in the estimate.
+            EMBED_STAGE => CallEstimate::default(),
+            _ => match solution.name.as_str() {
+                // topic, subtopic, product picks (lists of names) + the answer.
+                "ad-chat" => CallEstimate {
+                    calls: 4,
+                    overhead_tokens: 250,
+                    ..CallEstimate::default()
+                },
+                // The rewrite call carries the whole injected answer.
+                "gir-r" | "gir-p" => CallEstimate {
+                    calls: 2,
+                    overhead_tokens: 90 + solution.max_tokens / 2,
+                    ..CallEstimate::default()
+                },
+                _ => CallEstimate {
+                    calls: 1,
+                    overhead_tokens: 10,
+                    ..CallEstimate::default()
+                },
             },
-            _ => judge,
+        }
+    }
+
+    fn check_solution(&self, spec: &SolutionSpec) -> Result<(), DataError> {
+        match spec.name.as_str() {
+            "ad-chat" => solutions::adchat::Matching::parse(&spec.params).map(|_| ()),
+            "gi-r" | "gir-r" | "gir-p" => {
+                solutions::adllm::AdLlmParams::parse(&spec.params, spec.max_tokens).map(|_| ())
+            }
+            "no-ads" => solutions::noads::NoAds::check(spec),
+            other => Err(DataError::UnknownSolution {
+                suite: "gem".into(),
+                solution: other.into(),
+                valid: SOLUTIONS.join(", "),
+            }),
         }
     }
 
@@ -190,38 +336,44 @@ impl Suite for GemBench {
         }
     }
 
-    async fn judge(
+    async fn run_stage(
         &self,
-        item: &Item,
-        output: &Output,
-        models: Models<'_>,
-    ) -> Result<Vec<Score>, JobError> {
-        let view = ItemView::parse(item)?;
+        job: StageJob<'_>,
+        models: StageModels<'_>,
+    ) -> Result<StageOutput, JobError> {
+        let [Some(solved)] = job.inputs else {
+            return Err(needs(&job, "the solved response"));
+        };
+        let output = solved
+            .output
+            .as_ref()
+            .ok_or_else(|| needs(&job, "the solved response"))?;
         let ad = scoring::ad_from_meta(&output.meta);
-        Ok(judge::judge_response(
-            models.llm,
-            view.protocol,
-            &view.query,
-            &output.text,
-            ad.as_ref(),
-        )
-        .await?)
-    }
-
-    async fn embed_metrics(
-        &self,
-        _item: &Item,
-        output: &Output,
-        models: Models<'_>,
-    ) -> Result<Vec<Score>, JobError> {
-        let embedder = models.embedder.ok_or_else(|| {
-            JobError::Data(DataError::Param {
-                field: "embedder".into(),
-                reason: "GEM-Bench embedding metrics need an embedding model".into(),
-            })
-        })?;
-        let ad = scoring::ad_from_meta(&output.meta);
-        let (_, _, scores) = scoring::embedding_scores(embedder, &output.text, ad.as_ref()).await?;
-        Ok(scores)
+        let scores = match job.stage {
+            JUDGE_STAGE => {
+                let view = ItemView::parse(job.item)?;
+                let llm = models.llm.ok_or_else(|| needs(&job, "a judge model"))?;
+                judge::judge_response(llm, view.protocol, &view.query, &output.text, ad.as_ref())
+                    .await?
+            }
+            EMBED_STAGE => {
+                let embedder = models
+                    .embedder
+                    .ok_or_else(|| needs(&job, "an embedding model"))?;
+                scoring::embedding_scores(embedder, &output.text, ad.as_ref())
+                    .await?
+                    .2
+            }
+            other => {
+                return Err(JobError::Data(DataError::Param {
+                    field: "stage".into(),
+                    reason: format!("GEM-Bench has no stage {other:?}"),
+                }))
+            }
+        };
+        Ok(StageOutput {
+            output: None,
+            scores,
+        })
     }
 }

@@ -4,8 +4,13 @@
 //! farm without a benchmark dataset.
 
 use adfarm_llm::{ChatRequest, Message};
-use adfarm_proto::{Item, JobKind, Output, Score, SolutionSpec, Verdict};
-use adfarm_suite::{CallEstimate, DataError, ItemIter, JobError, Models, Solution, Solved, Suite};
+use adfarm_proto::{
+    Item, Lane, Output, Role, Scope, Score, SolutionSpec, Stage, Variant, Verdict, SOLVE,
+};
+use adfarm_suite::{
+    CallEstimate, DataError, ItemIter, JobError, Models, Solution, Solved, StageJob, StageModels,
+    StageOutput, Suite, SweepView,
+};
 use async_trait::async_trait;
 use std::sync::Arc;
 
@@ -67,17 +72,55 @@ impl Suite for Synthetic {
         })))
     }
 
-    fn follow_ups(&self) -> Vec<JobKind> {
-        vec![JobKind::Judge]
+    fn stages(&self, sweep: SweepView<'_>) -> Result<Vec<Stage>, DataError> {
+        item_count(&sweep.suite.params)?;
+        if sweep.spec.judges.is_empty() {
+            return Ok(vec![]);
+        }
+        Ok(vec![Stage {
+            name: "judge".into(),
+            lane: Lane::Model,
+            scope: Scope::Run,
+            after: vec![SOLVE.into()],
+            role: Role::Judge,
+            variants: sweep
+                .spec
+                .judges
+                .iter()
+                .map(|j| Variant {
+                    provider: Some(j.clone()),
+                    column: Some(j.clone()),
+                })
+                .collect(),
+            partial: false,
+        }])
     }
 
-    fn calls_per_item(&self, solution: &SolutionSpec) -> CallEstimate {
-        CallEstimate {
-            generation_calls: u32::from(solution.name != "echo"),
-            generation_overhead_tokens: 8,
-            judge_calls: 1,
-            judge_overhead_tokens: 24,
-            judge_output_tokens: 16,
+    fn estimate(&self, stage: &str, solution: &SolutionSpec) -> CallEstimate {
+        if stage == SOLVE {
+            CallEstimate {
+                calls: u32::from(solution.name != "echo"),
+                overhead_tokens: 8,
+                reads_response: false,
+                output_tokens: None,
+            }
+        } else {
+            CallEstimate {
+                calls: 1,
+                overhead_tokens: 24,
+                reads_response: true,
+                output_tokens: Some(16),
+            }
+        }
+    }
+
+    fn check_solution(&self, spec: &SolutionSpec) -> Result<(), DataError> {
+        match spec.params.as_object().and_then(|o| o.keys().next()) {
+            Some(name) => Err(DataError::Param {
+                field: format!("params.{name}"),
+                reason: format!("{} takes no parameters", spec.name),
+            }),
+            None => self.solution(spec).map(|_| ()),
         }
     }
 
@@ -96,31 +139,31 @@ impl Suite for Synthetic {
         }
     }
 
-    async fn judge(
+    async fn run_stage(
         &self,
-        item: &Item,
-        output: &Output,
-        models: Models<'_>,
-    ) -> Result<Vec<Score>, JobError> {
+        job: StageJob<'_>,
+        models: StageModels<'_>,
+    ) -> Result<StageOutput, JobError> {
+        let (Some(llm), [Some(solved)]) = (models.llm, job.inputs) else {
+            return Err(JobError::Data(DataError::Param {
+                field: job.stage.into(),
+                reason: "a judge job needs a judge model and the solved output".into(),
+            }));
+        };
+        let answer = solved.output.as_ref().map_or("", |o| o.text.as_str());
         let mut req = ChatRequest::new(vec![
             Message::system("Rate the answer from 0 to 10."),
-            Message::user(format!("Question: {}\nAnswer: {}", item.input, output.text)),
+            Message::user(format!("Question: {}\nAnswer: {answer}", job.item.input)),
         ]);
         req.max_tokens = 16;
-        let reply = models.llm.chat(&req).await?;
-        Ok(vec![Score {
-            metric: "judged".into(),
-            verdict: Verdict::Score(text_score(&reply.text)),
-        }])
-    }
-
-    async fn embed_metrics(
-        &self,
-        _item: &Item,
-        _output: &Output,
-        _models: Models<'_>,
-    ) -> Result<Vec<Score>, JobError> {
-        Ok(vec![])
+        let reply = llm.chat(&req).await?;
+        Ok(StageOutput {
+            output: None,
+            scores: vec![Score {
+                metric: "judged".into(),
+                verdict: Verdict::Score(text_score(&reply.text)),
+            }],
+        })
     }
 }
 

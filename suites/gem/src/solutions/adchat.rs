@@ -12,7 +12,7 @@
 //! subtopic falls back to the chosen topic's own product list. A pick
 //! among a single option makes no call.
 
-use super::{ad_free_request, finish, ChosenAd, GenSettings, Trace};
+use super::{ad_free_request, finish, params, ChosenAd, GenSettings, Trace};
 use crate::data::GemData;
 use crate::item::{Dataset, ItemView};
 use adfarm_llm::{ChatRequest, LlmError, Message, Provider};
@@ -51,25 +51,7 @@ impl AdChat {
     /// # Errors
     /// [`DataError::Param`] for unknown params or `match` values.
     pub fn new(spec: &SolutionSpec, data: Arc<GemData>) -> Result<AdChat, DataError> {
-        let err = |reason: String| DataError::Param {
-            field: "solution.params".into(),
-            reason,
-        };
-        let mut matching = Matching::Choose;
-        if let Some(obj) = spec.params.as_object() {
-            for (k, v) in obj {
-                match (k.as_str(), v.as_str()) {
-                    ("match", Some("choose")) => matching = Matching::Choose,
-                    ("match", Some("fuzzy")) => matching = Matching::Fuzzy,
-                    ("match", _) => {
-                        return Err(err(format!("match: {v} is not \"choose\" or \"fuzzy\"")))
-                    }
-                    (other, _) => {
-                        return Err(err(format!("unknown field {other:?}; valid: match")))
-                    }
-                }
-            }
-        }
+        let matching = Matching::parse(&spec.params)?;
         Ok(AdChat {
             settings: GenSettings {
                 max_tokens: spec.max_tokens,
@@ -78,6 +60,24 @@ impl AdChat {
             matching,
             data,
         })
+    }
+}
+
+impl Matching {
+    /// The `match` parameter of Ad-Chat's params (default `choose`).
+    ///
+    /// # Errors
+    /// An unknown parameter or `match` value.
+    pub fn parse(params: &serde_json::Value) -> Result<Matching, DataError> {
+        let obj = params::table("ad-chat", params, &["match"])?;
+        match params::text(obj, "match")? {
+            None | Some("choose") => Ok(Matching::Choose),
+            Some("fuzzy") => Ok(Matching::Fuzzy),
+            Some(other) => Err(params::param_err(
+                "match",
+                format!("{other:?} is not \"choose\" or \"fuzzy\""),
+            )),
+        }
     }
 }
 

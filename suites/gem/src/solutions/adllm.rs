@@ -12,7 +12,7 @@
 //! `alpha` (2.0, log-weighted only), `ads` (1), `rewrite_max_tokens`
 //! (2 × max_tokens).
 
-use super::{ad_free_request, finish, pool, GenSettings, Trace};
+use super::{ad_free_request, finish, params, pool, GenSettings, Trace};
 use crate::data::GemData;
 use crate::inject::{ad_sentence, best_ad_and_slot, insert_ads, Psi, Slot};
 use crate::item::{Dataset, ItemView};
@@ -22,7 +22,6 @@ use adfarm_llm::{ChatRequest, LlmError, Message};
 use adfarm_proto::{Item, SolutionSpec};
 use adfarm_suite::{DataError, JobError, Models, Solution, Solved};
 use async_trait::async_trait;
-use serde::Deserialize;
 use serde_json::json;
 use std::sync::Arc;
 
@@ -51,52 +50,38 @@ pub struct AdLlmParams {
     pub rewrite_max_tokens: u32,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Raw {
-    top_t: Option<usize>,
-    psi: Option<String>,
-    alpha: Option<f64>,
-    ads: Option<usize>,
-    rewrite_max_tokens: Option<u32>,
-}
-
-fn param_err(field: &str, reason: impl Into<String>) -> DataError {
-    DataError::Param {
-        field: format!("solution.params.{field}"),
-        reason: reason.into(),
-    }
-}
-
 impl AdLlmParams {
     /// Parses solution params; `max_tokens` sets the rewrite default.
     ///
     /// # Errors
     /// [`DataError::Param`] for unknown fields or invalid values.
     pub fn parse(v: &serde_json::Value, max_tokens: u32) -> Result<AdLlmParams, DataError> {
-        let v = if v.is_null() { json!({}) } else { v.clone() };
-        let raw: Raw = serde_json::from_value(v).map_err(|e| param_err("*", e.to_string()))?;
-        let alpha = raw.alpha.unwrap_or(2.0);
+        let obj = params::table(
+            "an Ad-LLM solution",
+            v,
+            &["top_t", "psi", "alpha", "ads", "rewrite_max_tokens"],
+        )?;
+        let alpha = params::number(obj, "alpha")?.unwrap_or(2.0);
         if !(alpha.is_finite() && alpha > 0.0) {
-            return Err(param_err("alpha", "must be a positive number"));
+            return Err(params::param_err("alpha", "must be a positive number"));
         }
-        let psi = match raw.psi.as_deref().unwrap_or("linear") {
+        let psi = match params::text(obj, "psi")?.unwrap_or("linear") {
             "linear" => Psi::Linear,
             "log-weighted" => Psi::LogWeighted { alpha },
             other => {
-                return Err(param_err(
+                return Err(params::param_err(
                     "psi",
                     format!("unknown {other:?}; valid: linear, log-weighted"),
                 ))
             }
         };
-        let top_t = raw.top_t.unwrap_or(DEFAULT_TOP_T);
-        let ads = raw.ads.unwrap_or(1);
+        let top_t = params::count(obj, "top_t")?.map_or(DEFAULT_TOP_T, |v| v as usize);
+        let ads = params::count(obj, "ads")?.map_or(1, |v| v as usize);
         if top_t == 0 {
-            return Err(param_err("top_t", "must be at least 1"));
+            return Err(params::param_err("top_t", "must be at least 1"));
         }
         if ads == 0 || ads > top_t {
-            return Err(param_err(
+            return Err(params::param_err(
                 "ads",
                 format!("must be between 1 and top_t ({top_t})"),
             ));
@@ -105,9 +90,10 @@ impl AdLlmParams {
             top_t,
             psi,
             ads,
-            rewrite_max_tokens: raw
-                .rewrite_max_tokens
-                .unwrap_or(max_tokens.saturating_mul(2)),
+            rewrite_max_tokens: params::count(obj, "rewrite_max_tokens")?
+                .map_or(max_tokens.saturating_mul(2), |v| {
+                    v.min(u32::MAX as u64) as u32
+                }),
         })
     }
 }
@@ -146,10 +132,10 @@ impl AdLlm {
             "gir-r" => ("gir-r", Basis::Response, true),
             "gir-p" => ("gir-p", Basis::Prompt, true),
             other => {
-                return Err(param_err(
-                    "name",
-                    format!("{other:?} is not an Ad-LLM solution"),
-                ))
+                return Err(DataError::Param {
+                    field: "name".into(),
+                    reason: format!("{other:?} is not an Ad-LLM solution"),
+                })
             }
         };
         Ok(AdLlm {

@@ -12,6 +12,7 @@
 pub mod adchat;
 pub mod adllm;
 pub mod noads;
+pub mod params;
 
 use super::cost::{self, CallRecord};
 use super::data::GemData;

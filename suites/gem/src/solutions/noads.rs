@@ -2,11 +2,11 @@
 //! request is the one GI-R, GIR-R and GIR-P start from, so the cache
 //! serves all four with one call.
 
-use super::{ad_free_request, finish, GenSettings, Trace};
+use super::{ad_free_request, finish, params, GenSettings, Trace};
 use crate::data::GemData;
 use crate::item::ItemView;
 use adfarm_proto::{Item, SolutionSpec};
-use adfarm_suite::{JobError, Models, Solution, Solved};
+use adfarm_suite::{DataError, JobError, Models, Solution, Solved};
 use async_trait::async_trait;
 use std::sync::Arc;
 
@@ -17,6 +17,14 @@ pub struct NoAds {
 }
 
 impl NoAds {
+    /// Checks the control's spec: it takes no parameters.
+    ///
+    /// # Errors
+    /// Any parameter.
+    pub fn check(spec: &SolutionSpec) -> Result<(), DataError> {
+        params::table("no-ads", &spec.params, &[]).map(|_| ())
+    }
+
     /// Builds the control from its spec (it takes no params).
     pub fn new(spec: &SolutionSpec, data: Arc<GemData>) -> NoAds {
         NoAds {

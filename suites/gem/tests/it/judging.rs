@@ -5,9 +5,50 @@ use crate::fakes::{tiny_data, FakeEmbedder, FakeLlm};
 use crate::solutions::items;
 use adfarm_gem::judge_prompts::JUDGE_METRICS;
 use adfarm_gem::GemBench;
-use adfarm_proto::{Item, Output, Score, Verdict};
-use adfarm_suite::{Models, Suite};
+use adfarm_gem::{EMBED_STAGE, JUDGE_STAGE};
+use adfarm_llm::{Embedder, Provider};
+use adfarm_proto::{Cell, Item, JobId, JobResult, Output, Score, Variant, Verdict};
+use adfarm_suite::{JobError, StageJob, StageModels, Suite};
 use serde_json::json;
+
+/// Runs GEM's `stage` on `out` as the worker would: the solved result as
+/// its one input.
+pub async fn run_stage(
+    suite: &GemBench,
+    stage: &str,
+    item: &Item,
+    out: &Output,
+    llm: Option<&dyn Provider>,
+    embedder: Option<&dyn Embedder>,
+) -> Result<Vec<Score>, JobError> {
+    let cell = Cell {
+        suite: "gem".into(),
+        dataset: "mt-human".into(),
+        solution: "gi-r".into(),
+        seed: 1,
+    };
+    let solved = JobResult {
+        id: JobId("solved".into()),
+        stage: "solve".into(),
+        cell: cell.clone(),
+        item: "0".into(),
+        judge: None,
+        output: Some(out.clone()),
+        scores: vec![],
+        usage: vec![],
+    };
+    let job = StageJob {
+        stage,
+        cell: &cell,
+        item,
+        variant: &Variant::none(),
+        inputs: &[Some(solved)],
+    };
+    Ok(suite
+        .run_stage(job, StageModels { llm, embedder })
+        .await?
+        .scores)
+}
 
 fn output(text: &str, ad: serde_json::Value) -> Output {
     Output {
@@ -41,15 +82,7 @@ async fn judge(
         json!({"name": "Osprey", "url": "https://osprey.com"}),
     );
     by_metric(
-        &suite
-            .judge(
-                item,
-                &out,
-                Models {
-                    llm,
-                    embedder: None,
-                },
-            )
+        &run_stage(suite, JUDGE_STAGE, item, &out, Some(llm), None)
             .await
             .unwrap(),
     )
@@ -182,13 +215,13 @@ async fn embedding_metrics_follow_the_output_ad() {
     let item = &items(&suite, "mt-human")[0];
     let llm = FakeLlm::new(|_| unreachable!(), |_, _| None);
     let emb = FakeEmbedder::new();
-    let models = Models {
-        llm: &llm,
-        embedder: Some(&emb),
+    let embed = |out: Output| {
+        let (suite, llm, emb) = (&suite, &llm, &emb);
+        async move { run_stage(suite, EMBED_STAGE, item, &out, Some(llm), Some(emb)).await }
     };
     let text = "Paris is lovely in spring. Try [Osprey](https://osprey.com): a travel backpack. Paris museums open early.";
     let with_ad = output(text, json!({"name": "Osprey", "url": "https://osprey.com"}));
-    let got = by_metric(&suite.embed_metrics(item, &with_ad, models).await.unwrap());
+    let got = by_metric(&embed(with_ad).await.unwrap());
     for m in [
         "response-flow",
         "response-coherence",
@@ -198,24 +231,16 @@ async fn embedding_metrics_follow_the_output_ad() {
         assert!(matches!(got[m], Verdict::Score(_)), "{m}: {:?}", got[m]);
     }
     let no_ad = output(text, serde_json::Value::Null);
-    let got = by_metric(&suite.embed_metrics(item, &no_ad, models).await.unwrap());
+    let got = by_metric(&embed(no_ad).await.unwrap());
     assert_eq!(got["ad-flow"], Verdict::Unscored("no-ad".into()));
     assert!(matches!(got["response-flow"], Verdict::Score(_)));
     let one = output("Just one sentence.", serde_json::Value::Null);
-    let got = by_metric(&suite.embed_metrics(item, &one, models).await.unwrap());
+    let got = by_metric(&embed(one.clone()).await.unwrap());
     assert_eq!(
         got["response-coherence"],
         Verdict::Unscored("fewer-than-two-sentences".into())
     );
-    let err = suite
-        .embed_metrics(
-            item,
-            &one,
-            Models {
-                llm: &llm,
-                embedder: None,
-            },
-        )
+    let err = run_stage(&suite, EMBED_STAGE, item, &one, Some(&llm), None)
         .await
         .err()
         .unwrap();

@@ -196,6 +196,7 @@ async fn solutions_run_on_the_real_ad_database() {
     };
     let spec = |name: &str| SolutionSpec {
         name: name.into(),
+        suite: None,
         provider: "fake".into(),
         max_tokens: 64,
         temperature: 0.0,

@@ -19,6 +19,7 @@ Pack a light backpack for long city walks. Enjoy the food in small bistros.";
 pub fn spec(name: &str, params: serde_json::Value) -> SolutionSpec {
     SolutionSpec {
         name: name.into(),
+        suite: None,
         provider: "fake".into(),
         max_tokens: 200,
         temperature: 0.0,
