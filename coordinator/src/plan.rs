@@ -3,6 +3,7 @@
 //! runs. Nothing here holds more than one item at a time, so planning a
 //! million-job sweep takes constant memory.
 
+use adfarm_llm::estimate_tokens;
 use adfarm_proto::expand::{follow_up_count, generate_job};
 use adfarm_proto::sweep::Sampling;
 use adfarm_proto::{Envelope, Item, JobKind, Role, SolutionSpec, SuiteSpec, SweepSpec};
@@ -195,11 +196,6 @@ pub fn generate_jobs(
     })
 }
 
-/// Rough token count of a text (4 characters a token).
-fn tokens(text: &str) -> u64 {
-    (text.chars().count() as u64).div_ceil(4)
-}
-
 /// Counts the jobs of `spec` and estimates its cost, reading each dataset
 /// once.
 ///
@@ -220,7 +216,7 @@ pub fn plan(spec: &SweepSpec, ctx: &SuiteContext) -> Result<Plan, PlanError> {
             for item in items(suite.as_ref(), s, d)? {
                 let item = item.map_err(plan_err(s, d))?;
                 n += 1;
-                input_tokens += tokens(&item.input);
+                input_tokens += estimate_tokens(&item.input);
             }
             items_per.insert(format!("{}/{d}", s.name), n);
             for sol in &sols {
