@@ -38,9 +38,17 @@ pub fn redact_url(url: &str) -> String {
 /// `pass`/`password`, Azure's `api-key`, tokens, signatures.
 pub fn is_secret_param(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
-    ["pass", "key", "token", "secret", "sig", "auth", "credential"]
-        .iter()
-        .any(|word| name.contains(word))
+    [
+        "pass",
+        "key",
+        "token",
+        "secret",
+        "sig",
+        "auth",
+        "credential",
+    ]
+    .iter()
+    .any(|word| name.contains(word))
 }
 
 #[cfg(test)]
