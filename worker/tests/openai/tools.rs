@@ -61,6 +61,15 @@ impl Fake {
     }
 }
 
+/// `adfarm_llm_tool_call_errors_total{model}`. It is process-wide, so each
+/// test counts under a model name of its own.
+fn tool_call_errors(model: &str) -> u64 {
+    Metrics::global()
+        .llm_tool_call_errors
+        .with_label_values(&[model])
+        .get()
+}
+
 /// The one call of a completion.
 fn the_call(c: &Completion) -> &ToolCall {
     assert_eq!(c.tool_calls.len(), 1, "{c:?}");
@@ -146,15 +155,8 @@ async fn issue_9_an_unusable_call_is_reasked_once_then_the_turn_has_no_call() {
         ..FakeLlmConfig::default()
     })
     .await;
-    // A model name no other test uses: the counter is process-wide.
     let model = "tools-always-bad";
-    let errors = || {
-        Metrics::global()
-            .llm_tool_call_errors
-            .with_label_values(&[model])
-            .get()
-    };
-    let before = errors();
+    let before = tool_call_errors(model);
     let req = with_tools("How did campaign 7 do?", Some(ToolChoice::Required));
     let c = fake.client(model).chat(&req).await.unwrap();
     assert!(c.tool_calls.is_empty(), "{c:?}");
@@ -168,7 +170,7 @@ async fn issue_9_an_unusable_call_is_reasked_once_then_the_turn_has_no_call() {
     assert_eq!(c.usage.input, stats.prompt_tokens, "both calls are paid");
     assert_eq!(c.usage.output, stats.completion_tokens);
     assert_eq!(c.usage.source, UsageSource::Reported);
-    assert_eq!(errors(), before + 1);
+    assert_eq!(tool_call_errors(model), before + 1);
 }
 
 #[tokio::test]
@@ -180,10 +182,7 @@ async fn issue_9_a_reask_that_fixes_the_call_returns_it() {
     .await;
     let model = "tools-sometimes-bad";
     let client = fake.client(model);
-    let before = Metrics::global()
-        .llm_tool_call_errors
-        .with_label_values(&[model])
-        .get();
+    let before = tool_call_errors(model);
     let (mut first_time, mut fixed, mut gave_up) = (0, 0, 0);
     for i in 0..24 {
         fake.reset().await;
@@ -201,9 +200,6 @@ async fn issue_9_a_reask_that_fixes_the_call_returns_it() {
         first_time > 0 && fixed > 0 && gave_up > 0,
         "{first_time} {fixed} {gave_up}"
     );
-    let after = Metrics::global()
-        .llm_tool_call_errors
-        .with_label_values(&[model])
-        .get();
+    let after = tool_call_errors(model);
     assert_eq!(after - before, gave_up);
 }
