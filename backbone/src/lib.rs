@@ -9,6 +9,7 @@
 //!   inputs are settled (or fails them when an input failed).
 //! - [`limiter`]: deployment-wide rate limits (GCRA); local and Redis-backed.
 //! - [`metrics`]: every Prometheus metric AdFarm exports, and the endpoint.
+//! - [`redact`]: endpoint URLs without their credentials, for logs.
 //!
 //! Design decision: a store records a result and adds its aggregate
 //! increments in one atomic step, only when the result is new, so
@@ -20,6 +21,7 @@ pub mod memory_queue;
 pub mod metrics;
 pub mod queue;
 pub mod rabbit;
+pub mod redact;
 pub mod redis_store;
 pub mod release;
 pub mod store;
@@ -29,6 +31,7 @@ pub use limiter::{Limiter, LocalLimiter, Rate};
 pub use memory_queue::MemoryQueue;
 pub use queue::{Consumer, DeadLetter, Delivery, Queue, QueueError};
 pub use rabbit::RabbitQueue;
+pub use redact::redact_url;
 pub use redis_store::{RedisLimiter, RedisStore};
 pub use release::{release, Released, Walk};
 pub use store::{Recorded, Store, StoreError, SweepRecord};

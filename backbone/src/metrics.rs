@@ -26,6 +26,10 @@ pub struct Metrics {
     pub llm_retries: IntCounterVec,
     /// 429 answers received by model.
     pub llm_rate_limited: IntCounterVec,
+    /// Replies whose tool call stayed unusable after one re-ask (unknown
+    /// tool, arguments not a JSON object), by model: the turn went on
+    /// without a call.
+    pub llm_tool_call_errors: IntCounterVec,
     /// Seconds spent waiting for the rate limiter, by model.
     pub ratelimit_wait: HistogramVec,
     /// Jobs settled by kind and outcome (`completed`, `duplicate`, `retried`, `failed`, `skipped`).
@@ -141,6 +145,12 @@ impl Metrics {
                 "429 answers received.",
                 &["model"],
             ),
+            llm_tool_call_errors: counter(
+                &r,
+                "adfarm_llm_tool_call_errors_total",
+                "Tool calls still unusable after a re-ask.",
+                &["model"],
+            ),
             ratelimit_wait: histogram(
                 &r,
                 "adfarm_ratelimit_wait_seconds",
@@ -249,6 +259,7 @@ mod tests {
             .observe(0.1);
         m.llm_retries.with_label_values(&["m", "429"]).inc();
         m.llm_rate_limited.with_label_values(&["m"]).inc();
+        m.llm_tool_call_errors.with_label_values(&["m"]).inc();
         m.ratelimit_wait.with_label_values(&["m"]).observe(0.1);
         m.jobs.with_label_values(&["judge", "completed"]).inc();
         m.job_duration.with_label_values(&["judge"]).observe(0.1);
@@ -263,7 +274,7 @@ mod tests {
             .inc();
         m.workers.with_label_values(&["judge"]).set(1);
         let families = m.registry.gather();
-        assert_eq!(families.len(), 15);
+        assert_eq!(families.len(), 16);
         for f in families {
             let name = f.name();
             assert!(name.starts_with("adfarm_"), "{name}");

@@ -2,7 +2,7 @@
 //!
 //! - this file: [`RedisStore`], the [`Store`] with the same semantics as
 //!   [`crate::EmbeddedStore`];
-//! - [`connection`]: the auto-reconnecting connection and URL redaction;
+//! - [`connection`]: the auto-reconnecting connection and scrubbed errors;
 //! - [`scripts`]: the Lua scripts behind every multi-key write;
 //! - [`limiter`]: [`RedisLimiter`], GCRA on the server's clock.
 //!
@@ -29,7 +29,6 @@ mod connection;
 mod limiter;
 mod scripts;
 
-pub use connection::redact_url;
 pub use limiter::RedisLimiter;
 
 use crate::store::{Recorded, Store, StoreError, SweepRecord};

@@ -4,6 +4,7 @@
 //! cost before anything runs. Nothing here holds more than one item at a
 //! time, so planning a million-job sweep takes constant memory.
 
+use adfarm_llm::estimate_tokens;
 use adfarm_proto::expand::SuitePlan;
 use adfarm_proto::sweep::Sampling;
 use adfarm_proto::{
@@ -222,11 +223,6 @@ fn roots(
         pipeline,
     }
     .roots(dataset, item)
-}
-
-/// Rough token count of a text (4 characters a token).
-fn estimate_tokens(text: &str) -> u64 {
-    (text.chars().count() as u64).div_ceil(4)
 }
 
 /// Estimated traffic of one (provider, role): calls, input and output tokens.

@@ -3,6 +3,7 @@
 
 use crate::config::FakeLlmConfig;
 use crate::gen::{embed, schema_value, sentence, word_count, Rng};
+use crate::tools;
 use axum::http::StatusCode;
 use serde_json::{json, Value};
 
@@ -39,6 +40,18 @@ pub(crate) struct Answer {
     pub(crate) body: Value,
     pub(crate) prompt_tokens: u64,
     pub(crate) completion_tokens: u64,
+    pub(crate) tool_use: ToolUse,
+}
+
+/// Whether an answer calls a tool, for `/stats`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ToolUse {
+    /// Text or embeddings.
+    None,
+    /// A usable tool call.
+    Call,
+    /// A tool call spoiled by `p_bad_tool_call`.
+    BadCall,
 }
 
 fn model_of(req: &Value) -> Result<&str, ApiError> {
@@ -105,9 +118,10 @@ fn apply_stop(text: String, stops: &[String]) -> (String, bool) {
     }
 }
 
-/// Answers a chat completion: a guided choice, JSON fitting the requested
-/// schema, or a sentence of vocabulary words, all drawn from a PRNG seeded
-/// by the fake's seed and the canonical request body.
+/// Answers a chat completion: a tool call (see `tools::call`), a guided
+/// choice, JSON fitting the requested schema, or a sentence of vocabulary
+/// words, all drawn from a PRNG seeded by the fake's seed and the canonical
+/// request body.
 pub(crate) fn answer_chat(
     cfg: &FakeLlmConfig,
     req: &Value,
@@ -122,7 +136,9 @@ pub(crate) fn answer_chat(
         .and_then(Value::as_array)
         .filter(|m| !m.is_empty())
         .ok_or_else(|| ApiError::bad_request("messages must be a non-empty array."))?;
-    let mut prompt_tokens = 0;
+    let offer = tools::offer(req)?;
+    let (call_tokens, tool_results) = tools::conversation(messages)?;
+    let mut prompt_tokens = call_tokens + tools::offer_tokens(offer.as_ref());
     for m in messages {
         let content = m.get("content").unwrap_or(&Value::Null);
         prompt_tokens += word_count(&content_text(content)?);
@@ -152,6 +168,24 @@ pub(crate) fn answer_chat(
     let format_type = format.and_then(|f| f.get("type")).and_then(Value::as_str);
 
     let mut rng = Rng::from_parts(&[&cfg.seed.to_le_bytes(), b"chat", canonical]);
+    let call = offer
+        .as_ref()
+        .and_then(|o| tools::call(cfg, o, tool_results, canonical, &mut rng));
+    if let Some(call) = call {
+        let tool_use = if call.bad {
+            ToolUse::BadCall
+        } else {
+            ToolUse::Call
+        };
+        let completion_tokens = call.tokens;
+        let usage = (prompt_tokens, completion_tokens);
+        return Ok(Answer {
+            body: completion_body(model, call.message, "tool_calls", usage, &mut rng),
+            prompt_tokens,
+            completion_tokens,
+            tool_use,
+        });
+    }
     let (text, length_cut) = match (guided, format_type) {
         (Some(choices), _) if !cfg.ignore_guided => {
             let pick = &choices[rng.below(choices.len() as u64) as usize];
@@ -176,7 +210,26 @@ pub(crate) fn answer_chat(
     } else {
         "stop"
     };
-    let body = json!({
+    let message = json!({"role": "assistant", "content": text});
+    let usage = (prompt_tokens, completion_tokens);
+    Ok(Answer {
+        body: completion_body(model, message, finish_reason, usage, &mut rng),
+        prompt_tokens,
+        completion_tokens,
+        tool_use: ToolUse::None,
+    })
+}
+
+/// The `chat.completion` object around one assistant `message`, with
+/// `(prompt, completion)` tokens as its usage.
+fn completion_body(
+    model: &str,
+    message: Value,
+    finish_reason: &str,
+    (prompt_tokens, completion_tokens): (u64, u64),
+    rng: &mut Rng,
+) -> Value {
+    json!({
         "id": format!("chatcmpl-{:016x}", rng.next_u64()),
         "object": "chat.completion",
         // Fixed so the whole answer, not just its text, is a function of the request.
@@ -185,7 +238,7 @@ pub(crate) fn answer_chat(
         "system_fingerprint": "adfarm-fake-llm",
         "choices": [{
             "index": 0,
-            "message": {"role": "assistant", "content": text},
+            "message": message,
             "logprobs": null,
             "finish_reason": finish_reason,
         }],
@@ -194,11 +247,6 @@ pub(crate) fn answer_chat(
             "completion_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens,
         },
-    });
-    Ok(Answer {
-        body,
-        prompt_tokens,
-        completion_tokens,
     })
 }
 
@@ -239,6 +287,7 @@ pub(crate) fn answer_embeddings(cfg: &FakeLlmConfig, req: &Value) -> Result<Answ
         body,
         prompt_tokens,
         completion_tokens: 0,
+        tool_use: ToolUse::None,
     })
 }
 

@@ -1,4 +1,5 @@
-//! What the fake server does: its seed, latency, limits and fault rates.
+//! What the fake server does: its seed, latency, limits, fault rates and
+//! tool-call behaviour.
 
 use serde::{Deserialize, Serialize};
 
@@ -57,6 +58,17 @@ pub struct FakeLlmConfig {
     /// with 400 (`response_format` is still honoured).
     #[arg(long, default_value_t = false)]
     pub reject_guided_choice: bool,
+    /// Tool results a conversation must hold before a request with tools
+    /// and `tool_choice` `auto` (or none) is answered with text instead of
+    /// a tool call; 0 answers such requests with text at once.
+    #[arg(long, default_value_t = 1)]
+    pub tool_results_before_text: u32,
+    /// Probability that a tool-call answer is unusable: arguments that are
+    /// not JSON, or a tool the request did not offer. Drawn per request body,
+    /// not per attempt: a model's mistake repeats on a retry of the same
+    /// body, and a re-ask (a new body) draws afresh.
+    #[arg(long, default_value_t = 0.0)]
+    pub p_bad_tool_call: f64,
 }
 
 impl Default for FakeLlmConfig {
@@ -76,6 +88,8 @@ impl Default for FakeLlmConfig {
             api_key: None,
             ignore_guided: false,
             reject_guided_choice: false,
+            tool_results_before_text: 1,
+            p_bad_tool_call: 0.0,
         }
     }
 }
@@ -139,6 +153,13 @@ impl FakeLlmConfig {
         if sum > 1.0 + 1e-9 {
             return Err(ConfigError::FaultSum(sum));
         }
+        // Not a transport fault, so not part of the sum: it spoils answers.
+        if !(0.0..=1.0).contains(&self.p_bad_tool_call) {
+            return Err(ConfigError::Probability {
+                field: "p_bad_tool_call",
+                value: self.p_bad_tool_call,
+            });
+        }
         if self.rpm == Some(0) {
             return Err(ConfigError::ZeroLimit("rpm"));
         }
@@ -173,6 +194,11 @@ mod tests {
             ..FakeLlmConfig::default()
         };
         assert_eq!(sum.validate().unwrap_err().code(), "fault-sum");
+        let spoiled = FakeLlmConfig {
+            p_bad_tool_call: f64::NAN,
+            ..FakeLlmConfig::default()
+        };
+        assert_eq!(spoiled.validate().unwrap_err().code(), "probability");
         let zero = FakeLlmConfig {
             rpm: Some(0),
             ..FakeLlmConfig::default()

@@ -4,6 +4,7 @@
 //! - `server`: routes (`POST /v1/chat/completions`, `POST /v1/embeddings`,
 //!   `GET /stats`, `POST /stats/reset`, `GET /health`) and [`Stats`].
 //! - `answer`: request validation and OpenAI-shaped answers.
+//! - `tools`: the `tools` API: checks, token counts and tool-call answers.
 //! - `gen`: the hash-seeded PRNG, vocabulary text, schema-fitting JSON and
 //!   bag-of-words embeddings (one space per model name).
 //! - `limiter`: token buckets for the fake's own rate limit.
@@ -16,13 +17,30 @@
 //! of a sweep see the same faults (after `POST /stats/reset` or on a fresh
 //! server). Tokens are whitespace-separated words: `prompt_tokens` counts the
 //! words of all message contents, `completion_tokens` the words answered.
-//! The model named [`MISSING_MODEL`] answers 404.
+//! JSON is counted by its runs of letters and digits instead (compact JSON
+//! has no spaces): each offered tool's `function` object (name, description,
+//! parameters schema) and each tool call's name and arguments, in the
+//! conversation for `prompt_tokens` and in the answer for
+//! `completion_tokens`. The model named [`MISSING_MODEL`] answers 404.
+//!
+//! Tools: a request with `tools` is answered with one call of one offered
+//! tool (the `tool_choice` one when it names one, else drawn), arguments
+//! generated to fit its parameters schema, `finish_reason: "tool_calls"`.
+//! `tool_choice: "none"` answers text; `"required"` or a named tool always
+//! calls; `"auto"` (or none) calls until the conversation holds
+//! [`FakeLlmConfig::tool_results_before_text`] tool results (default 1, so
+//! one call, then text), then answers text. `p_bad_tool_call` spoils a call
+//! (arguments not JSON, or an unknown tool name), drawn per request body.
+//! Tool turns are checked as OpenAI does: a `tool` message must answer a
+//! call of the assistant turn before it, and every call must be answered
+//! before the conversation goes on (else 400).
 
 mod answer;
 mod config;
 mod gen;
 mod limiter;
 mod server;
+mod tools;
 
 pub use answer::MISSING_MODEL;
 pub use config::{ConfigError, FakeLlmConfig};

@@ -1,7 +1,7 @@
 //! The HTTP side: routes, per-request decisions (limit, fault, latency) and
 //! the counters behind `/stats`.
 
-use crate::answer::{answer_chat, answer_embeddings, Answer, ApiError};
+use crate::answer::{answer_chat, answer_embeddings, Answer, ApiError, ToolUse};
 use crate::config::{ConfigError, FakeLlmConfig};
 use crate::gen::Rng;
 use crate::limiter::{retry_after_secs, Limiter};
@@ -49,6 +49,10 @@ pub struct Stats {
     pub prompt_tokens: u64,
     /// Completion tokens of successful answers.
     pub completion_tokens: u64,
+    /// Successful answers that call a tool (spoiled ones included).
+    pub tool_calls: u64,
+    /// Successful answers whose tool call `p_bad_tool_call` spoiled.
+    pub bad_tool_calls: u64,
 }
 
 /// Which API endpoint a request hit.
@@ -266,6 +270,8 @@ async fn handle(s: &Shared, ep: Endpoint, headers: &HeaderMap, body: &[u8]) -> R
                 st.ok += 1;
                 st.prompt_tokens += answer.prompt_tokens;
                 st.completion_tokens += answer.completion_tokens;
+                st.tool_calls += u64::from(answer.tool_use != ToolUse::None);
+                st.bad_tool_calls += u64::from(answer.tool_use == ToolUse::BadCall);
             }
             Fault::Status500 => st.server_errors += 1,
             Fault::Status429 => st.injected_429 += 1,

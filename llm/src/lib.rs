@@ -6,6 +6,14 @@
 //! Design decision: requests serialise to exactly what determines the
 //! reply, leaving out empty tool fields, so a request's hash is its cache
 //! key and requests without tools hash as they always did.
+//!
+//! - this file: messages, tools, requests, replies, errors and the
+//!   `Provider`/`Embedder` traits;
+//! - [`estimate`]: the one tokenizer-free token estimate ([`estimate_tokens`]).
+
+mod estimate;
+
+pub use estimate::estimate_tokens;
 
 use adfarm_proto::Usage;
 use async_trait::async_trait;

@@ -12,7 +12,9 @@ use crate::openai::with_retries;
 use adfarm_backbone::limiter::{Limiter, Rate};
 use adfarm_backbone::metrics::Metrics;
 use adfarm_backbone::{Store, SweepRecord};
-use adfarm_llm::{ChatRequest, Choice, Completion, Embedder, Embeddings, LlmError, Provider};
+use adfarm_llm::{
+    estimate_tokens, ChatRequest, Choice, Completion, Embedder, Embeddings, LlmError, Provider,
+};
 use adfarm_proto::tally::NANO;
 use adfarm_proto::{ProviderSpec, Role, SweepId, Usage};
 use async_trait::async_trait;
@@ -129,12 +131,6 @@ fn spec_rates(spec: &ProviderSpec) -> (Rate, Option<Rate>) {
         burst: (tpm / 60.0).max(1.0),
     });
     (requests, tokens)
-}
-
-/// Rough prompt size in tokens (4 characters a token) for the limiter; the
-/// real usage reconciles it after the call.
-fn estimate_tokens(chars: usize, max_output: u32) -> u64 {
-    (chars as u64).div_ceil(4) + max_output as u64
 }
 
 fn retry_reason(e: &LlmError) -> &'static str {
@@ -264,7 +260,7 @@ impl Metered {
         &self,
         what: &str,
         request: &impl Serialize,
-        est_chars: usize,
+        est_input: u64,
         max_output: u32,
         f: F,
     ) -> Result<T, LlmError>
@@ -302,7 +298,9 @@ impl Metered {
             .acquire()
             .await
             .expect("semaphore never closed");
-        let estimate = estimate_tokens(est_chars, max_output);
+        // The limiter is charged the whole possible call up front; the real
+        // usage reconciles it afterwards.
+        let estimate = est_input + u64::from(max_output);
         let model = spec.model.clone();
         let latency_ms = std::sync::atomic::AtomicU64::new(0);
         let result = with_retries(
@@ -373,10 +371,6 @@ impl Metered {
     }
 }
 
-fn prompt_chars(req: &ChatRequest) -> usize {
-    req.messages.iter().map(|m| m.content.len()).sum()
-}
-
 #[async_trait]
 impl Provider for Metered {
     fn model(&self) -> &str {
@@ -385,7 +379,8 @@ impl Provider for Metered {
 
     async fn chat(&self, req: &ChatRequest) -> Result<Completion, LlmError> {
         let chat = self.backend.chat()?;
-        self.call("chat", req, prompt_chars(req), req.max_tokens, |_| {
+        let input = req.estimate_prompt_tokens();
+        self.call("chat", req, input, req.max_tokens, |_| {
             let chat = chat.clone();
             async move { chat.chat(req).await }
         })
@@ -394,12 +389,14 @@ impl Provider for Metered {
 
     async fn choose(&self, req: &ChatRequest, options: &[String]) -> Result<Choice, LlmError> {
         let chat = self.backend.chat()?;
-        let longest = options.iter().map(|o| o.len()).max().unwrap_or(0);
+        // The reply is one option plus a little JSON around it.
+        let longest = options.iter().map(|o| estimate_tokens(o)).max();
+        let max_output = u32::try_from(longest.unwrap_or(0) + 8).unwrap_or(u32::MAX);
         self.call(
             "choose",
             &(req, options),
-            prompt_chars(req),
-            (longest / 4 + 8) as u32,
+            req.estimate_prompt_tokens(),
+            max_output,
             |_| {
                 let chat = chat.clone();
                 async move { chat.choose(req, options).await }
@@ -417,8 +414,8 @@ impl Embedder for Metered {
 
     async fn embed(&self, texts: &[String]) -> Result<Embeddings, LlmError> {
         let embedder = self.backend.embedder()?;
-        let chars = texts.iter().map(String::len).sum();
-        self.call("embed", &texts, chars, 0, |_| {
+        let input = texts.iter().map(|t| estimate_tokens(t)).sum();
+        self.call("embed", &texts, input, 0, |_| {
             let embedder = embedder.clone();
             async move { embedder.embed(texts).await }
         })

@@ -4,7 +4,8 @@
 //! - [`gateway`]: cache, budget, rate limits, retries and metering of every
 //!   model call, as `Provider`/`Embedder` handles for suites.
 //! - [`backends`]: raw model clients per provider model (HTTP or local).
-//! - [`openai`]: the OpenAI-compatible HTTP client and the retry policy.
+//! - [`openai`]: the OpenAI-compatible HTTP client (chat with tools, closed
+//!   choice, embeddings) and the retry policy.
 //!
 //! Design decision: a delivery is acked only after its result (and its
 //! follow-ups) are stored, so a killed worker loses nothing; the store's

@@ -1,5 +1,7 @@
 //! The fake server over real HTTP: determinism, its rate limit, fault
-//! injection rates and `/stats`.
+//! injection rates and `/stats`; [`tools`]: the `tools` API.
+
+mod tools;
 
 use adfarm_fake_llm::{serve, FakeLlmConfig, Stats, EMBEDDING_DIM};
 use futures::stream::{self, StreamExt};

@@ -1,5 +1,7 @@
 //! The OpenAI-compatible client against the fake server (in-process), and
-//! the retry loop under paused time.
+//! the retry loop under paused time; [`tools`]: tool calls over the wire.
+
+mod tools;
 
 use adfarm_fake_llm::{serve, FakeLlmConfig, Stats, EMBEDDING_DIM};
 use adfarm_llm::{ChatRequest, Embedder, ErrorClass, LlmError, Message, Provider};
