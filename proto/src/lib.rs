@@ -5,7 +5,8 @@
 //! - [`job`]: job kinds, content-hash ids and the envelope on the queue.
 //! - [`outcome`]: what a finished job leaves behind (scores, usage, failures).
 //! - [`tally`]: the integer counters a store aggregates results into.
-//! - [`report`]: the report shape written as JSON/CSV/Markdown.
+//! - [`report`]: the report shape written as JSON/CSV/Markdown/HTML, with
+//!   the sections suites add (tables and plots as data).
 //!
 //! Design decision: aggregates are integer counters (scores in fixed point),
 //! so they are order-independent and identical however jobs were scheduled.
@@ -18,7 +19,7 @@ pub mod sweep;
 pub mod tally;
 
 /// Version of every serialised type in this crate; bumped on breaking change.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 pub use job::{Cell, Envelope, Item, JobId, JobKind, JobSpec, SweepId};
 pub use outcome::{Failure, JobResult, Output, Role, Score, Usage, UsageSource, Verdict};

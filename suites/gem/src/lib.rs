@@ -9,6 +9,7 @@
 //! - [`judge`], [`judge_prompts`]: the six judge metrics, both protocols.
 //! - [`scoring`]: embedding metrics of an output, one-shot scoring.
 //! - [`agreement`], [`cost`]: judge agreement and token cost helpers.
+//! - [`report`]: the paper's tables and plots as report sections.
 //!
 //! Design decision: data loads lazily on first use and is shared by every
 //! solution through an `Arc`; the ad database's embeddings are kept in
@@ -24,15 +25,19 @@ pub mod item;
 pub mod judge;
 pub mod judge_prompts;
 pub mod metrics;
+pub mod report;
 pub mod retrieval;
 pub mod scoring;
 pub mod solutions;
 pub mod split;
 pub mod summary;
 
+use adfarm_proto::report::Section;
 use adfarm_proto::{Item, JobKind, Output, Score, SolutionSpec};
 use adfarm_suite::SuiteContext;
-use adfarm_suite::{CallEstimate, DataError, ItemIter, JobError, Models, Solution, Suite};
+use adfarm_suite::{
+    CallEstimate, DataError, ItemIter, JobError, Models, ReportInput, Solution, Suite,
+};
 use async_trait::async_trait;
 use data::GemData;
 use item::{Dataset, ItemView};
@@ -223,5 +228,9 @@ impl Suite for GemBench {
         let ad = scoring::ad_from_meta(&output.meta);
         let (_, _, scores) = scoring::embedding_scores(embedder, &output.text, ad.as_ref()).await?;
         Ok(scores)
+    }
+
+    fn report(&self, input: &ReportInput<'_>) -> Result<Vec<Section>, DataError> {
+        Ok(report::sections(input))
     }
 }
