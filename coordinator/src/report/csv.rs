@@ -106,7 +106,7 @@ fn line(out: &mut String, s: &Section, at: &[String; 4], v: &Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::tests::report;
+    use crate::report::fixture::report;
 
     #[test]
     fn every_section_value_is_one_line_at_its_coordinates() {

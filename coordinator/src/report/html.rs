@@ -234,7 +234,7 @@ fn suite_table(out: &mut String, suite: &str, t: &Table) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::tests::report;
+    use crate::report::fixture::report;
 
     #[test]
     fn escapes_markup() {

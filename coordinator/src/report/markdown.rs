@@ -138,7 +138,7 @@ fn table(out: &mut String, t: &Table) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::tests::report;
+    use crate::report::fixture::report;
 
     #[test]
     fn sections_follow_the_scores_with_titles_tables_and_notes() {

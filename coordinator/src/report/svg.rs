@@ -228,7 +228,7 @@ fn heat_map(out: &mut String, id: &str, m: &HeatMap) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::tests::section;
+    use crate::report::fixture::section;
 
     fn drawn(i: usize) -> String {
         let p = &section().plots[i];
