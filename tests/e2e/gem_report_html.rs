@@ -4,6 +4,7 @@
 //! screenshot is taken, and the browser logs no console message or
 //! uncaught error.
 
+use crate::sections::report_of;
 use adfarm_coordinator::report::{render, Format};
 use adfarm_gem::report::{judge_metrics, Agreement, CostRow, Tables};
 use adfarm_proto::report::{CellRow, Report};
@@ -76,21 +77,7 @@ fn small_report() -> Report {
         tau: Some(1.0),
     });
     gem.alpha_all = Some(0.55);
-    Report {
-        format_version: adfarm_proto::FORMAT_VERSION,
-        sweep: "gem-html".into(),
-        sweep_id: "0123".into(),
-        jobs: BTreeMap::new(),
-        cells,
-        usage: vec![],
-        cost_by_role: BTreeMap::new(),
-        cost_usd: 0.0,
-        budget_usd: None,
-        stopped_by_budget: false,
-        estimated_cost_usd: 0.0,
-        dead_letters: vec![],
-        sections: gem.sections(SUITE),
-    }
+    report_of("gem-html", cells, gem.sections(SUITE))
 }
 
 /// `chromium --headless ... <extra> file://<page>`: stdout and stderr.

@@ -2,6 +2,7 @@
 //! HTML and JSON of a report with every GEM-Bench table (and Table 5)
 //! carry the lines the report has always had. No service is needed.
 
+use crate::sections::report_of;
 use adfarm_coordinator::report::{render, Format};
 use adfarm_gem::report::{judge_metrics, Agreement, CostRow, Tables};
 use adfarm_proto::report::{CellRow, Report};
@@ -66,21 +67,7 @@ fn ablated_cells() -> Vec<CellRow> {
 }
 
 fn report(cells: Vec<CellRow>, t: &Tables) -> Report {
-    Report {
-        format_version: adfarm_proto::FORMAT_VERSION,
-        sweep: "t".into(),
-        sweep_id: "id".into(),
-        jobs: BTreeMap::new(),
-        cells,
-        usage: vec![],
-        cost_by_role: BTreeMap::new(),
-        cost_usd: 0.0,
-        budget_usd: None,
-        stopped_by_budget: false,
-        estimated_cost_usd: 0.0,
-        dead_letters: vec![],
-        sections: t.sections("gem"),
-    }
+    report_of("t", cells, t.sections("gem"))
 }
 
 fn judges() -> Vec<String> {

@@ -1,7 +1,28 @@
-//! Reading suite tables out of a JSON report: a table by suite and id, a
-//! column by id (and scorer), a cell as text, number or estimate.
+//! Suite sections in tests: a report of just cells and sections, and
+//! reading tables out of a JSON report (a table by suite and id, a column by
+//! id and scorer, a cell as text, number or estimate).
 
-use adfarm_proto::report::{Estimate, Report, Table, Value};
+use adfarm_proto::report::{CellRow, Estimate, Report, Section, Table, Value};
+use std::collections::BTreeMap;
+
+/// A report of sweep `name` with `cells` and `sections` and nothing else.
+pub fn report_of(name: &str, cells: Vec<CellRow>, sections: Vec<Section>) -> Report {
+    Report {
+        format_version: adfarm_proto::FORMAT_VERSION,
+        sweep: name.into(),
+        sweep_id: "0123".into(),
+        jobs: BTreeMap::new(),
+        cells,
+        usage: vec![],
+        cost_by_role: BTreeMap::new(),
+        cost_usd: 0.0,
+        budget_usd: None,
+        stopped_by_budget: false,
+        estimated_cost_usd: 0.0,
+        dead_letters: vec![],
+        sections,
+    }
+}
 
 /// Table `id` of suite `suite`'s sections.
 pub fn table<'a>(r: &'a Report, suite: &str, id: &str) -> &'a Table {
