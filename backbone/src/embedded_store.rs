@@ -116,25 +116,29 @@ impl EmbeddedStore {
         .await
     }
 
-    async fn scan(
+    /// Every value whose key starts with `prefix`, decoded, in key order:
+    /// one range read.
+    async fn scan<T: serde::de::DeserializeOwned + Send + 'static>(
         &self,
         table: TableDefinition<'static, &'static str, &'static [u8]>,
         prefix: String,
-    ) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
-        self.blocking("scan", move |db| {
-            let txn = db.begin_read()?;
-            let t = txn.open_table(table)?;
-            let mut out = Vec::new();
-            for row in t.range(prefix.as_str()..)? {
-                let (k, v) = row?;
-                if !k.value().starts_with(prefix.as_str()) {
-                    break;
+    ) -> Result<Vec<T>, StoreError> {
+        let rows = self
+            .blocking("scan", move |db| {
+                let txn = db.begin_read()?;
+                let t = txn.open_table(table)?;
+                let mut out = Vec::new();
+                for row in t.range(prefix.as_str()..)? {
+                    let (k, v) = row?;
+                    if !k.value().starts_with(prefix.as_str()) {
+                        break;
+                    }
+                    out.push((k.value().to_string(), v.value().to_vec()));
                 }
-                out.push((k.value().to_string(), v.value().to_vec()));
-            }
-            Ok(out)
-        })
-        .await
+                Ok(out)
+            })
+            .await?;
+        rows.iter().map(|(k, v)| decode(k, v)).collect()
     }
 }
 
@@ -161,11 +165,7 @@ impl Store for EmbeddedStore {
     }
 
     async fn sweeps(&self) -> Result<Vec<SweepRecord>, StoreError> {
-        self.scan(SWEEPS, String::new())
-            .await?
-            .iter()
-            .map(|(k, v)| decode(k, v))
-            .collect()
+        self.scan(SWEEPS, String::new()).await
     }
 
     async fn record(&self, sweep: &SweepId, r: &JobResult) -> Result<Recorded, StoreError> {
@@ -202,6 +202,11 @@ impl Store for EmbeddedStore {
             Some(b) => Ok(Some(decode(&k, &b)?)),
             None => Ok(None),
         }
+    }
+
+    async fn results(&self, sweep: &SweepId) -> Result<Vec<JobResult>, StoreError> {
+        // Keys are `<sweep>|<job id>`, so a sweep's results are one range.
+        self.scan(RESULTS, key(sweep, "")).await
     }
 
     async fn settled(&self, sweep: &SweepId, ids: &[JobId]) -> Result<Vec<bool>, StoreError> {
@@ -242,11 +247,7 @@ impl Store for EmbeddedStore {
     }
 
     async fn failures(&self, sweep: &SweepId) -> Result<Vec<Failure>, StoreError> {
-        self.scan(FAILURES, key(sweep, ""))
-            .await?
-            .iter()
-            .map(|(k, v)| decode(k, v))
-            .collect()
+        self.scan(FAILURES, key(sweep, "")).await
     }
 
     async fn tally(&self, sweep: &SweepId) -> Result<Tally, StoreError> {

@@ -37,8 +37,11 @@ use adfarm_proto::{Failure, JobId, JobResult, SweepId, Usage};
 use async_trait::async_trait;
 use redis::aio::ConnectionManager;
 use redis::RedisError;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+
+/// Keys or fields asked for per `SCAN`/`HSCAN` round trip.
+const SCAN_BATCH: u64 = 1000;
 
 /// A [`Store`] on Redis, shared by every process of a deployment. Cloning
 /// shares the connection, which reconnects by itself after a broken link.
@@ -130,7 +133,7 @@ impl RedisStore {
                 .arg("MATCH")
                 .arg(&pattern)
                 .arg("COUNT")
-                .arg(1000)
+                .arg(SCAN_BATCH)
                 .query_async(&mut con)
                 .await
                 .map_err(|e| StoreError::Backend {
@@ -270,6 +273,35 @@ impl Store for RedisStore {
             Some(b) => Ok(Some(decode(&format!("{key}/{id}"), &b)?)),
             None => Ok(None),
         }
+    }
+
+    async fn results(&self, sweep: &SweepId) -> Result<Vec<JobResult>, StoreError> {
+        let key = self.keys(sweep).results;
+        let mut con = self.con.clone();
+        // HSCAN in batches rather than one HGETALL: a large sweep's results
+        // are hundreds of megabytes, which one reply would build in Redis's
+        // memory while blocking every worker. A field may come back twice
+        // (the hash can be rehashed between batches); the map keeps one.
+        let mut rows: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+        let mut cursor = 0u64;
+        loop {
+            let (next, batch): (u64, HashMap<String, Vec<u8>>) = redis::cmd("HSCAN")
+                .arg(&key)
+                .arg(cursor)
+                .arg("COUNT")
+                .arg(SCAN_BATCH)
+                .query_async(&mut con)
+                .await
+                .map_err(backend("results"))?;
+            rows.extend(batch);
+            if next == 0 {
+                break;
+            }
+            cursor = next;
+        }
+        rows.iter()
+            .map(|(id, v)| decode(&format!("{key}/{id}"), v))
+            .collect()
     }
 
     async fn settled(&self, sweep: &SweepId, ids: &[JobId]) -> Result<Vec<bool>, StoreError> {

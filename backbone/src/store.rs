@@ -104,6 +104,13 @@ pub trait Store: Send + Sync {
     /// When the store is unavailable or the result is corrupt.
     async fn result(&self, sweep: &SweepId, id: &JobId) -> Result<Option<JobResult>, StoreError>;
 
+    /// Every stored result of the sweep, in job-id order, read in one pass
+    /// (reports read per-item results this way, not one job at a time).
+    ///
+    /// # Errors
+    /// When the store is unavailable or a result is corrupt.
+    async fn results(&self, sweep: &SweepId) -> Result<Vec<JobResult>, StoreError>;
+
     /// For each id, whether a result or a failure is stored (settled jobs are
     /// not published again on resume).
     ///

@@ -10,7 +10,7 @@
 use adfarm_backbone::{EmbeddedStore, Recorded, RedisStore, Store, SweepRecord};
 use adfarm_proto::tally::Tally;
 use adfarm_proto::{
-    Cell, Failure, JobId, JobResult, Role, Score, SweepId, Usage, UsageSource, Verdict,
+    Cell, Failure, JobId, JobResult, Output, Role, Score, SweepId, Usage, UsageSource, Verdict,
 };
 use std::sync::Arc;
 
@@ -384,6 +384,44 @@ async fn settled_in_batches(s: &dyn Store) {
     );
 }
 
+/// More results than Redis keeps in a compact hash (128 fields), so its
+/// `HSCAN` takes several batches.
+const MANY: usize = 1200;
+
+async fn results_in_one_pass(s: &dyn Store) {
+    let sw = sweep("results");
+    assert_eq!(s.results(&sw).await.unwrap(), vec![]);
+    // Recorded out of order, with a failure and another sweep's result.
+    let mut expected: Vec<JobResult> = (0..MANY).map(result).collect();
+    expected[5].output = Some(Output {
+        text: "a response".into(),
+        meta: serde_json::json!({"calls": [{"step": "answer", "input": 3}]}),
+    });
+    for r in expected.iter().rev() {
+        s.record(&sw, r).await.unwrap();
+    }
+    s.record(&sw, &expected[7]).await.unwrap();
+    s.fail(&sw, &failure(MANY + 1)).await.unwrap();
+    s.record(&sweep("results-other"), &result(MANY + 2))
+        .await
+        .unwrap();
+
+    let all = s.results(&sw).await.unwrap();
+    assert_eq!(all.len(), MANY, "each result once, failures left out");
+    // Stored as JSON, which reads some floats back a bit off (1.11 for
+    // 1.1099999999999999), as `result` does.
+    let stored: Vec<JobResult> = expected
+        .iter()
+        .map(|r| serde_json::from_slice(&serde_json::to_vec(r).unwrap()).unwrap())
+        .collect();
+    assert!(all == stored, "every result, in job-id order");
+    assert_eq!(
+        s.result(&sw, &all[5].id).await.unwrap().as_ref(),
+        Some(&all[5])
+    );
+    assert_eq!(s.results(&sweep("results-other")).await.unwrap().len(), 1);
+}
+
 async fn sweeps_round_trip(s: &dyn Store) {
     assert_eq!(s.sweeps().await.unwrap(), vec![]);
     let (b, a) = (sweep_record("b"), sweep_record("a"));
@@ -461,6 +499,13 @@ async fn settled_answers_a_batch_of_ids() {
         s.embedded.tally(&sw).await.unwrap(),
         s.redis.tally(&sw).await.unwrap()
     );
+}
+
+#[tokio::test]
+async fn issue_9_a_sweeps_results_are_read_in_one_pass() {
+    let s = Stores::new("results").await;
+    results_in_one_pass(&s.embedded).await;
+    results_in_one_pass(&s.redis).await;
 }
 
 #[tokio::test]

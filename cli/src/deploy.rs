@@ -142,7 +142,7 @@ pub async fn run_embedded(
     queue.close();
     workers.await?;
 
-    let report = report::build_with(store.as_ref(), &rec, Some(ctx)).await?;
+    let report = report::build(store.as_ref(), &rec, ctx).await?;
     let summary = report::render(&report, report::Format::Markdown);
     match &run.report {
         Some(path) => {

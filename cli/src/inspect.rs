@@ -138,7 +138,7 @@ pub async fn report(
     };
     let store = open(home, backend).await?;
     let rec = find(store.as_ref(), ctx, which).await?;
-    let r = report::build_with(store.as_ref(), &rec, Some(ctx)).await?;
+    let r = report::build(store.as_ref(), &rec, ctx).await?;
     let text = report::render(&r, format);
     match out {
         Some(path) => std::fs::write(path, text)

@@ -80,6 +80,9 @@ pub enum ApiError {
     /// Store failure.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The report could not be built.
+    #[error(transparent)]
+    Report(#[from] report::ReportError),
 }
 
 impl ApiError {
@@ -91,6 +94,7 @@ impl ApiError {
             ApiError::Format(_) => "api-bad-format",
             ApiError::Coordinate(_) => "api-coordinate",
             ApiError::Store(_) => "api-store",
+            ApiError::Report(_) => "api-report",
         }
     }
 
@@ -99,7 +103,10 @@ impl ApiError {
             ApiError::SweepFile(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Format(_) => StatusCode::BAD_REQUEST,
-            ApiError::Coordinate(_) | ApiError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Coordinate(_)
+            | ApiError::Store(_)
+            | ApiError::Report(report::ReportError::Store(_)) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Report(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 }
@@ -339,7 +346,7 @@ async fn report_of(
     let name = q.format.unwrap_or_else(|| "md".to_string());
     let format = report::Format::parse(&name).ok_or(ApiError::Format(name))?;
     let rec = record(&s, &id).await?;
-    let r = report::build_with(s.store.as_ref(), &rec, Some(&s.ctx)).await?;
+    let r = report::build(s.store.as_ref(), &rec, &s.ctx).await?;
     let content_type = match format {
         report::Format::Markdown => "text/markdown; charset=utf-8",
         report::Format::Csv => "text/csv; charset=utf-8",

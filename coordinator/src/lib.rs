@@ -4,9 +4,8 @@
 //! - [`sweep_file`]: TOML → validated `SweepSpec`, errors with file:line:field.
 //! - [`plan`]: lazy expansion into generate jobs, job counts, cost estimate.
 //! - [`coordinate`]: register, publish what is not settled, follow to the end.
-//! - [`report`]: the sweep report as JSON, CSV, Markdown or HTML;
-//!   [`gem_report`]: its GEM-Bench tables; [`gem_ablation`]: their
-//!   embedding-model ablation (Table 5); [`report_html`]: the HTML page.
+//! - [`report`]: the sweep report, with the sections its suites add, as
+//!   JSON, CSV, Markdown or a self-contained HTML page.
 //! - [`autoscale`]: workers per pool as a pure function of backlog, rate
 //!   limits and current replicas (capped by what the limits can feed).
 //! - [`api`]: HTTP API to submit sweeps and follow them (`--serve`).
@@ -20,11 +19,8 @@
 pub mod api;
 pub mod autoscale;
 pub mod coordinate;
-pub mod gem_ablation;
-pub mod gem_report;
 pub mod plan;
 pub mod report;
-pub mod report_html;
 pub mod scaler;
 pub mod sweep_file;
 

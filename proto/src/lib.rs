@@ -7,7 +7,8 @@
 //! - [`expand`]: a pipeline's jobs, what each reads and which read it.
 //! - [`outcome`]: what a finished job leaves behind (scores, usage, failures).
 //! - [`tally`]: the integer counters a store aggregates results into.
-//! - [`report`]: the report shape written as JSON/CSV/Markdown.
+//! - [`report`]: the report shape written as JSON/CSV/Markdown/HTML, with
+//!   the sections suites add (tables and plots as data).
 //!
 //! Design decision: aggregates are integer counters (scores in fixed point),
 //! so they are order-independent and identical however jobs were scheduled.

@@ -4,6 +4,7 @@
 //! coordinator with two workers on RabbitMQ and Redis gives identical
 //! numbers. Needs the assets in `$ADFARM_HOME` (scripts/test fetches them).
 
+use crate::sections::{col, number, scorers, table, text};
 use crate::{assert_complete, assert_same_results, assets_home, figure, Farm};
 use adfarm_proto::report::Report;
 use std::path::Path;
@@ -70,23 +71,27 @@ async fn local_models_fill_the_tables_once_and_match_across_deployments() {
     let first_wall = t0.elapsed();
     let embedded = report(&farm, &sweep, Some(&store)).await;
     assert_complete(&embedded);
-    let g = embedded.gem.as_ref().expect("GEM-Bench tables");
-    assert_eq!(g.judges, ["smollm2"]);
-    assert_eq!(g.effectiveness.len(), 3, "{:?}", g.effectiveness);
-    assert_eq!(g.judge_scores.len(), 3, "{:?}", g.judge_scores);
-    for row in &g.judge_scores {
-        assert!(row.overall.is_some(), "every judge metric scored: {row:?}");
+    assert_eq!(scorers(table(&embedded, "gem", "overall")), ["smollm2"]);
+    let eff = table(&embedded, "gem", "effectiveness");
+    assert_eq!(eff.rows.len(), 3, "{:?}", eff.rows);
+    let details = table(&embedded, "gem", "judge-0");
+    assert_eq!(details.rows.len(), 3, "{:?}", details.rows);
+    for row in &details.rows {
+        let overall = number(&row[col(details, "overall", None)]);
+        assert!(overall.is_some(), "every judge metric scored: {row:?}");
     }
-    assert_eq!(g.cost.len(), 3);
-    for c in &g.cost {
-        assert!(c.ittft.is_some_and(|i| i > 0.0), "{c:?}");
+    let cost = table(&embedded, "gem", "cost");
+    assert_eq!(cost.rows.len(), 3);
+    for row in &cost.rows {
+        let ittft = number(&row[col(cost, "ittft", None)]);
+        assert!(ittft.is_some_and(|i| i > 0.0), "{row:?}");
     }
-    let gir = g
-        .effectiveness
+    let gir = eff
+        .rows
         .iter()
-        .find(|e| e.solution == "gi-r")
+        .find(|row| text(&row[1]) == "gi-r")
         .expect("gi-r");
-    assert!(gir.metrics.contains_key("response-flow"), "{gir:?}");
+    assert!(gir[col(eff, "response-flow", None)].is_some(), "{gir:?}");
 
     // Again: every job is settled, nothing is published, no model is called.
     let again = run_embedded(&mut farm, &sweep, &store).await;
@@ -130,12 +135,17 @@ async fn local_models_fill_the_tables_once_and_match_across_deployments() {
     assert_eq!(calls(&cluster), calls(&embedded));
     // Identical tables but for latency, which is measured.
     let unmeasured = |r: &Report| {
-        let mut g = r.gem.clone().expect("GEM-Bench tables");
-        for c in &mut g.cost {
-            assert!(c.latency_s.is_some_and(|s| s > 0.0), "{c:?}");
-            c.latency_s = None;
+        let mut sections = r.sections.clone();
+        for t in sections.iter_mut().flat_map(|s| &mut s.tables) {
+            if t.id == "cost" {
+                let latency = col(t, "latency-s", None);
+                for row in &mut t.rows {
+                    assert!(number(&row[latency]).is_some_and(|s| s > 0.0), "{row:?}");
+                    row[latency] = None;
+                }
+            }
         }
-        g
+        sections
     };
     assert_eq!(
         unmeasured(&cluster),
@@ -150,9 +160,10 @@ async fn local_models_fill_the_tables_once_and_match_across_deployments() {
             crate::planned(&embedded),
             first_wall.as_secs_f64(),
             distributed_wall.as_secs_f64(),
-            g.judge_scores
+            details
+                .rows
                 .iter()
-                .map(|r| (r.solution.as_str(), r.overall))
+                .map(|row| (text(&row[1]), number(&row[col(details, "overall", None)])))
                 .collect::<Vec<_>>()
         ),
     );

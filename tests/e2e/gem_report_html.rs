@@ -4,13 +4,16 @@
 //! screenshot is taken, and the browser logs no console message or
 //! uncaught error.
 
-use adfarm_coordinator::gem_report::{self, judge_metrics, SUITE};
+use crate::sections::report_of;
 use adfarm_coordinator::report::{render, Format};
-use adfarm_proto::report::{CellRow, GemAgreement, GemCostRow, Report};
+use adfarm_gem::report::{judge_metrics, Agreement, CostRow, Tables};
+use adfarm_proto::report::{CellRow, Report};
 use adfarm_proto::tally::NO_JUDGE;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
+
+const SUITE: &str = "gem";
 
 fn cell(dataset: &str, solution: &str, judge: &str, metric: &str, mean: f64) -> CellRow {
     CellRow {
@@ -51,21 +54,21 @@ fn small_report() -> Report {
         }
     }
     let judges: Vec<String> = judges.iter().map(|j| j.to_string()).collect();
-    let mut gem = gem_report::from_cells(&cells, &judges, None, &[]);
+    let mut gem = Tables::from_cells(&cells, &judges, None, &[]);
     for (si, s) in solutions.iter().enumerate() {
         let ittft = 200.0 + 300.0 * si as f64;
-        gem.cost.push(GemCostRow {
+        gem.cost.push(CostRow {
             dataset: "mt-human".into(),
             solution: s.to_string(),
             responses: 10,
-            ittft: Some(ittft),
-            ottft: Some(150.0),
-            overall: Some(0.5 * ittft + 150.0),
-            usd_per_response: Some(0.0002),
+            ittft,
+            ottft: 150.0,
+            overall: 0.5 * ittft + 150.0,
+            usd_per_response: 0.0002,
             latency_s: Some(2.25),
         });
     }
-    gem.agreement.push(GemAgreement {
+    gem.agreement.push(Agreement {
         judge_a: judges[0].clone(),
         judge_b: judges[1].clone(),
         paired: 180,
@@ -74,22 +77,7 @@ fn small_report() -> Report {
         tau: Some(1.0),
     });
     gem.alpha_all = Some(0.55);
-    gem.per_job = true;
-    Report {
-        format_version: adfarm_proto::FORMAT_VERSION,
-        sweep: "gem-html".into(),
-        sweep_id: "0123".into(),
-        jobs: BTreeMap::new(),
-        cells,
-        usage: vec![],
-        cost_by_role: BTreeMap::new(),
-        cost_usd: 0.0,
-        budget_usd: None,
-        stopped_by_budget: false,
-        estimated_cost_usd: 0.0,
-        dead_letters: vec![],
-        gem: Some(gem),
-    }
+    report_of("gem-html", cells, gem.sections(SUITE))
 }
 
 /// `chromium --headless ... <extra> file://<page>`: stdout and stderr.
@@ -148,7 +136,11 @@ fn gem_html_report_renders_tables_and_plots_in_chromium() {
             "table {id} missing"
         );
     }
-    for id in ["plot-quality-cost", "plot-metric-bars", "plot-agreement"] {
+    for id in [
+        "gem-quality-cost",
+        "gem-metric-bars",
+        "gem-agreement-heatmap",
+    ] {
         assert!(
             dom.contains(&format!("<svg id=\"{id}\"")),
             "plot {id} missing"

@@ -7,8 +7,10 @@
 //! re-scores the same responses for Table 5. Uses the GEM-Bench data in
 //! `$ADFARM_HOME` (scripts/test fetches it).
 
+use crate::sections::{col, estimate, mean, number, scorers, table, text};
 use crate::{Fake, Farm};
-use adfarm_proto::report::Report;
+use adfarm_gem::report::judge_metrics;
+use adfarm_proto::report::{Report, Table, Value};
 use adfarm_proto::Role;
 use std::time::Duration;
 
@@ -76,56 +78,68 @@ async fn gem_sweep_report_fills_cost_and_agreement_from_job_results() {
     let json = report("json").await;
     let r: Report = serde_json::from_str(&json).expect("a Report");
     crate::assert_complete(&r);
-    let g = r.gem.as_ref().expect("a gem sweep has GEM-Bench tables");
-    assert!(g.per_job, "per-job results were read");
-    assert_eq!(g.judges, ["judge-a", "judge-b"]);
     // Effectiveness: both solutions; GI-R injects (IR is scored).
-    let eff: Vec<&str> = g
-        .effectiveness
-        .iter()
-        .map(|e| e.solution.as_str())
-        .collect();
-    assert_eq!(eff, ["gi-r", "no-ads"]);
-    let gir = &g.effectiveness[0];
-    assert_eq!(gir.metrics["injection-rate"].n, 2, "{gir:?}");
-    assert!(gir.metrics.contains_key("response-flow"), "{gir:?}");
+    let eff = table(&r, "gem", "effectiveness");
+    let solutions = |t: &Table| -> Vec<String> { t.rows.iter().map(|row| text(&row[1])).collect() };
+    assert_eq!(solutions(eff), ["gi-r", "no-ads"]);
+    let gir = &eff.rows[0];
+    assert_eq!(
+        estimate(&gir[col(eff, "injection-rate", None)]).n,
+        2,
+        "{gir:?}"
+    );
+    assert!(gir[col(eff, "response-flow", None)].is_some(), "{gir:?}");
     // Judge rows: 2 solutions × 2 judges, Overall = mean of the six.
-    assert_eq!(g.judge_scores.len(), 4);
-    for row in &g.judge_scores {
-        let means: Vec<f64> = adfarm_coordinator::gem_report::judge_metrics()
-            .iter()
-            .filter_map(|m| row.metrics.get(*m).and_then(|s| s.mean))
-            .collect();
-        if means.len() == 6 {
-            let want = means.iter().sum::<f64>() / 6.0;
-            assert!((row.overall.expect("defined") - want).abs() < 1e-9);
+    assert_eq!(scorers(table(&r, "gem", "overall")), ["judge-a", "judge-b"]);
+    let details = [table(&r, "gem", "judge-0"), table(&r, "gem", "judge-1")];
+    assert_eq!(details.iter().map(|t| t.rows.len()).sum::<usize>(), 4);
+    for t in details {
+        for row in &t.rows {
+            let means: Vec<f64> = judge_metrics()
+                .iter()
+                .filter_map(|m| mean(&row[col(t, m, None)]))
+                .collect();
+            if means.len() == 6 {
+                let want = means.iter().sum::<f64>() / 6.0;
+                let overall = number(&row[col(t, "overall", None)]).expect("defined");
+                assert!((overall - want).abs() < 1e-9);
+            }
         }
     }
     // Cost from Output.meta.calls: every response has calls, GI-R's
     // include the ad-free answer, and Overall = 0.5·ITTFT + OTTFT.
-    assert_eq!(g.cost.len(), 2, "{:?}", g.cost);
-    for c in &g.cost {
-        assert_eq!(c.responses, 2, "{c:?}");
-        let (i, o) = (c.ittft.expect("ITTFT"), c.ottft.expect("OTTFT"));
-        assert!(i > 0.0 && o > 0.0, "{c:?}");
-        assert!((c.overall.expect("Overall") - (0.5 * i + o)).abs() < 1e-9);
-        assert!(c.usd_per_response.expect("USD") > 0.0);
+    let cost = table(&r, "gem", "cost");
+    assert_eq!(cost.rows.len(), 2, "{:?}", cost.rows);
+    for row in &cost.rows {
+        assert_eq!(
+            number(&row[col(cost, "responses", None)]),
+            Some(2.0),
+            "{row:?}"
+        );
+        let i = number(&row[col(cost, "ittft", None)]).expect("ITTFT");
+        let o = number(&row[col(cost, "ottft", None)]).expect("OTTFT");
+        assert!(i > 0.0 && o > 0.0, "{row:?}");
+        let overall = number(&row[col(cost, "overall", None)]).expect("Overall");
+        assert!((overall - (0.5 * i + o)).abs() < 1e-9);
+        assert!(number(&row[col(cost, "usd-per-response", None)]).expect("USD") > 0.0);
     }
     let cost_of = |s: &str| {
-        g.cost
+        cost.rows
             .iter()
-            .find(|c| c.solution == s)
-            .and_then(|c| c.ittft)
+            .find(|row| text(&row[1]) == s)
+            .and_then(|row| number(&row[col(cost, "ittft", None)]))
     };
-    assert!(cost_of("gi-r") >= cost_of("no-ads"), "{:?}", g.cost);
+    assert!(cost_of("gi-r") >= cost_of("no-ads"), "{:?}", cost.rows);
     // Agreement: one pair, over the six metrics of 4 responses.
-    assert_eq!(g.agreement.len(), 1);
-    let a = &g.agreement[0];
+    let agreement = table(&r, "gem", "agreement");
+    assert_eq!(agreement.rows.len(), 1);
+    let a = &agreement.rows[0];
     assert_eq!(
-        (a.judge_a.as_str(), a.judge_b.as_str()),
-        ("judge-a", "judge-b")
+        (text(&a[0]), text(&a[1])),
+        ("judge-a".into(), "judge-b".into())
     );
-    assert!(a.paired > 0 && a.paired <= 24, "{a:?}");
+    let paired = number(&a[col(agreement, "paired", None)]).expect("paired");
+    assert!(paired > 0.0 && paired <= 24.0, "{a:?}");
     // Table 5: 4 responses scored by both embedders, one job each.
     assert_eq!(r.jobs["embed-metrics"].planned, 8, "{:?}", r.jobs);
     let embedding_models: Vec<&str> = r
@@ -135,42 +149,49 @@ async fn gem_sweep_report_fills_cost_and_agreement_from_job_results() {
         .map(|u| u.model.as_str())
         .collect();
     assert!(embedding_models.contains(&"fake-emb-2"), "{:?}", r.usage);
-    let ab = g
-        .embedding_ablation
-        .as_ref()
-        .expect("the sweep has an embedding ablation");
-    assert_eq!(ab.embedders, ["emb", "emb-b"]);
-    let rows: Vec<&str> = ab.rows.iter().map(|r| r.solution.as_str()).collect();
-    assert_eq!(rows, ["gi-r", "no-ads"]);
+    let ab = table(&r, "gem", "embedding-ablation");
+    let embedders = scorers(ab);
+    assert_eq!(embedders, ["emb", "emb-b"]);
+    assert_eq!(solutions(ab), ["gi-r", "no-ads"]);
+    let metrics = [
+        "response-flow",
+        "response-coherence",
+        "ad-flow",
+        "ad-coherence",
+    ];
     let mut differ = false;
     for row in &ab.rows {
-        for e in &ab.embedders {
-            let m = &row.metrics[e];
-            let rf = &m["response-flow"];
+        for e in &embedders {
+            let rf = estimate(&row[col(ab, "response-flow", Some(e))]);
             assert_eq!(rf.n + rf.unscored, 2, "{e} {row:?}");
-            for s in m.values() {
-                assert!(s.mean.is_none_or(f64::is_finite), "{e} {row:?}");
+            for m in metrics {
+                let mean = mean(&row[col(ab, m, Some(e))]);
+                assert!(mean.is_none_or(f64::is_finite), "{e} {row:?}");
             }
         }
-        for (metric, s) in &row.metrics["emb"] {
-            let other = row.metrics["emb-b"].get(metric).and_then(|s| s.mean);
-            differ |= s.mean.is_some() && other.is_some() && s.mean != other;
+        for m in metrics {
+            let (x, y) = (
+                &row[col(ab, m, Some("emb"))],
+                &row[col(ab, m, Some("emb-b"))],
+            );
+            if let (Some(Value::Estimate(x)), Some(Value::Estimate(y))) = (x, y) {
+                differ |= x.mean.is_some() && y.mean.is_some() && x.mean != y.mean;
+            }
         }
     }
     assert!(differ, "two embedding models give different scores: {ab:?}");
     let finite = |e: &str| {
         ab.rows
             .iter()
-            .flat_map(|r| r.metrics[e].values())
-            .filter_map(|s| s.mean)
-            .filter(|m| m.is_finite())
+            .flat_map(|row| metrics.map(|m| row[col(ab, m, Some(e))].clone()))
+            .filter(|v| mean(v).is_some_and(f64::is_finite))
             .count()
     };
     assert!(finite("emb") > 0 && finite("emb-b") > 0, "{ab:?}");
     // The primary's scores are Table 3's.
     assert_eq!(
-        gir.metrics["response-flow"],
-        ab.rows[0].metrics["emb"]["response-flow"]
+        gir[col(eff, "response-flow", None)],
+        ab.rows[0][col(ab, "response-flow", Some("emb"))]
     );
 
     let md = report("md").await;
@@ -185,7 +206,7 @@ async fn gem_sweep_report_fills_cost_and_agreement_from_job_results() {
     );
     assert!(!md.contains("Judge emb-b"), "{md}");
     let html = report("html").await;
-    assert!(html.contains("<svg id=\"plot-quality-cost\""));
+    assert!(html.contains("<svg id=\"gem-quality-cost\""));
     assert!(html.contains("<table id=\"gem-agreement\">"));
     assert!(html.contains("<table id=\"gem-embedding-ablation\">"));
 }

@@ -12,6 +12,7 @@
 //! - `gem_score`: `adfarm gem score` on a small response (no judge).
 //! - `gem_report_html`: the HTML report opens in headless Chromium.
 //! - `gem_report_sweep`: a small GEM-Bench sweep's report tables.
+//! - `gem_report_text`: GEM-Bench's sections in Markdown, CSV, HTML, JSON.
 //! - `prometheus` (issue 5): a real Prometheus scrapes a sweep; every
 //!   dashboard query answers, the alert rules pass promtool.
 //! - `api` (issue 5): submit, status and report through the coordinator's
@@ -36,10 +37,12 @@ mod faults;
 mod gem_local;
 mod gem_report_html;
 mod gem_report_sweep;
+mod gem_report_text;
 mod gem_score;
 mod poison;
 mod prometheus;
 mod rate_limit;
+mod sections;
 mod sweep_errors;
 
 use adfarm_backbone::{Queue, RabbitQueue, RedisStore, Store};

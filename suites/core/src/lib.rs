@@ -1,8 +1,17 @@
 //! The traits every benchmark implements (Inspect's dataset + solver +
-//! scorer, typed): a [`Suite`] yields items and scores outputs, a
-//! [`Solution`] turns an item into an output.
+//! scorer, typed): a [`Suite`] yields items, scores outputs and adds its
+//! own sections to the report; a [`Solution`] turns an item into an output.
+//!
+//! - this file: the traits, the context and the errors they share;
+//! - [`report`]: [`ReportInput`], what a suite's report sections are built
+//!   from (tables and plots are data, `adfarm_proto::report::Section`).
+
+mod report;
+
+pub use report::ReportInput;
 
 use adfarm_llm::{Embedder, ErrorClass, LlmError, Provider};
+use adfarm_proto::report::Section;
 use adfarm_proto::{
     Cell, Item, JobResult, Output, Score, SolutionSpec, Stage, SuiteSpec, SweepSpec, Variant,
 };
@@ -220,6 +229,15 @@ pub trait Suite: Send + Sync {
         job: StageJob<'_>,
         models: StageModels<'_>,
     ) -> Result<StageOutput, JobError>;
+
+    /// The suite's own report sections (its paper's tables and plots),
+    /// after the farm's jobs, scores and usage. None by default.
+    ///
+    /// # Errors
+    /// Suite parameters the sections cannot be built with.
+    fn report(&self, _input: &ReportInput<'_>) -> Result<Vec<Section>, DataError> {
+        Ok(Vec::new())
+    }
 }
 
 /// Expected model traffic of one job on one item, for cost estimates.

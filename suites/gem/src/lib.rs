@@ -9,6 +9,7 @@
 //! - [`judge`], [`judge_prompts`]: the six judge metrics, both protocols.
 //! - [`scoring`]: embedding metrics of an output, one-shot scoring.
 //! - [`agreement`], [`cost`]: judge agreement and token cost helpers.
+//! - [`report`]: the paper's tables and plots as report sections.
 //!
 //! Design decision: data loads lazily on first use and is shared by every
 //! solution through an `Arc`; the ad database's embeddings are kept in
@@ -24,16 +25,18 @@ pub mod item;
 pub mod judge;
 pub mod judge_prompts;
 pub mod metrics;
+pub mod report;
 pub mod retrieval;
 pub mod scoring;
 pub mod solutions;
 pub mod split;
 pub mod summary;
 
+use adfarm_proto::report::Section;
 use adfarm_proto::{Lane, Role, Scope, SolutionSpec, Stage, Variant, SOLVE};
 use adfarm_suite::{
-    CallEstimate, DataError, ItemIter, JobError, Solution, StageJob, StageModels, StageOutput,
-    Suite, SuiteContext, SweepView,
+    CallEstimate, DataError, ItemIter, JobError, ReportInput, Solution, StageJob, StageModels,
+    StageOutput, Suite, SuiteContext, SweepView,
 };
 use async_trait::async_trait;
 use data::GemData;
@@ -111,7 +114,7 @@ struct Params {
     embedding_ablation: Vec<String>,
 }
 
-fn suite_params(params: &serde_json::Value) -> Result<Params, DataError> {
+pub(crate) fn suite_params(params: &serde_json::Value) -> Result<Params, DataError> {
     let mut out = Params::default();
     if let Some(obj) = params.as_object() {
         for (k, v) in obj {
@@ -375,5 +378,9 @@ impl Suite for GemBench {
             output: None,
             scores,
         })
+    }
+
+    fn report(&self, input: &ReportInput<'_>) -> Result<Vec<Section>, DataError> {
+        Ok(report::sections(input))
     }
 }
