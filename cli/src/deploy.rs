@@ -18,11 +18,11 @@ use std::path::Path;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-/// Suites read fetched datasets from under the AdFarm home and keep what
-/// they derive from them (ad-index vectors) in `<home>/cache`.
+/// Suites read their pinned assets from `<home>/assets` and keep what they
+/// derive from them (e.g. embeddings of a dataset) in `<home>/cache`.
 pub fn suite_context(home: &Path) -> SuiteContext {
     SuiteContext {
-        data_dir: home.join("assets").join("gembench-1.0.9"),
+        assets_dir: adfarm_models::assets::assets_root(home),
         cache_dir: Some(home.join("cache")),
     }
 }
@@ -39,27 +39,27 @@ fn env_fn(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
-/// Reads a sweep file (errors name file, line and field) and fetches the
-/// datasets it needs on first use.
+/// Reads a sweep file (errors name file, line and field); nothing is
+/// fetched (see [`load_sweep_to_run`]).
 pub fn load_sweep(path: &Path, ctx: &SuiteContext) -> Result<adfarm_proto::SweepSpec> {
-    let spec = sweep_file::load(path, ctx, &env_fn)?;
-    if spec.suites.iter().any(|s| s.name == "gem") {
-        let home = ctx
-            .data_dir
-            .parent()
-            .and_then(Path::parent)
-            .context("dataset directory has no home")?;
-        for a in adfarm_models::assets::ensure(home, &[adfarm_models::assets::AssetName::GemBench])?
-        {
-            if a.downloaded {
-                eprintln!(
-                    "fetched {} into {}",
-                    a.name.pin().requirement(),
-                    a.dir.display()
-                );
-            }
-        }
-    }
+    Ok(sweep_file::load(path, ctx, &env_fn)?)
+}
+
+/// As [`load_sweep`], then fetches the pinned assets its suites declare
+/// (on first use; verified ones are kept).
+pub fn load_sweep_to_run(
+    home: &Path,
+    path: &Path,
+    ctx: &SuiteContext,
+) -> Result<adfarm_proto::SweepSpec> {
+    let spec = load_sweep(path, ctx)?;
+    let pins: Vec<_> = spec
+        .suites
+        .iter()
+        .filter_map(|s| adfarm_suites::suite(&s.name, ctx))
+        .flat_map(|suite| suite.assets())
+        .collect();
+    crate::local::announce(adfarm_models::assets::ensure(home, &pins)?);
     Ok(spec)
 }
 
@@ -91,7 +91,7 @@ pub async fn run_embedded(
     run: args::Run,
     cancel: CancellationToken,
 ) -> Result<()> {
-    let spec = load_sweep(&run.sweep, ctx)?;
+    let spec = load_sweep_to_run(home, &run.sweep, ctx)?;
     if let Some(addr) = &run.fake_llm {
         let (bound, _server) =
             adfarm_fake_llm::serve(adfarm_fake_llm::FakeLlmConfig::default(), addr.as_str())
@@ -167,6 +167,7 @@ async fn connect(cluster: &args::Cluster) -> Result<(Arc<RedisStore>, Arc<Rabbit
 
 /// `adfarm coordinator`: plan, publish, follow to the end.
 pub async fn coordinator(
+    home: &Path,
     ctx: &SuiteContext,
     c: args::Coordinator,
     cancel: CancellationToken,
@@ -202,7 +203,7 @@ pub async fn coordinator(
         }
         return Ok(());
     };
-    let spec = load_sweep(sweep, ctx)?;
+    let spec = load_sweep_to_run(home, sweep, ctx)?;
     let (rec, plan) = coordinator.register(&spec).await?;
     // Scaling starts before publishing, so workers start on the first jobs.
     let scaling = autoscaler(&c.autoscale, &rec, queue_for_scaling.clone(), &cancel).await?;

@@ -3,9 +3,10 @@
 //! every provider and job that names it.
 
 use adfarm_llm::LlmError;
-use adfarm_models::assets::{self, AssetName};
+use adfarm_models::assets::{self, Pin};
 use adfarm_models::{LocalEmbedder, LocalLlm};
 use adfarm_proto::ProviderSpec;
+use adfarm_suites::SuiteContext;
 use adfarm_worker::backends::{LocalLoader, Models};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -30,7 +31,7 @@ pub fn loader(home: PathBuf) -> LocalLoader {
         match spec.model.to_ascii_lowercase().as_str() {
             GENERATOR => {
                 if loaded.llm.is_none() {
-                    announce(assets::ensure(&home, &[AssetName::SmolLm2]).map_err(|e| config(&e))?);
+                    announce(assets::ensure(&home, &[&assets::SMOLLM2]).map_err(|e| config(&e))?);
                     let llm =
                         LocalLlm::load(&assets::generator_gguf(&home)).map_err(|e| config(&e))?;
                     loaded.llm = Some(Arc::new(llm));
@@ -43,7 +44,7 @@ pub fn loader(home: PathBuf) -> LocalLoader {
             }
             EMBEDDER => {
                 if loaded.embedder.is_none() {
-                    announce(assets::ensure(&home, &[AssetName::MiniLm]).map_err(|e| config(&e))?);
+                    announce(assets::ensure(&home, &[&assets::MINILM]).map_err(|e| config(&e))?);
                     let e = LocalEmbedder::load(&assets::embedder_dir(&home))
                         .map_err(|e| config(&e))?;
                     loaded.embedder = Some(Arc::new(e));
@@ -62,28 +63,44 @@ pub fn loader(home: PathBuf) -> LocalLoader {
 }
 
 /// Tells the user when a first use downloaded an asset.
-fn announce(fetched: Vec<assets::FetchedAsset>) {
+pub fn announce(fetched: Vec<assets::FetchedAsset>) {
     for a in fetched.iter().filter(|a| a.downloaded) {
         eprintln!(
             "fetched {} ({} bytes) into {}",
-            a.name.pin().requirement(),
+            a.pin.requirement(),
             a.bytes,
             a.dir.display()
         );
     }
 }
 
+/// Every pinned asset this binary knows: the local models', then each
+/// suite's, each once.
+fn known(ctx: &SuiteContext) -> Vec<&'static Pin> {
+    let mut pins: Vec<&'static Pin> = assets::MODELS.to_vec();
+    for name in adfarm_suites::SUITES {
+        if let Some(suite) = adfarm_suites::suite(name, ctx) {
+            for pin in suite.assets() {
+                if !pins.iter().any(|p| p.name == pin.name) {
+                    pins.push(pin);
+                }
+            }
+        }
+    }
+    pins
+}
+
 /// `adfarm assets fetch`.
 ///
 /// # Errors
 /// When pip or the registry is unavailable (the error says what to run).
-pub fn fetch(home: &std::path::Path, names: &[String]) -> anyhow::Result<()> {
-    let which = parse(names)?;
+pub fn fetch(home: &std::path::Path, ctx: &SuiteContext, names: &[String]) -> anyhow::Result<()> {
+    let which = parse(ctx, names)?;
     for a in assets::fetch(home, &which)? {
         let what = if a.downloaded { "fetched" } else { "present" };
         println!(
             "{what:<8} {:<10} {:>10} bytes  {}",
-            a.name.as_str(),
+            a.pin.name,
             a.bytes,
             a.dir.display()
         );
@@ -95,8 +112,8 @@ pub fn fetch(home: &std::path::Path, names: &[String]) -> anyhow::Result<()> {
 ///
 /// # Errors
 /// When the asset directory cannot be read.
-pub fn list(home: &std::path::Path) -> anyhow::Result<()> {
-    for a in assets::list(home)? {
+pub fn list(home: &std::path::Path, ctx: &SuiteContext) -> anyhow::Result<()> {
+    for a in assets::list(home, &known(ctx))? {
         println!(
             "{} ({}) in {}",
             a.requirement,
@@ -118,17 +135,22 @@ pub fn list(home: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn parse(names: &[String]) -> anyhow::Result<Vec<AssetName>> {
+/// The pins `names` (short or PyPI names) name; all known ones when empty.
+fn parse(ctx: &SuiteContext, names: &[String]) -> anyhow::Result<Vec<&'static Pin>> {
+    let all = known(ctx);
     if names.is_empty() {
-        return Ok(AssetName::ALL.to_vec());
+        return Ok(all);
     }
     names
         .iter()
         .map(|n| {
-            AssetName::parse(n).ok_or_else(|| {
-                let valid: Vec<&str> = AssetName::ALL.iter().map(|a| a.as_str()).collect();
-                anyhow::anyhow!("unknown asset {n:?}; valid: {}", valid.join(", "))
-            })
+            all.iter()
+                .find(|p| p.name == n || p.package == n)
+                .copied()
+                .ok_or_else(|| {
+                    let valid: Vec<&str> = all.iter().map(|p| p.name).collect();
+                    anyhow::anyhow!("unknown asset {n:?}; valid: {}", valid.join(", "))
+                })
         })
         .collect()
 }

@@ -3,20 +3,20 @@
 
 mod args;
 mod deploy;
-mod gem;
 mod inspect;
 mod local;
 mod progress;
 mod remote;
+mod toolbox;
 
 use anyhow::Result;
-use args::{Args, AssetsCommand, Command, DevCommand, GemCommand};
-use clap::Parser;
+use args::{Args, AssetsCommand, Command, DevCommand};
+use clap::{CommandFactory, FromArgMatches};
 use tokio_util::sync::CancellationToken;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    let args = Args::parse();
+    let args = parse_args();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("ADFARM_LOG")
@@ -31,6 +31,65 @@ async fn main() -> std::process::ExitCode {
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// The suites' own commands, listed under `adfarm --help`.
+fn suite_commands() -> Vec<clap::Command> {
+    let ctx = adfarm_suites::SuiteContext::default();
+    adfarm_suites::SUITES
+        .iter()
+        .filter_map(|name| adfarm_suites::suite(name, &ctx)?.command())
+        .collect()
+}
+
+/// The arguments, with the suites' commands named in the help text (they
+/// are parsed by the suite that owns them).
+fn parse_args() -> Args {
+    let mut help = String::from("Suite commands (adfarm <suite> <command> --help):\n");
+    for c in suite_commands() {
+        for sub in c.get_subcommands() {
+            let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+            help.push_str(&format!(
+                "  {} {:<12} {about}\n",
+                c.get_name(),
+                sub.get_name()
+            ));
+        }
+    }
+    let matches = Args::command().after_help(help).get_matches();
+    Args::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+/// `adfarm <suite> <command> ...`: parsed and run by the suite.
+async fn suite_command(
+    home: &std::path::Path,
+    ctx: &adfarm_suites::SuiteContext,
+    argv: Vec<String>,
+) -> Result<()> {
+    let name = argv.first().cloned().unwrap_or_default();
+    let suite = adfarm_suites::suite(&name, ctx)
+        .filter(|s| s.command().is_some())
+        .ok_or_else(|| {
+            let valid: Vec<String> = suite_commands()
+                .iter()
+                .map(|c| c.get_name().to_string())
+                .collect();
+            anyhow::anyhow!(
+                "unknown command {name:?}; suite commands: {}",
+                valid.join(", ")
+            )
+        })?;
+    let command = suite
+        .command()
+        .expect("checked above")
+        .bin_name(format!("adfarm {name}"));
+    let matches = command
+        .try_get_matches_from(&argv)
+        .unwrap_or_else(|e| e.exit());
+    let models = toolbox::Models {
+        home: home.to_path_buf(),
+    };
+    Ok(suite.run_command(&matches, &models).await?)
 }
 
 /// Cancelled on Ctrl-C or SIGTERM: loops stop taking work, jobs in flight settle.
@@ -63,7 +122,7 @@ async fn dispatch(args: Args) -> Result<()> {
     match args.command {
         Command::Plan { sweep } => inspect::plan(&sweep, &ctx),
         Command::Run(run) => deploy::run_embedded(&home, &ctx, run, shutdown_token()).await,
-        Command::Coordinator(c) => deploy::coordinator(&ctx, c, shutdown_token()).await,
+        Command::Coordinator(c) => deploy::coordinator(&home, &ctx, c, shutdown_token()).await,
         Command::Worker(w) => deploy::worker(&home, &ctx, w, shutdown_token()).await,
         Command::Status {
             sweep,
@@ -90,13 +149,11 @@ async fn dispatch(args: Args) -> Result<()> {
         } => inspect::report(&home, &ctx, &sweep, &format, out.as_deref(), &backend).await,
         Command::Assets {
             command: AssetsCommand::Fetch { names },
-        } => local::fetch(&home, &names),
+        } => local::fetch(&home, &ctx, &names),
         Command::Assets {
             command: AssetsCommand::List,
-        } => local::list(&home),
-        Command::Gem {
-            command: GemCommand::Score(a),
-        } => gem::score(&home, a).await,
+        } => local::list(&home, &ctx),
+        Command::Suite(argv) => suite_command(&home, &ctx, argv).await,
         Command::Dev {
             command: DevCommand::FakeLlm { addr, config },
         } => {

@@ -394,7 +394,7 @@ requests_per_minute = 600
         let queue = MemoryQueue::new(5);
         let shared: Arc<dyn Queue> = Arc::new(queue.clone());
         let ctx = SuiteContext {
-            data_dir: dir.path().to_path_buf(),
+            assets_dir: dir.path().to_path_buf(),
             cache_dir: None,
         };
         let coordinator = Arc::new(Coordinator::new(store.clone(), shared, ctx.clone()));

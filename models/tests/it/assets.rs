@@ -1,19 +1,22 @@
-use adfarm_models::assets::{self, AssetName};
+use adfarm_gem::assets::GEMBENCH;
+use adfarm_models::assets::{self, Pin};
 use std::fs;
 
 #[test]
 fn second_fetch_downloads_nothing_and_list_verifies_everything() {
     let home = crate::home();
-    let again = assets::fetch(&home, &[]).expect("fetch");
+    // The local models' pins and a suite's (GEM-Bench's data).
+    let all: Vec<&'static Pin> = assets::MODELS.into_iter().chain([&GEMBENCH]).collect();
+    let again = assets::fetch(&home, &all).expect("fetch");
     assert_eq!(again.len(), 3);
     assert!(again.iter().all(|a| !a.downloaded), "{again:?}");
-    let listed = assets::list(&home).expect("list");
+    let listed = assets::list(&home, &all).expect("list");
     assert_eq!(listed.len(), 3);
     for a in &listed {
         assert!(a.ok(), "{a:?}");
-        assert_eq!(a.bytes(), a.name.pin().total_size());
+        assert_eq!(a.bytes(), a.pin.total_size());
     }
-    assert!(assets::gembench_root(&home)
+    assert!(assets::asset_dir(&home, &GEMBENCH)
         .join("GemBench/benchmarking/dataset/product/products.json")
         .is_file());
     assert!(assets::embedder_dir(&home)
@@ -24,24 +27,24 @@ fn second_fetch_downloads_nothing_and_list_verifies_everything() {
 
 #[test]
 fn a_corrupt_asset_is_fetched_again_and_replaced_whole() {
-    let src = assets::gembench_root(&crate::home());
+    let src = assets::asset_dir(&crate::home(), &GEMBENCH);
     let home = std::env::temp_dir().join(format!("adfarm-models-corrupt-{}", std::process::id()));
     let _ = fs::remove_dir_all(&home);
-    let dir = assets::asset_dir(&home, AssetName::GemBench);
-    for f in AssetName::GemBench.pin().files {
+    let dir = assets::asset_dir(&home, &GEMBENCH);
+    for f in GEMBENCH.files {
         let to = dir.join(f.path);
         fs::create_dir_all(to.parent().unwrap()).unwrap();
         fs::copy(src.join(f.path), &to).unwrap();
     }
     // Hand-copied files without a marker pass a full check...
-    let got = assets::fetch(&home, &[AssetName::GemBench]).expect("fetch");
+    let got = assets::fetch(&home, &[&GEMBENCH]).expect("fetch");
     assert!(!got[0].downloaded);
     // ...but a damaged one makes fetch download the wheel with pip again.
-    let victim = dir.join(AssetName::GemBench.pin().files[4].path);
+    let victim = dir.join(GEMBENCH.files[4].path);
     fs::write(&victim, b"tampered").unwrap();
-    let got = assets::fetch(&home, &[AssetName::GemBench]).expect("refetch");
+    let got = assets::fetch(&home, &[&GEMBENCH]).expect("refetch");
     assert!(got[0].downloaded);
-    let listed = assets::list(&home).unwrap();
+    let listed = assets::list(&home, &[&GEMBENCH]).unwrap();
     assert!(listed[0].ok(), "{:?}", listed[0]);
     // No temporary directories are left behind.
     let leftovers: Vec<_> = fs::read_dir(home.join("assets"))

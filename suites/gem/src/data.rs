@@ -340,7 +340,8 @@ fn load_ad_db(dir: &Path) -> Result<AdDb, DataError> {
 /// The default asset folder for gembench 1.0.9 under a home directory:
 /// `<home>/.cache/adfarm/assets/gembench-1.0.9`.
 pub fn default_dir(home: &Path) -> PathBuf {
-    home.join(".cache/adfarm/assets/gembench-1.0.9")
+    home.join(".cache/adfarm/assets")
+        .join(crate::assets::GEMBENCH.dir_name())
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@
 //! - [`scoring`]: embedding metrics of an output, one-shot scoring.
 //! - [`agreement`], [`cost`]: judge agreement and token cost helpers.
 //! - [`report`]: the paper's tables and plots as report sections.
+//! - [`command`]: `adfarm gem score`, the metrics of one response.
+//! - [`assets`]: the pinned `gembench` wheel the data comes from.
 //!
 //! Design decision: data loads lazily on first use and is shared by every
 //! solution through an `Arc`; the ad database's embeddings are kept in
@@ -17,7 +19,9 @@
 //! worker, not per job.
 
 pub mod agreement;
+pub mod assets;
 pub mod caprod;
+pub mod command;
 pub mod cost;
 pub mod data;
 pub mod inject;
@@ -57,11 +61,11 @@ pub struct GemBench {
 }
 
 impl GemBench {
-    /// The suite over the unpacked wheel at `ctx.data_dir` (the folder
-    /// that contains `GemBench/`). Nothing is read until first use.
+    /// The suite over the unpacked [`assets::GEMBENCH`] wheel under
+    /// `ctx.assets_dir`. Nothing is read until first use.
     pub fn load(ctx: &SuiteContext) -> GemBench {
         GemBench {
-            root: ctx.data_dir.clone(),
+            root: ctx.assets_dir.join(assets::GEMBENCH.dir_name()),
             data: OnceLock::new(),
             index: Arc::new(IndexCache::new(
                 ctx.cache_dir.as_ref().map(|d| d.join("gem-ad-index")),
@@ -215,6 +219,10 @@ impl Suite for GemBench {
         "gem"
     }
 
+    fn assets(&self) -> Vec<&'static adfarm_proto::asset::Pin> {
+        vec![&assets::GEMBENCH]
+    }
+
     fn datasets(&self) -> Vec<String> {
         Dataset::ALL
             .iter()
@@ -337,6 +345,18 @@ impl Suite for GemBench {
                 valid: SOLUTIONS.join(", "),
             }),
         }
+    }
+
+    fn command(&self) -> Option<clap::Command> {
+        Some(command::command())
+    }
+
+    async fn run_command(
+        &self,
+        matches: &clap::ArgMatches,
+        toolbox: &dyn adfarm_suite::Toolbox,
+    ) -> Result<(), adfarm_suite::CommandError> {
+        command::run(matches, toolbox).await
     }
 
     async fn run_stage(

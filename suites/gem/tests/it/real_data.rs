@@ -9,6 +9,14 @@ use adfarm_suite::{Suite, SuiteContext};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
+/// The folder holding the unpacked wheel's folder.
+fn assets_dir() -> PathBuf {
+    data_dir()
+        .parent()
+        .expect("the gembench folder has a parent")
+        .to_path_buf()
+}
+
 fn data_dir() -> PathBuf {
     let dir = std::env::var_os("ADFARM_GEMBENCH_DIR")
         .map(PathBuf::from)
@@ -51,7 +59,7 @@ fn counts_match_the_issue() {
 #[test]
 fn known_label_conflicts_are_reported() {
     let s = GemBench::load(&SuiteContext {
-        data_dir: data_dir(),
+        assets_dir: assets_dir(),
         cache_dir: None,
     })
     .summary()
@@ -86,7 +94,7 @@ fn known_label_conflicts_are_reported() {
 #[test]
 fn the_suite_serves_items_for_every_dataset() {
     let gem = GemBench::load(&SuiteContext {
-        data_dir: data_dir(),
+        assets_dir: assets_dir(),
         cache_dir: None,
     });
     let count = |ds| gem.items(ds, &json!({})).unwrap().count();
@@ -116,7 +124,7 @@ fn the_suite_serves_items_for_every_dataset() {
 #[test]
 fn missing_data_points_to_the_fetch_command() {
     let gem = GemBench::load(&SuiteContext {
-        data_dir: "/nonexistent".into(),
+        assets_dir: "/nonexistent".into(),
         cache_dir: None,
     });
     let err = gem.items("mt-human", &json!({})).err().unwrap().to_string();
@@ -172,7 +180,7 @@ async fn solutions_run_on_the_real_ad_database() {
     use adfarm_suite::{Models, Suite};
 
     let gem = GemBench::load(&SuiteContext {
-        data_dir: data_dir(),
+        assets_dir: assets_dir(),
         cache_dir: None,
     });
     let pool = gem.summary().unwrap().ads_distinct;

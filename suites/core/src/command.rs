@@ -1,0 +1,51 @@
+//! Commands a suite adds to the binary (`adfarm <suite> <command>`): the
+//! suite builds its clap command and runs it; the binary supplies models
+//! by the names a user types, so a suite's tool never loads a model itself.
+
+use adfarm_llm::{Embedder, LlmError, Provider};
+use adfarm_proto::Role;
+use async_trait::async_trait;
+
+/// The models a suite command may ask the binary for.
+#[async_trait]
+pub trait Toolbox: Send + Sync {
+    /// A chat model named as on the command line: a local model's name, or
+    /// an OpenAI-compatible endpoint as `BASE_URL#MODEL` whose key is
+    /// `api_key`; its calls are charged as `role`.
+    ///
+    /// # Errors
+    /// An unknown name, or a local model that cannot be fetched or loaded.
+    async fn chat_model(
+        &self,
+        name: &str,
+        api_key: Option<&str>,
+        role: Role,
+    ) -> Result<Box<dyn Provider>, LlmError>;
+
+    /// The local sentence embedder and its model name.
+    ///
+    /// # Errors
+    /// When it cannot be fetched or loaded.
+    async fn embedder(&self) -> Result<(Box<dyn Embedder>, String), LlmError>;
+}
+
+/// A suite command that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    /// An argument or input file is unusable.
+    #[error("{0}")]
+    Input(String),
+    /// A model could not be had or called.
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+}
+
+impl CommandError {
+    /// Bounded code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            CommandError::Input(_) => "command-input",
+            CommandError::Llm(e) => e.code(),
+        }
+    }
+}
