@@ -38,7 +38,7 @@ fn default_seeds() -> Vec<u64> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SuiteSpec {
-    /// Suite name, e.g. `synthetic`, `gem`.
+    /// Suite name as the registry knows it, e.g. `synthetic`.
     pub name: String,
     /// Dataset names within the suite.
     pub datasets: Vec<String>,

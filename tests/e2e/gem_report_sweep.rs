@@ -16,9 +16,9 @@ use std::time::Duration;
 
 fn sweep(base_url: &str) -> String {
     let mut s = String::from(
-        "name = \"gem-report\"\nseeds = [1]\njudges = [\"judge-a\", \"judge-b\"]\nembedder = \"emb\"\n\
-         embedding_ablation = [\"emb-b\"]\n\n\
-         [[suites]]\nname = \"gem\"\ndatasets = [\"mt-human\"]\nlimit = 2\n",
+        "name = \"gem-report\"\nseeds = [1]\njudges = [\"judge-a\", \"judge-b\"]\nembedder = \"emb\"\n\n\
+         [[suites]]\nname = \"gem\"\ndatasets = [\"mt-human\"]\nlimit = 2\n\
+         params = { embedding_ablation = [\"emb-b\"] }\n",
     );
     for sol in ["gi-r", "no-ads"] {
         s.push_str(&format!(
