@@ -9,9 +9,9 @@ fn count(kinds: &[(String, String)], kind: &str) -> usize {
 #[test]
 fn default_values_render_into_valid_kubernetes_objects() {
     let kinds = check_chart(&chart_dir("../helm/adfarm"), &[]).unwrap_or_else(|e| panic!("{e}"));
-    // Three worker pools; no coordinator without a sweep file.
-    assert_eq!(count(&kinds, "Deployment"), 3, "{kinds:?}");
-    assert_eq!(count(&kinds, "PodDisruptionBudget"), 3);
+    // One worker pool per lane; no coordinator without a sweep file.
+    assert_eq!(count(&kinds, "Deployment"), 4, "{kinds:?}");
+    assert_eq!(count(&kinds, "PodDisruptionBudget"), 4);
     for kind in [
         "ConfigMap",
         "Service",
@@ -33,10 +33,10 @@ fn production_values_render_into_valid_kubernetes_objects() {
         check_chart(&chart_dir("../helm/adfarm"), &[&prod]).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         count(&kinds, "Deployment"),
-        4,
-        "coordinator and three pools: {kinds:?}"
+        5,
+        "coordinator and four pools: {kinds:?}"
     );
-    assert_eq!(count(&kinds, "ScaledObject"), 3);
+    assert_eq!(count(&kinds, "ScaledObject"), 4);
     assert_eq!(count(&kinds, "ServiceMonitor"), 1);
     assert_eq!(
         count(&kinds, "HorizontalPodAutoscaler"),
@@ -52,7 +52,7 @@ fn hpa_fallback_renders_when_keda_is_off() {
     std::fs::write(&over, "hpa:\n  enabled: true\n").unwrap();
     let kinds =
         check_chart(&chart_dir("../helm/adfarm"), &[&over]).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(count(&kinds, "HorizontalPodAutoscaler"), 3);
+    assert_eq!(count(&kinds, "HorizontalPodAutoscaler"), 4);
 }
 
 #[test]
@@ -64,12 +64,12 @@ fn production_workers_get_keys_from_secrets_and_run_hardened() {
         .iter()
         .find(|r| r.template == "worker-deployment.yaml")
         .unwrap();
-    let judge = workers
+    let model = workers
         .documents
         .iter()
-        .find(|d| d["metadata"]["name"] == "adfarm-adfarm-worker-judge")
-        .expect("judge pool");
-    let c = &judge["spec"]["template"]["spec"]["containers"][0];
+        .find(|d| d["metadata"]["name"] == "adfarm-adfarm-worker-model")
+        .expect("model pool");
+    let c = &model["spec"]["template"]["spec"]["containers"][0];
     let args: Vec<&str> = c["args"]
         .as_sequence()
         .unwrap()
@@ -80,8 +80,8 @@ fn production_workers_get_keys_from_secrets_and_run_hardened() {
         args,
         [
             "worker",
-            "--kinds",
-            "judge",
+            "--lanes",
+            "model",
             "--metrics-addr",
             "0.0.0.0:9464"
         ]
@@ -100,7 +100,7 @@ fn production_workers_get_keys_from_secrets_and_run_hardened() {
     assert_eq!(c["securityContext"]["readOnlyRootFilesystem"], true);
     assert_eq!(c["securityContext"]["capabilities"]["drop"][0], "ALL");
     assert_eq!(
-        judge["spec"]["template"]["spec"]["securityContext"]["runAsNonRoot"],
+        model["spec"]["template"]["spec"]["securityContext"]["runAsNonRoot"],
         true
     );
 }
@@ -147,7 +147,7 @@ fn coordinator_autoscales_without_keda_and_gets_its_pools() {
     );
     assert_eq!(
         value("ADFARM_WORKER_POOLS")["value"],
-        "generate=generate:0:10,judge=judge:0:10,embed-metrics=embed-metrics:0:4"
+        "solve=solve:0:10,model=model:0:10,embed=embed:0:4,cpu=cpu:0:4"
     );
     assert_eq!(
         value("ADFARM_K8S_NAMESPACE")["valueFrom"]["fieldRef"]["fieldPath"],
@@ -175,11 +175,7 @@ fn api_only_coordinator_serves_its_api_port() {
     .unwrap();
     let kinds =
         check_chart(&chart_dir("../helm/adfarm"), &[&over]).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(
-        count(&kinds, "Deployment"),
-        4,
-        "coordinator and three pools"
-    );
+    assert_eq!(count(&kinds, "Deployment"), 5, "coordinator and four pools");
     let chart = adfarm_deploy_check::Chart::load(&chart_dir("../helm/adfarm")).unwrap();
     let rendered = chart.render(&[&over], "adfarm", "evals").unwrap();
     let doc = |template: &str| {
