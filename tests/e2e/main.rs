@@ -17,6 +17,9 @@
 //!   dashboard query answers, the alert rules pass promtool.
 //! - `api` (issue 5): submit, status and report through the coordinator's
 //!   HTTP API (`coordinator --serve`, `--server`).
+//! - `counter` (issue 9): the tool-using counter suite embedded and
+//!   distributed, `pass-at-k` and its section; one `echo` entry over two
+//!   suites; a replayed episode answered from the cache.
 //!
 //! This file is the harness: [`Fake`] (the fake server, in this process),
 //! [`SweepFile`] (a synthetic sweep's TOML), [`Farm`] (one test's key prefix,
@@ -32,6 +35,7 @@
 
 mod api;
 mod budget;
+mod counter;
 mod distributed;
 mod faults;
 mod gem_local;

@@ -12,7 +12,7 @@ pub use adfarm_suite::*;
 use std::sync::Arc;
 
 /// Names of every suite.
-pub const SUITES: &[&str] = &["synthetic", "gem"];
+pub const SUITES: &[&str] = &["synthetic", "gem", "counter"];
 
 /// The suite called `name`, or `None` when no suite has that name.
 pub fn suite(name: &str, ctx: &SuiteContext) -> Option<Arc<dyn Suite>> {
@@ -20,6 +20,7 @@ pub fn suite(name: &str, ctx: &SuiteContext) -> Option<Arc<dyn Suite>> {
         "synthetic" => Some(Arc::new(adfarm_synthetic::Synthetic)),
         // Loads lazily: missing data surfaces from items()/solution().
         "gem" => Some(Arc::new(adfarm_gem::GemBench::load(ctx))),
+        "counter" => Some(Arc::new(adfarm_counter::CounterSuite)),
         _ => None,
     }
 }
