@@ -7,7 +7,7 @@
 //! the other. Assets come from `$ADFARM_HOME` or the default home and are
 //! fetched when missing. Prints a Markdown table.
 
-use adfarm_llm::{ChatRequest, Message};
+use adfarm_llm::{ChatRequest, Message, Tool, ToolChoice};
 use adfarm_models::generator::{GenOptions, Generation};
 use adfarm_models::{assets, LocalEmbedder, LocalLlm};
 use std::path::PathBuf;
@@ -219,6 +219,37 @@ fn judge_question(i: usize, shared: bool) -> ChatRequest {
     )
 }
 
+/// An ad-platform agent's turn: two tools, a call required; `k` makes the
+/// system prompt distinct, so no run reuses another's cached prefix.
+fn tool_turn(k: usize, ask: &str) -> ChatRequest {
+    let mut r = chat(
+        &format!("[{k}] You manage ad campaigns. Use the tools."),
+        ask.to_string(),
+        96,
+    );
+    r.tools = vec![
+        Tool {
+            name: "set_budget".into(),
+            description: "Set a campaign's daily budget.".into(),
+            parameters: serde_json::json!({"type": "object", "properties": {
+                "campaign_id": {"type": "integer", "minimum": 1},
+                "daily_budget": {"type": "number", "minimum": 1, "maximum": 10000},
+                "currency": {"enum": ["USD", "EUR", "GBP"]}
+            }, "required": ["campaign_id", "daily_budget"]}),
+        },
+        Tool {
+            name: "create_ad".into(),
+            description: "Create a text ad.".into(),
+            parameters: serde_json::json!({"type": "object", "properties": {
+                "headline": {"type": "string", "maxLength": 30},
+                "keywords": {"type": "array", "items": {"type": "string"}, "maxItems": 4}
+            }, "required": ["headline", "keywords"]}),
+        },
+    ];
+    r.tool_choice = Some(ToolChoice::Required);
+    r
+}
+
 fn bench_generate() {
     let gguf = assets::generator_gguf(&home());
     let t = Instant::now();
@@ -359,6 +390,51 @@ fn bench_generate() {
                 &format!("{tokens} tokens scored, {reused} reused from a cached prefix"),
             );
         }
+        // One agent turn that must call a tool, alone (best of 5), then
+        // eight different ones at once.
+        let asks = [
+            "Set campaign 42's daily budget to 150 euros.",
+            "Write an ad for a cosy coffee shop.",
+        ];
+        let mut best: Option<(f64, Generation)> = None;
+        for k in 0..5 {
+            let t = Instant::now();
+            let g = llm
+                .generate(&tool_turn(k, asks[0]), GenOptions::default())
+                .await
+                .expect("tool call");
+            let secs = t.elapsed().as_secs_f64();
+            if best.as_ref().is_none_or(|b| secs < b.0) {
+                best = Some((secs, g));
+            }
+        }
+        let (secs, g) = best.expect("five runs");
+        let call = g.tool_call.expect("a call");
+        row(
+            "tool call, one request",
+            format!("{secs:.2} s"),
+            &format!(
+                "{} prompt + {} output tokens (forced included), best of 5; {}({})",
+                g.input_tokens, g.output_tokens, call.name, call.arguments
+            ),
+        );
+        let t = Instant::now();
+        let handles: Vec<_> = (0..8)
+            .map(|i| {
+                let llm = llm.clone();
+                let req = tool_turn(100 + i, asks[i % 2]);
+                tokio::spawn(async move { llm.generate(&req, GenOptions::default()).await })
+            })
+            .collect();
+        let mut out = 0;
+        for h in handles {
+            out += h.await.expect("task").expect("tool call").output_tokens;
+        }
+        row(
+            "tool calls, 8 at once",
+            format!("{:.2} s", t.elapsed().as_secs_f64()),
+            &format!("{out} output tokens in all; load {}", load_avg()),
+        );
     });
     row(
         "generator load",
