@@ -329,8 +329,9 @@ fn object(s: &Map<String, Value>, at: &str) -> Result<Shape, String> {
 }
 
 impl Shape {
-    /// Whether `v` (an `enum` or `const` value) is a value of this shape.
-    fn admits(&self, v: &Value) -> bool {
+    /// Whether `v` is a value of this shape as the writer writes them
+    /// (filters `enum` and `const` values; checks written calls in tests).
+    pub(crate) fn admits(&self, v: &Value) -> bool {
         match self {
             Shape::Str {
                 min_chars,
@@ -343,8 +344,16 @@ impl Shape {
                 .is_some_and(|x| x.fract() == 0.0 && x >= b.lo as f64 && x <= b.hi as f64),
             Shape::Num => v.is_number(),
             Shape::Literal(texts) => texts.contains(&v.to_string()),
-            Shape::Array(_) => v.is_array(),
-            Shape::Object(_) => v.is_object(),
+            Shape::Array(a) => v.as_array().is_some_and(|items| {
+                (a.min_items..=a.max_items).contains(&items.len())
+                    && items.iter().all(|i| a.item.admits(i))
+            }),
+            Shape::Object(o) => v.as_object().is_some_and(|m| {
+                let props = || o.required.iter().chain(&o.optional);
+                o.required.iter().all(|p| m.contains_key(&p.name))
+                    && m.keys().all(|k| props().any(|p| &p.name == k))
+                    && props().all(|p| m.get(&p.name).is_none_or(|x| p.shape.admits(x)))
+            }),
         }
     }
 

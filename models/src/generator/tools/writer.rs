@@ -618,31 +618,6 @@ mod tests {
         unreachable!("the loop returns")
     }
 
-    /// Whether `v` is a value of `shape`.
-    fn valid(shape: &Shape, v: &Value) -> bool {
-        match shape {
-            Shape::Str {
-                min_chars,
-                max_chars,
-            } => v
-                .as_str()
-                .is_some_and(|s| (*min_chars..=*max_chars).contains(&s.chars().count())),
-            Shape::Int(b) => v.as_i64().is_some_and(|x| (b.lo..=b.hi).contains(&x)),
-            Shape::Num => v.is_number(),
-            Shape::Literal(texts) => texts.contains(&v.to_string()),
-            Shape::Array(a) => v.as_array().is_some_and(|items| {
-                (a.min_items..=a.max_items).contains(&items.len())
-                    && items.iter().all(|i| valid(&a.item, i))
-            }),
-            Shape::Object(o) => v.as_object().is_some_and(|m| {
-                let props = || o.required.iter().chain(&o.optional);
-                o.required.iter().all(|p| m.contains_key(&p.name))
-                    && m.keys().all(|k| props().any(|p| &p.name == k))
-                    && props().all(|p| m.get(&p.name).is_none_or(|x| valid(&p.shape, x)))
-            }),
-        }
-    }
-
     fn rich() -> Value {
         json!({"type": "object", "properties": {
             "city": {"type": "string", "maxLength": 12},
@@ -679,7 +654,7 @@ mod tests {
             assert!(tokens.len() <= limit, "{} tokens > {limit}", tokens.len());
             let v: Value = serde_json::from_str(&call.arguments).expect(&call.arguments);
             if call.name == "a" {
-                assert!(valid(&args, &v), "{}", call.arguments);
+                assert!(args.admits(&v), "{}", call.arguments);
             } else {
                 assert_eq!(v, json!({}));
             }
