@@ -452,17 +452,16 @@ async fn twenty_schemas_give_valid_calls_batched_and_repeatable() {
         assert!(c.usage.output >= 10, "{c:?}");
     }
     assert_eq!(got[0], got[20], "identical requests, identical calls");
-    // Alone on a fresh model (no batch, no cached prefix): the same bytes.
+    // Alone on a fresh model, nothing batched or cached: the same bytes
+    // (request 3 is sampled, at temperature 0.8).
     let fresh = LocalLlm::load(&assets::generator_gguf(&crate::home())).unwrap();
-    for i in [3, 18] {
-        let alone = fresh
-            .generate(&reqs[i], GenOptions::default())
-            .await
-            .unwrap();
-        assert_eq!(alone.reused_tokens, 0);
-        assert_eq!(alone.tool_call.as_ref(), got[i].tool_calls.first());
-        assert_eq!(alone.output_tokens, got[i].usage.output);
-    }
+    let alone = fresh
+        .generate(&reqs[3], GenOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(alone.reused_tokens, 0);
+    assert_eq!(alone.tool_call.as_ref(), got[3].tool_calls.first());
+    assert_eq!(alone.output_tokens, got[3].usage.output);
 }
 
 #[tokio::test]
