@@ -9,7 +9,7 @@
 //! `,` or the item's first byte). Call-or-text under `ToolChoice::Auto` is
 //! the mass of the tokens that begin `<tool_call>` against all the others.
 
-use super::digits::{Bounds, Draft};
+use super::digits::{Bounds, Draft, Real};
 use super::schema::{ArrayShape, MAX_STRING_TOKENS, SEP};
 use super::Vocab;
 use crate::error::ModelError;
@@ -75,7 +75,8 @@ pub(super) enum Leaf {
         bounds: Bounds,
         /// Decimals written, once the point is.
         decimals: Option<usize>,
-        may_have_decimals: bool,
+        /// The real bounds of a `number` (`None`: an integer).
+        real: Option<Real>,
     },
     Literal(Literal),
     /// Another item of an array that has `items` (at least its minimum), or `]`.
@@ -86,12 +87,12 @@ pub(super) enum Leaf {
 }
 
 impl Leaf {
-    pub(super) fn number(bounds: Bounds, may_have_decimals: bool) -> Leaf {
+    pub(super) fn number(bounds: Bounds, real: Option<Real>) -> Leaf {
         Leaf::Num {
             draft: Draft::default(),
             bounds,
             decimals: None,
-            may_have_decimals,
+            real,
         }
     }
 }
@@ -177,7 +178,7 @@ pub(super) fn options(leaf: &Leaf, logits: &[f32], vocab: &Vocab, budget: &Budge
             draft,
             bounds,
             decimals,
-            may_have_decimals,
+            real,
         } => {
             let closers = mass(logits, &starting(CLOSERS));
             let token = |picks: &mut Picks, b: u8, ok: bool| {
@@ -190,7 +191,8 @@ pub(super) fn options(leaf: &Leaf, logits: &[f32], vocab: &Vocab, budget: &Budge
                 None => {
                     if draft.can_end(*bounds) {
                         picks.push(Pick::End, closers);
-                        token(&mut picks, b'.', *may_have_decimals && budget.fits(2));
+                        let point = real.is_some_and(|r| r.holds_decimals_of(*draft));
+                        token(&mut picks, b'.', point && budget.fits(2));
                     }
                     let minus = fits_after(draft.negated().need(*bounds));
                     token(&mut picks, b'-', draft.can_negate(*bounds) && minus);
@@ -360,10 +362,10 @@ mod tests {
     fn digits_keep_a_bounded_value_reachable() {
         let v = vocab();
         let logits = vec![0.0f32; 14];
-        let leaf = Leaf::number(Bounds { lo: 1, hi: 2 }, false);
+        let leaf = Leaf::number(Bounds { lo: 1, hi: 2 }, None);
         let p = options(&leaf, &logits, &v, &roomy());
         assert_eq!(p.picks, vec![Pick::Token(5), Pick::Token(6)]);
-        let any = Leaf::number(Bounds::ANY, true);
+        let any = Leaf::number(Bounds::ANY, Some(Real::ANY));
         let p = options(&any, &logits, &v, &roomy());
         assert!(p.picks.contains(&Pick::Token(11)), "minus");
         assert!(!p.picks.contains(&Pick::End), "nothing written yet");

@@ -1,7 +1,10 @@
-//! An integer within bounds, written one digit at a time: which digit may
-//! come next so that some value in bounds stays reachable, when the number
-//! may end, and how many digits it needs at least. Numbers have at most
-//! [`MAX_DIGITS`] digits, so every value fits an `i64` with room to spare.
+//! A number within bounds, written one character at a time. Its integer
+//! part goes digit by digit: which digit may come next so that some integer
+//! in bounds stays reachable, when it may end, and how many digits it needs
+//! at least. Decimals may follow only when every value with that integer
+//! part is within the real bounds ([`Real`]), so any decimal digits are
+//! then fine. Integer parts have at most [`MAX_DIGITS`] digits, so every
+//! value fits an `i64` with room to spare.
 
 /// Most digits of an integer (and of a number's integer part).
 pub(crate) const MAX_DIGITS: u32 = 9;
@@ -40,6 +43,76 @@ impl Bounds {
             self.lo.to_string()
         } else {
             self.hi.to_string()
+        }
+    }
+}
+
+/// The bounds of a `number` as declared (`±inf` when absent; `open`:
+/// exclusive).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Real {
+    pub(crate) lo: f64,
+    pub(crate) lo_open: bool,
+    pub(crate) hi: f64,
+    pub(crate) hi_open: bool,
+}
+
+impl Real {
+    /// No bounds.
+    pub(crate) const ANY: Real = Real {
+        lo: f64::NEG_INFINITY,
+        lo_open: false,
+        hi: f64::INFINITY,
+        hi_open: false,
+    };
+
+    /// Whether `x` is within the bounds.
+    pub(crate) fn contains(self, x: f64) -> bool {
+        let above = if self.lo_open {
+            x > self.lo
+        } else {
+            x >= self.lo
+        };
+        let below = if self.hi_open {
+            x < self.hi
+        } else {
+            x <= self.hi
+        };
+        above && below
+    }
+
+    /// The integers within the bounds, clamped to [`MAX_DIGITS`] digits
+    /// (`None`: there are none).
+    pub(crate) fn integers(self) -> Option<Bounds> {
+        let lo = if self.lo_open {
+            self.lo.floor() + 1.0
+        } else {
+            self.lo.ceil()
+        };
+        let hi = if self.hi_open {
+            self.hi.ceil() - 1.0
+        } else {
+            self.hi.floor()
+        };
+        let (lo, hi) = (lo.max(-LIMIT as f64), hi.min(LIMIT as f64));
+        (lo <= hi).then_some(Bounds {
+            lo: lo as i64,
+            hi: hi as i64,
+        })
+    }
+
+    /// Whether every value whose integer part is `d`, decimals included, is
+    /// within the bounds: `[v, v+1)` for `v >= 0`, `(v-1, v]` below.
+    pub(crate) fn holds_decimals_of(self, d: Draft) -> bool {
+        let v = if d.negative {
+            -d.magnitude
+        } else {
+            d.magnitude
+        } as f64;
+        if d.negative {
+            v - 1.0 >= self.lo && self.contains(v)
+        } else {
+            self.contains(v) && v + 1.0 <= self.hi
         }
     }
 }
@@ -155,6 +228,36 @@ mod tests {
         );
         let positive = Bounds { lo: 1, hi: 5 };
         assert!(!Draft::default().can_negate(positive));
+    }
+
+    #[test]
+    fn decimals_follow_an_integer_part_whose_whole_unit_is_in_bounds() {
+        let r = Real {
+            lo: 0.0,
+            lo_open: true,
+            hi: 100.0,
+            hi_open: true,
+        };
+        let b = r.integers().unwrap();
+        assert_eq!(b, Bounds { lo: 1, hi: 99 });
+        assert!(r.holds_decimals_of(write("3", b).unwrap()), "3.5");
+        assert!(r.holds_decimals_of(write("99", b).unwrap()), "99.x < 100");
+        let half = Real { hi: 99.5, ..r };
+        assert!(!half.holds_decimals_of(write("99", b).unwrap()), "99.7");
+        let neg = Real {
+            lo: -2.0,
+            ..Real::ANY
+        };
+        let any = Bounds::ANY;
+        assert!(neg.holds_decimals_of(write("-1", any).unwrap()), "-1.5");
+        assert!(!neg.holds_decimals_of(write("-2", any).unwrap()), "-2.5");
+        assert!(Real::ANY.contains(1e300));
+        let none = Real {
+            lo: 0.2,
+            hi: 0.8,
+            ..Real::ANY
+        };
+        assert_eq!(none.integers(), None);
     }
 
     #[test]

@@ -14,10 +14,10 @@
 //! What the writer does not do unbounded is capped: a string ends after
 //! [`MAX_STRING_TOKENS`] tokens, an array after [`MAX_ARRAY_ITEMS`] items
 //! (unless `minLength`/`minItems` ask for more), an integer has at most
-//! nine digits, an unbounded number at most four decimals; a `number` with
-//! bounds is written as an integer within them.
+//! nine digits, a number at most four decimals (and only after an integer
+//! part all of whose decimals are within the bounds).
 
-use super::digits::{Bounds, LIMIT};
+use super::digits::{Bounds, Real};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -70,8 +70,9 @@ pub(crate) enum Shape {
     Str { min_chars: usize, max_chars: usize },
     /// An integer within bounds.
     Int(Bounds),
-    /// Any number (integer part and up to four decimals).
-    Num,
+    /// A number: an integer part within the integer bounds, then decimals
+    /// when the real bounds hold them all.
+    Num(Bounds, Real),
     /// One of these JSON texts (`enum`, `const`, `boolean`, `null`).
     Literal(Vec<String>),
     /// An array.
@@ -154,9 +155,8 @@ fn compile(schema: &Value, at: &str) -> Result<Shape, String> {
     };
     let base = match ty {
         Some("string") => Some(string(s, at)?),
-        Some("integer") => Some(Shape::Int(bounds(s, at)?)),
-        Some("number") if has_bounds(s) => Some(Shape::Int(bounds(s, at)?)),
-        Some("number") => Some(Shape::Num),
+        Some("integer") => Some(Shape::Int(integers(s, at)?)),
+        Some("number") => Some(Shape::Num(integers(s, at)?, real(s))),
         Some("boolean") => Some(Shape::Literal(vec!["true".into(), "false".into()])),
         Some("null") => Some(Shape::Literal(vec!["null".into()])),
         Some("array") => Some(array(s, at)?),
@@ -215,48 +215,36 @@ fn string(s: &Map<String, Value>, at: &str) -> Result<Shape, String> {
     })
 }
 
-fn has_bounds(s: &Map<String, Value>) -> bool {
-    ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]
-        .iter()
-        .any(|k| s.contains_key(*k))
+/// The declared bounds; draft 4 writes `exclusiveMinimum: true` next to
+/// `minimum`, later drafts a number of its own. The tighter one wins.
+fn real(s: &Map<String, Value>) -> Real {
+    let num = |k: &str| s.get(k).and_then(Value::as_f64);
+    let flag = |k: &str| s.get(k).and_then(Value::as_bool).unwrap_or(false);
+    let mut r = Real::ANY;
+    for (m, open) in [
+        (num("minimum"), flag("exclusiveMinimum")),
+        (num("exclusiveMinimum"), true),
+    ] {
+        if let Some(m) = m.filter(|&m| m > r.lo || (m == r.lo && open)) {
+            (r.lo, r.lo_open) = (m, open);
+        }
+    }
+    for (m, open) in [
+        (num("maximum"), flag("exclusiveMaximum")),
+        (num("exclusiveMaximum"), true),
+    ] {
+        if let Some(m) = m.filter(|&m| m < r.hi || (m == r.hi && open)) {
+            (r.hi, r.hi_open) = (m, open);
+        }
+    }
+    r
 }
 
 /// The integers a schema allows, clamped to nine digits.
-fn bounds(s: &Map<String, Value>, at: &str) -> Result<Bounds, String> {
-    let num = |k: &str| s.get(k).and_then(Value::as_f64);
-    // Draft 4 writes `exclusiveMinimum: true` next to `minimum`.
-    let flag = |k: &str| s.get(k).and_then(Value::as_bool).unwrap_or(false);
-    let mut lo = -LIMIT as f64;
-    let mut hi = LIMIT as f64;
-    if let Some(m) = num("minimum") {
-        lo = lo.max(if flag("exclusiveMinimum") {
-            m.floor() + 1.0
-        } else {
-            m.ceil()
-        });
-    }
-    if let Some(m) = num("exclusiveMinimum") {
-        lo = lo.max(m.floor() + 1.0);
-    }
-    if let Some(m) = num("maximum") {
-        hi = hi.min(if flag("exclusiveMaximum") {
-            m.ceil() - 1.0
-        } else {
-            m.floor()
-        });
-    }
-    if let Some(m) = num("exclusiveMaximum") {
-        hi = hi.min(m.ceil() - 1.0);
-    }
-    if lo > hi {
-        return Err(format!(
-            "{at}: no integer of at most nine digits within the bounds"
-        ));
-    }
-    Ok(Bounds {
-        lo: lo as i64,
-        hi: hi as i64,
-    })
+fn integers(s: &Map<String, Value>, at: &str) -> Result<Bounds, String> {
+    real(s)
+        .integers()
+        .ok_or_else(|| format!("{at}: no integer of at most nine digits within the bounds"))
 }
 
 fn array(s: &Map<String, Value>, at: &str) -> Result<Shape, String> {
@@ -342,7 +330,7 @@ impl Shape {
             Shape::Int(b) => v
                 .as_f64()
                 .is_some_and(|x| x.fract() == 0.0 && x >= b.lo as f64 && x <= b.hi as f64),
-            Shape::Num => v.is_number(),
+            Shape::Num(_, r) => v.as_f64().is_some_and(|x| r.contains(x)),
             Shape::Literal(texts) => texts.contains(&v.to_string()),
             Shape::Array(a) => v.as_array().is_some_and(|items| {
                 (a.min_items..=a.max_items).contains(&items.len())
@@ -363,8 +351,7 @@ impl Shape {
     pub(crate) fn min_cost(&self) -> usize {
         match self {
             Shape::Str { min_chars, .. } => 2 + min_chars,
-            Shape::Int(b) => b.shortest().len(),
-            Shape::Num => 1,
+            Shape::Int(b) | Shape::Num(b, _) => b.shortest().len(),
             Shape::Literal(texts) => texts.iter().map(String::len).min().unwrap_or(0),
             Shape::Array(a) => {
                 2 + a.min_items * a.item.min_cost() + a.min_items.saturating_sub(1) * SEP.len()
@@ -377,7 +364,7 @@ impl Shape {
     pub(crate) fn first_bytes(&self) -> Vec<u8> {
         match self {
             Shape::Str { .. } => vec![b'"'],
-            Shape::Int(_) | Shape::Num => b"-0123456789".to_vec(),
+            Shape::Int(_) | Shape::Num(..) => b"-0123456789".to_vec(),
             Shape::Literal(texts) => texts.iter().filter_map(|t| t.bytes().next()).collect(),
             Shape::Array(_) => vec![b'['],
             Shape::Object(_) => vec![b'{'],
@@ -389,9 +376,15 @@ impl Shape {
     pub(crate) fn describe(&self) -> String {
         match self {
             Shape::Str { .. } => "string".into(),
-            Shape::Int(b) if *b == Bounds::ANY => "integer".into(),
-            Shape::Int(b) => format!("integer {}..{}", b.lo, b.hi),
-            Shape::Num => "number".into(),
+            Shape::Int(b) => {
+                let lo = (b.lo > Bounds::ANY.lo).then_some(b.lo as f64);
+                let hi = (b.hi < Bounds::ANY.hi).then_some(b.hi as f64);
+                format!("integer{}", span(lo, hi))
+            }
+            Shape::Num(_, r) => {
+                let finite = |x: f64| x.is_finite().then_some(x);
+                format!("number{}", span(finite(r.lo), finite(r.hi)))
+            }
             Shape::Literal(t) if t[..] == ["true", "false"] => "boolean".into(),
             Shape::Literal(t) => t.join(" | "),
             Shape::Array(a) => match &a.item {
@@ -400,6 +393,16 @@ impl Shape {
             },
             Shape::Object(o) => format!("{{{}}}", o.describe_fields()),
         }
+    }
+}
+
+/// ` 1..10`, ` >= 1`, ` <= 5` or nothing.
+fn span(lo: Option<f64>, hi: Option<f64>) -> String {
+    match (lo, hi) {
+        (Some(lo), Some(hi)) => format!(" {lo}..{hi}"),
+        (Some(lo), None) => format!(" >= {lo}"),
+        (None, Some(hi)) => format!(" <= {hi}"),
+        (None, None) => String::new(),
     }
 }
 
@@ -479,12 +482,36 @@ mod tests {
             shape(json!({"type": ["integer", "null"], "minimum": 0.5, "exclusiveMaximum": 10})),
             Ok(Shape::Int(Bounds { lo: 1, hi: 9 }))
         );
+        let draft4 = Real {
+            lo: 0.0,
+            lo_open: true,
+            hi: 5.0,
+            hi_open: false,
+        };
         assert_eq!(
             shape(json!({"type": "number", "minimum": 0, "maximum": 5, "exclusiveMinimum": true})),
-            Ok(Shape::Int(Bounds { lo: 1, hi: 5 })),
-            "draft 4 exclusive flag; a bounded number is written as an integer"
+            Ok(Shape::Num(Bounds { lo: 1, hi: 5 }, draft4)),
+            "draft 4 exclusive flag"
         );
-        assert_eq!(shape(json!({"type": "number"})), Ok(Shape::Num));
+        let both = json!({"type": "number", "minimum": 1, "exclusiveMinimum": 1, "maximum": 7.5});
+        let Ok(Shape::Num(b, r)) = shape(both) else {
+            panic!("a number")
+        };
+        assert_eq!(
+            (b, r.lo, r.lo_open, r.hi),
+            (Bounds { lo: 2, hi: 7 }, 1.0, true, 7.5)
+        );
+        assert_eq!(Shape::Num(b, r).describe(), "number 1..7.5");
+        assert_eq!(
+            shape(json!({"type": "number"})),
+            Ok(Shape::Num(Bounds::ANY, Real::ANY))
+        );
+        assert_eq!(
+            shape(json!({"type": "integer", "minimum": 1}))
+                .unwrap()
+                .describe(),
+            "integer >= 1"
+        );
         assert_eq!(
             shape(json!({"const": 7})),
             Ok(Shape::Literal(vec!["7".into()]))

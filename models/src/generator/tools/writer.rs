@@ -19,7 +19,6 @@
 //! shortest call's cost ([`super::CallPlan::floor`]) when that is more.
 
 use super::choice::{opener_tokens, options, Budget, Leaf, Literal, Pick, Role};
-use super::digits::Bounds;
 use super::schema::{ArrayShape, ObjectShape, Shape, SEP};
 use super::{CallPlan, Mode, Vocab};
 use crate::error::ModelError;
@@ -244,8 +243,8 @@ impl CallWriter {
                     max_chars: *max_chars,
                 });
             }
-            Shape::Int(bounds) => self.leaf = Some(Leaf::number(*bounds, false)),
-            Shape::Num => self.leaf = Some(Leaf::number(Bounds::ANY, true)),
+            Shape::Int(bounds) => self.leaf = Some(Leaf::number(*bounds, None)),
+            Shape::Num(bounds, real) => self.leaf = Some(Leaf::number(*bounds, Some(*real))),
             Shape::Literal(texts) => {
                 self.leaf = Some(Leaf::Literal(Literal::new(texts.clone(), Role::Value)))
             }
@@ -503,7 +502,7 @@ impl CallWriter {
                     draft,
                     bounds,
                     decimals,
-                    may_have_decimals,
+                    real,
                 },
                 Pick::Token(t),
             ) => {
@@ -518,7 +517,7 @@ impl CallWriter {
                     draft,
                     bounds,
                     decimals,
-                    may_have_decimals,
+                    real,
                 });
             }
             (Leaf::Literal(lit), Pick::End) => {
