@@ -390,11 +390,18 @@ fn bench_generate() {
                 &format!("{tokens} tokens scored, {reused} reused from a cached prefix"),
             );
         }
-        // One agent turn that must call a tool, alone (best of 5), then
-        // eight different ones at once.
+        // One agent turn that must call a tool, alone (best of 5); then
+        // one agent (one system prompt and tool set) on eight tasks at once,
+        // as a sweep runs it.
         let asks = [
             "Set campaign 42's daily budget to 150 euros.",
             "Write an ad for a cosy coffee shop.",
+            "Raise campaign 7's budget to 900 dollars a day.",
+            "Create an ad for running shoes with two keywords.",
+            "Campaign 3 should spend at most 75 pounds daily.",
+            "Make an ad headline for a bakery.",
+            "Cut campaign 12's budget to 20 euros.",
+            "Write an ad for winter jackets.",
         ];
         let mut best: Option<(f64, Generation)> = None;
         for k in 0..5 {
@@ -414,26 +421,38 @@ fn bench_generate() {
             "tool call, one request",
             format!("{secs:.2} s"),
             &format!(
-                "{} prompt + {} output tokens (forced included), best of 5; {}({})",
-                g.input_tokens, g.output_tokens, call.name, call.arguments
+                "{} prompt + {} output tokens (forced included): prefill {:.2} s, \
+                 writing {:.2} s; best of 5; load {}; {}({})",
+                g.input_tokens,
+                g.output_tokens,
+                g.prefill_time.as_secs_f64(),
+                g.decode_time.as_secs_f64(),
+                load_avg(),
+                call.name,
+                call.arguments
             ),
         );
         let t = Instant::now();
         let handles: Vec<_> = (0..8)
             .map(|i| {
                 let llm = llm.clone();
-                let req = tool_turn(100 + i, asks[i % 2]);
+                let req = tool_turn(100, asks[i]);
                 tokio::spawn(async move { llm.generate(&req, GenOptions::default()).await })
             })
             .collect();
-        let mut out = 0;
+        let (mut out, mut reused) = (0, 0);
         for h in handles {
-            out += h.await.expect("task").expect("tool call").output_tokens;
+            let g = h.await.expect("task").expect("tool call");
+            out += g.output_tokens;
+            reused += g.reused_tokens;
         }
         row(
-            "tool calls, 8 at once",
+            "tool calls, one agent, 8 tasks at once",
             format!("{:.2} s", t.elapsed().as_secs_f64()),
-            &format!("{out} output tokens in all; load {}", load_avg()),
+            &format!(
+                "{out} output tokens in all, {reused} prompt tokens reused; load {}",
+                load_avg()
+            ),
         );
     });
     row(
