@@ -4,8 +4,8 @@
 //! One model per [`LocalLlm::load`]; the model lives on a dedicated
 //! inference thread ([`engine`]) that batches concurrent requests, so clones
 //! of a [`LocalLlm`] share one copy of the weights and the async runtime
-//! never runs a forward pass. [`prompt`] renders conversations (tool calls
-//! and results included); [`tools`] makes a reply that offers tools a call
+//! never runs a forward pass. `prompt` renders conversations (tool calls
+//! and results included); `tools` makes a reply that offers tools a call
 //! valid against its schema.
 
 mod engine;

@@ -1,5 +1,5 @@
-//! One open point of a call being written: the options the schema and the
-//! token budget allow there, each scored from the model's logits, and the
+//! The options at an open point of a call being written: those the schema
+//! and the token budget allow, each scored from the model's logits, and the
 //! one sampled (greedy or seeded, as in plain chat).
 //!
 //! A token option scores its logit. Ending a string or a number, and
@@ -9,110 +9,18 @@
 //! `,` or the item's first byte). Call-or-text under `ToolChoice::Auto` is
 //! the mass of the tokens that begin `<tool_call>` against all the others.
 
-use super::digits::{Bounds, Draft, Real};
-use super::schema::{ArrayShape, MAX_STRING_TOKENS, SEP};
+use super::leaf::{Leaf, Pick};
+use super::schema::{MAX_STRING_TOKENS, SEP};
 use super::Vocab;
 use crate::error::ModelError;
 use crate::generator::prompt::CALLS_OPEN;
 use crate::generator::sampling::{sample, Rng};
-use std::sync::Arc;
 
-/// Most decimals of an unbounded number.
+/// Most decimals of a number.
 const MAX_DECIMALS: usize = 4;
 
 /// Bytes that end a number or an `enum` value inside arguments.
 const CLOSERS: &[u8] = b",}]";
-
-/// What a literal's candidates are.
-pub(super) enum Role {
-    /// The tool's name; candidate `i` names tool `tools[i]`.
-    Tool(Vec<usize>),
-    /// An `enum`/`const`/`boolean`/`null` value.
-    Value,
-    /// The next optional property of the object being written, or `}`.
-    Keys,
-}
-
-/// One of several texts, written token by token.
-pub(super) struct Literal {
-    pub(super) cands: Vec<String>,
-    /// Candidates still possible; all start with the `matched` bytes written.
-    pub(super) alive: Vec<usize>,
-    pub(super) matched: usize,
-    pub(super) role: Role,
-}
-
-impl Literal {
-    pub(super) fn new(cands: Vec<String>, role: Role) -> Literal {
-        Literal {
-            alive: (0..cands.len()).collect(),
-            cands,
-            matched: 0,
-            role,
-        }
-    }
-
-    /// What candidate `c` still has to write.
-    pub(super) fn rest(&self, c: usize) -> &str {
-        &self.cands[c][self.matched..]
-    }
-}
-
-/// A point where the schema leaves the model a choice.
-pub(super) enum Leaf {
-    /// Call or text.
-    Opener,
-    /// Inside a string value, after its opening quote.
-    Str {
-        chars: usize,
-        tokens: usize,
-        min_chars: usize,
-        max_chars: usize,
-    },
-    /// A number value.
-    Num {
-        draft: Draft,
-        bounds: Bounds,
-        /// Decimals written, once the point is.
-        decimals: Option<usize>,
-        /// The real bounds of a `number` (`None`: an integer).
-        real: Option<Real>,
-    },
-    Literal(Literal),
-    /// Another item of an array that has `items` (at least its minimum), or `]`.
-    More {
-        arr: Arc<ArrayShape>,
-        items: usize,
-    },
-}
-
-impl Leaf {
-    pub(super) fn number(bounds: Bounds, real: Option<Real>) -> Leaf {
-        Leaf::Num {
-            draft: Draft::default(),
-            bounds,
-            decimals: None,
-            real,
-        }
-    }
-}
-
-/// An option at an open point.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Pick {
-    /// Write this token.
-    Token(u32),
-    /// End the string, number or literal here.
-    End,
-    /// Another array item.
-    More,
-    /// Close the array.
-    Close,
-    /// Write a tool call.
-    Call,
-    /// Answer in text.
-    Text,
-}
 
 /// Tokens available for what is still open, after what is written.
 #[derive(Debug, Clone, Copy)]
@@ -304,6 +212,7 @@ fn log_sum_exp(xs: impl Iterator<Item = f32> + Clone) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generator::tools::digits::{Bounds, Real};
 
     fn vocab() -> Vocab {
         Vocab::of(&[

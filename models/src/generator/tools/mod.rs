@@ -1,9 +1,18 @@
 //! Tool calls of the local model. A request offering tools (with a
 //! `tool_choice` other than `None`) becomes a [`CallPlan`]: its tools'
-//! schemas compiled ([`schema`]), which of them the call may name, and the
-//! call's id. The engine then runs a [`CallWriter`] ([`writer`]), which makes
-//! the reply a call that parses and satisfies its schema whatever the model
-//! prefers, deciding only what the schema leaves open.
+//! schemas compiled, which of them the call may name, and the call's id.
+//! The engine then runs a [`CallWriter`], which makes the reply a call that
+//! parses and satisfies its schema whatever the model prefers, deciding
+//! only what the schema leaves open.
+//!
+//! - `schema`: the supported JSON Schema subset, compiled into shapes, and
+//!   the most tokens each shape's shortest value takes.
+//! - `digits`: numbers within bounds, one character at a time.
+//! - `vocab`: the bytes each token writes, for masking.
+//! - `leaf`: the open points (string, number, literal, next array item,
+//!   call or text) and what each becomes after a pick.
+//! - `choice`: the options at an open point, their scores, the sampled one.
+//! - `writer`: the walk through the schema, forced text and the budget.
 //!
 //! One call per turn: a 135M model does not plan parallel calls, and an
 //! agent loop calls again after reading the result. Ids are `call_<n>`,
@@ -11,6 +20,7 @@
 
 mod choice;
 mod digits;
+mod leaf;
 pub(crate) mod schema;
 mod vocab;
 mod writer;

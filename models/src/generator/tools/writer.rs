@@ -1,8 +1,8 @@
 //! Writing one tool call that is valid whatever the model prefers, by
 //! walking the schema. The fixed parts (the `<tool_call>` wrapper, braces,
 //! keys, quotes, commas) are forced: written as text and fed to the model
-//! in one go. Where the schema leaves a choice, the model's masked logits
-//! decide ([`super::choice`]):
+//! in one go. Where the schema leaves a choice (`leaf`), the model's masked
+//! logits decide (`choice`):
 //!
 //! - The tool's name, an `enum` value and "which optional property next,
 //!   or close the object" are literals: tokens must be prefixes of a
@@ -18,7 +18,8 @@
 //! tokens. The engine makes `limit` the request's `max_tokens`, or the
 //! shortest call's cost ([`super::CallPlan::floor`]) when that is more.
 
-use super::choice::{opener_tokens, options, Budget, Leaf, Literal, Pick, Role};
+use super::choice::{opener_tokens, options, Budget};
+use super::leaf::{After, Leaf, Literal, Pick, Role};
 use super::schema::{ArrayShape, ObjectShape, Shape, SEP};
 use super::{CallPlan, Mode, Vocab};
 use crate::error::ModelError;
@@ -358,46 +359,18 @@ impl CallWriter {
     /// Drops candidates that no longer fit, forces what the rest share;
     /// `None` once one candidate is left and written.
     fn settle(&mut self, mut lit: Literal) -> Option<Literal> {
-        let spent = self.spent();
-        let cost = |c: usize| lit.rest(c).len() + self.follow(&lit.role, c);
-        let fit: Vec<usize> = lit
-            .alive
-            .iter()
-            .copied()
-            .filter(|&c| spent + cost(c) <= self.limit)
-            .collect();
-        lit.alive = if fit.is_empty() {
-            // Unreachable while the budget invariant holds; stay valid anyway.
-            lit.alive
-                .iter()
-                .copied()
-                .min_by_key(|&c| cost(c))
-                .into_iter()
-                .collect()
-        } else {
-            fit
-        };
+        let room = self.limit.saturating_sub(self.spent());
+        let mut costs = vec![usize::MAX; lit.cands.len()];
+        for &c in &lit.alive {
+            costs[c] = lit.rest(c).len() + self.follow(&lit.role, c);
+        }
+        lit.keep_affordable(&costs, room);
         if let [c] = lit.alive[..] {
             self.forced.push_str(lit.rest(c));
             self.finish(lit.role, c);
             return None;
         }
-        let first = lit.rest(lit.alive[0]);
-        let mut common = lit.alive[1..].iter().fold(first.len(), |n, &c| {
-            let other = lit.rest(c).as_bytes();
-            first
-                .bytes()
-                .zip(other)
-                .take(n)
-                .take_while(|(a, b)| a == *b)
-                .count()
-        });
-        while !first.is_char_boundary(common) {
-            common -= 1;
-        }
-        let common = first[..common].to_string();
-        self.forced.push_str(&common);
-        lit.matched += common.len();
+        self.forced.push_str(&lit.take_shared());
         Some(lit)
     }
 
@@ -478,70 +451,15 @@ impl CallWriter {
 
     /// Moves past decision `pick` taken at `leaf`.
     fn apply(&mut self, leaf: Leaf, pick: Pick, vocab: &Vocab) -> Decided {
-        match (leaf, pick) {
-            (Leaf::Str { .. }, Pick::End) => self.forced.push('"'),
-            (
-                Leaf::Str {
-                    chars,
-                    tokens,
-                    min_chars,
-                    max_chars,
-                },
-                Pick::Token(t),
-            ) => {
-                let n = std::str::from_utf8(vocab.bytes(t)).map_or(0, |s| s.chars().count());
-                self.leaf = Some(Leaf::Str {
-                    chars: chars + n,
-                    tokens: tokens + 1,
-                    min_chars,
-                    max_chars,
-                });
-            }
-            (
-                Leaf::Num {
-                    draft,
-                    bounds,
-                    decimals,
-                    real,
-                },
-                Pick::Token(t),
-            ) => {
-                let b = vocab.bytes(t)[0];
-                let (draft, decimals) = match (b, decimals) {
-                    (b'-', _) => (draft.negated(), None),
-                    (b'.', _) => (draft, Some(0)),
-                    (_, Some(k)) => (draft, Some(k + 1)),
-                    (d, None) => (draft.pushed(d - b'0', bounds).unwrap_or(draft), None),
-                };
-                self.leaf = Some(Leaf::Num {
-                    draft,
-                    bounds,
-                    decimals,
-                    real,
-                });
-            }
-            (Leaf::Literal(lit), Pick::End) => {
-                let done = lit.alive.iter().copied().find(|&c| lit.rest(c).is_empty());
-                if let Some(c) = done {
-                    self.finish(lit.role, c);
-                }
-            }
-            (Leaf::Literal(mut lit), Pick::Token(t)) => {
-                let b = vocab.bytes(t);
-                let alive = lit.alive.iter().copied();
-                lit.alive = alive
-                    .filter(|&c| lit.rest(c).as_bytes().starts_with(b))
-                    .collect();
-                lit.matched += b.len();
-                self.leaf = Some(Leaf::Literal(lit));
-            }
-            (Leaf::More { .. }, Pick::Close) => {
+        match leaf.after(pick, vocab) {
+            After::Open(leaf) => self.leaf = Some(leaf),
+            After::Ended(close) => self.forced.push_str(close),
+            After::Chosen(role, c) => self.finish(role, c),
+            After::More => self.next_item(),
+            After::Close => {
                 self.forced.push(']');
                 self.stack.pop();
             }
-            (Leaf::More { .. }, Pick::More) => self.next_item(),
-            // Numbers end silently; the picks offered above admit no other pair.
-            _ => {}
         }
         match pick {
             Pick::Token(t) => Decided::Token(t),
