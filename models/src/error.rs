@@ -29,6 +29,15 @@ pub enum ModelError {
     /// A forward pass failed.
     #[error("inference: {0}")]
     Inference(String),
+    /// A request's tools cannot be honoured: a schema outside the supported
+    /// subset, or a `tool_choice` naming a tool that is not offered.
+    #[error("tool {tool}: {message}")]
+    Tool {
+        /// The tool's name (`-` when the request offers none).
+        tool: String,
+        /// What is wrong.
+        message: String,
+    },
     /// The inference thread is gone (it panicked or the process is exiting).
     #[error("local model thread stopped")]
     Stopped,
@@ -42,6 +51,7 @@ impl ModelError {
             ModelError::Format { .. } => "format",
             ModelError::Tokenizer(_) => "tokenizer",
             ModelError::Inference(_) => "inference",
+            ModelError::Tool { .. } => "tool",
             ModelError::Stopped => "stopped",
         }
     }

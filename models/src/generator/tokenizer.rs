@@ -1,13 +1,13 @@
-//! SmolLM2's tokenizer rebuilt from GGUF metadata (no tokenizer.json), and
-//! its ChatML chat template.
+//! SmolLM2's tokenizer rebuilt from GGUF metadata (no tokenizer.json), with
+//! the bytes of every token for constrained decoding.
 //!
 //! The GGUF says `tokenizer.ggml.model = gpt2`, `pre = smollm` and
 //! `add_space_prefix = false`: byte-level BPE, digits split one by one, and
 //! no prefix space. A generic GGUF tokenizer adds a prefix space, which shifts
 //! every prompt by one token; the round-trip test pins this down.
 
+use super::tools::Vocab;
 use crate::error::ModelError;
-use adfarm_llm::{Message, Speaker};
 use candle_core::quantized::gguf_file;
 use std::path::Path;
 use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
@@ -16,11 +16,6 @@ use tokenizers::pre_tokenizers::byte_level::ByteLevel;
 use tokenizers::pre_tokenizers::digits::Digits;
 use tokenizers::pre_tokenizers::sequence::Sequence;
 use tokenizers::{AddedToken, Tokenizer};
-
-/// The model's default system prompt, inserted by its chat template when the
-/// conversation does not start with a system message.
-pub const DEFAULT_SYSTEM: &str =
-    "You are a helpful AI assistant named SmolLM, trained by Hugging Face";
 
 /// GGUF token type of control tokens (`<|im_start|>` ...).
 const CONTROL: u32 = 3;
@@ -32,6 +27,8 @@ pub(crate) struct ChatTokenizer {
     pub(crate) stop_ids: Vec<u32>,
     /// `<|im_end|>`, appended to options when scoring a closed choice.
     pub(crate) im_end: u32,
+    /// The bytes each token writes.
+    pub(crate) vocab: Vocab,
 }
 
 fn meta<'a>(
@@ -96,6 +93,17 @@ impl ChatTokenizer {
                 .map_err(|e| ModelError::format(path, e))?,
             None => vec![],
         };
+        ChatTokenizer::from_parts(tokens, merges, &types, path)
+    }
+
+    /// Builds the tokenizer from its token texts (GPT-2 byte alphabet),
+    /// merges and GGUF token types (empty: none is a control token).
+    pub(crate) fn from_parts(
+        tokens: Vec<String>,
+        merges: Vec<(String, String)>,
+        types: &[u32],
+        path: &Path,
+    ) -> Result<Self, ModelError> {
         let vocab: tokenizers::models::bpe::Vocab = tokens
             .iter()
             .enumerate()
@@ -129,10 +137,13 @@ impl ChatTokenizer {
         };
         let im_end = id("<|im_end|>")?;
         let stop_ids = vec![im_end, id("<|endoftext|>")?];
+        let vocab =
+            Vocab::from_gguf_tokens(&tokens, |i| types.get(i).is_none_or(|&t| t != CONTROL));
         Ok(ChatTokenizer {
             tokenizer,
             stop_ids,
             im_end,
+            vocab,
         })
     }
 
@@ -153,41 +164,26 @@ impl ChatTokenizer {
     }
 }
 
-/// The model's ChatML template with the generation prompt, as its
-/// `tokenizer.chat_template` renders it.
-pub fn chat_prompt(messages: &[Message]) -> String {
-    let mut s = String::new();
-    if messages.first().is_none_or(|m| m.role != Speaker::System) {
-        s.push_str("<|im_start|>system\n");
-        s.push_str(DEFAULT_SYSTEM);
-        s.push_str("<|im_end|>\n");
-    }
-    for m in messages {
-        s.push_str("<|im_start|>");
-        s.push_str(m.role.as_str());
-        s.push('\n');
-        s.push_str(&m.content);
-        s.push_str("<|im_end|>\n");
-    }
-    s.push_str("<|im_start|>assistant\n");
-    s
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn template_matches_the_gguf_chat_template() {
-        let p = chat_prompt(&[Message::user("Hi")]);
-        assert_eq!(
-            p,
-            "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
-        );
-        let p = chat_prompt(&[Message::system("S"), Message::user("U")]);
-        assert_eq!(
-            p,
-            "<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nU<|im_end|>\n<|im_start|>assistant\n"
-        );
+impl ChatTokenizer {
+    /// A tokenizer of the three control tokens, the 256 bytes and `merges`
+    /// (pairs of texts, merged in this order), for tests of code that
+    /// writes tokens.
+    pub(crate) fn tiny(merges: &[(&str, &str)]) -> ChatTokenizer {
+        use super::tools::token_text;
+        let mut tokens: Vec<String> = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+            .map(String::from)
+            .to_vec();
+        tokens.extend((0..=255u8).map(|b| token_text(&[b])));
+        let mut pairs = Vec::new();
+        for (a, b) in merges {
+            let (a, b) = (token_text(a.as_bytes()), token_text(b.as_bytes()));
+            tokens.push(format!("{a}{b}"));
+            pairs.push((a, b));
+        }
+        let mut types = vec![CONTROL; 3];
+        types.resize(tokens.len(), 1);
+        ChatTokenizer::from_parts(tokens, pairs, &types, Path::new("tiny"))
+            .expect("a well-formed tiny vocabulary")
     }
 }

@@ -1,13 +1,8 @@
+use crate::llm;
 use adfarm_llm::{ChatRequest, Message, Provider};
 use adfarm_models::generator::{chat_prompt, Finish, GenOptions};
 use adfarm_models::{assets, LocalLlm};
 use adfarm_proto::{Role, UsageSource};
-use std::sync::OnceLock;
-
-fn llm() -> &'static LocalLlm {
-    static L: OnceLock<LocalLlm> = OnceLock::new();
-    L.get_or_init(|| LocalLlm::load(&assets::generator_gguf(&crate::home())).expect("load"))
-}
 
 fn ask(q: &str, max_tokens: u32) -> ChatRequest {
     let mut r = ChatRequest::new(vec![Message::user(q)]);

@@ -5,9 +5,11 @@
 mod assets;
 mod embedder;
 mod generator;
+mod tools;
 
+use adfarm_models::LocalLlm;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// The asset home the tests share, with every asset present.
 pub fn home() -> PathBuf {
@@ -23,4 +25,10 @@ pub fn home() -> PathBuf {
     adfarm_models::assets::ensure(&home, &[]).expect("assets fetched");
     *guard = Some(home.clone());
     home
+}
+
+/// The generator the tests share (one copy of the weights, one engine).
+pub fn llm() -> &'static LocalLlm {
+    static L: OnceLock<LocalLlm> = OnceLock::new();
+    L.get_or_init(|| LocalLlm::load(&adfarm_models::assets::generator_gguf(&home())).expect("load"))
 }
