@@ -268,14 +268,19 @@ async fn issue_9_c_a_replayed_episode_makes_no_new_model_call() {
     assert_eq!(fake.stats().await.requests, before, "no new request");
     assert_same_results(&again, &first);
     assert_eq!(again.sections, first.sections);
-    let generation: Vec<_> = again
+    let agent: Vec<_> = again
         .usage
         .iter()
-        .filter(|u| u.role == Role::Generation)
+        .filter(|u| u.role == Role::Agent)
         .collect();
-    assert_eq!(generation.len(), 1, "{:?}", again.usage);
     assert_eq!(
-        (generation[0].requests, generation[0].cached_requests),
+        agent.len(),
+        1,
+        "agent turns are charged as such: {:?}",
+        again.usage
+    );
+    assert_eq!(
+        (agent[0].requests, agent[0].cached_requests),
         (0, calls as i64)
     );
     assert_eq!(again.cost_usd, 0.0);

@@ -430,10 +430,10 @@ impl Worker {
                         format!("sweep has no solution {:?}", cell.solution),
                     )
                 })?;
+            let solution = self.solution(rec, &cell.suite, &cell.solution)?;
             let llm = self
                 .gateway
-                .bind(rec, &spec.provider, Role::Generation, log.clone())?;
-            let solution = self.solution(rec, &cell.suite, &cell.solution)?;
+                .bind(rec, &spec.provider, solution.role(), log.clone())?;
             let models = Models {
                 llm: &llm,
                 embedder: sweep_embedder.as_ref().map(|e| e as &dyn Embedder),

@@ -299,6 +299,12 @@ pub trait Solution: Send + Sync {
     /// Solution name.
     fn name(&self) -> &str;
 
+    /// The role its model calls are charged as: generation by default, an
+    /// agent's turns as [`adfarm_proto::Role::Agent`].
+    fn role(&self) -> adfarm_proto::Role {
+        adfarm_proto::Role::Generation
+    }
+
     /// Runs on `item` with `seed`.
     ///
     /// # Errors

@@ -12,7 +12,7 @@ use crate::env::{self, Counter};
 use crate::episode::{Call, End, Episode, Turn};
 use crate::task::Task;
 use adfarm_llm::{ChatRequest, LlmError, Message, Provider, ToolChoice};
-use adfarm_proto::{Item, Output, SolutionSpec};
+use adfarm_proto::{Item, Output, Role, SolutionSpec};
 use adfarm_suite::{DataError, JobError, Models, Solution, Solved};
 use async_trait::async_trait;
 
@@ -153,6 +153,10 @@ pub fn solved(e: &Episode) -> Solved {
 impl Solution for Agent {
     fn name(&self) -> &str {
         AGENT
+    }
+
+    fn role(&self) -> Role {
+        Role::Agent
     }
 
     async fn solve(&self, item: &Item, models: Models<'_>, seed: u64) -> Result<Solved, JobError> {

@@ -27,7 +27,7 @@ pub fn reply(text: &str, calls: &[(&str, &str)]) -> Completion {
             .collect(),
         usage: Usage {
             model: "scripted".into(),
-            role: Role::Generation,
+            role: Role::Agent,
             input: 1,
             output: 1,
             cached: false,
