@@ -289,7 +289,7 @@ async fn issue_9_c_a_replayed_episode_makes_no_new_model_call() {
         format_args!(
             "{calls} calls on the first run, {} on the replay ({} from the cache)",
             fake.stats().await.requests - before,
-            generation[0].cached_requests
+            agent[0].cached_requests
         ),
     );
 }
