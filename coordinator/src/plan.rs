@@ -255,6 +255,30 @@ fn add_traffic(
     t.2 += calls * est.output_tokens.unwrap_or(solution.max_tokens) as u64;
 }
 
+/// [`add_traffic`] for every provider `stage`'s variants call.
+fn stage_traffic(
+    traffic: &mut Traffic,
+    stage: &adfarm_proto::Stage,
+    est: adfarm_suites::CallEstimate,
+    solution: &SolutionSpec,
+    per_item: u64,
+    items: u64,
+    input_tokens: u64,
+) {
+    for provider in stage.variants.iter().filter_map(|v| v.provider.as_deref()) {
+        add_traffic(
+            traffic,
+            provider,
+            stage.role,
+            est,
+            solution,
+            per_item,
+            items,
+            input_tokens,
+        );
+    }
+}
+
 /// Counts the jobs of `spec` and estimates its cost, reading each dataset
 /// once.
 ///
@@ -307,36 +331,14 @@ pub fn plan(spec: &SweepSpec, ctx: &SuiteContext) -> Result<Plan, PlanError> {
                         Scope::Item => continue,
                     };
                     let est = suite.estimate(&stage.name, sol);
-                    for provider in stage.variants.iter().filter_map(|v| v.provider.as_deref()) {
-                        add_traffic(
-                            &mut traffic,
-                            provider,
-                            stage.role,
-                            est,
-                            sol,
-                            per,
-                            n,
-                            input_tokens,
-                        );
-                    }
+                    stage_traffic(&mut traffic, stage, est, sol, per, n, input_tokens);
                 }
             }
             // Item-level stages run once per item whatever the solutions.
             if let Some(first) = expansion.solutions().next() {
                 for stage in pipeline.stages.iter().filter(|s| s.scope == Scope::Item) {
                     let est = suite.estimate(&stage.name, first);
-                    for provider in stage.variants.iter().filter_map(|v| v.provider.as_deref()) {
-                        add_traffic(
-                            &mut traffic,
-                            provider,
-                            stage.role,
-                            est,
-                            first,
-                            1,
-                            n,
-                            input_tokens,
-                        );
-                    }
+                    stage_traffic(&mut traffic, stage, est, first, 1, n, input_tokens);
                 }
             }
         }

@@ -133,6 +133,28 @@ pub struct Stage {
     pub partial: bool,
 }
 
+impl Stage {
+    /// The usual LLM-as-judge stage: after `solve`, on the model lane, one
+    /// job per run and per judge, each reported under the judge's name.
+    pub fn per_judge(name: &str, judges: &[String]) -> Stage {
+        Stage {
+            name: name.to_string(),
+            lane: Lane::Model,
+            scope: Scope::Run,
+            after: vec![SOLVE.to_string()],
+            role: Role::Judge,
+            variants: judges
+                .iter()
+                .map(|j| Variant {
+                    provider: Some(j.clone()),
+                    column: Some(j.clone()),
+                })
+                .collect(),
+            partial: false,
+        }
+    }
+}
+
 /// What one suite runs in a sweep: its solutions and its stages.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Pipeline {

@@ -248,23 +248,7 @@ impl Suite for GemBench {
         let params = suite_params(&sweep.suite.params)?;
         let mut stages = Vec::new();
         if !sweep.spec.judges.is_empty() {
-            stages.push(Stage {
-                name: JUDGE_STAGE.into(),
-                lane: Lane::Model,
-                scope: Scope::Run,
-                after: vec![SOLVE.into()],
-                role: Role::Judge,
-                variants: sweep
-                    .spec
-                    .judges
-                    .iter()
-                    .map(|j| Variant {
-                        provider: Some(j.clone()),
-                        column: Some(j.clone()),
-                    })
-                    .collect(),
-                partial: false,
-            });
+            stages.push(Stage::per_judge(JUDGE_STAGE, &sweep.spec.judges));
         }
         let embedders = embed_variants(sweep, &params.embedding_ablation)?;
         if !embedders.is_empty() {

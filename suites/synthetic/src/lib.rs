@@ -4,9 +4,7 @@
 //! farm without a benchmark dataset.
 
 use adfarm_llm::{ChatRequest, Message};
-use adfarm_proto::{
-    Item, Lane, Output, Role, Scope, Score, SolutionSpec, Stage, Variant, Verdict, SOLVE,
-};
+use adfarm_proto::{Item, Output, Score, SolutionSpec, Stage, Verdict, SOLVE};
 use adfarm_suite::{
     CallEstimate, DataError, ItemIter, JobError, Models, Solution, Solved, StageJob, StageModels,
     StageOutput, Suite, SweepView,
@@ -77,23 +75,7 @@ impl Suite for Synthetic {
         if sweep.spec.judges.is_empty() {
             return Ok(vec![]);
         }
-        Ok(vec![Stage {
-            name: "judge".into(),
-            lane: Lane::Model,
-            scope: Scope::Run,
-            after: vec![SOLVE.into()],
-            role: Role::Judge,
-            variants: sweep
-                .spec
-                .judges
-                .iter()
-                .map(|j| Variant {
-                    provider: Some(j.clone()),
-                    column: Some(j.clone()),
-                })
-                .collect(),
-            partial: false,
-        }])
+        Ok(vec![Stage::per_judge("judge", &sweep.spec.judges)])
     }
 
     fn estimate(&self, stage: &str, solution: &SolutionSpec) -> CallEstimate {
