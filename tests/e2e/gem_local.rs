@@ -45,7 +45,7 @@ async fn run_embedded(farm: &mut Farm, sweep: &Path, store: &Path) -> String {
         &["--home", &home, "run", &sweep_s, "--store", &store_s],
         false,
     );
-    let status = farm.wait(p, Duration::from_secs(280)).await;
+    let status = farm.wait(p, Duration::from_secs(600)).await;
     assert!(status.success(), "adfarm run: {status}\n{}", farm.logs());
     let text = std::fs::read_to_string(&log).unwrap_or_default();
     text.get(before..).unwrap_or_default().to_string()
@@ -116,7 +116,7 @@ async fn local_models_fill_the_tables_once_and_match_across_deployments() {
         &["--home", &home, "coordinator", "--sweep", &sweep_s],
         true,
     );
-    let status = farm.wait(c, Duration::from_secs(280)).await;
+    let status = farm.wait(c, Duration::from_secs(600)).await;
     assert!(status.success(), "coordinator: {status}\n{}", farm.logs());
     let distributed_wall = t1.elapsed();
     let cluster = report(&farm, &sweep, None).await;
