@@ -7,9 +7,7 @@
 use adfarm_llm::estimate_tokens;
 use adfarm_proto::expand::SuitePlan;
 use adfarm_proto::sweep::Sampling;
-use adfarm_proto::{
-    Envelope, Item, Pipeline, Role, Scope, SolutionSpec, SuiteSpec, SweepId, SweepSpec, SOLVE,
-};
+use adfarm_proto::{Envelope, Pipeline, Role, Scope, SolutionSpec, SuiteSpec, SweepSpec, SOLVE};
 use adfarm_suites::{DataError, ItemIter, Suite, SuiteContext, SweepView};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -194,7 +192,14 @@ pub fn root_jobs(
                             match item {
                                 Err(e) => vec![Err(err(e))],
                                 Ok(item) => {
-                                    roots(&sweep, &spec, &suite_spec, &pipeline, &dataset, &item)
+                                    let expansion = SuitePlan {
+                                        sweep: &sweep,
+                                        spec: &spec,
+                                        suite: &suite_spec,
+                                        pipeline: &pipeline,
+                                    };
+                                    expansion
+                                        .roots(&dataset, &item)
                                         .into_iter()
                                         .map(Ok)
                                         .collect()
@@ -206,23 +211,6 @@ pub fn root_jobs(
             };
         iter
     })
-}
-
-fn roots(
-    sweep: &SweepId,
-    spec: &SweepSpec,
-    suite: &SuiteSpec,
-    pipeline: &Pipeline,
-    dataset: &str,
-    item: &Item,
-) -> Vec<Envelope> {
-    SuitePlan {
-        sweep,
-        spec,
-        suite,
-        pipeline,
-    }
-    .roots(dataset, item)
 }
 
 /// Estimated traffic of one (provider, role): calls, input and output tokens.

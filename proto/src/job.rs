@@ -73,16 +73,6 @@ pub struct JobSpec {
 }
 
 impl JobSpec {
-    /// Suite, dataset, solution and seed of this job.
-    pub fn cell(&self) -> &Cell {
-        &self.cell
-    }
-
-    /// The item this job is about.
-    pub fn item(&self) -> &Item {
-        &self.item
-    }
-
     /// True for the job that runs a solution.
     pub fn is_solve(&self) -> bool {
         self.stage == crate::stage::SOLVE
