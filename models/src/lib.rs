@@ -20,6 +20,8 @@ pub mod assets;
 pub mod embedder;
 mod error;
 pub mod generator;
+// Calls the gemm crate's raw-pointer entry point.
+#[allow(unsafe_code)]
 mod linalg;
 
 pub use embedder::LocalEmbedder;

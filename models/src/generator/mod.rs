@@ -9,9 +9,13 @@
 //! valid against its schema.
 
 mod engine;
+// SIMD attention kernel (AVX2, detected at run time).
+#[allow(unsafe_code)]
 mod model;
 mod prefix;
 mod prompt;
+// SIMD int8 dot products (AVX2, detected at run time).
+#[allow(unsafe_code)]
 mod q8;
 mod sampling;
 mod tokenizer;
