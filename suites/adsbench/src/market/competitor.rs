@@ -214,7 +214,7 @@ impl Competitor {
                 (None, None) => return None,
             },
         };
-        let bid = raw as i64;
+        let bid = raw.round() as i64;
         (bid > 0 && self.day_spend_micros + bid <= self.spec.daily_budget_micros).then_some(bid)
     }
 
@@ -257,10 +257,10 @@ mod tests {
         assert_eq!(c.bid(&ctx()), Some(450_000), "α0 = 15 × pCVR 0.03");
         c.pace(0.5); // nothing spent: under 0.7 of plan
         assert!((c.alpha() - 18.0).abs() < 1e-9);
-        c.charge(60_000_000); // 60 vs plan 50: inside the band
+        c.charge(40_000_000); // 40 vs plan 50: inside [35, 55]
         c.pace(0.5);
         assert!((c.alpha() - 18.0).abs() < 1e-9);
-        c.charge(10_000_000); // 70 > 1.1 × 50
+        c.charge(30_000_000); // 70 > 1.1 × 50
         c.pace(0.5);
         assert!((c.alpha() - 12.6).abs() < 1e-9);
     }

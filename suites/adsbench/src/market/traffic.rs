@@ -187,11 +187,11 @@ pub fn seasonal(v: Vertical, date: Date) -> f64 {
     }
 }
 
-/// The fourth Friday of November.
+/// The day after Thanksgiving (the fourth Thursday of November).
 pub fn black_friday(year: i32) -> Date {
     let first = Date { year, month: 11, day: 1 };
-    let to_friday = (Weekday::Friday.index() + 7 - first.weekday().index()) % 7;
-    first.plus_days(to_friday as i64 + 21)
+    let to_thursday = (Weekday::Thursday.index() + 7 - first.weekday().index()) % 7;
+    first.plus_days(to_thursday as i64 + 21 + 1)
 }
 
 #[cfg(test)]
