@@ -12,6 +12,11 @@ pub const DAYS_PER_MONTH: f64 = 30.4;
 /// Google may spend up to twice the average daily budget on one day.
 pub const DAILY_OVERDELIVERY: i64 = 2;
 
+/// Days since the month began at `tick` of `date` (fractional).
+fn month_position(date: Date, tick: u32) -> f64 {
+    f64::from(date.day - 1) + f64::from(tick) / f64::from(TICKS_PER_DAY)
+}
+
 /// Which limit stopped a campaign from entering an auction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Cap {
@@ -26,6 +31,10 @@ pub struct BudgetLedger {
     day_spend_micros: i64,
     month_spend_micros: i64,
     month_limit_micros: i64,
+    /// Allowance earned this month under earlier budgets, and when (days
+    /// into the month) the current budget took effect.
+    earlier_allowance_micros: f64,
+    segment_start: f64,
     /// Today's pacing target: B × the day's traffic index, at most 2B.
     target_micros: f64,
     traffic_index: f64,
@@ -44,21 +53,27 @@ impl BudgetLedger {
             day_spend_micros: 0,
             month_spend_micros: 0,
             month_limit_micros: 0,
+            earlier_allowance_micros: 0.0,
+            segment_start: month_position(date, tick),
             target_micros: 0.0,
             traffic_index,
             throttle: 1.0,
             logged_today: [false; 2],
         };
-        l.month_limit_micros = l.remaining_month_allowance(date, tick);
+        l.month_limit_micros = l.limit(date, tick);
         l.retarget();
         l
     }
 
-    /// B × 30.4 / (days in month) for every tick left in the month.
-    fn remaining_month_allowance(&self, date: Date, tick: u32) -> i64 {
-        let days_left = f64::from(date.days_left_in_month() - 1)
-            + f64::from(TICKS_PER_DAY - tick) / f64::from(TICKS_PER_DAY);
-        (self.budget_micros as f64 * DAYS_PER_MONTH / f64::from(date.days_in_month()) * days_left).floor() as i64
+    /// Allowance of past segments plus the current B's share of the rest
+    /// of the month: B × 30.4 / (days in month) per day.
+    fn limit(&self, date: Date, tick: u32) -> i64 {
+        let rest = f64::from(date.days_in_month()) - month_position(date, tick);
+        (self.earlier_allowance_micros + self.per_day_allowance(date) * rest).floor() as i64
+    }
+
+    fn per_day_allowance(&self, date: Date) -> f64 {
+        self.budget_micros as f64 * DAYS_PER_MONTH / f64::from(date.days_in_month())
     }
 
     fn retarget(&mut self) {
@@ -72,18 +87,25 @@ impl BudgetLedger {
         self.logged_today = [false; 2];
         if date.day == 1 {
             self.month_spend_micros = 0;
-            self.month_limit_micros = (self.budget_micros as f64 * DAYS_PER_MONTH).floor() as i64;
+            self.earlier_allowance_micros = 0.0;
+            self.segment_start = 0.0;
+            self.month_limit_micros = self.limit(date, 0);
         }
         self.traffic_index = traffic_index;
         self.retarget();
     }
 
-    /// A new average daily budget from `tick` of `date` on: the month limit
-    /// becomes what was spent so far plus the new B's share of the rest of
-    /// the month (Google's rule for mid-month changes).
+    /// A new average daily budget from `tick` of `date` on. The month
+    /// limit is piecewise: 30.4 / (days in month) × Σ B × (days under B), so
+    /// it never exceeds 30.4 × the largest B of the month, and equals
+    /// 30.4 × B when B holds all month. Spend already above it just stops
+    /// further spend (nothing is refunded).
     pub fn set_budget(&mut self, budget_micros: i64, date: Date, tick: u32) {
+        let now = month_position(date, tick);
+        self.earlier_allowance_micros += self.per_day_allowance(date) * (now - self.segment_start);
+        self.segment_start = now;
         self.budget_micros = budget_micros;
-        self.month_limit_micros = self.month_spend_micros + self.remaining_month_allowance(date, tick);
+        self.month_limit_micros = self.limit(date, tick);
         self.retarget();
     }
 
@@ -175,13 +197,16 @@ mod tests {
             l.start_day(d(2025, 4, day), 1.0);
             l.charge(12_000_000);
         }
-        // Halfway through April (30 days): 180 spent; B → 20 at tick 0 of the 16th.
+        // Halfway through April (30 days): B → 20 at tick 0 of the 16th, so
+        // the limit is 30.4/30 × (10 × 15 + 20 × 15) whatever was spent.
         l.start_day(d(2025, 4, 16), 1.0);
         l.set_budget(20_000_000, d(2025, 4, 16), 0);
-        let want = 180_000_000 + (20_000_000.0 * 30.4 / 30.0 * 15.0_f64).floor() as i64;
-        assert_eq!(l.month_limit_micros(), want);
+        assert_eq!(l.month_limit_micros(), 456_000_000);
+        // Down to 5 at noon on the 21st: 30.4/30 × (150 + 20 × 5.5 + 5 × 9.5).
+        l.set_budget(5_000_000, d(2025, 4, 21), 24);
+        assert_eq!(l.month_limit_micros(), 311_600_000);
         l.start_day(d(2025, 5, 1), 1.0);
-        assert_eq!(l.month_limit_micros(), 608_000_000);
+        assert_eq!(l.month_limit_micros(), 152_000_000, "30.4 × the 5 in force");
         assert_eq!(l.month_spend_micros(), 0);
     }
 
