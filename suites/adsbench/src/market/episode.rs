@@ -6,7 +6,7 @@
 //! sequence of (tick, change) pairs.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
 
 use super::account::{Account, AccountChange, BiddingStrategy, ResourceName, Status};
 use super::auction::{Auction, AuctionRules, Bid, Placement, Pricing, MAX_SLOTS};
@@ -132,7 +132,7 @@ struct PendingConversion {
 #[derive(Debug, Clone)]
 pub struct Market {
     config: MarketConfig,
-    catalog: QueryCatalog,
+    catalog: &'static QueryCatalog,
     traffic: Traffic,
     auction: Auction,
     account: Account,
@@ -151,6 +151,9 @@ pub struct Market {
     live: Vec<LiveKeyword>,
     /// Per query id: matching live keywords.
     match_table: Vec<Vec<Candidate>>,
+    /// Per keyword id: the queries it matches and whether identically
+    /// (text and match type never change after creation).
+    keyword_queries: BTreeMap<u64, Vec<(u32, bool)>>,
     account_dirty: bool,
     opportunities: Vec<Opportunity>,
     bids: Vec<Bid>,
@@ -159,7 +162,7 @@ pub struct Market {
 impl Market {
     pub fn new(config: MarketConfig) -> Result<Market, MarketError> {
         config.validate()?;
-        let catalog = QueryCatalog::new();
+        let catalog = QueryCatalog::shared();
         let traffic = Traffic::new(config.seed, config.opportunities_per_day);
         let auction = Auction::new(config.auction.clone())?;
         let competitors = config.competitors.iter().cloned().map(Competitor::new).collect();
@@ -182,6 +185,7 @@ impl Market {
             traffic_index,
             live: Vec::new(),
             match_table: vec![Vec::new(); queries],
+            keyword_queries: BTreeMap::new(),
             account_dirty: true,
             opportunities: Vec::new(),
             bids: Vec::with_capacity(MAX_COMPETITORS + 1),
@@ -205,8 +209,8 @@ impl Market {
         &self.log
     }
 
-    pub fn catalog(&self) -> &QueryCatalog {
-        &self.catalog
+    pub fn catalog(&self) -> &'static QueryCatalog {
+        self.catalog
     }
 
     /// The next tick to run (changes applied now take effect from it).
@@ -291,7 +295,7 @@ impl Market {
             conversions_landed: self.land_conversions(time),
         };
         let mut opportunities = std::mem::take(&mut self.opportunities);
-        self.traffic.generate(&self.catalog, time.day, self.date, time.tick, &mut opportunities);
+        self.traffic.generate(self.catalog, time.day, self.date, time.tick, &mut opportunities);
         summary.opportunities = opportunities.len() as u32;
         for opp in &opportunities {
             self.run_opportunity(time, opp, &mut summary);
@@ -336,7 +340,16 @@ impl Market {
                 BiddingStrategy::ManualCpc => None,
                 BiddingStrategy::TargetCpa { target_cpa_micros } => Some(target_cpa_micros),
             };
-            let tokens = self.catalog.tokenize(&k.text);
+            let catalog = self.catalog;
+            let queries = self.keyword_queries.entry(k.id).or_insert_with(|| {
+                let tokens = catalog.tokenize(&k.text);
+                (0..catalog.len() as u32)
+                    .filter_map(|q| {
+                        let query = catalog.query(q).tokens();
+                        matches(k.match_type, &tokens, query).then_some((q, tokens == query))
+                    })
+                    .collect()
+            });
             let index = self.live.len() as u32;
             self.live.push(LiveKeyword {
                 campaign_index: ci,
@@ -347,11 +360,8 @@ impl Market {
                 manual_bid: acct.effective_cpc_micros(k),
                 target_cpa,
             });
-            for (q, table) in self.match_table.iter_mut().enumerate() {
-                let query = self.catalog.query(q as u32).tokens();
-                if matches(k.match_type, &tokens, query) {
-                    table.push(Candidate { identical: tokens == query, keyword: index });
-                }
+            for &(q, identical) in queries.iter() {
+                self.match_table[q as usize].push(Candidate { identical, keyword: index });
             }
         }
         self.account_dirty = false;

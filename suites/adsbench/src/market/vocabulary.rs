@@ -1,6 +1,8 @@
 //! Search queries: per-vertical vocabularies, the catalogue of queries they
 //! make, and Google's three keyword match types over token sequences.
 
+use std::sync::OnceLock;
+
 use serde::{Deserialize, Serialize};
 
 /// Business verticals; each has its own vocabulary, curves and values.
@@ -144,6 +146,12 @@ impl QueryCatalog {
             cat.by_vertical.push((ids, cdf));
         }
         cat
+    }
+
+    /// The built-in catalogue, built once per process (markets share it).
+    pub fn shared() -> &'static QueryCatalog {
+        static CATALOG: OnceLock<QueryCatalog> = OnceLock::new();
+        CATALOG.get_or_init(QueryCatalog::new)
     }
 
     fn intern(&mut self, w: &str) -> Token {
