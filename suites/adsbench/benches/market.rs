@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use adfarm_adsbench::market::rng::Stream;
 use adfarm_adsbench::market::{
-    AccountChange, Auction, AuctionRules, Bid, BiddingStrategy, Date, Market, MarketConfig, MatchType, Mechanism,
-    ResourceName, Status,
+    AccountChange, Auction, AuctionRules, Bid, BiddingStrategy, Date, Market, MarketConfig,
+    MatchType, Mechanism, ResourceName, Status,
 };
 
 const BIDDERS: usize = 48;
@@ -27,7 +27,11 @@ fn auctions_per_second(mechanism: Mechanism) -> f64 {
                 .collect()
         })
         .collect();
-    let mut auction = Auction::new(AuctionRules { mechanism, ..AuctionRules::default() }).expect("default rules");
+    let mut auction = Auction::new(AuctionRules {
+        mechanism,
+        ..AuctionRules::default()
+    })
+    .expect("default rules");
     let mut best = 0.0f64;
     // Best of five rounds of 2M auctions: the machine is shared.
     for _ in 0..5 {
@@ -49,7 +53,12 @@ fn episode(mechanism: Mechanism) -> (u64, u64, f64, String) {
     let days = 14;
     let mut config = MarketConfig::new(42, date, days);
     config.opportunities_per_day = 500_000.0 / f64::from(days);
-    config.competitors = adfarm_adsbench::market::CompetitorSpec::standard_mix(42, 47, 2, config.opportunities_per_day);
+    config.competitors = adfarm_adsbench::market::CompetitorSpec::standard_mix(
+        42,
+        47,
+        2,
+        config.opportunities_per_day,
+    );
     config.auction.mechanism = mechanism;
     let mut market = Market::new(config).expect("valid config");
     let c = market
@@ -60,14 +69,33 @@ fn episode(mechanism: Mechanism) -> (u64, u64, f64, String) {
             bidding_strategy: BiddingStrategy::ManualCpc,
         })
         .expect("campaign");
-    let ResourceName::Campaign { campaign_id, .. } = c else { unreachable!("campaign resource") };
+    let ResourceName::Campaign { campaign_id, .. } = c else {
+        unreachable!("campaign resource")
+    };
     let g = market
-        .apply(AccountChange::CreateAdGroup { campaign_id, name: "Run".into(), status: Status::Enabled, cpc_bid_micros: 1_200_000 })
+        .apply(AccountChange::CreateAdGroup {
+            campaign_id,
+            name: "Run".into(),
+            status: Status::Enabled,
+            cpc_bid_micros: 1_200_000,
+        })
         .expect("ad group");
-    let ResourceName::AdGroup { ad_group_id, .. } = g else { unreachable!("ad group resource") };
-    for (text, m) in [("running shoes", MatchType::Broad), ("sneakers", MatchType::Phrase), ("flights", MatchType::Broad)] {
+    let ResourceName::AdGroup { ad_group_id, .. } = g else {
+        unreachable!("ad group resource")
+    };
+    for (text, m) in [
+        ("running shoes", MatchType::Broad),
+        ("sneakers", MatchType::Phrase),
+        ("flights", MatchType::Broad),
+    ] {
         market
-            .apply(AccountChange::CreateKeyword { ad_group_id, text: text.into(), match_type: m, status: Status::Enabled, cpc_bid_micros: None })
+            .apply(AccountChange::CreateKeyword {
+                ad_group_id,
+                text: text.into(),
+                match_type: m,
+                status: Status::Enabled,
+                cpc_bid_micros: None,
+            })
             .expect("keyword");
     }
     let start = Instant::now();
@@ -78,7 +106,12 @@ fn episode(mechanism: Mechanism) -> (u64, u64, f64, String) {
         auctions += u64::from(t.agent_auctions);
     }
     let secs = start.elapsed().as_secs_f64();
-    (opportunities, auctions, secs, market.event_log().digest()[..16].to_string())
+    (
+        opportunities,
+        auctions,
+        secs,
+        market.event_log().digest()[..16].to_string(),
+    )
 }
 
 fn main() {
@@ -87,9 +120,20 @@ fn main() {
         println!("{:<12} {:>18.0}", format!("{m:?}"), auctions_per_second(m));
     }
     println!();
-    println!("{:<12} {:>13} {:>14} {:>9} {:>14} {:>18}", "mechanism", "opportunities", "agent auctions", "seconds", "opps/s", "digest");
+    println!(
+        "{:<12} {:>13} {:>14} {:>9} {:>14} {:>18}",
+        "mechanism", "opportunities", "agent auctions", "seconds", "opps/s", "digest"
+    );
     for m in Mechanism::ALL {
         let (opps, agent, secs, digest) = episode(m);
-        println!("{:<12} {:>13} {:>14} {:>9.3} {:>14.0} {:>18}", format!("{m:?}"), opps, agent, secs, opps as f64 / secs, digest);
+        println!(
+            "{:<12} {:>13} {:>14} {:>9.3} {:>14.0} {:>18}",
+            format!("{m:?}"),
+            opps,
+            agent,
+            secs,
+            opps as f64 / secs,
+            digest
+        );
     }
 }

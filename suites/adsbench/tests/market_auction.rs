@@ -4,11 +4,19 @@ use adfarm_adsbench::market::{Auction, AuctionRules, Bid, Mechanism, Placement, 
 use proptest::prelude::*;
 
 fn rules(mechanism: Mechanism, factors: &[f64], reserve: i64) -> AuctionRules {
-    AuctionRules { mechanism, pricing: Pricing::PerClick, position_factors: factors.to_vec(), reserve_micros: reserve }
+    AuctionRules {
+        mechanism,
+        pricing: Pricing::PerClick,
+        position_factors: factors.to_vec(),
+        reserve_micros: reserve,
+    }
 }
 
 fn run(mechanism: Mechanism, factors: &[f64], reserve: i64, bids: &[Bid]) -> Vec<Placement> {
-    Auction::new(rules(mechanism, factors, reserve)).expect("valid rules").run(bids).to_vec()
+    Auction::new(rules(mechanism, factors, reserve))
+        .expect("valid rules")
+        .run(bids)
+        .to_vec()
 }
 
 /// Non-increasing position factors in (0, 1], 1 to 5 slots.
@@ -20,21 +28,25 @@ fn factors() -> impl Strategy<Value = Vec<f64>> {
 }
 
 fn bids(equal_quality: bool) -> impl Strategy<Value = Vec<Bid>> {
-    prop::collection::vec((1i64..5_000_000, 0.01f64..1.0, any::<u32>()), 1..=48).prop_map(move |v| {
-        v.into_iter()
-            .enumerate()
-            .map(|(i, (amount, q, tie))| Bid {
-                bidder: i as u32,
-                amount_micros: amount,
-                quality: if equal_quality { 1.0 } else { q },
-                tie_break: tie,
-            })
-            .collect()
-    })
+    prop::collection::vec((1i64..5_000_000, 0.01f64..1.0, any::<u32>()), 1..=48).prop_map(
+        move |v| {
+            v.into_iter()
+                .enumerate()
+                .map(|(i, (amount, q, tie))| Bid {
+                    bidder: i as u32,
+                    amount_micros: amount,
+                    quality: if equal_quality { 1.0 } else { q },
+                    tie_break: tie,
+                })
+                .collect()
+        },
+    )
 }
 
 fn slot_of(out: &[Placement], bidder: u32) -> usize {
-    out.iter().find(|p| p.bidder == bidder).map_or(usize::MAX, |p| p.slot as usize)
+    out.iter()
+        .find(|p| p.bidder == bidder)
+        .map_or(usize::MAX, |p| p.slot as usize)
 }
 
 proptest! {

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use adfarm_adsbench::market::rng::Stream;
 use adfarm_adsbench::market::{
-    AccountChange, BiddingStrategy, Cap, CompetitorSpec, Date, Event, Market, MarketConfig, MatchType, MetricKey, Mechanism,
-    Pricing, ResourceName, Status, TICKS_PER_DAY,
+    AccountChange, BiddingStrategy, Cap, CompetitorSpec, Date, Event, Market, MarketConfig,
+    MatchType, Mechanism, MetricKey, Pricing, ResourceName, Status, TICKS_PER_DAY,
 };
 
 const EPISODES: u64 = 1_000;
@@ -39,7 +39,11 @@ fn episode(seed: u64) -> Outcome {
     config.opportunities_per_day = per_day;
     config.competitors = CompetitorSpec::standard_mix(seed, 6, 2, per_day);
     config.auction.mechanism = Mechanism::ALL[s.below(3) as usize];
-    config.auction.pricing = if s.bernoulli(0.5) { Pricing::PerClick } else { Pricing::PerExposure };
+    config.auction.pricing = if s.bernoulli(0.5) {
+        Pricing::PerClick
+    } else {
+        Pricing::PerExposure
+    };
     config.keep_events = true;
     let mut market = Market::new(config).expect("valid config");
 
@@ -52,7 +56,9 @@ fn episode(seed: u64) -> Outcome {
             bidding_strategy: BiddingStrategy::ManualCpc,
         })
         .expect("campaign");
-    let ResourceName::Campaign { campaign_id, .. } = r else { panic!("{r:?}") };
+    let ResourceName::Campaign { campaign_id, .. } = r else {
+        panic!("{r:?}")
+    };
     let r = market
         .apply(AccountChange::CreateAdGroup {
             campaign_id,
@@ -61,8 +67,18 @@ fn episode(seed: u64) -> Outcome {
             cpc_bid_micros: 200_000 + i64::from(s.below(1_500_000)),
         })
         .expect("ad group");
-    let ResourceName::AdGroup { ad_group_id, .. } = r else { panic!("{r:?}") };
-    for text in ["running shoes", "flights", "credit card", "used cars", "online courses", "dentist", "cheap"] {
+    let ResourceName::AdGroup { ad_group_id, .. } = r else {
+        panic!("{r:?}")
+    };
+    for text in [
+        "running shoes",
+        "flights",
+        "credit card",
+        "used cars",
+        "online courses",
+        "dentist",
+        "cheap",
+    ] {
         market
             .apply(AccountChange::CreateKeyword {
                 ad_group_id,
@@ -79,10 +95,10 @@ fn episode(seed: u64) -> Outcome {
     let total_ticks = u64::from(DAYS * TICKS_PER_DAY);
     let mut schedule: BTreeMap<u64, Action> = BTreeMap::new();
     for _ in 0..1 + s.below(3) {
-        let t = 2 * u64::from(s.below((DAYS * TICKS_PER_DAY / 2) as u32)) + 2;
+        let t = 2 * u64::from(s.below(DAYS * TICKS_PER_DAY / 2)) + 2;
         schedule.insert(t, Action::Budget(200_000 + i64::from(s.below(3_000_000))));
     }
-    let pause_at = 2 * u64::from(s.below((DAYS * TICKS_PER_DAY / 2) as u32));
+    let pause_at = 2 * u64::from(s.below(DAYS * TICKS_PER_DAY / 2));
     let pause_for = 2 * (1 + u64::from(s.below(30)));
     schedule.insert(pause_at, Action::Pause);
     schedule.insert(pause_at + pause_for, Action::Enable);
@@ -120,14 +136,25 @@ fn episode(seed: u64) -> Outcome {
     for d in 0..u64::from(DAYS) {
         let date = start.plus_days(d as i64);
         let ticks = d * u64::from(TICKS_PER_DAY)..(d + 1) * u64::from(TICKS_PER_DAY);
-        let max_b = ticks.clone().map(|t| budgets[t as usize]).max().expect("ticks");
+        let max_b = ticks
+            .clone()
+            .map(|t| budgets[t as usize])
+            .max()
+            .expect("ticks");
         let spent = metrics.campaign_day(campaign_id, date).cost_micros;
-        assert!(spent <= 2 * max_b, "seed {seed}: {date} spent {spent} > 2 × {max_b}");
+        assert!(
+            spent <= 2 * max_b,
+            "seed {seed}: {date} spent {spent} > 2 × {max_b}"
+        );
         for t in ticks.step_by(2) {
             if paused[t as usize] {
                 let hour = ((t % u64::from(TICKS_PER_DAY)) / 2) as u8;
                 let row = metrics.campaign_where(campaign_id, |k| k.date == date && k.hour == hour);
-                assert_eq!((row.impressions, row.cost_micros), (0, 0), "seed {seed}: served while paused at {date} {hour}h");
+                assert_eq!(
+                    (row.impressions, row.cost_micros),
+                    (0, 0),
+                    "seed {seed}: served while paused at {date} {hour}h"
+                );
             }
         }
     }
@@ -137,7 +164,9 @@ fn episode(seed: u64) -> Outcome {
     let mut max_b: BTreeMap<(i32, u8), i64> = BTreeMap::new();
     for t in 0..total_ticks {
         let date = day_of(t);
-        let per_tick = budgets[t as usize] as f64 * 30.4 / f64::from(date.days_in_month()) / f64::from(TICKS_PER_DAY);
+        let per_tick = budgets[t as usize] as f64 * 30.4
+            / f64::from(date.days_in_month())
+            / f64::from(TICKS_PER_DAY);
         *allowance.entry((date.year, date.month)).or_default() += per_tick;
         let m = max_b.entry((date.year, date.month)).or_default();
         *m = (*m).max(budgets[t as usize]);
@@ -158,26 +187,46 @@ fn episode(seed: u64) -> Outcome {
         // end at what was spent before its last budget change, never above.
         let last_change = schedule
             .iter()
-            .filter(|(t, a)| matches!(a, Action::Budget(_)) && (day_of(**t).year, day_of(**t).month) == (y, m))
+            .filter(|(t, a)| {
+                matches!(a, Action::Budget(_)) && (day_of(**t).year, day_of(**t).month) == (y, m)
+            })
             .map(|(t, _)| *t)
-            .last();
+            .next_back();
         let before_change = last_change.map_or(0, |t| {
             let (date, hour) = (day_of(t), ((t % u64::from(TICKS_PER_DAY)) / 2) as u8);
-            metrics.campaign_where(campaign_id, |k| in_month(k) && (k.date, k.hour) < (date, hour)).cost_micros
+            metrics
+                .campaign_where(campaign_id, |k| {
+                    in_month(k) && (k.date, k.hour) < (date, hour)
+                })
+                .cost_micros
         });
         let bound = (limit + tail + 1.0).max(before_change as f64);
-        assert!(spent as f64 <= bound, "seed {seed}: {y}-{m:02} spent {spent} > piecewise limit {bound}");
-        assert!(spent as f64 <= 30.4 * max_b[&(y, m)] as f64, "seed {seed}: {y}-{m:02} above 30.4 × B");
+        assert!(
+            spent as f64 <= bound,
+            "seed {seed}: {y}-{m:02} spent {spent} > piecewise limit {bound}"
+        );
+        assert!(
+            spent as f64 <= 30.4 * max_b[&(y, m)] as f64,
+            "seed {seed}: {y}-{m:02} above 30.4 × B"
+        );
     }
 
     let hits = |cap| {
-        market.event_log().events().iter().filter(|e| matches!(e, Event::BudgetCapHit { cap: c, .. } if *c == cap)).count()
+        market
+            .event_log()
+            .events()
+            .iter()
+            .filter(|e| matches!(e, Event::BudgetCapHit { cap: c, .. } if *c == cap))
+            .count()
     };
     Outcome {
         spend: metrics.campaign_where(campaign_id, |_| true).cost_micros,
         daily_hits: hits(Cap::Daily),
         monthly_hits: hits(Cap::Monthly),
-        budget_changes: schedule.values().filter(|a| matches!(a, Action::Budget(_))).count(),
+        budget_changes: schedule
+            .values()
+            .filter(|a| matches!(a, Action::Budget(_)))
+            .count(),
     }
 }
 
@@ -191,7 +240,9 @@ fn budget_caps_hold_over_a_thousand_seeded_episodes() {
         monthly += o.monthly_hits;
         changes += o.budget_changes;
     }
-    eprintln!("spend {spend} µ, cap hits: {daily} daily, {monthly} monthly, {changes} budget changes");
+    eprintln!(
+        "spend {spend} µ, cap hits: {daily} daily, {monthly} monthly, {changes} budget changes"
+    );
     // The caps must actually have been tested, not just never reached.
     assert!(spend > 0);
     assert!(daily > 100, "daily cap hit only {daily} times");

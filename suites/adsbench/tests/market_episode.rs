@@ -3,8 +3,8 @@
 //! drainer's effect, and the stepping API.
 
 use adfarm_adsbench::market::{
-    AccountChange, BiddingStrategy, CompetitorSpec, Date, Event, Market, MarketConfig, MatchType, Mechanism, Pricing,
-    ResourceName, Status, Strategy, TICKS_PER_DAY,
+    AccountChange, BiddingStrategy, CompetitorSpec, Date, Event, Market, MarketConfig, MatchType,
+    Mechanism, Pricing, ResourceName, Status, Strategy, TICKS_PER_DAY,
 };
 
 fn config(seed: u64, mechanism: Mechanism, pricing: Pricing) -> MarketConfig {
@@ -27,21 +27,42 @@ fn set_up(market: &mut Market, strategy: BiddingStrategy) -> (u64, u64, u64) {
             bidding_strategy: strategy,
         })
         .expect("campaign");
-    let ResourceName::Campaign { campaign_id, .. } = r else { panic!("{r:?}") };
+    let ResourceName::Campaign { campaign_id, .. } = r else {
+        panic!("{r:?}")
+    };
     let r = market
-        .apply(AccountChange::CreateAdGroup { campaign_id, name: "Main".into(), status: Status::Enabled, cpc_bid_micros: 1_500_000 })
+        .apply(AccountChange::CreateAdGroup {
+            campaign_id,
+            name: "Main".into(),
+            status: Status::Enabled,
+            cpc_bid_micros: 1_500_000,
+        })
         .expect("ad group");
-    let ResourceName::AdGroup { ad_group_id, .. } = r else { panic!("{r:?}") };
+    let ResourceName::AdGroup { ad_group_id, .. } = r else {
+        panic!("{r:?}")
+    };
     let mut first = 0;
-    for (i, (text, m)) in
-        [("running shoes", MatchType::Broad), ("flights", MatchType::Phrase), ("cheap hotels", MatchType::Exact), ("dentist", MatchType::Broad)]
-            .into_iter()
-            .enumerate()
+    for (i, (text, m)) in [
+        ("running shoes", MatchType::Broad),
+        ("flights", MatchType::Phrase),
+        ("cheap hotels", MatchType::Exact),
+        ("dentist", MatchType::Broad),
+    ]
+    .into_iter()
+    .enumerate()
     {
         let r = market
-            .apply(AccountChange::CreateKeyword { ad_group_id, text: text.into(), match_type: m, status: Status::Enabled, cpc_bid_micros: None })
+            .apply(AccountChange::CreateKeyword {
+                ad_group_id,
+                text: text.into(),
+                match_type: m,
+                status: Status::Enabled,
+                cpc_bid_micros: None,
+            })
             .expect("keyword");
-        let ResourceName::Keyword { criterion_id, .. } = r else { panic!("{r:?}") };
+        let ResourceName::Keyword { criterion_id, .. } = r else {
+            panic!("{r:?}")
+        };
         if i == 0 {
             first = criterion_id;
         }
@@ -56,10 +77,14 @@ fn run_scripted(config: MarketConfig, raise_bid_at: u64) -> Market {
     while !market.is_finished() {
         let t = market.now().ordinal();
         if t == raise_bid_at {
-            market.apply(AccountChange::set_keyword_bid(keyword, 2_500_000)).expect("bid");
+            market
+                .apply(AccountChange::set_keyword_bid(keyword, 2_500_000))
+                .expect("bid");
         }
         if t == 60 {
-            market.apply(AccountChange::set_campaign_budget(campaign_id, 25_000_000)).expect("budget");
+            market
+                .apply(AccountChange::set_campaign_budget(campaign_id, 25_000_000))
+                .expect("budget");
         }
         market.step_tick();
     }
@@ -70,12 +95,22 @@ fn run_scripted(config: MarketConfig, raise_bid_at: u64) -> Market {
 fn same_seed_and_changes_give_the_same_digest() {
     let a = run_scripted(config(7, Mechanism::Gsp, Pricing::PerClick), 30);
     let b = run_scripted(config(7, Mechanism::Gsp, Pricing::PerClick), 30);
-    assert!(a.event_log().len() > 100, "a real episode: {} events", a.event_log().len());
+    assert!(
+        a.event_log().len() > 100,
+        "a real episode: {} events",
+        a.event_log().len()
+    );
     assert_eq!(a.event_log().digest(), b.event_log().digest());
     assert_eq!(a.event_log().events(), b.event_log().events());
     assert_eq!(a.metrics(), b.metrics());
     // Keeping events or not does not change the digest.
-    let lean = run_scripted(MarketConfig { keep_events: false, ..config(7, Mechanism::Gsp, Pricing::PerClick) }, 30);
+    let lean = run_scripted(
+        MarketConfig {
+            keep_events: false,
+            ..config(7, Mechanism::Gsp, Pricing::PerClick)
+        },
+        30,
+    );
     assert_eq!(lean.event_log().digest(), a.event_log().digest());
     // A change at another tick, or another seed, changes it.
     let later = run_scripted(config(7, Mechanism::Gsp, Pricing::PerClick), 31);
@@ -89,23 +124,42 @@ fn charges_only_on_clicks_or_exposures_and_metrics_agree_with_the_log() {
     for pricing in [Pricing::PerClick, Pricing::PerExposure] {
         for mechanism in Mechanism::ALL {
             let m = run_scripted(config(3, mechanism, pricing), 10);
-            let (mut imps, mut clicks, mut cost, mut conversions, mut value) = (0u64, 0u64, 0i64, 0.0, 0i64);
+            let (mut imps, mut clicks, mut cost, mut conversions, mut value) =
+                (0u64, 0u64, 0i64, 0.0, 0i64);
             for e in m.event_log().events() {
                 match e {
-                    Event::Auction { slot, price_micros, clicked, cost_micros, bid_micros, .. } => {
+                    Event::Auction {
+                        slot,
+                        price_micros,
+                        clicked,
+                        cost_micros,
+                        bid_micros,
+                        ..
+                    } => {
                         match (slot, pricing) {
                             (None, _) => assert_eq!((*cost_micros, *clicked), (0, false)),
                             (Some(_), Pricing::PerClick) => {
-                                assert_eq!(*cost_micros, if *clicked { *price_micros } else { 0 }, "{e:?}")
+                                assert_eq!(
+                                    *cost_micros,
+                                    if *clicked { *price_micros } else { 0 },
+                                    "{e:?}"
+                                )
                             }
-                            (Some(_), Pricing::PerExposure) => assert_eq!(cost_micros, price_micros, "{e:?}"),
+                            (Some(_), Pricing::PerExposure) => {
+                                assert_eq!(cost_micros, price_micros, "{e:?}")
+                            }
                         }
                         assert!(price_micros <= bid_micros);
                         imps += u64::from(slot.is_some());
                         clicks += u64::from(*clicked);
                         cost += cost_micros;
                     }
-                    Event::Conversion { time, click_time, value_micros, .. } => {
+                    Event::Conversion {
+                        time,
+                        click_time,
+                        value_micros,
+                        ..
+                    } => {
                         assert!(click_time < time, "conversions land after their click");
                         conversions += 1.0;
                         value += value_micros;
@@ -114,9 +168,18 @@ fn charges_only_on_clicks_or_exposures_and_metrics_agree_with_the_log() {
                 }
             }
             let total = m.metrics().campaign_where(1, |_| true);
-            assert!(imps > 0 && clicks > 0, "{mechanism:?} {pricing:?}: the agent took part");
+            assert!(
+                imps > 0 && clicks > 0,
+                "{mechanism:?} {pricing:?}: the agent took part"
+            );
             assert_eq!(
-                (total.impressions, total.clicks, total.cost_micros, total.conversions, total.conversions_value_micros),
+                (
+                    total.impressions,
+                    total.clicks,
+                    total.cost_micros,
+                    total.conversions,
+                    total.conversions_value_micros
+                ),
                 (imps, clicks, cost, conversions, value),
                 "{mechanism:?} {pricing:?}"
             );
@@ -130,7 +193,12 @@ fn conversions_are_attributed_to_the_click_hour() {
     let start = m.config().start_date;
     let mut seen = 0;
     for e in m.event_log().events() {
-        if let Event::Conversion { click_time, criterion_id, .. } = e {
+        if let Event::Conversion {
+            click_time,
+            criterion_id,
+            ..
+        } = e
+        {
             let date = start.plus_days(i64::from(click_time.day));
             let row = m.metrics().rows().find(|(k, _)| {
                 k.criterion_id == *criterion_id && k.date == date && k.hour == click_time.hour()
@@ -158,19 +226,32 @@ fn drainers_raise_the_agents_cost_per_click() {
         t.cost_micros as f64 / t.clicks as f64
     };
     let (calm, drained) = (cpc(0), cpc(2));
-    assert!(drained > 1.2 * calm, "CPC {calm:.0} µ without drainers, {drained:.0} µ with");
+    assert!(
+        drained > 1.2 * calm,
+        "CPC {calm:.0} µ without drainers, {drained:.0} µ with"
+    );
 }
 
 #[test]
 fn target_cpa_bids_follow_the_target() {
     let spend = |target: i64| {
         let mut market = Market::new(config(5, Mechanism::Gsp, Pricing::PerClick)).expect("valid");
-        set_up(&mut market, BiddingStrategy::TargetCpa { target_cpa_micros: target });
+        set_up(
+            &mut market,
+            BiddingStrategy::TargetCpa {
+                target_cpa_micros: target,
+            },
+        );
         market.run_to_end();
-        market.event_log().events().iter().filter_map(|e| match e {
-            Event::Auction { bid_micros, .. } => Some(*bid_micros),
-            _ => None,
-        }).sum::<i64>()
+        market
+            .event_log()
+            .events()
+            .iter()
+            .filter_map(|e| match e {
+                Event::Auction { bid_micros, .. } => Some(*bid_micros),
+                _ => None,
+            })
+            .sum::<i64>()
     };
     assert!(spend(60_000_000) > 2 * spend(20_000_000));
 }
@@ -183,20 +264,36 @@ fn stepping_covers_every_tick_then_stops() {
     let mut opportunities = 0;
     while let Some(s) = market.step_tick() {
         assert_eq!(s.time.ordinal(), ticks);
-        assert_eq!(s.date, market.config().start_date.plus_days(i64::from(s.time.day)));
+        assert_eq!(
+            s.date,
+            market.config().start_date.plus_days(i64::from(s.time.day))
+        );
         opportunities += s.opportunities;
         ticks += 1;
         // A caller can stop between any two ticks, e.g. on cancellation.
         if ticks == 50 {
-            market.apply(AccountChange::UpdateAdGroup { ad_group_id, name: None, status: Some(Status::Paused), cpc_bid_micros: None }).expect("pause");
+            market
+                .apply(AccountChange::UpdateAdGroup {
+                    ad_group_id,
+                    name: None,
+                    status: Some(Status::Paused),
+                    cpc_bid_micros: None,
+                })
+                .expect("pause");
         }
     }
     assert_eq!(ticks, 3 * u64::from(TICKS_PER_DAY));
     assert!(opportunities > 3_000);
     assert!(market.step_tick().is_none());
-    assert_eq!(market.date(), Date::new(2025, 7, 2).expect("valid"), "the calendar crossed into July");
+    assert_eq!(
+        market.date(),
+        Date::new(2025, 7, 2).expect("valid"),
+        "the calendar crossed into July"
+    );
     // Nothing served after the ad group was paused before tick 50.
-    let late = market.metrics().campaign_where(campaign_id, |k| (k.date, k.hour) >= (Date::new(2025, 6, 30).expect("valid"), 1));
+    let late = market.metrics().campaign_where(campaign_id, |k| {
+        (k.date, k.hour) >= (Date::new(2025, 6, 30).expect("valid"), 1)
+    });
     assert_eq!(late.impressions, 0);
 }
 
@@ -207,11 +304,20 @@ fn bad_configuration_names_the_field() {
     assert!(Market::new(c).unwrap_err().to_string().contains("days"));
     let mut c = config(1, Mechanism::Gsp, Pricing::PerClick);
     c.opportunities_per_day = -1.0;
-    assert!(Market::new(c).unwrap_err().to_string().contains("opportunities_per_day"));
+    assert!(Market::new(c)
+        .unwrap_err()
+        .to_string()
+        .contains("opportunities_per_day"));
     let mut c = config(1, Mechanism::Gsp, Pricing::PerClick);
     c.auction.position_factors = vec![];
-    assert!(Market::new(c).unwrap_err().to_string().contains("auction.position_factors"));
+    assert!(Market::new(c)
+        .unwrap_err()
+        .to_string()
+        .contains("auction.position_factors"));
     let mut c = config(1, Mechanism::Gsp, Pricing::PerClick);
     c.competitors[4].daily_budget_micros = -3;
-    assert!(Market::new(c).unwrap_err().to_string().contains("competitors[4].daily_budget_micros"));
+    assert!(Market::new(c)
+        .unwrap_err()
+        .to_string()
+        .contains("competitors[4].daily_budget_micros"));
 }

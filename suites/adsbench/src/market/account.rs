@@ -72,22 +72,45 @@ pub struct Keyword {
 /// `customers/{c}/adGroups/{id}`, `customers/{c}/adGroupCriteria/{ag}~{id}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum ResourceName {
-    Campaign { customer_id: u64, campaign_id: u64 },
-    AdGroup { customer_id: u64, ad_group_id: u64 },
-    Keyword { customer_id: u64, ad_group_id: u64, criterion_id: u64 },
+    Campaign {
+        customer_id: u64,
+        campaign_id: u64,
+    },
+    AdGroup {
+        customer_id: u64,
+        ad_group_id: u64,
+    },
+    Keyword {
+        customer_id: u64,
+        ad_group_id: u64,
+        criterion_id: u64,
+    },
 }
 
 impl fmt::Display for ResourceName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            ResourceName::Campaign { customer_id, campaign_id } => {
+            ResourceName::Campaign {
+                customer_id,
+                campaign_id,
+            } => {
                 write!(f, "customers/{customer_id}/campaigns/{campaign_id}")
             }
-            ResourceName::AdGroup { customer_id, ad_group_id } => {
+            ResourceName::AdGroup {
+                customer_id,
+                ad_group_id,
+            } => {
                 write!(f, "customers/{customer_id}/adGroups/{ad_group_id}")
             }
-            ResourceName::Keyword { customer_id, ad_group_id, criterion_id } => {
-                write!(f, "customers/{customer_id}/adGroupCriteria/{ad_group_id}~{criterion_id}")
+            ResourceName::Keyword {
+                customer_id,
+                ad_group_id,
+                criterion_id,
+            } => {
+                write!(
+                    f,
+                    "customers/{customer_id}/adGroupCriteria/{ad_group_id}~{criterion_id}"
+                )
             }
         }
     }
@@ -96,20 +119,37 @@ impl fmt::Display for ResourceName {
 impl ResourceName {
     /// Parses the three forms above; the error names `resource_name`.
     pub fn parse(s: &str) -> Result<ResourceName, MarketError> {
-        let bad = || MarketError::invalid("resource_name", format!("{s:?} is not a campaign, ad group or criterion"));
+        let bad = || {
+            MarketError::invalid(
+                "resource_name",
+                format!("{s:?} is not a campaign, ad group or criterion"),
+            )
+        };
         let num = |x: &str| x.parse::<u64>().map_err(|_| bad());
         let parts: Vec<&str> = s.split('/').collect();
-        let [c, customer, kind, id] = parts.as_slice() else { return Err(bad()) };
+        let [c, customer, kind, id] = parts.as_slice() else {
+            return Err(bad());
+        };
         if *c != "customers" {
             return Err(bad());
         }
         let customer_id = num(customer)?;
         match *kind {
-            "campaigns" => Ok(ResourceName::Campaign { customer_id, campaign_id: num(id)? }),
-            "adGroups" => Ok(ResourceName::AdGroup { customer_id, ad_group_id: num(id)? }),
+            "campaigns" => Ok(ResourceName::Campaign {
+                customer_id,
+                campaign_id: num(id)?,
+            }),
+            "adGroups" => Ok(ResourceName::AdGroup {
+                customer_id,
+                ad_group_id: num(id)?,
+            }),
             "adGroupCriteria" => {
                 let (ag, cr) = id.split_once('~').ok_or_else(bad)?;
-                Ok(ResourceName::Keyword { customer_id, ad_group_id: num(ag)?, criterion_id: num(cr)? })
+                Ok(ResourceName::Keyword {
+                    customer_id,
+                    ad_group_id: num(ag)?,
+                    criterion_id: num(cr)?,
+                })
             }
             _ => Err(bad()),
         }
@@ -120,7 +160,12 @@ impl ResourceName {
 /// an update to `Status::Removed`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum AccountChange {
-    CreateCampaign { name: String, daily_budget_micros: i64, status: Status, bidding_strategy: BiddingStrategy },
+    CreateCampaign {
+        name: String,
+        daily_budget_micros: i64,
+        status: Status,
+        bidding_strategy: BiddingStrategy,
+    },
     UpdateCampaign {
         campaign_id: u64,
         name: Option<String>,
@@ -128,11 +173,31 @@ pub enum AccountChange {
         status: Option<Status>,
         bidding_strategy: Option<BiddingStrategy>,
     },
-    CreateAdGroup { campaign_id: u64, name: String, status: Status, cpc_bid_micros: i64 },
-    UpdateAdGroup { ad_group_id: u64, name: Option<String>, status: Option<Status>, cpc_bid_micros: Option<i64> },
-    CreateKeyword { ad_group_id: u64, text: String, match_type: MatchType, status: Status, cpc_bid_micros: Option<i64> },
+    CreateAdGroup {
+        campaign_id: u64,
+        name: String,
+        status: Status,
+        cpc_bid_micros: i64,
+    },
+    UpdateAdGroup {
+        ad_group_id: u64,
+        name: Option<String>,
+        status: Option<Status>,
+        cpc_bid_micros: Option<i64>,
+    },
+    CreateKeyword {
+        ad_group_id: u64,
+        text: String,
+        match_type: MatchType,
+        status: Status,
+        cpc_bid_micros: Option<i64>,
+    },
     /// `cpc_bid_micros: Some(None)` clears the keyword's own bid.
-    UpdateKeyword { criterion_id: u64, status: Option<Status>, cpc_bid_micros: Option<Option<i64>> },
+    UpdateKeyword {
+        criterion_id: u64,
+        status: Option<Status>,
+        cpc_bid_micros: Option<Option<i64>>,
+    },
 }
 
 impl AccountChange {
@@ -147,11 +212,21 @@ impl AccountChange {
     }
 
     pub fn set_campaign_status(campaign_id: u64, status: Status) -> AccountChange {
-        AccountChange::UpdateCampaign { campaign_id, name: None, daily_budget_micros: None, status: Some(status), bidding_strategy: None }
+        AccountChange::UpdateCampaign {
+            campaign_id,
+            name: None,
+            daily_budget_micros: None,
+            status: Some(status),
+            bidding_strategy: None,
+        }
     }
 
     pub fn set_keyword_bid(criterion_id: u64, micros: i64) -> AccountChange {
-        AccountChange::UpdateKeyword { criterion_id, status: None, cpc_bid_micros: Some(Some(micros)) }
+        AccountChange::UpdateKeyword {
+            criterion_id,
+            status: None,
+            cpc_bid_micros: Some(Some(micros)),
+        }
     }
 }
 
@@ -160,14 +235,20 @@ const MAX_MICROS: i64 = 1_000_000_000_000;
 
 fn check_micros(field: &str, v: i64) -> Result<(), MarketError> {
     if v <= 0 || v > MAX_MICROS {
-        return Err(MarketError::invalid(field, format!("{v} must be in 1..={MAX_MICROS}")));
+        return Err(MarketError::invalid(
+            field,
+            format!("{v} must be in 1..={MAX_MICROS}"),
+        ));
     }
     Ok(())
 }
 
 fn check_name(field: &str, v: &str) -> Result<(), MarketError> {
     if v.trim().is_empty() || v.len() > 255 {
-        return Err(MarketError::invalid(field, "must be 1..=255 bytes and not blank"));
+        return Err(MarketError::invalid(
+            field,
+            "must be 1..=255 bytes and not blank",
+        ));
     }
     Ok(())
 }
@@ -175,16 +256,20 @@ fn check_name(field: &str, v: &str) -> Result<(), MarketError> {
 fn check_strategy(s: &BiddingStrategy) -> Result<(), MarketError> {
     match *s {
         BiddingStrategy::ManualCpc => Ok(()),
-        BiddingStrategy::TargetCpa { target_cpa_micros } => {
-            check_micros("campaign.bidding_strategy.target_cpa_micros", target_cpa_micros)
-        }
+        BiddingStrategy::TargetCpa { target_cpa_micros } => check_micros(
+            "campaign.bidding_strategy.target_cpa_micros",
+            target_cpa_micros,
+        ),
     }
 }
 
 /// Status moves allowed: anything to anything except out of REMOVED.
 fn check_status(field: &str, from: Status, to: Status) -> Result<(), MarketError> {
     if from == Status::Removed && to != Status::Removed {
-        return Err(MarketError::rejected(field, "a REMOVED resource cannot change status"));
+        return Err(MarketError::rejected(
+            field,
+            "a REMOVED resource cannot change status",
+        ));
     }
     Ok(())
 }
@@ -201,7 +286,13 @@ pub struct Account {
 
 impl Account {
     pub fn new(customer_id: u64) -> Account {
-        Account { customer_id, campaigns: Vec::new(), ad_groups: Vec::new(), keywords: Vec::new(), next_id: 1 }
+        Account {
+            customer_id,
+            campaigns: Vec::new(),
+            ad_groups: Vec::new(),
+            keywords: Vec::new(),
+            next_id: 1,
+        }
     }
 
     pub fn campaign(&self, id: u64) -> Option<&Campaign> {
@@ -217,20 +308,32 @@ impl Account {
     }
 
     pub fn campaign_resource(&self, campaign_id: u64) -> ResourceName {
-        ResourceName::Campaign { customer_id: self.customer_id, campaign_id }
+        ResourceName::Campaign {
+            customer_id: self.customer_id,
+            campaign_id,
+        }
     }
 
     pub fn ad_group_resource(&self, ad_group_id: u64) -> ResourceName {
-        ResourceName::AdGroup { customer_id: self.customer_id, ad_group_id }
+        ResourceName::AdGroup {
+            customer_id: self.customer_id,
+            ad_group_id,
+        }
     }
 
     pub fn keyword_resource(&self, k: &Keyword) -> ResourceName {
-        ResourceName::Keyword { customer_id: self.customer_id, ad_group_id: k.ad_group_id, criterion_id: k.id }
+        ResourceName::Keyword {
+            customer_id: self.customer_id,
+            ad_group_id: k.ad_group_id,
+            criterion_id: k.id,
+        }
     }
 
     /// The keyword's effective max CPC: its own, else its ad group's.
     pub fn effective_cpc_micros(&self, k: &Keyword) -> i64 {
-        k.cpc_bid_micros.or_else(|| self.ad_group(k.ad_group_id).map(|g| g.cpc_bid_micros)).unwrap_or(0)
+        k.cpc_bid_micros
+            .or_else(|| self.ad_group(k.ad_group_id).map(|g| g.cpc_bid_micros))
+            .unwrap_or(0)
     }
 
     fn not_found(&self, field: &str, r: ResourceName) -> MarketError {
@@ -240,15 +343,29 @@ impl Account {
     /// Checks a change against the account without applying it.
     pub fn validate(&self, change: &AccountChange) -> Result<(), MarketError> {
         match change {
-            AccountChange::CreateCampaign { name, daily_budget_micros, bidding_strategy, .. } => {
+            AccountChange::CreateCampaign {
+                name,
+                daily_budget_micros,
+                bidding_strategy,
+                ..
+            } => {
                 check_name("campaign.name", name)?;
                 check_micros("campaign.daily_budget_micros", *daily_budget_micros)?;
                 check_strategy(bidding_strategy)
             }
-            AccountChange::UpdateCampaign { campaign_id, name, daily_budget_micros, status, bidding_strategy } => {
-                let c = self
-                    .campaign(*campaign_id)
-                    .ok_or_else(|| self.not_found("campaign.resource_name", self.campaign_resource(*campaign_id)))?;
+            AccountChange::UpdateCampaign {
+                campaign_id,
+                name,
+                daily_budget_micros,
+                status,
+                bidding_strategy,
+            } => {
+                let c = self.campaign(*campaign_id).ok_or_else(|| {
+                    self.not_found(
+                        "campaign.resource_name",
+                        self.campaign_resource(*campaign_id),
+                    )
+                })?;
                 if let Some(n) = name {
                     check_name("campaign.name", n)?;
                 }
@@ -258,25 +375,48 @@ impl Account {
                 if let Some(s) = bidding_strategy {
                     check_strategy(s)?;
                 }
-                if c.status == Status::Removed && (name.is_some() || daily_budget_micros.is_some() || bidding_strategy.is_some()) {
-                    return Err(MarketError::rejected("campaign.resource_name", "a REMOVED campaign cannot be edited"));
+                if c.status == Status::Removed
+                    && (name.is_some()
+                        || daily_budget_micros.is_some()
+                        || bidding_strategy.is_some())
+                {
+                    return Err(MarketError::rejected(
+                        "campaign.resource_name",
+                        "a REMOVED campaign cannot be edited",
+                    ));
                 }
                 check_status("campaign.status", c.status, status.unwrap_or(c.status))
             }
-            AccountChange::CreateAdGroup { campaign_id, name, cpc_bid_micros, .. } => {
-                let c = self
-                    .campaign(*campaign_id)
-                    .ok_or_else(|| self.not_found("ad_group.campaign", self.campaign_resource(*campaign_id)))?;
+            AccountChange::CreateAdGroup {
+                campaign_id,
+                name,
+                cpc_bid_micros,
+                ..
+            } => {
+                let c = self.campaign(*campaign_id).ok_or_else(|| {
+                    self.not_found("ad_group.campaign", self.campaign_resource(*campaign_id))
+                })?;
                 if c.status == Status::Removed {
-                    return Err(MarketError::rejected("ad_group.campaign", "the campaign is REMOVED"));
+                    return Err(MarketError::rejected(
+                        "ad_group.campaign",
+                        "the campaign is REMOVED",
+                    ));
                 }
                 check_name("ad_group.name", name)?;
                 check_micros("ad_group.cpc_bid_micros", *cpc_bid_micros)
             }
-            AccountChange::UpdateAdGroup { ad_group_id, name, status, cpc_bid_micros } => {
-                let g = self
-                    .ad_group(*ad_group_id)
-                    .ok_or_else(|| self.not_found("ad_group.resource_name", self.ad_group_resource(*ad_group_id)))?;
+            AccountChange::UpdateAdGroup {
+                ad_group_id,
+                name,
+                status,
+                cpc_bid_micros,
+            } => {
+                let g = self.ad_group(*ad_group_id).ok_or_else(|| {
+                    self.not_found(
+                        "ad_group.resource_name",
+                        self.ad_group_resource(*ad_group_id),
+                    )
+                })?;
                 if let Some(n) = name {
                     check_name("ad_group.name", n)?;
                 }
@@ -285,33 +425,58 @@ impl Account {
                 }
                 check_status("ad_group.status", g.status, status.unwrap_or(g.status))
             }
-            AccountChange::CreateKeyword { ad_group_id, text, cpc_bid_micros, .. } => {
-                let g = self
-                    .ad_group(*ad_group_id)
-                    .ok_or_else(|| self.not_found("ad_group_criterion.ad_group", self.ad_group_resource(*ad_group_id)))?;
+            AccountChange::CreateKeyword {
+                ad_group_id,
+                text,
+                cpc_bid_micros,
+                ..
+            } => {
+                let g = self.ad_group(*ad_group_id).ok_or_else(|| {
+                    self.not_found(
+                        "ad_group_criterion.ad_group",
+                        self.ad_group_resource(*ad_group_id),
+                    )
+                })?;
                 if g.status == Status::Removed {
-                    return Err(MarketError::rejected("ad_group_criterion.ad_group", "the ad group is REMOVED"));
+                    return Err(MarketError::rejected(
+                        "ad_group_criterion.ad_group",
+                        "the ad group is REMOVED",
+                    ));
                 }
                 let words = text.split_whitespace().count();
                 if words == 0 || words > 10 || text.len() > 80 {
-                    return Err(MarketError::invalid("ad_group_criterion.keyword.text", "must be 1..=10 words, at most 80 bytes"));
+                    return Err(MarketError::invalid(
+                        "ad_group_criterion.keyword.text",
+                        "must be 1..=10 words, at most 80 bytes",
+                    ));
                 }
                 if let Some(b) = cpc_bid_micros {
                     check_micros("ad_group_criterion.cpc_bid_micros", *b)?;
                 }
                 Ok(())
             }
-            AccountChange::UpdateKeyword { criterion_id, status, cpc_bid_micros } => {
+            AccountChange::UpdateKeyword {
+                criterion_id,
+                status,
+                cpc_bid_micros,
+            } => {
                 let k = self.keyword(*criterion_id).ok_or_else(|| {
                     MarketError::not_found(
                         "ad_group_criterion.resource_name",
-                        format!("customers/{}/adGroupCriteria/*~{criterion_id}", self.customer_id),
+                        format!(
+                            "customers/{}/adGroupCriteria/*~{criterion_id}",
+                            self.customer_id
+                        ),
                     )
                 })?;
                 if let Some(Some(b)) = cpc_bid_micros {
                     check_micros("ad_group_criterion.cpc_bid_micros", *b)?;
                 }
-                check_status("ad_group_criterion.status", k.status, status.unwrap_or(k.status))
+                check_status(
+                    "ad_group_criterion.status",
+                    k.status,
+                    status.unwrap_or(k.status),
+                )
             }
         }
     }
@@ -321,13 +486,34 @@ impl Account {
         self.validate(change)?;
         let fresh = self.next_id;
         Ok(match change.clone() {
-            AccountChange::CreateCampaign { name, daily_budget_micros, status, bidding_strategy } => {
+            AccountChange::CreateCampaign {
+                name,
+                daily_budget_micros,
+                status,
+                bidding_strategy,
+            } => {
                 self.next_id += 1;
-                self.campaigns.push(Campaign { id: fresh, name, status, daily_budget_micros, bidding_strategy });
+                self.campaigns.push(Campaign {
+                    id: fresh,
+                    name,
+                    status,
+                    daily_budget_micros,
+                    bidding_strategy,
+                });
                 self.campaign_resource(fresh)
             }
-            AccountChange::UpdateCampaign { campaign_id, name, daily_budget_micros, status, bidding_strategy } => {
-                let c = self.campaigns.iter_mut().find(|c| c.id == campaign_id).expect("validated");
+            AccountChange::UpdateCampaign {
+                campaign_id,
+                name,
+                daily_budget_micros,
+                status,
+                bidding_strategy,
+            } => {
+                let c = self
+                    .campaigns
+                    .iter_mut()
+                    .find(|c| c.id == campaign_id)
+                    .expect("validated");
                 if let Some(v) = name {
                     c.name = v;
                 }
@@ -342,13 +528,33 @@ impl Account {
                 }
                 self.campaign_resource(campaign_id)
             }
-            AccountChange::CreateAdGroup { campaign_id, name, status, cpc_bid_micros } => {
+            AccountChange::CreateAdGroup {
+                campaign_id,
+                name,
+                status,
+                cpc_bid_micros,
+            } => {
                 self.next_id += 1;
-                self.ad_groups.push(AdGroup { id: fresh, campaign_id, name, status, cpc_bid_micros });
+                self.ad_groups.push(AdGroup {
+                    id: fresh,
+                    campaign_id,
+                    name,
+                    status,
+                    cpc_bid_micros,
+                });
                 self.ad_group_resource(fresh)
             }
-            AccountChange::UpdateAdGroup { ad_group_id, name, status, cpc_bid_micros } => {
-                let g = self.ad_groups.iter_mut().find(|g| g.id == ad_group_id).expect("validated");
+            AccountChange::UpdateAdGroup {
+                ad_group_id,
+                name,
+                status,
+                cpc_bid_micros,
+            } => {
+                let g = self
+                    .ad_groups
+                    .iter_mut()
+                    .find(|g| g.id == ad_group_id)
+                    .expect("validated");
                 if let Some(v) = name {
                     g.name = v;
                 }
@@ -360,15 +566,40 @@ impl Account {
                 }
                 self.ad_group_resource(ad_group_id)
             }
-            AccountChange::CreateKeyword { ad_group_id, text, match_type, status, cpc_bid_micros } => {
+            AccountChange::CreateKeyword {
+                ad_group_id,
+                text,
+                match_type,
+                status,
+                cpc_bid_micros,
+            } => {
                 self.next_id += 1;
-                let text = text.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
-                self.keywords.push(Keyword { id: fresh, ad_group_id, text, match_type, status, cpc_bid_micros });
+                let text = text
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .to_lowercase();
+                self.keywords.push(Keyword {
+                    id: fresh,
+                    ad_group_id,
+                    text,
+                    match_type,
+                    status,
+                    cpc_bid_micros,
+                });
                 let k = self.keywords.last().expect("just pushed");
                 self.keyword_resource(k)
             }
-            AccountChange::UpdateKeyword { criterion_id, status, cpc_bid_micros } => {
-                let k = self.keywords.iter_mut().find(|k| k.id == criterion_id).expect("validated");
+            AccountChange::UpdateKeyword {
+                criterion_id,
+                status,
+                cpc_bid_micros,
+            } => {
+                let k = self
+                    .keywords
+                    .iter_mut()
+                    .find(|k| k.id == criterion_id)
+                    .expect("validated");
                 if let Some(v) = status {
                     k.status = v;
                 }
@@ -396,11 +627,20 @@ mod tests {
                 bidding_strategy: BiddingStrategy::ManualCpc,
             })
             .unwrap();
-        let ResourceName::Campaign { campaign_id, .. } = c else { panic!("{c:?}") };
+        let ResourceName::Campaign { campaign_id, .. } = c else {
+            panic!("{c:?}")
+        };
         let g = a
-            .apply(&AccountChange::CreateAdGroup { campaign_id, name: "Run".into(), status: Status::Enabled, cpc_bid_micros: 700_000 })
+            .apply(&AccountChange::CreateAdGroup {
+                campaign_id,
+                name: "Run".into(),
+                status: Status::Enabled,
+                cpc_bid_micros: 700_000,
+            })
             .unwrap();
-        let ResourceName::AdGroup { ad_group_id, .. } = g else { panic!("{g:?}") };
+        let ResourceName::AdGroup { ad_group_id, .. } = g else {
+            panic!("{g:?}")
+        };
         let k = a
             .apply(&AccountChange::CreateKeyword {
                 ad_group_id,
@@ -410,19 +650,32 @@ mod tests {
                 cpc_bid_micros: None,
             })
             .unwrap();
-        assert_eq!(k.to_string(), format!("customers/123/adGroupCriteria/{ad_group_id}~3"));
+        assert_eq!(
+            k.to_string(),
+            format!("customers/123/adGroupCriteria/{ad_group_id}~3")
+        );
         (a, campaign_id, ad_group_id, 3)
     }
 
     #[test]
     fn resource_names_round_trip() {
         let (a, c, g, k) = account_with_keyword();
-        for r in [a.campaign_resource(c), a.ad_group_resource(g), a.keyword_resource(a.keyword(k).unwrap())] {
+        for r in [
+            a.campaign_resource(c),
+            a.ad_group_resource(g),
+            a.keyword_resource(a.keyword(k).unwrap()),
+        ] {
             assert_eq!(ResourceName::parse(&r.to_string()).unwrap(), r);
         }
-        assert_eq!(a.campaign_resource(c).to_string(), "customers/123/campaigns/1");
+        assert_eq!(
+            a.campaign_resource(c).to_string(),
+            "customers/123/campaigns/1"
+        );
         assert!(ResourceName::parse("customers/x/campaigns/1").is_err());
-        assert!(ResourceName::parse("customers/1/budgets/1").unwrap_err().to_string().contains("resource_name"));
+        assert!(ResourceName::parse("customers/1/budgets/1")
+            .unwrap_err()
+            .to_string()
+            .contains("resource_name"));
     }
 
     #[test]
@@ -430,7 +683,8 @@ mod tests {
         let (mut a, _, _, k) = account_with_keyword();
         assert_eq!(a.keyword(k).unwrap().text, "running shoes");
         assert_eq!(a.effective_cpc_micros(a.keyword(k).unwrap()), 700_000);
-        a.apply(&AccountChange::set_keyword_bid(k, 900_000)).unwrap();
+        a.apply(&AccountChange::set_keyword_bid(k, 900_000))
+            .unwrap();
         assert_eq!(a.effective_cpc_micros(a.keyword(k).unwrap()), 900_000);
     }
 
@@ -438,15 +692,28 @@ mod tests {
     fn bad_changes_name_the_field_and_leave_the_account_alone() {
         let (mut a, c, _, k) = account_with_keyword();
         let before = a.clone();
-        let e = a.apply(&AccountChange::set_campaign_budget(c, 0)).unwrap_err();
-        assert!(e.to_string().contains("campaign.daily_budget_micros"), "{e}");
+        let e = a
+            .apply(&AccountChange::set_campaign_budget(c, 0))
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("campaign.daily_budget_micros"),
+            "{e}"
+        );
         let e = a.apply(&AccountChange::set_keyword_bid(k, -5)).unwrap_err();
-        assert!(e.to_string().contains("ad_group_criterion.cpc_bid_micros"), "{e}");
-        let e = a.apply(&AccountChange::set_campaign_status(99, Status::Paused)).unwrap_err();
+        assert!(
+            e.to_string().contains("ad_group_criterion.cpc_bid_micros"),
+            "{e}"
+        );
+        let e = a
+            .apply(&AccountChange::set_campaign_status(99, Status::Paused))
+            .unwrap_err();
         assert!(e.to_string().contains("customers/123/campaigns/99"), "{e}");
         assert_eq!(a, before);
-        a.apply(&AccountChange::set_campaign_status(c, Status::Removed)).unwrap();
-        let e = a.apply(&AccountChange::set_campaign_status(c, Status::Enabled)).unwrap_err();
+        a.apply(&AccountChange::set_campaign_status(c, Status::Removed))
+            .unwrap();
+        let e = a
+            .apply(&AccountChange::set_campaign_status(c, Status::Enabled))
+            .unwrap_err();
         assert!(e.to_string().contains("campaign.status"), "{e}");
     }
 }

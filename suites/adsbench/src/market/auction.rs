@@ -60,13 +60,22 @@ impl AuctionRules {
             ));
         }
         if f.iter().any(|a| !(a.is_finite() && *a > 0.0 && *a <= 1.0)) {
-            return Err(MarketError::invalid("auction.position_factors", "each must be in (0, 1]"));
+            return Err(MarketError::invalid(
+                "auction.position_factors",
+                "each must be in (0, 1]",
+            ));
         }
         if f.windows(2).any(|w| w[1] > w[0]) {
-            return Err(MarketError::invalid("auction.position_factors", "must be non-increasing"));
+            return Err(MarketError::invalid(
+                "auction.position_factors",
+                "must be non-increasing",
+            ));
         }
         if self.reserve_micros < 0 {
-            return Err(MarketError::invalid("auction.reserve_micros", "must be >= 0"));
+            return Err(MarketError::invalid(
+                "auction.reserve_micros",
+                "must be >= 0",
+            ));
         }
         Ok(())
     }
@@ -109,7 +118,13 @@ struct Ranked {
 }
 
 impl Ranked {
-    const EMPTY: Ranked = Ranked { score: 0.0, tie_break: 0, bidder: 0, amount: 0, quality: 1.0 };
+    const EMPTY: Ranked = Ranked {
+        score: 0.0,
+        tie_break: 0,
+        bidder: 0,
+        amount: 0,
+        quality: 1.0,
+    };
 
     #[inline]
     fn beats(&self, other: &Ranked) -> bool {
@@ -137,8 +152,19 @@ impl Auction {
         rules.validate()?;
         let mut alpha = [0.0; MAX_SLOTS + 1];
         alpha[..rules.slots()].copy_from_slice(&rules.position_factors);
-        let empty = Placement { bidder: 0, slot: 0, bid_micros: 0, quality: 0.0, price_micros: 0 };
-        Ok(Auction { rules, alpha, top: [Ranked::EMPTY; MAX_SLOTS + 1], placements: [empty; MAX_SLOTS] })
+        let empty = Placement {
+            bidder: 0,
+            slot: 0,
+            bid_micros: 0,
+            quality: 0.0,
+            price_micros: 0,
+        };
+        Ok(Auction {
+            rules,
+            alpha,
+            top: [Ranked::EMPTY; MAX_SLOTS + 1],
+            placements: [empty; MAX_SLOTS],
+        })
     }
 
     pub fn rules(&self) -> &AuctionRules {
@@ -153,7 +179,11 @@ impl Auction {
         let reserve = self.rules.reserve_micros;
         let mut n = 0usize;
         for b in bids {
-            if b.amount_micros <= 0 || b.amount_micros < reserve || !(b.quality > 0.0) {
+            if b.amount_micros <= 0
+                || b.amount_micros < reserve
+                || b.quality.is_nan()
+                || b.quality <= 0.0
+            {
                 continue;
             }
             let cand = Ranked {
@@ -209,14 +239,20 @@ impl Auction {
                 let ak = self.alpha[slot];
                 let mut sum = 0.0;
                 for j in slot..k {
-                    let wj = if j + 1 == k { self.alpha[j] / ak } else { (self.alpha[j] - self.alpha[j + 1]) / ak };
+                    let wj = if j + 1 == k {
+                        self.alpha[j] / ak
+                    } else {
+                        (self.alpha[j] - self.alpha[j + 1]) / ak
+                    };
                     sum += wj * next_score(j + 1);
                 }
                 // VCG ≤ GSP holds exactly; min only absorbs rounding noise.
                 (sum / w.quality).min(next_score(slot + 1) / w.quality)
             }
         };
-        (raw.round() as i64).max(self.rules.reserve_micros).min(w.amount)
+        (raw.round() as i64)
+            .max(self.rules.reserve_micros)
+            .min(w.amount)
     }
 }
 
@@ -225,18 +261,37 @@ mod tests {
     use super::*;
 
     fn bid(bidder: u32, amount: i64) -> Bid {
-        Bid { bidder, amount_micros: amount, quality: 1.0, tie_break: 0 }
+        Bid {
+            bidder,
+            amount_micros: amount,
+            quality: 1.0,
+            tie_break: 0,
+        }
     }
 
     fn rules(m: Mechanism) -> AuctionRules {
-        AuctionRules { mechanism: m, reserve_micros: 0, ..AuctionRules::default() }
+        AuctionRules {
+            mechanism: m,
+            reserve_micros: 0,
+            ..AuctionRules::default()
+        }
     }
 
     #[test]
     fn worked_example_matches_hand_computation() {
-        let bids = [bid(0, 100), bid(1, 400), bid(2, 300), bid(3, 200), bid(4, 50)];
+        let bids = [
+            bid(0, 100),
+            bid(1, 400),
+            bid(2, 300),
+            bid(3, 200),
+            bid(4, 50),
+        ];
         let mut gsp = Auction::new(rules(Mechanism::Gsp)).unwrap();
-        let p: Vec<(u32, i64)> = gsp.run(&bids).iter().map(|p| (p.bidder, p.price_micros)).collect();
+        let p: Vec<(u32, i64)> = gsp
+            .run(&bids)
+            .iter()
+            .map(|p| (p.bidder, p.price_micros))
+            .collect();
         assert_eq!(p, vec![(1, 300), (2, 200), (3, 100)]);
         // VCG, α = (1, .8, .6): per-impression payments
         // slot2: .6·100 = 60; slot1: .2·200 + .6·100 = 100; slot0: .2·300 + .2·200 + .6·100 = 160;
@@ -252,22 +307,57 @@ mod tests {
     #[test]
     fn quality_reorders_and_reserve_filters() {
         let bids = [
-            Bid { bidder: 0, amount_micros: 100, quality: 0.5, tie_break: 0 },
-            Bid { bidder: 1, amount_micros: 80, quality: 1.0, tie_break: 0 },
-            Bid { bidder: 2, amount_micros: 5, quality: 1.0, tie_break: 0 },
+            Bid {
+                bidder: 0,
+                amount_micros: 100,
+                quality: 0.5,
+                tie_break: 0,
+            },
+            Bid {
+                bidder: 1,
+                amount_micros: 80,
+                quality: 1.0,
+                tie_break: 0,
+            },
+            Bid {
+                bidder: 2,
+                amount_micros: 5,
+                quality: 1.0,
+                tie_break: 0,
+            },
         ];
-        let mut a = Auction::new(AuctionRules { reserve_micros: 10, ..rules(Mechanism::Gsp) }).unwrap();
+        let mut a = Auction::new(AuctionRules {
+            reserve_micros: 10,
+            ..rules(Mechanism::Gsp)
+        })
+        .unwrap();
         let out = a.run(&bids);
         assert_eq!(out.len(), 2, "the bid under the reserve does not enter");
         assert_eq!((out[0].bidder, out[0].price_micros), (1, 50));
-        assert_eq!((out[1].bidder, out[1].price_micros), (0, 10), "last slot pays the reserve");
+        assert_eq!(
+            (out[1].bidder, out[1].price_micros),
+            (0, 10),
+            "last slot pays the reserve"
+        );
     }
 
     #[test]
     fn bad_rules_name_the_field() {
-        let bad = AuctionRules { position_factors: vec![0.5, 0.9], ..AuctionRules::default() };
-        assert!(Auction::new(bad).unwrap_err().to_string().contains("auction.position_factors"));
-        let bad = AuctionRules { reserve_micros: -1, ..AuctionRules::default() };
-        assert!(Auction::new(bad).unwrap_err().to_string().contains("auction.reserve_micros"));
+        let bad = AuctionRules {
+            position_factors: vec![0.5, 0.9],
+            ..AuctionRules::default()
+        };
+        assert!(Auction::new(bad)
+            .unwrap_err()
+            .to_string()
+            .contains("auction.position_factors"));
+        let bad = AuctionRules {
+            reserve_micros: -1,
+            ..AuctionRules::default()
+        };
+        assert!(Auction::new(bad)
+            .unwrap_err()
+            .to_string()
+            .contains("auction.reserve_micros"));
     }
 }

@@ -70,7 +70,10 @@ impl Date {
         if day == 0 || day > days_in_month(year, month) {
             return Err(MarketError::invalid(
                 "start_date.day",
-                format!("must be 1..={} in {year}-{month:02}", days_in_month(year, month)),
+                format!(
+                    "must be 1..={} in {year}-{month:02}",
+                    days_in_month(year, month)
+                ),
             ));
         }
         Ok(Date { year, month, day })
@@ -80,7 +83,8 @@ impl Date {
     pub fn parse(s: &str) -> Result<Date, MarketError> {
         let bad = || MarketError::invalid("date", format!("{s:?} is not YYYY-MM-DD"));
         let mut parts = s.split('-');
-        let (Some(y), Some(m), Some(d), None) = (parts.next(), parts.next(), parts.next(), parts.next())
+        let (Some(y), Some(m), Some(d), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
         else {
             return Err(bad());
         };
@@ -129,7 +133,14 @@ impl Date {
 
     /// Day of the year, 1-based.
     pub fn ordinal(self) -> u32 {
-        (self.days_since_epoch() - Date { year: self.year, month: 1, day: 1 }.days_since_epoch()) as u32 + 1
+        (self.days_since_epoch()
+            - Date {
+                year: self.year,
+                month: 1,
+                day: 1,
+            }
+            .days_since_epoch()) as u32
+            + 1
     }
 
     pub fn days_in_month(self) -> u8 {
@@ -187,7 +198,10 @@ mod tests {
         let d = Date::new(2024, 2, 28).unwrap();
         assert_eq!(d.plus_days(1), Date::new(2024, 2, 29).unwrap());
         assert_eq!(d.plus_days(2), Date::new(2024, 3, 1).unwrap());
-        assert_eq!(Date::new(2025, 12, 31).unwrap().plus_days(1), Date::new(2026, 1, 1).unwrap());
+        assert_eq!(
+            Date::new(2025, 12, 31).unwrap().plus_days(1),
+            Date::new(2026, 1, 1).unwrap()
+        );
         assert_eq!(Date::new(1970, 1, 1).unwrap().days_since_epoch(), 0);
         assert_eq!(Date::new(2000, 3, 1).unwrap().days_since_epoch(), 11_017);
         for z in -1000..100_000 {
@@ -203,7 +217,10 @@ mod tests {
     fn bad_dates_name_the_field() {
         let e = Date::new(2023, 2, 29).unwrap_err().to_string();
         assert!(e.contains("start_date.day"), "{e}");
-        assert!(Date::new(2023, 13, 1).unwrap_err().to_string().contains("month"));
+        assert!(Date::new(2023, 13, 1)
+            .unwrap_err()
+            .to_string()
+            .contains("month"));
         assert_eq!(Date::parse("2024-02-29").unwrap().to_string(), "2024-02-29");
         assert!(Date::parse("2024-2-29").is_err());
     }

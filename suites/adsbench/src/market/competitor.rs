@@ -54,26 +54,41 @@ impl CompetitorSpec {
     pub fn validate(&self, i: usize) -> Result<(), MarketError> {
         let field = |f: &str| format!("competitors[{i}].{f}");
         if self.daily_budget_micros <= 0 {
-            return Err(MarketError::invalid(field("daily_budget_micros"), "must be > 0"));
+            return Err(MarketError::invalid(
+                field("daily_budget_micros"),
+                "must be > 0",
+            ));
         }
         if self.ad_bias.iter().any(|b| !b.is_finite() || b.abs() > 5.0) {
-            return Err(MarketError::invalid(field("ad_bias"), "each must be finite, |x| <= 5"));
+            return Err(MarketError::invalid(
+                field("ad_bias"),
+                "each must be finite, |x| <= 5",
+            ));
         }
         if self.value_scale.iter().any(|v| !v.is_finite() || *v < 0.0) {
-            return Err(MarketError::invalid(field("value_scale"), "each must be finite and >= 0"));
+            return Err(MarketError::invalid(
+                field("value_scale"),
+                "each must be finite and >= 0",
+            ));
         }
         match self.strategy {
-            Strategy::FixedBid { bid_micros } if bid_micros <= 0 => {
-                Err(MarketError::invalid(field("strategy.bid_micros"), "must be > 0"))
-            }
-            Strategy::BudgetConstrained { shade } if !(shade > 0.0 && shade <= 1.0) => {
-                Err(MarketError::invalid(field("strategy.shade"), "must be in (0, 1]"))
-            }
-            Strategy::Drainer { undercut } if !(undercut > 0.0 && undercut < 1.0) => {
-                Err(MarketError::invalid(field("strategy.undercut"), "must be in (0, 1)"))
-            }
-            Strategy::Pid { kp, ki, kd } if ![kp, ki, kd].iter().all(|g| g.is_finite() && *g >= 0.0) => {
-                Err(MarketError::invalid(field("strategy"), "PID gains must be finite and >= 0"))
+            Strategy::FixedBid { bid_micros } if bid_micros <= 0 => Err(MarketError::invalid(
+                field("strategy.bid_micros"),
+                "must be > 0",
+            )),
+            Strategy::BudgetConstrained { shade } if !(shade > 0.0 && shade <= 1.0) => Err(
+                MarketError::invalid(field("strategy.shade"), "must be in (0, 1]"),
+            ),
+            Strategy::Drainer { undercut } if !(undercut > 0.0 && undercut < 1.0) => Err(
+                MarketError::invalid(field("strategy.undercut"), "must be in (0, 1)"),
+            ),
+            Strategy::Pid { kp, ki, kd }
+                if ![kp, ki, kd].iter().all(|g| g.is_finite() && *g >= 0.0) =>
+            {
+                Err(MarketError::invalid(
+                    field("strategy"),
+                    "PID gains must be finite and >= 0",
+                ))
             }
             _ => Ok(()),
         }
@@ -83,7 +98,12 @@ impl CompetitorSpec {
     /// drainers, the rest cycling through the other five strategies. Each
     /// has a home vertical where its ads are more relevant and it values
     /// conversions more. Budgets scale with the market's daily traffic.
-    pub fn standard_mix(seed: u64, count: usize, drainers: usize, opportunities_per_day: f64) -> Vec<CompetitorSpec> {
+    pub fn standard_mix(
+        seed: u64,
+        count: usize,
+        drainers: usize,
+        opportunities_per_day: f64,
+    ) -> Vec<CompetitorSpec> {
         let drainers = drainers.min(count);
         (0..count)
             .map(|i| {
@@ -102,9 +122,15 @@ impl CompetitorSpec {
                     match i % 5 {
                         0 => Strategy::Truthful,
                         1 => Strategy::Pacer,
-                        2 => Strategy::Pid { kp: 2.0, ki: 0.3, kd: 0.5 },
+                        2 => Strategy::Pid {
+                            kp: 2.0,
+                            ki: 0.3,
+                            kd: 0.5,
+                        },
                         3 => Strategy::BudgetConstrained { shade: 0.8 },
-                        _ => Strategy::FixedBid { bid_micros: 300_000 + i64::from(s.below(1_200_000)) },
+                        _ => Strategy::FixedBid {
+                            bid_micros: 300_000 + i64::from(s.below(1_200_000)),
+                        },
                     }
                 };
                 // About 0.004 currency a day per daily opportunity, spread ×/÷ 1.6.
@@ -153,7 +179,14 @@ pub struct Competitor {
 
 impl Competitor {
     pub fn new(spec: CompetitorSpec) -> Competitor {
-        Competitor { spec, day_spend_micros: 0, alpha: PACER_ALPHA0, multiplier: 1.0, integral: 0.0, last_error: 0.0 }
+        Competitor {
+            spec,
+            day_spend_micros: 0,
+            alpha: PACER_ALPHA0,
+            multiplier: 1.0,
+            integral: 0.0,
+            last_error: 0.0,
+        }
     }
 
     pub fn active_on(&self, day: u32) -> bool {
@@ -248,7 +281,13 @@ mod tests {
     }
 
     fn spec(strategy: Strategy) -> CompetitorSpec {
-        CompetitorSpec { strategy, daily_budget_micros: 100_000_000, ad_bias: [0.0; 6], value_scale: [1.0; 6], enters_on_day: 0 }
+        CompetitorSpec {
+            strategy,
+            daily_budget_micros: 100_000_000,
+            ad_bias: [0.0; 6],
+            value_scale: [1.0; 6],
+            enters_on_day: 0,
+        }
     }
 
     #[test]
@@ -269,7 +308,10 @@ mod tests {
     fn truthful_bids_value_and_budget_stops_bidding() {
         let mut c = Competitor::new(spec(Strategy::Truthful));
         assert_eq!(c.bid(&ctx()), Some(1_800_000));
-        let cpm = BidContext { pricing: Pricing::PerExposure, ..ctx() };
+        let cpm = BidContext {
+            pricing: Pricing::PerExposure,
+            ..ctx()
+        };
         assert_eq!(c.bid(&cpm), Some(90_000));
         c.charge(99_000_000);
         assert_eq!(c.bid(&ctx()), None);
@@ -279,14 +321,21 @@ mod tests {
     fn drainer_undercuts_the_agent() {
         let c = Competitor::new(spec(Strategy::Drainer { undercut: 0.9 }));
         assert_eq!(c.bid(&ctx()), None, "no agent keyword, no bid");
-        let with_agent = BidContext { agent_score: Some(1_000_000.0 * 0.1), ..ctx() };
+        let with_agent = BidContext {
+            agent_score: Some(1_000_000.0 * 0.1),
+            ..ctx()
+        };
         // Score 0.9 × 100_000 at quality 0.05 → bid 1.8M.
         assert_eq!(c.bid(&with_agent), Some(1_800_000));
     }
 
     #[test]
     fn pid_raises_bids_when_under_plan() {
-        let mut c = Competitor::new(spec(Strategy::Pid { kp: 2.0, ki: 0.3, kd: 0.5 }));
+        let mut c = Competitor::new(spec(Strategy::Pid {
+            kp: 2.0,
+            ki: 0.3,
+            kd: 0.5,
+        }));
         let before = c.bid(&ctx()).unwrap();
         c.pace(0.5);
         assert!(c.bid(&ctx()).unwrap() > before);
@@ -299,7 +348,14 @@ mod tests {
         assert_eq!(a.len(), 47);
         assert!(matches!(a[46].strategy, Strategy::Drainer { .. }));
         assert!(a.iter().enumerate().all(|(i, s)| s.validate(i).is_ok()));
-        let bad = CompetitorSpec { daily_budget_micros: 0, ..a[0].clone() };
-        assert!(bad.validate(3).unwrap_err().to_string().contains("competitors[3].daily_budget_micros"));
+        let bad = CompetitorSpec {
+            daily_budget_micros: 0,
+            ..a[0].clone()
+        };
+        assert!(bad
+            .validate(3)
+            .unwrap_err()
+            .to_string()
+            .contains("competitors[3].daily_budget_micros"));
     }
 }

@@ -17,7 +17,8 @@ use super::error::MarketError;
 use super::event_log::{Event, EventLog};
 use super::metrics::{MetricKey, Metrics};
 use super::response::{
-    click_logit, conversion_probability, draw_lag_ticks, draw_value_micros, match_relevance, mean_value_micros, quality,
+    click_logit, conversion_probability, draw_lag_ticks, draw_value_micros, match_relevance,
+    mean_value_micros, quality,
 };
 use super::rng::{key, mix64, Stream};
 use super::traffic::{Opportunity, Traffic};
@@ -54,7 +55,12 @@ impl MarketConfig {
             days,
             opportunities_per_day,
             auction: AuctionRules::default(),
-            competitors: CompetitorSpec::standard_mix(seed, MAX_COMPETITORS, 1, opportunities_per_day),
+            competitors: CompetitorSpec::standard_mix(
+                seed,
+                MAX_COMPETITORS,
+                1,
+                opportunities_per_day,
+            ),
             customer_id: 1_234_567_890,
             agent_ad_bias: 0.0,
             keep_events: true,
@@ -66,15 +72,28 @@ impl MarketConfig {
             return Err(MarketError::invalid("days", "must be 1..=3660"));
         }
         if !(self.opportunities_per_day > 0.0 && self.opportunities_per_day <= 1e8) {
-            return Err(MarketError::invalid("opportunities_per_day", "must be in (0, 1e8]"));
+            return Err(MarketError::invalid(
+                "opportunities_per_day",
+                "must be in (0, 1e8]",
+            ));
         }
         if self.competitors.len() > MAX_COMPETITORS {
-            return Err(MarketError::invalid("competitors", format!("at most {MAX_COMPETITORS}")));
+            return Err(MarketError::invalid(
+                "competitors",
+                format!("at most {MAX_COMPETITORS}"),
+            ));
         }
         if !self.agent_ad_bias.is_finite() || self.agent_ad_bias.abs() > 5.0 {
-            return Err(MarketError::invalid("agent_ad_bias", "must be finite, |x| <= 5"));
+            return Err(MarketError::invalid(
+                "agent_ad_bias",
+                "must be finite, |x| <= 5",
+            ));
         }
-        Date::new(self.start_date.year, self.start_date.month, self.start_date.day)?;
+        Date::new(
+            self.start_date.year,
+            self.start_date.month,
+            self.start_date.day,
+        )?;
         self.auction.validate()?;
         for (i, c) in self.competitors.iter().enumerate() {
             c.validate(i)?;
@@ -165,7 +184,12 @@ impl Market {
         let catalog = QueryCatalog::shared();
         let traffic = Traffic::new(config.seed, config.opportunities_per_day);
         let auction = Auction::new(config.auction.clone())?;
-        let competitors = config.competitors.iter().cloned().map(Competitor::new).collect();
+        let competitors = config
+            .competitors
+            .iter()
+            .cloned()
+            .map(Competitor::new)
+            .collect();
         let date = config.start_date;
         let traffic_index = traffic.traffic_index(date);
         let queries = catalog.len();
@@ -229,7 +253,11 @@ impl Market {
 
     /// Budget state of the campaign with `campaign_id`.
     pub fn ledger(&self, campaign_id: u64) -> Option<&BudgetLedger> {
-        let i = self.account.campaigns.iter().position(|c| c.id == campaign_id)?;
+        let i = self
+            .account
+            .campaigns
+            .iter()
+            .position(|c| c.id == campaign_id)?;
         self.ledgers.get(i)
     }
 
@@ -243,11 +271,28 @@ impl Market {
         let resource = self.account.apply(&change)?;
         let tick = self.clock.tick.min(TICKS_PER_DAY - 1);
         match &change {
-            AccountChange::CreateCampaign { daily_budget_micros, .. } => {
-                self.ledgers.push(BudgetLedger::new(*daily_budget_micros, self.date, tick, self.traffic_index));
+            AccountChange::CreateCampaign {
+                daily_budget_micros,
+                ..
+            } => {
+                self.ledgers.push(BudgetLedger::new(
+                    *daily_budget_micros,
+                    self.date,
+                    tick,
+                    self.traffic_index,
+                ));
             }
-            AccountChange::UpdateCampaign { campaign_id, daily_budget_micros: Some(b), .. } => {
-                let i = self.account.campaigns.iter().position(|c| c.id == *campaign_id).expect("applied");
+            AccountChange::UpdateCampaign {
+                campaign_id,
+                daily_budget_micros: Some(b),
+                ..
+            } => {
+                let i = self
+                    .account
+                    .campaigns
+                    .iter()
+                    .position(|c| c.id == *campaign_id)
+                    .expect("applied");
                 if self.ledgers[i].budget_micros() != *b {
                     self.ledgers[i].set_budget(*b, self.date, tick);
                 }
@@ -255,7 +300,11 @@ impl Market {
             _ => {}
         }
         self.account_dirty = true;
-        self.log.push(Event::AccountChange { time: self.clock, change, resource });
+        self.log.push(Event::AccountChange {
+            time: self.clock,
+            change,
+            resource,
+        });
         Ok(resource)
     }
 
@@ -295,7 +344,13 @@ impl Market {
             conversions_landed: self.land_conversions(time),
         };
         let mut opportunities = std::mem::take(&mut self.opportunities);
-        self.traffic.generate(self.catalog, time.day, self.date, time.tick, &mut opportunities);
+        self.traffic.generate(
+            self.catalog,
+            time.day,
+            self.date,
+            time.tick,
+            &mut opportunities,
+        );
         summary.opportunities = opportunities.len() as u32;
         for opp in &opportunities {
             self.run_opportunity(time, opp, &mut summary);
@@ -317,7 +372,10 @@ impl Market {
         for (i, c) in self.competitors.iter_mut().enumerate() {
             c.start_day();
             if day > 0 && c.spec.enters_on_day == day {
-                self.log.push(Event::CompetitorEntered { time: self.clock, competitor: i as u32 });
+                self.log.push(Event::CompetitorEntered {
+                    time: self.clock,
+                    competitor: i as u32,
+                });
             }
         }
     }
@@ -330,10 +388,17 @@ impl Market {
         }
         let acct = &self.account;
         for k in &acct.keywords {
-            let Some(g) = acct.ad_group(k.ad_group_id) else { continue };
-            let Some(ci) = acct.campaigns.iter().position(|c| c.id == g.campaign_id) else { continue };
+            let Some(g) = acct.ad_group(k.ad_group_id) else {
+                continue;
+            };
+            let Some(ci) = acct.campaigns.iter().position(|c| c.id == g.campaign_id) else {
+                continue;
+            };
             let c = &acct.campaigns[ci];
-            if k.status != Status::Enabled || g.status != Status::Enabled || c.status != Status::Enabled {
+            if k.status != Status::Enabled
+                || g.status != Status::Enabled
+                || c.status != Status::Enabled
+            {
                 continue;
             }
             let target_cpa = match c.bidding_strategy {
@@ -361,7 +426,10 @@ impl Market {
                 target_cpa,
             });
             for &(q, identical) in queries.iter() {
-                self.match_table[q as usize].push(Candidate { identical, keyword: index });
+                self.match_table[q as usize].push(Candidate {
+                    identical,
+                    keyword: index,
+                });
             }
         }
         self.account_dirty = false;
@@ -415,9 +483,15 @@ impl Market {
                 let kw = &self.live[c.keyword as usize];
                 let per_click = match kw.target_cpa {
                     None => kw.manual_bid,
-                    Some(t) => (t as f64 * conversion_probability(opp, match_relevance(kw.match_type))) as i64,
+                    Some(t) => {
+                        (t as f64 * conversion_probability(opp, match_relevance(kw.match_type)))
+                            as i64
+                    }
                 };
-                let q = quality(logit + self.config.agent_ad_bias, match_relevance(kw.match_type));
+                let q = quality(
+                    logit + self.config.agent_ad_bias,
+                    match_relevance(kw.match_type),
+                );
                 let bid = match pricing {
                     Pricing::PerClick => per_click,
                     Pricing::PerExposure => (per_click as f64 * q) as i64,
@@ -426,7 +500,11 @@ impl Market {
                 let ledger = &mut self.ledgers[kw.campaign_index];
                 if let Err(cap) = ledger.fits(bid) {
                     if ledger.note_hit(cap) {
-                        self.log.push(Event::BudgetCapHit { time, campaign_id: kw.campaign_id, cap });
+                        self.log.push(Event::BudgetCapHit {
+                            time,
+                            campaign_id: kw.campaign_id,
+                            cap,
+                        });
                     }
                     continue;
                 }
@@ -439,9 +517,17 @@ impl Market {
             }
             if let Some((_, bid, k)) = best {
                 let kw = self.live[k as usize];
-                let q = quality(logit + self.config.agent_ad_bias, match_relevance(kw.match_type));
+                let q = quality(
+                    logit + self.config.agent_ad_bias,
+                    match_relevance(kw.match_type),
+                );
                 agent = Some((kw, bid, q));
-                self.bids.push(Bid { bidder: AGENT, amount_micros: bid, quality: q, tie_break: mix64(opp.key) as u32 });
+                self.bids.push(Bid {
+                    bidder: AGENT,
+                    amount_micros: bid,
+                    quality: q,
+                    tie_break: mix64(opp.key) as u32,
+                });
             }
         }
 
@@ -464,11 +550,22 @@ impl Market {
             };
             if let Some(b) = c.bid(&ctx) {
                 let bidder = i as u32 + 1;
-                self.bids.push(Bid { bidder, amount_micros: b, quality: q, tie_break: mix64(opp.key ^ u64::from(bidder)) as u32 });
+                self.bids.push(Bid {
+                    bidder,
+                    amount_micros: b,
+                    quality: q,
+                    tie_break: mix64(opp.key ^ u64::from(bidder)) as u32,
+                });
             }
         }
 
-        let mut placed = [Placement { bidder: 0, slot: 0, bid_micros: 0, quality: 0.0, price_micros: 0 }; MAX_SLOTS];
+        let mut placed = [Placement {
+            bidder: 0,
+            slot: 0,
+            bid_micros: 0,
+            quality: 0.0,
+            price_micros: 0,
+        }; MAX_SLOTS];
         let n = {
             let out = self.auction.run(&self.bids);
             placed[..out.len()].copy_from_slice(out);
@@ -510,7 +607,9 @@ impl Market {
             summary.impressions += 1;
             summary.clicks += u32::from(clicked);
             summary.cost_micros += cost;
-            if clicked && outcome.bernoulli(conversion_probability(opp, match_relevance(kw.match_type))) {
+            if clicked
+                && outcome.bernoulli(conversion_probability(opp, match_relevance(kw.match_type)))
+            {
                 let value_micros = draw_value_micros(opp.vertical, &mut outcome);
                 let lag = u64::from(draw_lag_ticks(&mut outcome));
                 self.conversion_seq += 1;
@@ -542,6 +641,10 @@ impl Market {
 
     /// Queries of a vertical, as text (for agents choosing keywords).
     pub fn query_texts(&self, v: Vertical) -> Vec<String> {
-        self.catalog.vertical_queries(v).iter().map(|&q| self.catalog.text(q)).collect()
+        self.catalog
+            .vertical_queries(v)
+            .iter()
+            .map(|&q| self.catalog.text(q))
+            .collect()
     }
 }

@@ -17,14 +17,23 @@ pub enum MarketError {
 
 impl MarketError {
     pub fn invalid(field: impl Into<String>, reason: impl Into<String>) -> Self {
-        MarketError::Invalid { field: field.into(), reason: reason.into() }
+        MarketError::Invalid {
+            field: field.into(),
+            reason: reason.into(),
+        }
     }
 
     pub fn not_found(field: impl Into<String>, resource: impl Into<String>) -> Self {
-        MarketError::NotFound { field: field.into(), resource: resource.into() }
+        MarketError::NotFound {
+            field: field.into(),
+            resource: resource.into(),
+        }
     }
 
     pub fn rejected(field: impl Into<String>, reason: impl Into<String>) -> Self {
-        MarketError::Rejected { field: field.into(), reason: reason.into() }
+        MarketError::Rejected {
+            field: field.into(),
+            reason: reason.into(),
+        }
     }
 }

@@ -27,12 +27,29 @@ pub enum Event {
         cost_micros: i64,
     },
     /// A conversion landing `time`, attributed to the click at `click_time`.
-    Conversion { time: SimTime, click_time: SimTime, campaign_id: u64, criterion_id: u64, value_micros: i64 },
+    Conversion {
+        time: SimTime,
+        click_time: SimTime,
+        campaign_id: u64,
+        criterion_id: u64,
+        value_micros: i64,
+    },
     /// The first auction of the day a campaign sat out because of `cap`.
-    BudgetCapHit { time: SimTime, campaign_id: u64, cap: Cap },
+    BudgetCapHit {
+        time: SimTime,
+        campaign_id: u64,
+        cap: Cap,
+    },
     /// A change applied before the tick at `time`.
-    AccountChange { time: SimTime, change: AccountChange, resource: ResourceName },
-    CompetitorEntered { time: SimTime, competitor: u32 },
+    AccountChange {
+        time: SimTime,
+        change: AccountChange,
+        resource: ResourceName,
+    },
+    CompetitorEntered {
+        time: SimTime,
+        competitor: u32,
+    },
 }
 
 /// Canonical byte writer.
@@ -85,17 +102,27 @@ impl Enc<'_> {
     }
     fn resource(&mut self, r: ResourceName) {
         match r {
-            ResourceName::Campaign { customer_id, campaign_id } => {
+            ResourceName::Campaign {
+                customer_id,
+                campaign_id,
+            } => {
                 self.u8(0);
                 self.u64(customer_id);
                 self.u64(campaign_id);
             }
-            ResourceName::AdGroup { customer_id, ad_group_id } => {
+            ResourceName::AdGroup {
+                customer_id,
+                ad_group_id,
+            } => {
                 self.u8(1);
                 self.u64(customer_id);
                 self.u64(ad_group_id);
             }
-            ResourceName::Keyword { customer_id, ad_group_id, criterion_id } => {
+            ResourceName::Keyword {
+                customer_id,
+                ad_group_id,
+                criterion_id,
+            } => {
                 self.u8(2);
                 self.u64(customer_id);
                 self.u64(ad_group_id);
@@ -105,14 +132,25 @@ impl Enc<'_> {
     }
     fn change(&mut self, c: &AccountChange) {
         match c {
-            AccountChange::CreateCampaign { name, daily_budget_micros, status, bidding_strategy } => {
+            AccountChange::CreateCampaign {
+                name,
+                daily_budget_micros,
+                status,
+                bidding_strategy,
+            } => {
                 self.u8(0);
                 self.str(name);
                 self.i64(*daily_budget_micros);
                 self.status(*status);
                 self.strategy(*bidding_strategy);
             }
-            AccountChange::UpdateCampaign { campaign_id, name, daily_budget_micros, status, bidding_strategy } => {
+            AccountChange::UpdateCampaign {
+                campaign_id,
+                name,
+                daily_budget_micros,
+                status,
+                bidding_strategy,
+            } => {
                 self.u8(1);
                 self.u64(*campaign_id);
                 match name {
@@ -126,14 +164,24 @@ impl Enc<'_> {
                 self.opt(*status, Self::status);
                 self.opt(*bidding_strategy, Self::strategy);
             }
-            AccountChange::CreateAdGroup { campaign_id, name, status, cpc_bid_micros } => {
+            AccountChange::CreateAdGroup {
+                campaign_id,
+                name,
+                status,
+                cpc_bid_micros,
+            } => {
                 self.u8(2);
                 self.u64(*campaign_id);
                 self.str(name);
                 self.status(*status);
                 self.i64(*cpc_bid_micros);
             }
-            AccountChange::UpdateAdGroup { ad_group_id, name, status, cpc_bid_micros } => {
+            AccountChange::UpdateAdGroup {
+                ad_group_id,
+                name,
+                status,
+                cpc_bid_micros,
+            } => {
                 self.u8(3);
                 self.u64(*ad_group_id);
                 match name {
@@ -146,7 +194,13 @@ impl Enc<'_> {
                 self.opt(*status, Self::status);
                 self.opt(*cpc_bid_micros, Self::i64);
             }
-            AccountChange::CreateKeyword { ad_group_id, text, match_type, status, cpc_bid_micros } => {
+            AccountChange::CreateKeyword {
+                ad_group_id,
+                text,
+                match_type,
+                status,
+                cpc_bid_micros,
+            } => {
                 self.u8(4);
                 self.u64(*ad_group_id);
                 self.str(text);
@@ -154,7 +208,11 @@ impl Enc<'_> {
                 self.status(*status);
                 self.opt(*cpc_bid_micros, Self::i64);
             }
-            AccountChange::UpdateKeyword { criterion_id, status, cpc_bid_micros } => {
+            AccountChange::UpdateKeyword {
+                criterion_id,
+                status,
+                cpc_bid_micros,
+            } => {
                 self.u8(5);
                 self.u64(*criterion_id);
                 self.opt(*status, Self::status);
@@ -195,7 +253,13 @@ impl Event {
                 e.u8(u8::from(*clicked));
                 e.i64(*cost_micros);
             }
-            Event::Conversion { time, click_time, campaign_id, criterion_id, value_micros } => {
+            Event::Conversion {
+                time,
+                click_time,
+                campaign_id,
+                criterion_id,
+                value_micros,
+            } => {
                 e.u8(1);
                 e.time(*time);
                 e.time(*click_time);
@@ -203,13 +267,21 @@ impl Event {
                 e.u64(*criterion_id);
                 e.i64(*value_micros);
             }
-            Event::BudgetCapHit { time, campaign_id, cap } => {
+            Event::BudgetCapHit {
+                time,
+                campaign_id,
+                cap,
+            } => {
                 e.u8(2);
                 e.time(*time);
                 e.u64(*campaign_id);
                 e.u8(*cap as u8);
             }
-            Event::AccountChange { time, change, resource } => {
+            Event::AccountChange {
+                time,
+                change,
+                resource,
+            } => {
                 e.u8(3);
                 e.time(*time);
                 e.change(change);
@@ -237,14 +309,21 @@ pub struct EventLog {
 impl EventLog {
     /// `keep: false` keeps only the digest and count (long benchmarks).
     pub fn new(keep: bool) -> EventLog {
-        EventLog { keep, events: Vec::new(), count: 0, hasher: blake3::Hasher::new(), scratch: Vec::with_capacity(256) }
+        EventLog {
+            keep,
+            events: Vec::new(),
+            count: 0,
+            hasher: blake3::Hasher::new(),
+            scratch: Vec::with_capacity(256),
+        }
     }
 
     pub fn push(&mut self, event: Event) {
         self.scratch.clear();
         event.encode(&mut self.scratch);
         // Length-prefixed so event boundaries are part of the digest.
-        self.hasher.update(&(self.scratch.len() as u32).to_le_bytes());
+        self.hasher
+            .update(&(self.scratch.len() as u32).to_le_bytes());
         self.hasher.update(&self.scratch);
         self.count += 1;
         if self.keep {
@@ -278,15 +357,26 @@ mod tests {
     #[test]
     fn digest_depends_on_content_and_order() {
         let t = SimTime { day: 0, tick: 1 };
-        let a = Event::BudgetCapHit { time: t, campaign_id: 1, cap: Cap::Daily };
-        let b = Event::CompetitorEntered { time: t, competitor: 3 };
+        let a = Event::BudgetCapHit {
+            time: t,
+            campaign_id: 1,
+            cap: Cap::Daily,
+        };
+        let b = Event::CompetitorEntered {
+            time: t,
+            competitor: 3,
+        };
         let mut x = EventLog::new(true);
         let mut y = EventLog::new(false);
         for log in [&mut x, &mut y] {
             log.push(a.clone());
             log.push(b.clone());
         }
-        assert_eq!(x.digest(), y.digest(), "keeping events does not change the digest");
+        assert_eq!(
+            x.digest(),
+            y.digest(),
+            "keeping events does not change the digest"
+        );
         assert_eq!(x.events().len(), 2);
         assert!(y.events().is_empty());
         let mut z = EventLog::new(true);
@@ -295,7 +385,12 @@ mod tests {
         assert_ne!(x.digest(), z.digest());
         // Pinned: the encoding is a compatibility promise for stored digests.
         let mut one = Vec::new();
-        Event::BudgetCapHit { time: t, campaign_id: 1, cap: Cap::Monthly }.encode(&mut one);
+        Event::BudgetCapHit {
+            time: t,
+            campaign_id: 1,
+            cap: Cap::Monthly,
+        }
+        .encode(&mut one);
         assert_eq!(one, [2, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1]);
     }
 }

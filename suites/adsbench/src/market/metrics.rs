@@ -33,7 +33,8 @@ impl MetricRow {
 
     /// Return on ad spend, `None` without cost.
     pub fn roas(&self) -> Option<f64> {
-        (self.cost_micros > 0).then(|| self.conversions_value_micros as f64 / self.cost_micros as f64)
+        (self.cost_micros > 0)
+            .then(|| self.conversions_value_micros as f64 / self.cost_micros as f64)
     }
 }
 
@@ -118,7 +119,17 @@ impl Metrics {
     /// One campaign's totals over rows passing `keep`.
     pub fn campaign_where(&self, campaign_id: u64, keep: impl Fn(&MetricKey) -> bool) -> MetricRow {
         let mut total = MetricRow::default();
-        let lo = MetricKey { campaign_id, ad_group_id: 0, criterion_id: 0, date: Date { year: i32::MIN, month: 0, day: 0 }, hour: 0 };
+        let lo = MetricKey {
+            campaign_id,
+            ad_group_id: 0,
+            criterion_id: 0,
+            date: Date {
+                year: i32::MIN,
+                month: 0,
+                day: 0,
+            },
+            hour: 0,
+        };
         for (k, r) in self.rows.range(lo..) {
             if k.campaign_id != campaign_id {
                 break;
@@ -147,7 +158,13 @@ mod tests {
     #[test]
     fn rollups_sum_keywords_into_groups_and_campaigns() {
         let date = Date::new(2025, 5, 1).unwrap();
-        let key = |c, g, k, hour| MetricKey { campaign_id: c, ad_group_id: g, criterion_id: k, date, hour };
+        let key = |c, g, k, hour| MetricKey {
+            campaign_id: c,
+            ad_group_id: g,
+            criterion_id: k,
+            date,
+            hour,
+        };
         let mut m = Metrics::default();
         m.record_auction(key(1, 10, 100, 9), true, 500);
         m.record_auction(key(1, 10, 101, 9), false, 0);
@@ -156,7 +173,10 @@ mod tests {
         m.record_conversion(key(1, 10, 100, 9), 30_000_000);
         let camp = m.rollup(Level::Campaign, false);
         let c1 = camp[&key(1, 0, 0, 0)];
-        assert_eq!((c1.impressions, c1.clicks, c1.cost_micros, c1.conversions), (3, 2, 1200, 1.0));
+        assert_eq!(
+            (c1.impressions, c1.clicks, c1.cost_micros, c1.conversions),
+            (3, 2, 1200, 1.0)
+        );
         assert_eq!(m.rollup(Level::AdGroup, true).len(), 3);
         assert_eq!(m.campaign_day(1, date), c1);
         assert_eq!(m.campaign_day(2, date).cost_micros, 900);

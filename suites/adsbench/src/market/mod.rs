@@ -21,7 +21,9 @@ pub mod rng;
 pub mod traffic;
 pub mod vocabulary;
 
-pub use account::{Account, AccountChange, AdGroup, BiddingStrategy, Campaign, Keyword, ResourceName, Status};
+pub use account::{
+    Account, AccountChange, AdGroup, BiddingStrategy, Campaign, Keyword, ResourceName, Status,
+};
 pub use auction::{Auction, AuctionRules, Bid, Mechanism, Placement, Pricing};
 pub use budget::{BudgetLedger, Cap};
 pub use calendar::{Date, SimTime, Weekday, TICKS_PER_DAY};

@@ -22,12 +22,54 @@ struct Profile {
 }
 
 const PROFILES: [Profile; 6] = [
-    Profile { ctr_intercept: -3.0, cvr_intercept: -3.5, value_mu: 4.09, value_sigma: 0.6, age: [0.2, 0.2, 0.1, 0.0, -0.1, -0.2], gender: [0.1, -0.05, 0.0] },
-    Profile { ctr_intercept: -3.3, cvr_intercept: -3.8, value_mu: 5.99, value_sigma: 0.7, age: [-0.1, 0.1, 0.15, 0.1, 0.05, 0.1], gender: [0.0, 0.0, 0.0] },
-    Profile { ctr_intercept: -3.4, cvr_intercept: -3.6, value_mu: 5.52, value_sigma: 0.8, age: [-0.3, 0.0, 0.15, 0.2, 0.1, 0.0], gender: [-0.05, 0.05, 0.0] },
-    Profile { ctr_intercept: -3.2, cvr_intercept: -4.0, value_mu: 6.21, value_sigma: 0.9, age: [0.0, 0.1, 0.15, 0.1, 0.0, -0.15], gender: [-0.1, 0.1, 0.0] },
-    Profile { ctr_intercept: -3.4, cvr_intercept: -3.7, value_mu: 5.70, value_sigma: 0.6, age: [0.35, 0.25, 0.05, -0.1, -0.3, -0.5], gender: [0.05, -0.05, 0.0] },
-    Profile { ctr_intercept: -3.1, cvr_intercept: -3.2, value_mu: 4.79, value_sigma: 0.5, age: [-0.2, -0.05, 0.0, 0.1, 0.2, 0.3], gender: [0.1, -0.1, 0.0] },
+    Profile {
+        ctr_intercept: -3.0,
+        cvr_intercept: -3.5,
+        value_mu: 4.09,
+        value_sigma: 0.6,
+        age: [0.2, 0.2, 0.1, 0.0, -0.1, -0.2],
+        gender: [0.1, -0.05, 0.0],
+    },
+    Profile {
+        ctr_intercept: -3.3,
+        cvr_intercept: -3.8,
+        value_mu: 5.99,
+        value_sigma: 0.7,
+        age: [-0.1, 0.1, 0.15, 0.1, 0.05, 0.1],
+        gender: [0.0, 0.0, 0.0],
+    },
+    Profile {
+        ctr_intercept: -3.4,
+        cvr_intercept: -3.6,
+        value_mu: 5.52,
+        value_sigma: 0.8,
+        age: [-0.3, 0.0, 0.15, 0.2, 0.1, 0.0],
+        gender: [-0.05, 0.05, 0.0],
+    },
+    Profile {
+        ctr_intercept: -3.2,
+        cvr_intercept: -4.0,
+        value_mu: 6.21,
+        value_sigma: 0.9,
+        age: [0.0, 0.1, 0.15, 0.1, 0.0, -0.15],
+        gender: [-0.1, 0.1, 0.0],
+    },
+    Profile {
+        ctr_intercept: -3.4,
+        cvr_intercept: -3.7,
+        value_mu: 5.70,
+        value_sigma: 0.6,
+        age: [0.35, 0.25, 0.05, -0.1, -0.3, -0.5],
+        gender: [0.05, -0.05, 0.0],
+    },
+    Profile {
+        ctr_intercept: -3.1,
+        cvr_intercept: -3.2,
+        value_mu: 4.79,
+        value_sigma: 0.5,
+        age: [-0.2, -0.05, 0.0, 0.1, 0.2, 0.3],
+        gender: [0.1, -0.1, 0.0],
+    },
 ];
 
 /// Mean conversion lag in ticks (4 hours): a geometric-like tail up to a month.
@@ -48,8 +90,16 @@ pub fn click_logit(opp: &Opportunity) -> f64 {
         Device::Desktop => 0.0,
         Device::Tablet => -0.1,
     };
-    let interest = if opp.user.interested_in(opp.vertical) { 0.8 } else { 0.0 };
-    p.ctr_intercept + p.age[opp.user.age as usize] + p.gender[opp.user.gender as usize] + device + interest
+    let interest = if opp.user.interested_in(opp.vertical) {
+        0.8
+    } else {
+        0.0
+    };
+    p.ctr_intercept
+        + p.age[opp.user.age as usize]
+        + p.gender[opp.user.gender as usize]
+        + device
+        + interest
 }
 
 /// How much better a closer keyword fits the query (logit shift).
@@ -71,10 +121,22 @@ pub fn quality(click_logit: f64, ad_bias: f64) -> f64 {
 /// Probability that a click converts.
 pub fn conversion_probability(opp: &Opportunity, relevance: f64) -> f64 {
     let p = &PROFILES[opp.vertical.index()];
-    let interest = if opp.user.interested_in(opp.vertical) { 1.0 } else { 0.0 };
-    let device = if opp.user.device == Device::Desktop { 0.2 } else { 0.0 };
+    let interest = if opp.user.interested_in(opp.vertical) {
+        1.0
+    } else {
+        0.0
+    };
+    let device = if opp.user.device == Device::Desktop {
+        0.2
+    } else {
+        0.0
+    };
     let base = sigmoid(p.cvr_intercept + interest + device + relevance);
-    let promo = if opp.promoted { PROMOTION_CONVERSION } else { 1.0 };
+    let promo = if opp.promoted {
+        PROMOTION_CONVERSION
+    } else {
+        1.0
+    };
     (base * promo).min(1.0)
 }
 
@@ -101,8 +163,20 @@ mod tests {
     use crate::market::traffic::User;
 
     fn opp(v: Vertical, interests: u8) -> Opportunity {
-        let user = User { age: 2, gender: 0, device: Device::Mobile, interests };
-        Opportunity { index: 0, query: 0, vertical: v, user, promoted: false, key: 1 }
+        let user = User {
+            age: 2,
+            gender: 0,
+            device: Device::Mobile,
+            interests,
+        };
+        Opportunity {
+            index: 0,
+            query: 0,
+            vertical: v,
+            user,
+            promoted: false,
+            key: 1,
+        }
     }
 
     #[test]
@@ -119,10 +193,16 @@ mod tests {
     fn values_and_lags_have_the_stated_means() {
         let mut s = Stream::new(77);
         let n = 40_000;
-        let mean = (0..n).map(|_| draw_value_micros(Vertical::Retail, &mut s) as f64).sum::<f64>() / n as f64;
+        let mean = (0..n)
+            .map(|_| draw_value_micros(Vertical::Retail, &mut s) as f64)
+            .sum::<f64>()
+            / n as f64;
         let want = mean_value_micros(Vertical::Retail);
         assert!((mean / want - 1.0).abs() < 0.03, "{mean} vs {want}");
         let lag = (0..n).map(|_| draw_lag_ticks(&mut s) as f64).sum::<f64>() / n as f64;
-        assert!((lag - (MEAN_LAG_TICKS - 0.5)).abs() < 0.3, "floor of an exponential, got {lag}");
+        assert!(
+            (lag - (MEAN_LAG_TICKS - 0.5)).abs() < 0.3,
+            "floor of an exponential, got {lag}"
+        );
     }
 }

@@ -85,7 +85,11 @@ impl Traffic {
         for (t, s) in tick_share.iter_mut().enumerate() {
             *s = HOUR_CURVE[t / 2] / total;
         }
-        Traffic { seed, opportunities_per_day, tick_share }
+        Traffic {
+            seed,
+            opportunities_per_day,
+            tick_share,
+        }
     }
 
     /// Fraction of a day's traffic that falls in `tick`.
@@ -101,7 +105,13 @@ impl Traffic {
     /// The vertical's promotion window this month: `PROMOTION_DAYS` days from
     /// a seeded start, one per vertical per month.
     pub fn promotion_start(&self, v: Vertical, date: Date) -> u8 {
-        let mut s = Stream::at(&[self.seed, purpose::PROMOTION, v as u64, date.year as u64, u64::from(date.month)]);
+        let mut s = Stream::at(&[
+            self.seed,
+            purpose::PROMOTION,
+            v as u64,
+            date.year as u64,
+            u64::from(date.month),
+        ]);
         1 + s.below(u32::from(date.days_in_month() - PROMOTION_DAYS) + 1) as u8
     }
 
@@ -112,30 +122,58 @@ impl Traffic {
 
     /// Expected traffic of `v` on `date` relative to an ordinary day.
     pub fn day_factor(&self, v: Vertical, date: Date) -> f64 {
-        let promo = if self.promoted(v, date) { PROMOTION_TRAFFIC } else { 1.0 };
+        let promo = if self.promoted(v, date) {
+            PROMOTION_TRAFFIC
+        } else {
+            1.0
+        };
         WEEKDAY_CURVE[v.index()][date.weekday().index()] * seasonal(v, date) * promo
     }
 
     /// The whole market's expected traffic on `date` relative to an
     /// ordinary day: the platform paces daily budgets by it.
     pub fn traffic_index(&self, date: Date) -> f64 {
-        Vertical::ALL.iter().map(|&v| VERTICAL_SHARE[v.index()] * self.day_factor(v, date)).sum()
+        Vertical::ALL
+            .iter()
+            .map(|&v| VERTICAL_SHARE[v.index()] * self.day_factor(v, date))
+            .sum()
     }
 
     /// Fills `out` with the opportunities of one tick (cleared first).
-    pub fn generate(&self, catalog: &QueryCatalog, day: u32, date: Date, tick: u32, out: &mut Vec<Opportunity>) {
+    pub fn generate(
+        &self,
+        catalog: &QueryCatalog,
+        day: u32,
+        date: Date,
+        tick: u32,
+        out: &mut Vec<Opportunity>,
+    ) {
         out.clear();
         for v in Vertical::ALL {
-            let mut s = Stream::at(&[self.seed, purpose::VOLUME, u64::from(day), u64::from(tick), v as u64]);
-            let expected =
-                self.opportunities_per_day * VERTICAL_SHARE[v.index()] * self.tick_share(tick) * self.day_factor(v, date);
+            let mut s = Stream::at(&[
+                self.seed,
+                purpose::VOLUME,
+                u64::from(day),
+                u64::from(tick),
+                v as u64,
+            ]);
+            let expected = self.opportunities_per_day
+                * VERTICAL_SHARE[v.index()]
+                * self.tick_share(tick)
+                * self.day_factor(v, date);
             // Day-to-day noise on top of the curves (σ = 0.1 lognormal).
             let noisy = expected * s.lognormal(-0.005, 0.1);
             let n = s.round_stochastic(noisy);
             let promoted = self.promoted(v, date);
             for _ in 0..n {
                 let index = out.len() as u32;
-                let k = key(&[self.seed, purpose::OPPORTUNITY, u64::from(day), u64::from(tick), u64::from(index)]);
+                let k = key(&[
+                    self.seed,
+                    purpose::OPPORTUNITY,
+                    u64::from(day),
+                    u64::from(tick),
+                    u64::from(index),
+                ]);
                 let mut r = Stream::new(k);
                 let query = catalog.sample(v, r.uniform());
                 let device = match r.below(20) {
@@ -151,8 +189,20 @@ impl Traffic {
                 } else {
                     interests &= !(1 << v.index());
                 }
-                let user = User { age: r.below(6) as u8, gender: r.below(3) as u8, device, interests };
-                out.push(Opportunity { index, query, vertical: v, user, promoted, key: mix_key(k) });
+                let user = User {
+                    age: r.below(6) as u8,
+                    gender: r.below(3) as u8,
+                    device,
+                    interests,
+                };
+                out.push(Opportunity {
+                    index,
+                    query,
+                    vertical: v,
+                    user,
+                    promoted,
+                    key: mix_key(k),
+                });
             }
         }
     }
@@ -189,7 +239,11 @@ pub fn seasonal(v: Vertical, date: Date) -> f64 {
 
 /// The day after Thanksgiving (the fourth Thursday of November).
 pub fn black_friday(year: i32) -> Date {
-    let first = Date { year, month: 11, day: 1 };
+    let first = Date {
+        year,
+        month: 11,
+        day: 1,
+    };
     let to_thursday = (Weekday::Thursday.index() + 7 - first.weekday().index()) % 7;
     first.plus_days(to_thursday as i64 + 21 + 1)
 }
@@ -231,14 +285,19 @@ mod tests {
         assert!((day_total - 1.0).abs() < 1e-12);
         assert_eq!(black_friday(2025), Date::new(2025, 11, 28).unwrap());
         assert_eq!(black_friday(2024), Date::new(2024, 11, 29).unwrap());
-        assert!(t.traffic_index(Date::new(2025, 11, 28).unwrap()) > t.traffic_index(Date::new(2025, 11, 12).unwrap()));
+        assert!(
+            t.traffic_index(Date::new(2025, 11, 28).unwrap())
+                > t.traffic_index(Date::new(2025, 11, 12).unwrap())
+        );
     }
 
     #[test]
     fn one_promotion_window_per_vertical_per_month() {
         let t = Traffic::new(5, 1.0);
         for v in Vertical::ALL {
-            let days = (1..=30).filter(|&d| t.promoted(v, Date::new(2025, 6, d).unwrap())).count();
+            let days = (1..=30)
+                .filter(|&d| t.promoted(v, Date::new(2025, 6, d).unwrap()))
+                .count();
             assert_eq!(days, PROMOTION_DAYS as usize);
         }
     }

@@ -17,44 +17,131 @@ pub enum Vertical {
 }
 
 impl Vertical {
-    pub const ALL: [Vertical; 6] =
-        [Vertical::Retail, Vertical::Travel, Vertical::Finance, Vertical::Auto, Vertical::Education, Vertical::Health];
+    pub const ALL: [Vertical; 6] = [
+        Vertical::Retail,
+        Vertical::Travel,
+        Vertical::Finance,
+        Vertical::Auto,
+        Vertical::Education,
+        Vertical::Health,
+    ];
 
     pub fn index(self) -> usize {
         self as usize
     }
 
     /// (head terms, leading modifiers, trailing modifiers), most popular first.
-    fn words(self) -> (&'static [&'static str], &'static [&'static str], &'static [&'static str]) {
+    fn words(
+        self,
+    ) -> (
+        &'static [&'static str],
+        &'static [&'static str],
+        &'static [&'static str],
+    ) {
         match self {
             Vertical::Retail => (
-                &["running shoes", "sneakers", "winter jacket", "jeans", "backpack", "wireless headphones", "smart watch", "coffee maker"],
+                &[
+                    "running shoes",
+                    "sneakers",
+                    "winter jacket",
+                    "jeans",
+                    "backpack",
+                    "wireless headphones",
+                    "smart watch",
+                    "coffee maker",
+                ],
                 &["cheap", "best", "buy", "womens", "mens", "discount"],
                 &["sale", "online", "near me", "free shipping"],
             ),
             Vertical::Travel => (
-                &["flights", "hotels", "car rental", "vacation packages", "cruise", "beach resort", "ski trip", "city break"],
+                &[
+                    "flights",
+                    "hotels",
+                    "car rental",
+                    "vacation packages",
+                    "cruise",
+                    "beach resort",
+                    "ski trip",
+                    "city break",
+                ],
                 &["cheap", "last minute", "best", "family", "luxury", "book"],
                 &["deals", "to paris", "to new york", "all inclusive"],
             ),
             Vertical::Finance => (
-                &["credit card", "mortgage", "personal loan", "savings account", "car insurance", "stock trading", "tax software", "life insurance"],
-                &["best", "low interest", "compare", "online", "instant", "cheap"],
+                &[
+                    "credit card",
+                    "mortgage",
+                    "personal loan",
+                    "savings account",
+                    "car insurance",
+                    "stock trading",
+                    "tax software",
+                    "life insurance",
+                ],
+                &[
+                    "best",
+                    "low interest",
+                    "compare",
+                    "online",
+                    "instant",
+                    "cheap",
+                ],
                 &["rates", "calculator", "for students", "no fee"],
             ),
             Vertical::Auto => (
-                &["used cars", "electric car", "suv", "car lease", "tires", "oil change", "pickup truck", "car parts"],
+                &[
+                    "used cars",
+                    "electric car",
+                    "suv",
+                    "car lease",
+                    "tires",
+                    "oil change",
+                    "pickup truck",
+                    "car parts",
+                ],
                 &["cheap", "best", "new", "certified", "local", "used"],
                 &["for sale", "near me", "deals", "prices"],
             ),
             Vertical::Education => (
-                &["online courses", "mba", "coding bootcamp", "language lessons", "nursing degree", "data science course", "tutoring", "test prep"],
-                &["best", "online", "free", "accredited", "part time", "affordable"],
+                &[
+                    "online courses",
+                    "mba",
+                    "coding bootcamp",
+                    "language lessons",
+                    "nursing degree",
+                    "data science course",
+                    "tutoring",
+                    "test prep",
+                ],
+                &[
+                    "best",
+                    "online",
+                    "free",
+                    "accredited",
+                    "part time",
+                    "affordable",
+                ],
                 &["programs", "near me", "certificate", "for adults"],
             ),
             Vertical::Health => (
-                &["dentist", "physical therapy", "eye exam", "vitamins", "gym membership", "dermatologist", "health insurance", "yoga classes"],
-                &["best", "affordable", "local", "emergency", "pediatric", "cheap"],
+                &[
+                    "dentist",
+                    "physical therapy",
+                    "eye exam",
+                    "vitamins",
+                    "gym membership",
+                    "dermatologist",
+                    "health insurance",
+                    "yoga classes",
+                ],
+                &[
+                    "best",
+                    "affordable",
+                    "local",
+                    "emergency",
+                    "pediatric",
+                    "cheap",
+                ],
                 &["near me", "reviews", "open now", "prices"],
             ),
         }
@@ -109,7 +196,11 @@ impl QueryCatalog {
     /// The built-in catalogue: every (modifier?, head, modifier?) triple in
     /// each vertical; popularity is Zipf in each part's rank.
     pub fn new() -> QueryCatalog {
-        let mut cat = QueryCatalog { words: Vec::new(), queries: Vec::new(), by_vertical: Vec::new() };
+        let mut cat = QueryCatalog {
+            words: Vec::new(),
+            queries: Vec::new(),
+            by_vertical: Vec::new(),
+        };
         for v in Vertical::ALL {
             let (heads, pre, post) = v.words();
             let mut ids = Vec::new();
@@ -129,10 +220,15 @@ impl QueryCatalog {
                             text.push_str(post[si - 1]);
                         }
                         let tokens: Vec<Token> = text.split(' ').map(|w| cat.intern(w)).collect();
-                        let mut q = Query { vertical: v, len: tokens.len() as u8, tokens: [UNKNOWN; MAX_QUERY_TOKENS] };
+                        let mut q = Query {
+                            vertical: v,
+                            len: tokens.len() as u8,
+                            tokens: [UNKNOWN; MAX_QUERY_TOKENS],
+                        };
                         q.tokens[..tokens.len()].copy_from_slice(&tokens);
                         // The bare head is the commonest form of a query.
-                        let weight = 1.0 / (hi as f64 + 1.0) / (pi as f64 + 1.5) / (si as f64 + 1.5);
+                        let weight =
+                            1.0 / (hi as f64 + 1.0) / (pi as f64 + 1.5) / (si as f64 + 1.5);
                         acc += weight;
                         ids.push(cat.queries.len() as u32);
                         cdf.push(acc);
@@ -177,7 +273,11 @@ impl QueryCatalog {
     /// The query's text, words joined by spaces.
     pub fn text(&self, id: u32) -> String {
         let q = self.query(id);
-        q.tokens().iter().map(|&t| self.words[t as usize].as_str()).collect::<Vec<_>>().join(" ")
+        q.tokens()
+            .iter()
+            .map(|&t| self.words[t as usize].as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// Query ids of one vertical.
@@ -198,7 +298,10 @@ impl QueryCatalog {
         text.split_whitespace()
             .map(|w| {
                 let w = w.to_lowercase();
-                self.words.iter().position(|x| *x == w).map_or(UNKNOWN, |i| i as Token)
+                self.words
+                    .iter()
+                    .position(|x| *x == w)
+                    .map_or(UNKNOWN, |i| i as Token)
             })
             .collect()
     }
