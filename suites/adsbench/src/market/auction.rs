@@ -22,7 +22,8 @@ impl Mechanism {
     pub const ALL: [Mechanism; 3] = [Mechanism::Gsp, Mechanism::FirstPrice, Mechanism::Vcg];
 }
 
-/// What a price is charged for; bids are in the same unit.
+/// What a price is charged for; bids are in the same unit. Under
+/// `PerExposure` the agent's per-click bids enter as bid × pCTR.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Pricing {
     PerClick,

@@ -5,7 +5,8 @@
 //! a pure function of its seed and the sequence of account changes.
 //!
 //! Entry point: [`Market`] (`new`, `apply`, `step_tick`, `account`,
-//! `metrics`, `event_log`).
+//! `metrics`, `event_log`); agents plug in through [`Policy`] and
+//! [`run_episode`].
 
 pub mod account;
 pub mod auction;
@@ -16,8 +17,11 @@ pub mod episode;
 pub mod error;
 pub mod event_log;
 pub mod metrics;
+pub mod policy;
+pub mod report;
 pub mod response;
 pub mod rng;
+pub mod scripted;
 pub mod traffic;
 pub mod vocabulary;
 
@@ -32,4 +36,7 @@ pub use episode::{Market, MarketConfig, TickSummary, AGENT};
 pub use error::MarketError;
 pub use event_log::{Event, EventLog};
 pub use metrics::{Level, MetricKey, MetricRow, Metrics};
+pub use policy::{run_episode, Cadence, EpisodeRun, Policy};
+pub use report::{daily_report, format_table, DayReport};
+pub use scripted::{FixedBids, PacingRule, ScriptedAccount};
 pub use vocabulary::{MatchType, Vertical};
