@@ -48,7 +48,15 @@ fn auctions_per_second(mechanism: Mechanism) -> f64 {
     best
 }
 
-fn episode(mechanism: Mechanism) -> (u64, u64, f64, String) {
+struct EpisodeFigures {
+    opportunities: u64,
+    bids: u64,
+    agent_auctions: u64,
+    seconds: f64,
+    digest: String,
+}
+
+fn episode(mechanism: Mechanism) -> EpisodeFigures {
     let date = Date::new(2025, 11, 17).expect("valid date");
     let days = 14;
     let mut config = MarketConfig::new(42, date, days);

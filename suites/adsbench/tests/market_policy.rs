@@ -77,3 +77,39 @@ fn scripted_agents_run_fourteen_days_on_every_mechanism() {
         );
     }
 }
+
+#[test]
+fn an_episode_can_be_cancelled_between_ticks_and_moved_across_threads() {
+    fn assert_send<T: Send + 'static>() {}
+    assert_send::<Market>();
+    let config = MarketConfig::new(9, Date::new(2025, 1, 1).expect("valid"), 2);
+    let mut market = Market::new(MarketConfig {
+        opportunities_per_day: 500.0,
+        ..config
+    })
+    .expect("valid");
+    let mut fixed = FixedBids::new(ScriptedAccount::default());
+    let mut budget = 30;
+    let run = std::thread::spawn(move || {
+        let run = run_episode(&mut market, &mut fixed, || {
+            budget -= 1;
+            budget >= 0
+        });
+        (run, market.now().ordinal(), market.is_finished())
+    })
+    .join()
+    .expect("worker thread");
+    assert_eq!(
+        run,
+        (
+            adfarm_adsbench::market::EpisodeRun {
+                ticks: 30,
+                decisions: 1,
+                changes_applied: 6,
+                changes_rejected: 0
+            },
+            30,
+            false
+        )
+    );
+}

@@ -108,6 +108,8 @@ pub struct TickSummary {
     pub time: SimTime,
     pub date: Date,
     pub opportunities: u32,
+    /// Bids entered over all of the tick's auctions (agent and competitors).
+    pub bids: u64,
     /// Auctions the agent entered.
     pub agent_auctions: u32,
     pub impressions: u32,
@@ -337,6 +339,7 @@ impl Market {
             time,
             date: self.date,
             opportunities: 0,
+            bids: 0,
             agent_auctions: 0,
             impressions: 0,
             clicks: 0,
@@ -559,6 +562,7 @@ impl Market {
             }
         }
 
+        summary.bids += self.bids.len() as u64;
         let mut placed = [Placement {
             bidder: 0,
             slot: 0,
