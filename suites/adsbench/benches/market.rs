@@ -67,6 +67,10 @@ fn episode(mechanism: Mechanism) -> EpisodeFigures {
         2,
         config.opportunities_per_day,
     );
+    // All 47 from the first tick: the 48-bidder case.
+    for c in &mut config.competitors {
+        c.enters_on_day = 0;
+    }
     config.auction.mechanism = mechanism;
     let mut market = Market::new(config).expect("valid config");
     let c = market
@@ -107,19 +111,20 @@ fn episode(mechanism: Mechanism) -> EpisodeFigures {
             .expect("keyword");
     }
     let start = Instant::now();
-    let mut opportunities = 0u64;
-    let mut auctions = 0u64;
+    let (mut opportunities, mut bids, mut agent_auctions) = (0u64, 0u64, 0u64);
     while let Some(t) = market.step_tick() {
         opportunities += u64::from(t.opportunities);
-        auctions += u64::from(t.agent_auctions);
+        bids += t.bids;
+        agent_auctions += u64::from(t.agent_auctions);
     }
-    let secs = start.elapsed().as_secs_f64();
-    (
+    let seconds = start.elapsed().as_secs_f64();
+    EpisodeFigures {
         opportunities,
-        auctions,
-        secs,
-        market.event_log().digest()[..16].to_string(),
-    )
+        bids,
+        agent_auctions,
+        seconds,
+        digest: market.event_log().digest()[..16].to_string(),
+    }
 }
 
 fn main() {
@@ -129,19 +134,20 @@ fn main() {
     }
     println!();
     println!(
-        "{:<12} {:>13} {:>14} {:>9} {:>14} {:>18}",
-        "mechanism", "opportunities", "agent auctions", "seconds", "opps/s", "digest"
+        "{:<12} {:>13} {:>9} {:>14} {:>9} {:>12} {:>18}",
+        "mechanism", "opportunities", "bids/opp", "agent auctions", "seconds", "opps/s", "digest"
     );
     for m in Mechanism::ALL {
-        let (opps, agent, secs, digest) = episode(m);
+        let e = episode(m);
         println!(
-            "{:<12} {:>13} {:>14} {:>9.3} {:>14.0} {:>18}",
+            "{:<12} {:>13} {:>9.1} {:>14} {:>9.3} {:>12.0} {:>18}",
             format!("{m:?}"),
-            opps,
-            agent,
-            secs,
-            opps as f64 / secs,
-            digest
+            e.opportunities,
+            e.bids as f64 / e.opportunities as f64,
+            e.agent_auctions,
+            e.seconds,
+            e.opportunities as f64 / e.seconds,
+            e.digest
         );
     }
 }
