@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::auction::Pricing;
 use super::error::MarketError;
+use super::response::quality_factored;
 use super::rng::{purpose, Stream};
 use super::vocabulary::Vertical;
 
@@ -170,6 +171,8 @@ pub struct BidContext {
 #[derive(Debug, Clone)]
 pub struct Competitor {
     pub spec: CompetitorSpec,
+    /// exp(−ad_bias) per vertical, for `quality_factored`.
+    exp_neg_bias: [f64; 6],
     day_spend_micros: i64,
     alpha: f64,
     multiplier: f64,
@@ -180,6 +183,7 @@ pub struct Competitor {
 impl Competitor {
     pub fn new(spec: CompetitorSpec) -> Competitor {
         Competitor {
+            exp_neg_bias: spec.ad_bias.map(|b| (-b).exp()),
             spec,
             day_spend_micros: 0,
             alpha: PACER_ALPHA0,
@@ -187,6 +191,13 @@ impl Competitor {
             integral: 0.0,
             last_error: 0.0,
         }
+    }
+
+    /// Its ad's quality (pCTR without position) for a user whose click
+    /// logit `l` gives `exp_neg_logit` = e^-l.
+    #[inline]
+    pub fn quality(&self, exp_neg_logit: f64, v: Vertical) -> f64 {
+        quality_factored(exp_neg_logit, self.exp_neg_bias[v.index()])
     }
 
     pub fn active_on(&self, day: u32) -> bool {

@@ -537,11 +537,12 @@ impl Market {
         let pcvr = conversion_probability(opp, 0.0);
         let mean_value = mean_value_micros(opp.vertical);
         let agent_score = agent.map(|(_, b, q)| b as f64 * q);
+        let exp_neg_logit = (-logit).exp();
         for (i, c) in self.competitors.iter().enumerate() {
             if !c.active_on(time.day) {
                 continue;
             }
-            let q = quality(logit, c.spec.ad_bias[opp.vertical.index()]);
+            let q = c.quality(exp_neg_logit, opp.vertical);
             let ctx = BidContext {
                 pricing,
                 vertical: opp.vertical,

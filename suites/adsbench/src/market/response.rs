@@ -118,6 +118,13 @@ pub fn quality(click_logit: f64, ad_bias: f64) -> f64 {
     sigmoid(click_logit + ad_bias)
 }
 
+/// `quality(l, b)` from `exp(-l)` and `exp(-b)`: σ(l + b) = 1 / (1 + e^-l e^-b),
+/// so an auction needs one `exp` for the user, not one per bidder.
+#[inline]
+pub fn quality_factored(exp_neg_logit: f64, exp_neg_bias: f64) -> f64 {
+    1.0 / (1.0 + exp_neg_logit * exp_neg_bias)
+}
+
 /// Probability that a click converts.
 pub fn conversion_probability(opp: &Opportunity, relevance: f64) -> f64 {
     let p = &PROFILES[opp.vertical.index()];
@@ -187,6 +194,15 @@ mod tests {
         assert!(conversion_probability(&warm, 0.0) > conversion_probability(&cold, 0.0));
         let q = quality(click_logit(&cold), 0.0);
         assert!(q > 0.005 && q < 0.2, "plausible search CTR, got {q}");
+    }
+
+    #[test]
+    fn factored_quality_matches_the_logistic() {
+        for (l, b) in [(-3.0, 0.4), (-5.5, -1.0), (0.3, 0.0)] {
+            let direct = quality(l, b);
+            let factored = quality_factored(f64::exp(-l), f64::exp(-b));
+            assert!((direct - factored).abs() < 1e-12, "{direct} vs {factored}");
+        }
     }
 
     #[test]
