@@ -321,3 +321,33 @@ fn bad_configuration_names_the_field() {
         .to_string()
         .contains("competitors[4].daily_budget_micros"));
 }
+
+#[test]
+fn the_day_rolls_over_before_the_agent_acts_at_midnight() {
+    let mut market = Market::new(config(4, Mechanism::Gsp, Pricing::PerClick)).expect("valid");
+    let (campaign_id, _, keyword) = set_up(&mut market, BiddingStrategy::ManualCpc);
+    for _ in 0..TICKS_PER_DAY {
+        market.step_tick();
+    }
+    let yesterday = market
+        .metrics()
+        .campaign_day(campaign_id, Date::new(2025, 6, 29).expect("valid"));
+    assert!(yesterday.cost_micros > 0);
+    assert_eq!(market.date(), Date::new(2025, 6, 30).expect("valid"));
+    let ledger = market.ledger(campaign_id).expect("ledger");
+    assert_eq!(ledger.day_spend_micros(), 0, "a new day's spend");
+    assert_eq!(ledger.month_spend_micros(), yesterday.cost_micros);
+    // A removed keyword never serves again.
+    market
+        .apply(AccountChange::UpdateKeyword {
+            criterion_id: keyword,
+            status: Some(Status::Removed),
+            cpc_bid_micros: None,
+        })
+        .expect("remove");
+    market.run_to_end();
+    let served = market.metrics().rows().filter(|(k, _)| {
+        k.criterion_id == keyword && k.date > Date::new(2025, 6, 29).expect("valid")
+    });
+    assert_eq!(served.count(), 0);
+}

@@ -195,7 +195,7 @@ impl Market {
         let date = config.start_date;
         let traffic_index = traffic.traffic_index(date);
         let queries = catalog.len();
-        Ok(Market {
+        let mut market = Market {
             account: Account::new(config.customer_id),
             log: EventLog::new(config.keep_events),
             catalog,
@@ -216,7 +216,9 @@ impl Market {
             opportunities: Vec::new(),
             bids: Vec::with_capacity(MAX_COMPETITORS + 1),
             config,
-        })
+        };
+        market.start_day();
+        Ok(market)
     }
 
     pub fn config(&self) -> &MarketConfig {
@@ -322,9 +324,6 @@ impl Market {
             return None;
         }
         let time = self.clock;
-        if time.tick == 0 {
-            self.start_day();
-        }
         if self.account_dirty {
             self.compile_account();
         }
@@ -360,8 +359,13 @@ impl Market {
         }
         self.opportunities = opportunities;
         self.clock = SimTime::from_ordinal(time.ordinal() + 1);
+        // Roll the day over now, not at the next step, so whatever reads
+        // or changes the account between ticks sees the new day's state.
         if self.clock.tick == 0 {
             self.date = self.date.plus_days(1);
+            if !self.is_finished() {
+                self.start_day();
+            }
         }
         Some(summary)
     }
