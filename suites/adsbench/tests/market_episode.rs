@@ -2,6 +2,8 @@
 //! rules, metrics that agree with the log, lagged conversions, the
 //! drainer's effect, and the stepping API.
 
+use proptest::prelude::*;
+
 use adfarm_adsbench::market::{
     AccountChange, BiddingStrategy, CompetitorSpec, Date, Event, Market, MarketConfig, MatchType,
     Mechanism, Pricing, ResourceName, Status, Strategy, TICKS_PER_DAY,
@@ -119,71 +121,92 @@ fn same_seed_and_changes_give_the_same_digest() {
     assert_ne!(other.event_log().digest(), a.event_log().digest());
 }
 
+/// Every charge is for a click (per-click pricing) or an exposure
+/// (per-exposure pricing), and the metrics are exactly the log's sums.
+fn check_charges(seed: u64, mechanism: Mechanism, pricing: Pricing) -> u64 {
+    let m = run_scripted(config(seed, mechanism, pricing), 10);
+    let (mut imps, mut clicks, mut cost, mut conversions, mut value) =
+        (0u64, 0u64, 0i64, 0.0, 0i64);
+    for e in m.event_log().events() {
+        match e {
+            Event::Auction {
+                slot,
+                price_micros,
+                clicked,
+                cost_micros,
+                bid_micros,
+                ..
+            } => {
+                match (slot, pricing) {
+                    (None, _) => assert_eq!((*cost_micros, *clicked), (0, false)),
+                    (Some(_), Pricing::PerClick) => {
+                        assert_eq!(
+                            *cost_micros,
+                            if *clicked { *price_micros } else { 0 },
+                            "{e:?}"
+                        )
+                    }
+                    (Some(_), Pricing::PerExposure) => {
+                        assert_eq!(cost_micros, price_micros, "{e:?}")
+                    }
+                }
+                assert!(price_micros <= bid_micros);
+                imps += u64::from(slot.is_some());
+                clicks += u64::from(*clicked);
+                cost += cost_micros;
+            }
+            Event::Conversion {
+                time,
+                click_time,
+                value_micros,
+                ..
+            } => {
+                assert!(click_time < time, "conversions land after their click");
+                conversions += 1.0;
+                value += value_micros;
+            }
+            _ => {}
+        }
+    }
+    let total = m.metrics().campaign_where(1, |_| true);
+    assert!(
+        imps > 0,
+        "seed {seed} {mechanism:?} {pricing:?}: the agent took part"
+    );
+    assert_eq!(
+        (
+            total.impressions,
+            total.clicks,
+            total.cost_micros,
+            total.conversions,
+            total.conversions_value_micros
+        ),
+        (imps, clicks, cost, conversions, value),
+        "seed {seed} {mechanism:?} {pricing:?}"
+    );
+    imps
+}
+
 #[test]
 fn charges_only_on_clicks_or_exposures_and_metrics_agree_with_the_log() {
     for pricing in [Pricing::PerClick, Pricing::PerExposure] {
         for mechanism in Mechanism::ALL {
-            let m = run_scripted(config(3, mechanism, pricing), 10);
-            let (mut imps, mut clicks, mut cost, mut conversions, mut value) =
-                (0u64, 0u64, 0i64, 0.0, 0i64);
-            for e in m.event_log().events() {
-                match e {
-                    Event::Auction {
-                        slot,
-                        price_micros,
-                        clicked,
-                        cost_micros,
-                        bid_micros,
-                        ..
-                    } => {
-                        match (slot, pricing) {
-                            (None, _) => assert_eq!((*cost_micros, *clicked), (0, false)),
-                            (Some(_), Pricing::PerClick) => {
-                                assert_eq!(
-                                    *cost_micros,
-                                    if *clicked { *price_micros } else { 0 },
-                                    "{e:?}"
-                                )
-                            }
-                            (Some(_), Pricing::PerExposure) => {
-                                assert_eq!(cost_micros, price_micros, "{e:?}")
-                            }
-                        }
-                        assert!(price_micros <= bid_micros);
-                        imps += u64::from(slot.is_some());
-                        clicks += u64::from(*clicked);
-                        cost += cost_micros;
-                    }
-                    Event::Conversion {
-                        time,
-                        click_time,
-                        value_micros,
-                        ..
-                    } => {
-                        assert!(click_time < time, "conversions land after their click");
-                        conversions += 1.0;
-                        value += value_micros;
-                    }
-                    _ => {}
-                }
-            }
-            let total = m.metrics().campaign_where(1, |_| true);
-            assert!(
-                imps > 0 && clicks > 0,
-                "{mechanism:?} {pricing:?}: the agent took part"
-            );
-            assert_eq!(
-                (
-                    total.impressions,
-                    total.clicks,
-                    total.cost_micros,
-                    total.conversions,
-                    total.conversions_value_micros
-                ),
-                (imps, clicks, cost, conversions, value),
-                "{mechanism:?} {pricing:?}"
-            );
+            let imps = check_charges(3, mechanism, pricing);
+            assert!(imps > 0, "{mechanism:?} {pricing:?}: the agent took part");
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+    #[test]
+    fn charges_follow_the_pricing_unit_for_any_seed(
+        seed in any::<u64>(),
+        mechanism in prop::sample::select(Mechanism::ALL.to_vec()),
+        per_click in any::<bool>(),
+    ) {
+        check_charges(seed, mechanism, if per_click { Pricing::PerClick } else { Pricing::PerExposure });
     }
 }
 
