@@ -6,7 +6,7 @@ use proptest::prelude::*;
 
 use adfarm_adsbench::market::{
     AccountChange, BiddingStrategy, CompetitorSpec, Date, Event, Market, MarketConfig, MatchType,
-    Mechanism, Pricing, ResourceName, Status, Strategy, TICKS_PER_DAY,
+    Mechanism, MetricRow, Pricing, ResourceName, Status, Strategy, TICKS_PER_DAY,
 };
 
 fn config(seed: u64, mechanism: Mechanism, pricing: Pricing) -> MarketConfig {
@@ -184,6 +184,20 @@ fn check_charges(seed: u64, mechanism: Mechanism, pricing: Pricing) -> u64 {
         (imps, clicks, cost, conversions, value),
         "seed {seed} {mechanism:?} {pricing:?}"
     );
+    // The search-terms table splits the same totals by query, and every
+    // query it names matches its keyword.
+    let mut by_term = MetricRow::default();
+    for (k, r) in m.metrics().search_terms() {
+        by_term += *r;
+        let kw = m.account().keyword(k.criterion_id).expect("keyword");
+        let text = m.catalog().text(k.query);
+        assert!(
+            kw.text.split(' ').all(|w| text.split(' ').any(|t| t == w)),
+            "{text:?} for {:?}",
+            kw.text
+        );
+    }
+    assert_eq!(by_term, total);
     imps
 }
 

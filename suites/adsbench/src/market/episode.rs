@@ -142,6 +142,7 @@ struct Candidate {
 struct PendingConversion {
     due: u64,
     seq: u64,
+    query: u32,
     click_time: u64,
     campaign_id: u64,
     ad_group_id: u64,
@@ -457,7 +458,7 @@ impl Market {
                 date: self.config.start_date.plus_days(i64::from(click_time.day)),
                 hour: click_time.hour(),
             };
-            self.metrics.record_conversion(key, p.value_micros);
+            self.metrics.record_conversion(key, p.query, p.value_micros);
             self.log.push(Event::Conversion {
                 time: now,
                 click_time,
@@ -612,7 +613,7 @@ impl Market {
                 date: self.date,
                 hour: time.hour(),
             };
-            self.metrics.record_auction(key, clicked, cost);
+            self.metrics.record_auction(key, opp.query, clicked, cost);
             summary.impressions += 1;
             summary.clicks += u32::from(clicked);
             summary.cost_micros += cost;
@@ -625,6 +626,7 @@ impl Market {
                 self.pending.push(Reverse(PendingConversion {
                     due: time.ordinal() + lag.max(1),
                     seq: self.conversion_seq,
+                    query: opp.query,
                     click_time: time.ordinal(),
                     campaign_id: kw.campaign_id,
                     ad_group_id: kw.ad_group_id,

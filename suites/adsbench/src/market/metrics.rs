@@ -2,6 +2,8 @@
 //! conversions and conversion value per keyword × date × hour, rolled up to
 //! ad groups and campaigns on demand. Conversions land with their lag but
 //! are attributed to the click's date and hour, as Google reports them.
+//! A second table, per keyword × search term × date, backs a search-terms
+//! report (which queries a keyword actually served on).
 
 use std::collections::BTreeMap;
 use std::ops::AddAssign;
@@ -58,6 +60,29 @@ pub struct MetricKey {
     pub hour: u8,
 }
 
+/// A search-terms row's key: the query (an id into the market's query
+/// catalogue) that triggered a keyword, per date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct SearchTermKey {
+    pub campaign_id: u64,
+    pub ad_group_id: u64,
+    pub criterion_id: u64,
+    pub query: u32,
+    pub date: Date,
+}
+
+impl SearchTermKey {
+    fn of(key: &MetricKey, query: u32) -> SearchTermKey {
+        SearchTermKey {
+            campaign_id: key.campaign_id,
+            ad_group_id: key.ad_group_id,
+            criterion_id: key.criterion_id,
+            query,
+            date: key.date,
+        }
+    }
+}
+
 /// Level of a roll-up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Level {
@@ -70,20 +95,41 @@ pub enum Level {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Metrics {
     rows: BTreeMap<MetricKey, MetricRow>,
+    search_terms: BTreeMap<SearchTermKey, MetricRow>,
 }
 
 impl Metrics {
-    pub fn record_auction(&mut self, key: MetricKey, clicked: bool, cost_micros: i64) {
-        let r = self.rows.entry(key).or_default();
-        r.impressions += 1;
-        r.clicks += u64::from(clicked);
-        r.cost_micros += cost_micros;
+    /// An impression of the keyword at `key` on search `query`.
+    pub fn record_auction(&mut self, key: MetricKey, query: u32, clicked: bool, cost_micros: i64) {
+        for r in [
+            self.rows.entry(key).or_default(),
+            self.search_terms
+                .entry(SearchTermKey::of(&key, query))
+                .or_default(),
+        ] {
+            r.impressions += 1;
+            r.clicks += u64::from(clicked);
+            r.cost_micros += cost_micros;
+        }
     }
 
-    pub fn record_conversion(&mut self, key: MetricKey, value_micros: i64) {
-        let r = self.rows.entry(key).or_default();
-        r.conversions += 1.0;
-        r.conversions_value_micros += value_micros;
+    /// A conversion of a click at `key` on search `query`.
+    pub fn record_conversion(&mut self, key: MetricKey, query: u32, value_micros: i64) {
+        for r in [
+            self.rows.entry(key).or_default(),
+            self.search_terms
+                .entry(SearchTermKey::of(&key, query))
+                .or_default(),
+        ] {
+            r.conversions += 1.0;
+            r.conversions_value_micros += value_micros;
+        }
+    }
+
+    /// Every keyword × search term × date row (query text: the market's
+    /// `catalog().text(query)`).
+    pub fn search_terms(&self) -> impl Iterator<Item = (&SearchTermKey, &MetricRow)> {
+        self.search_terms.iter()
     }
 
     /// Every keyword × date × hour row.
@@ -166,21 +212,36 @@ mod tests {
             hour,
         };
         let mut m = Metrics::default();
-        m.record_auction(key(1, 10, 100, 9), true, 500);
-        m.record_auction(key(1, 10, 101, 9), false, 0);
-        m.record_auction(key(1, 11, 102, 10), true, 700);
-        m.record_auction(key(2, 20, 200, 9), true, 900);
-        m.record_conversion(key(1, 10, 100, 9), 30_000_000);
+        m.record_auction(key(1, 10, 100, 9), 7, true, 500);
+        m.record_auction(key(1, 10, 101, 9), 7, false, 0);
+        m.record_auction(key(1, 11, 102, 10), 8, true, 700);
+        m.record_auction(key(2, 20, 200, 9), 7, true, 900);
+        m.record_auction(key(2, 20, 200, 11), 7, false, 0);
+        m.record_conversion(key(1, 10, 100, 9), 7, 30_000_000);
         let camp = m.rollup(Level::Campaign, false);
         let c1 = camp[&key(1, 0, 0, 0)];
         assert_eq!(
             (c1.impressions, c1.clicks, c1.cost_micros, c1.conversions),
             (3, 2, 1200, 1.0)
         );
-        assert_eq!(m.rollup(Level::AdGroup, true).len(), 3);
+        assert_eq!(m.rollup(Level::AdGroup, true).len(), 4);
         assert_eq!(m.campaign_day(1, date), c1);
         assert_eq!(m.campaign_day(2, date).cost_micros, 900);
-        assert_eq!(m.account_day(date).impressions, 4);
+        assert_eq!(m.campaign_day(2, date).impressions, 2);
+        assert_eq!(m.account_day(date).impressions, 5);
+        let terms: Vec<(u64, u32, u64, f64)> = m
+            .search_terms()
+            .map(|(k, r)| (k.criterion_id, k.query, r.impressions, r.conversions))
+            .collect();
+        assert_eq!(
+            terms,
+            vec![
+                (100, 7, 1, 1.0),
+                (101, 7, 1, 0.0),
+                (102, 8, 1, 0.0),
+                (200, 7, 2, 0.0)
+            ]
+        );
         assert_eq!(c1.cpa(), Some(0.0012));
         assert!((c1.roas().unwrap() - 25_000.0).abs() < 1e-9);
     }

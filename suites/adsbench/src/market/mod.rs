@@ -35,7 +35,7 @@ pub use competitor::{CompetitorSpec, Strategy};
 pub use episode::{Market, MarketConfig, TickSummary, AGENT};
 pub use error::MarketError;
 pub use event_log::{Event, EventLog};
-pub use metrics::{Level, MetricKey, MetricRow, Metrics};
+pub use metrics::{Level, MetricKey, MetricRow, Metrics, SearchTermKey};
 pub use policy::{run_episode, Cadence, EpisodeRun, Policy};
 pub use report::{daily_report, format_table, DayReport};
 pub use scripted::{FixedBids, PacingRule, ScriptedAccount};
