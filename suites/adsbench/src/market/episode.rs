@@ -8,7 +8,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
-use super::account::{Account, AccountChange, BiddingStrategy, ResourceName, Status};
+use super::account::{Account, AccountChange, AdGroup, BiddingStrategy, ResourceName, Status};
 use super::auction::{Auction, AuctionRules, Bid, Placement, Pricing, MAX_SLOTS};
 use super::budget::BudgetLedger;
 use super::calendar::{Date, SimTime, TICKS_PER_DAY};
@@ -395,11 +395,19 @@ impl Market {
             t.clear();
         }
         let acct = &self.account;
+        // Id → index maps keep this linear in the account's size.
+        let campaigns: BTreeMap<u64, usize> = acct
+            .campaigns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.id, i))
+            .collect();
+        let groups: BTreeMap<u64, &AdGroup> = acct.ad_groups.iter().map(|g| (g.id, g)).collect();
         for k in &acct.keywords {
-            let Some(g) = acct.ad_group(k.ad_group_id) else {
+            let Some(&g) = groups.get(&k.ad_group_id) else {
                 continue;
             };
-            let Some(ci) = acct.campaigns.iter().position(|c| c.id == g.campaign_id) else {
+            let Some(&ci) = campaigns.get(&g.campaign_id) else {
                 continue;
             };
             let c = &acct.campaigns[ci];
@@ -430,7 +438,7 @@ impl Market {
                 ad_group_id: g.id,
                 criterion_id: k.id,
                 match_type: k.match_type,
-                manual_bid: acct.effective_cpc_micros(k),
+                manual_bid: k.cpc_bid_micros.unwrap_or(g.cpc_bid_micros),
                 target_cpa,
             });
             for &(q, identical) in queries.iter() {
