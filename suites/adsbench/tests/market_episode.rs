@@ -388,3 +388,18 @@ fn the_day_rolls_over_before_the_agent_acts_at_midnight() {
     });
     assert_eq!(served.count(), 0);
 }
+
+#[test]
+fn scaling_traffic_scales_competitor_budgets() {
+    let base = MarketConfig::new(1, Date::new(2025, 1, 1).expect("valid"), 1);
+    let small = base.clone().with_traffic(2_000.0);
+    assert_eq!(small.opportunities_per_day, 2_000.0);
+    for (a, b) in base.competitors.iter().zip(&small.competitors) {
+        let ratio = b.daily_budget_micros as f64 / a.daily_budget_micros as f64;
+        assert!((ratio - 0.1).abs() < 1e-6, "{ratio}");
+    }
+    assert!(Market::new(base.with_traffic(f64::NAN))
+        .unwrap_err()
+        .to_string()
+        .contains("opportunities_per_day"));
+}

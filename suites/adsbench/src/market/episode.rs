@@ -67,6 +67,19 @@ impl MarketConfig {
         }
     }
 
+    /// Sets the daily traffic and scales every competitor's budget by the
+    /// same factor, so the market stays as competitive per opportunity.
+    pub fn with_traffic(mut self, opportunities_per_day: f64) -> MarketConfig {
+        let scale = opportunities_per_day / self.opportunities_per_day;
+        if scale.is_finite() && scale > 0.0 {
+            for c in &mut self.competitors {
+                c.daily_budget_micros = ((c.daily_budget_micros as f64 * scale) as i64).max(1);
+            }
+        }
+        self.opportunities_per_day = opportunities_per_day;
+        self
+    }
+
     pub fn validate(&self) -> Result<(), MarketError> {
         if self.days == 0 || self.days > 3660 {
             return Err(MarketError::invalid("days", "must be 1..=3660"));

@@ -6,7 +6,46 @@
 //!
 //! Entry point: [`Market`] (`new`, `apply`, `step_tick`, `account`,
 //! `metrics`, `event_log`); agents plug in through [`Policy`] and
-//! [`run_episode`].
+//! [`run_episode`]. An Ads API reads `account()` and `metrics()` for
+//! `search` and turns `mutate` operations into [`AccountChange`]s for
+//! `apply`, which validates them (errors name the field) and logs them.
+//!
+//! ```
+//! use adfarm_adsbench::market::*;
+//!
+//! let config = MarketConfig::new(7, Date::new(2025, 3, 1)?, 1).with_traffic(2_000.0);
+//! let mut market = Market::new(config)?;
+//! let campaign = market.apply(AccountChange::CreateCampaign {
+//!     name: "Shoes".into(),
+//!     daily_budget_micros: 20_000_000,
+//!     status: Status::Enabled,
+//!     bidding_strategy: BiddingStrategy::ManualCpc,
+//! })?;
+//! assert_eq!(campaign.to_string(), "customers/1234567890/campaigns/1");
+//! let ResourceName::Campaign { campaign_id, .. } = campaign else { unreachable!() };
+//! let group = market.apply(AccountChange::CreateAdGroup {
+//!     campaign_id,
+//!     name: "Running".into(),
+//!     status: Status::Enabled,
+//!     cpc_bid_micros: 1_000_000,
+//! })?;
+//! let ResourceName::AdGroup { ad_group_id, .. } = group else { unreachable!() };
+//! market.apply(AccountChange::CreateKeyword {
+//!     ad_group_id,
+//!     text: "running shoes".into(),
+//!     match_type: MatchType::Broad,
+//!     status: Status::Enabled,
+//!     cpc_bid_micros: None,
+//! })?;
+//! while let Some(tick) = market.step_tick() {
+//!     // A worker checks for cancellation here, between ticks.
+//!     assert!(tick.opportunities > 0);
+//! }
+//! let day = market.metrics().campaign_day(campaign_id, Date::new(2025, 3, 1)?);
+//! assert!(day.impressions > 0 && day.cost_micros <= 2 * 20_000_000);
+//! println!("digest {}", market.event_log().digest());
+//! # Ok::<(), MarketError>(())
+//! ```
 
 pub mod account;
 pub mod auction;
