@@ -28,7 +28,6 @@ pub mod purpose {
     pub const OPPORTUNITY: u64 = 2;
     pub const PROMOTION: u64 = 3;
     pub const COMPETITOR: u64 = 4;
-    pub const VOCABULARY: u64 = 5;
 }
 
 /// A SplitMix64 sequence started at a key: cheap to create per opportunity.

@@ -208,7 +208,8 @@ impl Traffic {
     }
 }
 
-/// Outcome streams start past the generation draws' key.
+/// A separate key for outcome draws, so they never replay the numbers
+/// that generated the opportunity.
 fn mix_key(k: u64) -> u64 {
     key(&[k, 0x5eed])
 }
