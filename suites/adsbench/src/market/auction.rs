@@ -91,7 +91,8 @@ impl AuctionRules {
 pub struct Bid {
     pub bidder: u32,
     pub amount_micros: i64,
-    /// Positive; the click model is `position_factor × quality`.
+    /// Positive: the ad's top-slot pCTR (a click in slot k is about
+    /// `position_factor[k] × quality`).
     pub quality: f64,
     /// Breaks exact score ties (higher wins), drawn per auction so no
     /// bidder wins every tie by its index.

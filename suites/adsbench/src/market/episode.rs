@@ -17,8 +17,8 @@ use super::error::MarketError;
 use super::event_log::{Event, EventLog};
 use super::metrics::{MetricKey, Metrics};
 use super::response::{
-    click_logit, conversion_probability, draw_lag_ticks, draw_value_micros, match_relevance,
-    mean_value_micros, quality,
+    click_logit, click_probability, conversion_probability, draw_lag_ticks, draw_value_micros,
+    match_relevance, mean_value_micros, quality,
 };
 use super::rng::{key, mix64, Stream};
 use super::traffic::{Opportunity, Traffic};
@@ -606,7 +606,7 @@ impl Market {
         let mut agent_slot = None;
         for p in &placed[..n] {
             let alpha = self.config.auction.position_factors[p.slot as usize];
-            let clicked = outcome.bernoulli(alpha * p.quality);
+            let clicked = outcome.bernoulli(click_probability(p.quality, alpha));
             let cost = match pricing {
                 Pricing::PerClick if clicked => p.price_micros,
                 Pricing::PerClick => 0,
