@@ -178,18 +178,21 @@ impl Auction {
     pub fn run(&mut self, bids: &[Bid]) -> &[Placement] {
         let k = self.rules.slots();
         let keep = k + 1;
-        let reserve = self.rules.reserve_micros;
+        let min_amount = self.rules.reserve_micros.max(1);
         let mut n = 0usize;
+        // Score of the entry a newcomer must beat once the buffer is full.
+        let mut floor = f64::NEG_INFINITY;
         for b in bids {
-            if b.amount_micros <= 0
-                || b.amount_micros < reserve
-                || b.quality.is_nan()
-                || b.quality <= 0.0
-            {
+            if b.amount_micros < min_amount || b.quality.is_nan() || b.quality <= 0.0 {
+                continue;
+            }
+            let score = b.amount_micros as f64 * b.quality;
+            // Most bids lose to the current K+1: reject them on one compare.
+            if score < floor {
                 continue;
             }
             let cand = Ranked {
-                score: b.amount_micros as f64 * b.quality,
+                score,
                 tie_break: b.tie_break,
                 bidder: b.bidder,
                 amount: b.amount_micros,
@@ -207,6 +210,9 @@ impl Auction {
             self.top[i] = cand;
             if n < keep {
                 n += 1;
+            }
+            if n == keep {
+                floor = self.top[n - 1].score;
             }
         }
         let winners = n.min(k);
