@@ -26,6 +26,43 @@ impl Status {
             Status::Removed => "REMOVED",
         }
     }
+
+    /// Parses Google's enum name; the error names `field`.
+    pub fn parse(field: &str, s: &str) -> Result<Status, MarketError> {
+        match s {
+            "ENABLED" => Ok(Status::Enabled),
+            "PAUSED" => Ok(Status::Paused),
+            "REMOVED" => Ok(Status::Removed),
+            _ => Err(MarketError::invalid(
+                field,
+                format!("{s:?} is not ENABLED, PAUSED or REMOVED"),
+            )),
+        }
+    }
+}
+
+impl MatchType {
+    /// The enum name Google Ads uses (`EXACT`, `PHRASE`, `BROAD`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MatchType::Exact => "EXACT",
+            MatchType::Phrase => "PHRASE",
+            MatchType::Broad => "BROAD",
+        }
+    }
+
+    /// Parses Google's enum name; the error names `field`.
+    pub fn parse(field: &str, s: &str) -> Result<MatchType, MarketError> {
+        match s {
+            "EXACT" => Ok(MatchType::Exact),
+            "PHRASE" => Ok(MatchType::Phrase),
+            "BROAD" => Ok(MatchType::Broad),
+            _ => Err(MarketError::invalid(
+                field,
+                format!("{s:?} is not EXACT, PHRASE or BROAD"),
+            )),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -34,6 +71,16 @@ pub enum BiddingStrategy {
     ManualCpc,
     /// The platform bids target × predicted conversion rate per click.
     TargetCpa { target_cpa_micros: i64 },
+}
+
+impl BiddingStrategy {
+    /// Google's `campaign.bidding_strategy_type` name.
+    pub fn type_name(self) -> &'static str {
+        match self {
+            BiddingStrategy::ManualCpc => "MANUAL_CPC",
+            BiddingStrategy::TargetCpa { .. } => "TARGET_CPA",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -676,6 +723,33 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("resource_name"));
+    }
+
+    #[test]
+    fn enum_names_round_trip_as_google_spells_them() {
+        for s in [Status::Enabled, Status::Paused, Status::Removed] {
+            assert_eq!(Status::parse("campaign.status", s.as_str()), Ok(s));
+        }
+        for m in [MatchType::Exact, MatchType::Phrase, MatchType::Broad] {
+            assert_eq!(
+                MatchType::parse("ad_group_criterion.keyword.match_type", m.as_str()),
+                Ok(m)
+            );
+        }
+        let e = MatchType::parse("ad_group_criterion.keyword.match_type", "Broad").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("ad_group_criterion.keyword.match_type"),
+            "{e}"
+        );
+        assert!(Status::parse("campaign.status", "ON").is_err());
+        assert_eq!(
+            BiddingStrategy::TargetCpa {
+                target_cpa_micros: 1
+            }
+            .type_name(),
+            "TARGET_CPA"
+        );
     }
 
     #[test]
