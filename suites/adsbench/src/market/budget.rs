@@ -106,6 +106,8 @@ impl BudgetLedger {
         self.segment_start = now;
         self.budget_micros = budget_micros;
         self.month_limit_micros = self.limit(date, tick);
+        // New caps: hitting them is news again.
+        self.logged_today = [false; 2];
         self.retarget();
     }
 
@@ -120,7 +122,8 @@ impl BudgetLedger {
         Ok(())
     }
 
-    /// True the first time `cap` is hit today (so it is logged once).
+    /// True the first time `cap` is hit today or since the last budget
+    /// change (so each time a cap starts binding is logged once).
     pub fn note_hit(&mut self, cap: Cap) -> bool {
         let seen = &mut self.logged_today[cap as usize];
         !std::mem::replace(seen, true)
@@ -237,5 +240,7 @@ mod tests {
         assert!(l.throttle() > low);
         assert!(l.note_hit(Cap::Daily));
         assert!(!l.note_hit(Cap::Daily));
+        l.set_budget(20_000_000, d(2025, 1, 7), 30);
+        assert!(l.note_hit(Cap::Daily), "a new budget's cap is a new hit");
     }
 }

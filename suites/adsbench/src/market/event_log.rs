@@ -34,7 +34,8 @@ pub enum Event {
         criterion_id: u64,
         value_micros: i64,
     },
-    /// The first auction of the day a campaign sat out because of `cap`.
+    /// A campaign's cap started binding: the first auction it sat out
+    /// because of `cap` today, or since its budget last changed.
     BudgetCapHit {
         time: SimTime,
         campaign_id: u64,
