@@ -403,3 +403,48 @@ fn scaling_traffic_scales_competitor_budgets() {
         .to_string()
         .contains("opportunities_per_day"));
 }
+
+#[test]
+fn negative_keywords_keep_their_ad_group_off_matching_queries() {
+    let served_on_cheap = |negative: bool| {
+        let mut market = Market::new(config(6, Mechanism::Gsp, Pricing::PerClick)).expect("valid");
+        let (_, ad_group_id, keyword) = set_up(&mut market, BiddingStrategy::ManualCpc);
+        if negative {
+            market
+                .apply(AccountChange::CreateNegativeKeyword {
+                    ad_group_id,
+                    text: "cheap".into(),
+                    match_type: MatchType::Broad,
+                })
+                .expect("negative");
+        }
+        market.run_to_end();
+        let catalog = market.catalog();
+        let (mut cheap, mut other) = (0, 0);
+        for e in market.event_log().events() {
+            if let Event::Auction {
+                criterion_id,
+                query,
+                ..
+            } = e
+            {
+                if *criterion_id == keyword {
+                    if catalog.text(*query).split(' ').any(|w| w == "cheap") {
+                        cheap += 1;
+                    } else {
+                        other += 1;
+                    }
+                }
+            }
+        }
+        (cheap, other)
+    };
+    let (cheap, other) = served_on_cheap(false);
+    assert!(
+        cheap > 0 && other > 0,
+        "broad 'running shoes' serves on 'cheap …' queries: {cheap}"
+    );
+    let (cheap, other) = served_on_cheap(true);
+    assert_eq!(cheap, 0, "blocked by the negative");
+    assert!(other > 0, "other queries still serve");
+}

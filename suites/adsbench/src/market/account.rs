@@ -113,6 +113,9 @@ pub struct Keyword {
     pub match_type: MatchType,
     pub status: Status,
     pub cpc_bid_micros: Option<i64>,
+    /// A negative keyword bids on nothing: it keeps its ad group's
+    /// keywords off the queries it matches.
+    pub negative: bool,
 }
 
 /// A resource name: `customers/{c}/campaigns/{id}`,
@@ -239,6 +242,12 @@ pub enum AccountChange {
         status: Status,
         cpc_bid_micros: Option<i64>,
     },
+    /// Google's ad group criterion with `negative: true`.
+    CreateNegativeKeyword {
+        ad_group_id: u64,
+        text: String,
+        match_type: MatchType,
+    },
     /// `cpc_bid_micros: Some(None)` clears the keyword's own bid.
     UpdateKeyword {
         criterion_id: u64,
@@ -275,6 +284,14 @@ impl AccountChange {
             cpc_bid_micros: Some(Some(micros)),
         }
     }
+}
+
+/// Keyword text as stored: lower case, single spaces.
+fn normalize_keyword(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// Highest bid or budget accepted: 1e12 micros (a million currency units).
@@ -387,6 +404,31 @@ impl Account {
         MarketError::not_found(field, r.to_string())
     }
 
+    /// The ad group a new keyword goes in exists and is not removed, and
+    /// the text is 1 to 10 words.
+    fn check_keyword_target(&self, ad_group_id: u64, text: &str) -> Result<(), MarketError> {
+        let g = self.ad_group(ad_group_id).ok_or_else(|| {
+            self.not_found(
+                "ad_group_criterion.ad_group",
+                self.ad_group_resource(ad_group_id),
+            )
+        })?;
+        if g.status == Status::Removed {
+            return Err(MarketError::rejected(
+                "ad_group_criterion.ad_group",
+                "the ad group is REMOVED",
+            ));
+        }
+        let words = text.split_whitespace().count();
+        if words == 0 || words > 10 || text.len() > 80 {
+            return Err(MarketError::invalid(
+                "ad_group_criterion.keyword.text",
+                "must be 1..=10 words, at most 80 bytes",
+            ));
+        }
+        Ok(())
+    }
+
     /// Checks a change against the account without applying it.
     pub fn validate(&self, change: &AccountChange) -> Result<(), MarketError> {
         match change {
@@ -478,30 +520,15 @@ impl Account {
                 cpc_bid_micros,
                 ..
             } => {
-                let g = self.ad_group(*ad_group_id).ok_or_else(|| {
-                    self.not_found(
-                        "ad_group_criterion.ad_group",
-                        self.ad_group_resource(*ad_group_id),
-                    )
-                })?;
-                if g.status == Status::Removed {
-                    return Err(MarketError::rejected(
-                        "ad_group_criterion.ad_group",
-                        "the ad group is REMOVED",
-                    ));
-                }
-                let words = text.split_whitespace().count();
-                if words == 0 || words > 10 || text.len() > 80 {
-                    return Err(MarketError::invalid(
-                        "ad_group_criterion.keyword.text",
-                        "must be 1..=10 words, at most 80 bytes",
-                    ));
-                }
+                self.check_keyword_target(*ad_group_id, text)?;
                 if let Some(b) = cpc_bid_micros {
                     check_micros("ad_group_criterion.cpc_bid_micros", *b)?;
                 }
                 Ok(())
             }
+            AccountChange::CreateNegativeKeyword {
+                ad_group_id, text, ..
+            } => self.check_keyword_target(*ad_group_id, text),
             AccountChange::UpdateKeyword {
                 criterion_id,
                 status,
@@ -516,6 +543,12 @@ impl Account {
                         ),
                     )
                 })?;
+                if k.negative && cpc_bid_micros.is_some() {
+                    return Err(MarketError::rejected(
+                        "ad_group_criterion.cpc_bid_micros",
+                        "a negative keyword has no bid",
+                    ));
+                }
                 if let Some(Some(b)) = cpc_bid_micros {
                     check_micros("ad_group_criterion.cpc_bid_micros", *b)?;
                 }
@@ -621,18 +654,32 @@ impl Account {
                 cpc_bid_micros,
             } => {
                 self.next_id += 1;
-                let text = text
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ")
-                    .to_lowercase();
                 self.keywords.push(Keyword {
                     id: fresh,
                     ad_group_id,
-                    text,
+                    text: normalize_keyword(&text),
                     match_type,
                     status,
                     cpc_bid_micros,
+                    negative: false,
+                });
+                let k = self.keywords.last().expect("just pushed");
+                self.keyword_resource(k)
+            }
+            AccountChange::CreateNegativeKeyword {
+                ad_group_id,
+                text,
+                match_type,
+            } => {
+                self.next_id += 1;
+                self.keywords.push(Keyword {
+                    id: fresh,
+                    ad_group_id,
+                    text: normalize_keyword(&text),
+                    match_type,
+                    status: Status::Enabled,
+                    cpc_bid_micros: None,
+                    negative: true,
                 });
                 let k = self.keywords.last().expect("just pushed");
                 self.keyword_resource(k)
@@ -723,6 +770,38 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("resource_name"));
+    }
+
+    #[test]
+    fn negative_keywords_take_no_bid() {
+        let (mut a, _, g, _) = account_with_keyword();
+        let r = a
+            .apply(&AccountChange::CreateNegativeKeyword {
+                ad_group_id: g,
+                text: "Cheap".into(),
+                match_type: MatchType::Broad,
+            })
+            .unwrap();
+        let ResourceName::Keyword { criterion_id, .. } = r else {
+            panic!("{r:?}")
+        };
+        let k = a.keyword(criterion_id).unwrap();
+        assert!(k.negative && k.text == "cheap" && k.cpc_bid_micros.is_none());
+        let e = a
+            .apply(&AccountChange::set_keyword_bid(criterion_id, 1_000))
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("ad_group_criterion.cpc_bid_micros"),
+            "{e}"
+        );
+        let e = a
+            .apply(&AccountChange::CreateNegativeKeyword {
+                ad_group_id: 99,
+                text: "x".into(),
+                match_type: MatchType::Exact,
+            })
+            .unwrap_err();
+        assert!(e.to_string().contains("ad_group_criterion.ad_group"), "{e}");
     }
 
     #[test]

@@ -6,9 +6,11 @@
 //! sequence of (tick, change) pairs.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
-use super::account::{Account, AccountChange, AdGroup, BiddingStrategy, ResourceName, Status};
+use super::account::{
+    Account, AccountChange, AdGroup, BiddingStrategy, Keyword, ResourceName, Status,
+};
 use super::auction::{Auction, AuctionRules, Bid, Placement, Pricing, MAX_SLOTS};
 use super::budget::BudgetLedger;
 use super::calendar::{Date, SimTime, TICKS_PER_DAY};
@@ -416,7 +418,22 @@ impl Market {
             .map(|(i, c)| (c.id, i))
             .collect();
         let groups: BTreeMap<u64, &AdGroup> = acct.ad_groups.iter().map(|g| (g.id, g)).collect();
-        for k in &acct.keywords {
+        let catalog = self.catalog;
+        let cache = &mut self.keyword_queries;
+        // Queries each ad group's enabled negative keywords block.
+        let mut blocked: BTreeMap<u64, BTreeSet<u32>> = BTreeMap::new();
+        for k in acct
+            .keywords
+            .iter()
+            .filter(|k| k.negative && k.status == Status::Enabled)
+        {
+            let queries = keyword_queries(cache, catalog, k);
+            blocked
+                .entry(k.ad_group_id)
+                .or_default()
+                .extend(queries.iter().map(|&(q, _)| q));
+        }
+        for k in acct.keywords.iter().filter(|k| !k.negative) {
             let Some(&g) = groups.get(&k.ad_group_id) else {
                 continue;
             };
@@ -434,16 +451,9 @@ impl Market {
                 BiddingStrategy::ManualCpc => None,
                 BiddingStrategy::TargetCpa { target_cpa_micros } => Some(target_cpa_micros),
             };
-            let catalog = self.catalog;
-            let queries = self.keyword_queries.entry(k.id).or_insert_with(|| {
-                let tokens = catalog.tokenize(&k.text);
-                (0..catalog.len() as u32)
-                    .filter_map(|q| {
-                        let query = catalog.query(q).tokens();
-                        matches(k.match_type, &tokens, query).then_some((q, tokens == query))
-                    })
-                    .collect()
-            });
+            let queries = keyword_queries(cache, catalog, k);
+            let no_queries = BTreeSet::new();
+            let blocked = blocked.get(&g.id).unwrap_or(&no_queries);
             let index = self.live.len() as u32;
             self.live.push(LiveKeyword {
                 campaign_index: ci,
@@ -454,7 +464,7 @@ impl Market {
                 manual_bid: k.cpc_bid_micros.unwrap_or(g.cpc_bid_micros),
                 target_cpa,
             });
-            for &(q, identical) in queries.iter() {
+            for &(q, identical) in queries.iter().filter(|(q, _)| !blocked.contains(q)) {
                 self.match_table[q as usize].push(Candidate {
                     identical,
                     keyword: index,
@@ -679,4 +689,22 @@ impl Market {
             .map(|&q| self.catalog.text(q))
             .collect()
     }
+}
+
+/// The catalogue queries `k` matches (and whether identically), computed
+/// once per keyword: text and match type never change after creation.
+fn keyword_queries<'a>(
+    cache: &'a mut BTreeMap<u64, Vec<(u32, bool)>>,
+    catalog: &QueryCatalog,
+    k: &Keyword,
+) -> &'a [(u32, bool)] {
+    cache.entry(k.id).or_insert_with(|| {
+        let tokens = catalog.tokenize(&k.text);
+        (0..catalog.len() as u32)
+            .filter_map(|q| {
+                let query = catalog.query(q).tokens();
+                matches(k.match_type, &tokens, query).then_some((q, tokens == query))
+            })
+            .collect()
+    })
 }

@@ -209,6 +209,16 @@ impl Enc<'_> {
                 self.status(*status);
                 self.opt(*cpc_bid_micros, Self::i64);
             }
+            AccountChange::CreateNegativeKeyword {
+                ad_group_id,
+                text,
+                match_type,
+            } => {
+                self.u8(6);
+                self.u64(*ad_group_id);
+                self.str(text);
+                self.match_type(*match_type);
+            }
             AccountChange::UpdateKeyword {
                 criterion_id,
                 status,
