@@ -448,3 +448,26 @@ fn negative_keywords_keep_their_ad_group_off_matching_queries() {
     assert_eq!(cheap, 0, "blocked by the negative");
     assert!(other > 0, "other queries still serve");
 }
+
+#[test]
+fn traffic_does_not_depend_on_what_the_agent_does() {
+    let volumes = |with_account: bool| {
+        let mut market = Market::new(config(12, Mechanism::Vcg, Pricing::PerClick)).expect("valid");
+        if with_account {
+            set_up(
+                &mut market,
+                BiddingStrategy::TargetCpa {
+                    target_cpa_micros: 30_000_000,
+                },
+            );
+        }
+        let mut v = Vec::new();
+        while let Some(t) = market.step_tick() {
+            v.push(t.opportunities);
+        }
+        v
+    };
+    let idle = volumes(false);
+    assert_eq!(idle.len(), 3 * TICKS_PER_DAY as usize);
+    assert_eq!(idle, volumes(true));
+}
