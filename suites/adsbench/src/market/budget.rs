@@ -40,7 +40,7 @@ pub struct BudgetLedger {
     traffic_index: f64,
     /// Probability of entering an eligible auction, steered each tick.
     throttle: f64,
-    /// Cap hits already logged today (one event per cap per day).
+    /// Caps whose hit is logged since midnight or the last budget change.
     logged_today: [bool; 2],
 }
 
