@@ -1,0 +1,270 @@
+//! The field catalog: which resources exist, their fields, each field's
+//! type and whether it can be selected, filtered and sorted, and which
+//! resources' fields may appear with which FROM resource.
+//!
+//! It mirrors the part of Google's field reference the simulated account
+//! has (customer, campaign, ad_group, ad_group_criterion, the count and
+//! ratio metrics, and the date/hour segments). As in Google's reference,
+//! resource names and repeated fields cannot be sorted.
+
+use std::fmt;
+
+/// A resource that can follow FROM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Resource {
+    /// `customer`: the account.
+    Customer,
+    /// `campaign`.
+    Campaign,
+    /// `ad_group`.
+    AdGroup,
+    /// `ad_group_criterion`: keywords (and, in Google, other criteria).
+    AdGroupCriterion,
+}
+
+impl Resource {
+    /// Every resource, in the order of the hierarchy.
+    pub const ALL: [Resource; 4] = [
+        Resource::Customer,
+        Resource::Campaign,
+        Resource::AdGroup,
+        Resource::AdGroupCriterion,
+    ];
+
+    /// GAQL's name (`ad_group_criterion`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Resource::Customer => "customer",
+            Resource::Campaign => "campaign",
+            Resource::AdGroup => "ad_group",
+            Resource::AdGroupCriterion => "ad_group_criterion",
+        }
+    }
+
+    /// The resource GAQL calls `name`.
+    pub fn from_name(name: &str) -> Option<Resource> {
+        Resource::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// The resources whose fields may be selected with this one in FROM:
+    /// itself and the resources above it ("attributed resources"), since
+    /// each row belongs to exactly one of each.
+    pub fn attributed(self) -> &'static [Resource] {
+        match self {
+            Resource::Customer => &[Resource::Customer],
+            Resource::Campaign => &[Resource::Campaign, Resource::Customer],
+            Resource::AdGroup => &[Resource::AdGroup, Resource::Campaign, Resource::Customer],
+            Resource::AdGroupCriterion => &[
+                Resource::AdGroupCriterion,
+                Resource::AdGroup,
+                Resource::Campaign,
+                Resource::Customer,
+            ],
+        }
+    }
+
+    /// The fields of this resource.
+    pub fn fields(self) -> impl Iterator<Item = &'static FieldSpec> {
+        FIELDS
+            .iter()
+            .filter(move |f| f.category == Category::Attribute(self))
+    }
+}
+
+impl fmt::Display for Resource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a field describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Category {
+    /// An attribute of a resource (`campaign.name`).
+    Attribute(Resource),
+    /// A metric (`metrics.clicks`), summed or derived over the row's stats.
+    Metric,
+    /// A segment (`segments.date`), which splits a resource's stats into rows.
+    Segment,
+}
+
+/// A field's data type, as Google's field reference names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DataType {
+    /// `BOOLEAN`.
+    Bool,
+    /// `INT64`.
+    Int64,
+    /// `DOUBLE`.
+    Double,
+    /// `STRING`.
+    String,
+    /// `ENUM`, with its constants.
+    Enum(&'static [&'static str]),
+    /// `DATE`.
+    Date,
+    /// `RESOURCE_NAME`.
+    ResourceName,
+}
+
+/// One field of the catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FieldSpec {
+    /// The full name, e.g. `ad_group_criterion.keyword.text`.
+    pub name: &'static str,
+    /// What it describes.
+    pub category: Category,
+    /// Its type.
+    pub data_type: DataType,
+    /// Whether it holds a list (filtered with CONTAINS ANY/ALL/NONE).
+    pub repeated: bool,
+    /// May appear in SELECT.
+    pub selectable: bool,
+    /// May appear in WHERE.
+    pub filterable: bool,
+    /// May appear in ORDER BY.
+    pub sortable: bool,
+}
+
+impl FieldSpec {
+    /// Whether this is one of Google's core date segments, which may be
+    /// filtered without being selected (the subset has only `segments.date`).
+    pub fn is_core_date_segment(&self) -> bool {
+        self.name == "segments.date"
+    }
+}
+
+const STATUS: &[&str] = &["ENABLED", "PAUSED", "REMOVED"];
+const CHANNEL: &[&str] = &["SEARCH", "DISPLAY", "SHOPPING", "VIDEO", "PERFORMANCE_MAX"];
+const BIDDING: &[&str] = &[
+    "MANUAL_CPC",
+    "MAXIMIZE_CLICKS",
+    "MAXIMIZE_CONVERSIONS",
+    "MAXIMIZE_CONVERSION_VALUE",
+    "TARGET_CPA",
+    "TARGET_ROAS",
+];
+const AD_GROUP_TYPE: &[&str] = &["SEARCH_STANDARD", "DISPLAY_STANDARD"];
+const CRITERION_TYPE: &[&str] = &["KEYWORD"];
+const MATCH_TYPE: &[&str] = &["EXACT", "PHRASE", "BROAD"];
+/// Google's `DayOfWeek`, in its order.
+pub const DAY_OF_WEEK: &[&str] = &[
+    "MONDAY",
+    "TUESDAY",
+    "WEDNESDAY",
+    "THURSDAY",
+    "FRIDAY",
+    "SATURDAY",
+    "SUNDAY",
+];
+
+const fn field(name: &'static str, category: Category, data_type: DataType) -> FieldSpec {
+    let sortable = !matches!(data_type, DataType::ResourceName);
+    FieldSpec {
+        name,
+        category,
+        data_type,
+        repeated: false,
+        selectable: true,
+        filterable: true,
+        sortable,
+    }
+}
+
+const fn repeated(name: &'static str, category: Category, data_type: DataType) -> FieldSpec {
+    FieldSpec {
+        repeated: true,
+        sortable: false,
+        ..field(name, category, data_type)
+    }
+}
+
+use Category::{Attribute as A, Metric as M, Segment as S};
+use DataType::{Bool, Date, Double, Enum, Int64, ResourceName as Rn, String as Str};
+use Resource::{AdGroup as Ag, AdGroupCriterion as Agc, Campaign as Cp, Customer as Cu};
+
+/// Every field of the simulated API.
+pub static FIELDS: &[FieldSpec] = &[
+    field("customer.resource_name", A(Cu), Rn),
+    field("customer.id", A(Cu), Int64),
+    field("customer.descriptive_name", A(Cu), Str),
+    field("customer.currency_code", A(Cu), Str),
+    field("customer.time_zone", A(Cu), Str),
+    field("customer.manager", A(Cu), Bool),
+    field("campaign.resource_name", A(Cp), Rn),
+    field("campaign.id", A(Cp), Int64),
+    field("campaign.name", A(Cp), Str),
+    field("campaign.status", A(Cp), Enum(STATUS)),
+    field("campaign.advertising_channel_type", A(Cp), Enum(CHANNEL)),
+    field("campaign.bidding_strategy_type", A(Cp), Enum(BIDDING)),
+    field("campaign.campaign_budget", A(Cp), Rn),
+    field("campaign.start_date", A(Cp), Date),
+    field("campaign.end_date", A(Cp), Date),
+    field("campaign.target_cpa.target_cpa_micros", A(Cp), Int64),
+    repeated("campaign.labels", A(Cp), Rn),
+    field("ad_group.resource_name", A(Ag), Rn),
+    field("ad_group.id", A(Ag), Int64),
+    field("ad_group.name", A(Ag), Str),
+    field("ad_group.status", A(Ag), Enum(STATUS)),
+    field("ad_group.type", A(Ag), Enum(AD_GROUP_TYPE)),
+    field("ad_group.campaign", A(Ag), Rn),
+    field("ad_group.cpc_bid_micros", A(Ag), Int64),
+    repeated("ad_group.labels", A(Ag), Rn),
+    field("ad_group_criterion.resource_name", A(Agc), Rn),
+    field("ad_group_criterion.criterion_id", A(Agc), Int64),
+    field("ad_group_criterion.ad_group", A(Agc), Rn),
+    field("ad_group_criterion.status", A(Agc), Enum(STATUS)),
+    field("ad_group_criterion.type", A(Agc), Enum(CRITERION_TYPE)),
+    field("ad_group_criterion.negative", A(Agc), Bool),
+    field("ad_group_criterion.keyword.text", A(Agc), Str),
+    field("ad_group_criterion.keyword.match_type", A(Agc), Enum(MATCH_TYPE)),
+    field("ad_group_criterion.cpc_bid_micros", A(Agc), Int64),
+    field("ad_group_criterion.quality_info.quality_score", A(Agc), Int64),
+    repeated("ad_group_criterion.labels", A(Agc), Rn),
+    field("metrics.impressions", M, Int64),
+    field("metrics.clicks", M, Int64),
+    field("metrics.cost_micros", M, Int64),
+    field("metrics.conversions", M, Double),
+    field("metrics.conversions_value", M, Double),
+    field("metrics.ctr", M, Double),
+    field("metrics.average_cpc", M, Double),
+    field("metrics.average_cpm", M, Double),
+    field("metrics.cost_per_conversion", M, Double),
+    field("metrics.conversions_from_interactions_rate", M, Double),
+    field("metrics.value_per_conversion", M, Double),
+    field("segments.date", S, Date),
+    field("segments.hour", S, Int64),
+    field("segments.day_of_week", S, Enum(DAY_OF_WEEK)),
+];
+
+/// The field called `name`, if the catalog has it.
+pub fn lookup(name: &str) -> Option<&'static FieldSpec> {
+    FIELDS.iter().find(|f| f.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_prefixed_by_their_category() {
+        for (i, f) in FIELDS.iter().enumerate() {
+            assert!(
+                FIELDS[i + 1..].iter().all(|g| g.name != f.name),
+                "{} twice",
+                f.name
+            );
+            let prefix = match f.category {
+                Category::Attribute(r) => r.name(),
+                Category::Metric => "metrics",
+                Category::Segment => "segments",
+            };
+            assert!(f.name.starts_with(&format!("{prefix}.")), "{}", f.name);
+        }
+        assert_eq!(Resource::AdGroup.fields().count(), 8);
+        assert!(!lookup("campaign.labels").unwrap().sortable);
+        assert!(!lookup("campaign.resource_name").unwrap().sortable);
+        assert_eq!(Resource::from_name("ad_group"), Some(Resource::AdGroup));
+        assert_eq!(Resource::from_name("metrics"), None);
+    }
+}
