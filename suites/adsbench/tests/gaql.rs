@@ -11,8 +11,10 @@ mod gaql {
     pub mod queries;
 }
 
-use adfarm_adsbench::api::{InMemoryAccount, SearchRequest, SearchResponse, SearchService, SimDate, SimTime};
 use adfarm_adsbench::api::GoogleAdsFailure;
+use adfarm_adsbench::api::{
+    InMemoryAccount, SearchRequest, SearchResponse, SearchService, SimDate, SimTime,
+};
 
 /// Noon on the sample account's "today", Wednesday 2024-03-13.
 pub fn now() -> SimTime {
@@ -22,5 +24,9 @@ pub fn now() -> SimTime {
 /// Runs `query` on the sample account.
 pub fn search(query: &str) -> Result<SearchResponse, GoogleAdsFailure> {
     let account = InMemoryAccount::sample();
-    SearchService::new().search(&account, &SearchRequest::new(account.customer_id, query), now())
+    SearchService::new().search(
+        &account,
+        &SearchRequest::new(account.customer_id, query),
+        now(),
+    )
 }

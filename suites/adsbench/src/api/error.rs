@@ -406,7 +406,10 @@ mod tests {
     fn codes_serialize_as_google_spells_them() {
         let e = GoogleAdsError::new(ErrorCode::QuotaError(QuotaError::ResourceExhausted), "m");
         let json = serde_json::to_string(&e).unwrap();
-        assert!(json.contains(r#""error_code":{"quota_error":"RESOURCE_EXHAUSTED"}"#), "{json}");
+        assert!(
+            json.contains(r#""error_code":{"quota_error":"RESOURCE_EXHAUSTED"}"#),
+            "{json}"
+        );
         let op = e.at_operation(4);
         assert_eq!(op.location.field_path_elements[0].index, Some(4));
     }

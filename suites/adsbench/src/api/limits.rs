@@ -207,7 +207,10 @@ mod tests {
             t = t.plus_millis(100);
         }
         let e = limits.admit(7, 1, t).unwrap_err();
-        assert_eq!(e.error_code, ErrorCode::QuotaError(QuotaError::ResourceExhausted));
+        assert_eq!(
+            e.error_code,
+            ErrorCode::QuotaError(QuotaError::ResourceExhausted)
+        );
         let wait = delay(&e);
         assert_eq!(t.plus_millis(wait), SimTime::midnight(day.add_days(1)));
         assert!(limits.admit(7, 1, t.plus_millis(wait - 1)).is_err());

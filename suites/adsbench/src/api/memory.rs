@@ -96,16 +96,12 @@ pub struct InMemoryAccount {
     pub customer_id: u64,
     /// The account's name.
     pub descriptive_name: String,
-    /// Campaigns, in creation order.
-    pub campaigns: Vec<Campaign>,
-    /// Ad groups, in creation order.
-    pub ad_groups: Vec<AdGroup>,
-    /// Keywords, in creation order.
-    pub keywords: Vec<Keyword>,
+    campaigns: Vec<Campaign>,
+    ad_groups: Vec<AdGroup>,
+    keywords: Vec<Keyword>,
     /// Hourly stats by criterion id.
     pub stats: BTreeMap<u64, Vec<StatCell>>,
-    /// Committed changes, oldest first.
-    pub changes: Vec<ChangeRecord>,
+    changes: Vec<ChangeRecord>,
     next_id: u64,
 }
 
@@ -187,9 +183,33 @@ impl InMemoryAccount {
             labels,
         };
         a.ad_groups = vec![
-            group(201, 101, "Running", "ENABLED", "SEARCH_STANDARD", 1_000_000, vec![]),
-            group(202, 101, "Trail", "PAUSED", "SEARCH_STANDARD", 800_000, vec![2]),
-            group(203, 102, "Winter boots", "ENABLED", "DISPLAY_STANDARD", 1_200_000, vec![]),
+            group(
+                201,
+                101,
+                "Running",
+                "ENABLED",
+                "SEARCH_STANDARD",
+                1_000_000,
+                vec![],
+            ),
+            group(
+                202,
+                101,
+                "Trail",
+                "PAUSED",
+                "SEARCH_STANDARD",
+                800_000,
+                vec![2],
+            ),
+            group(
+                203,
+                102,
+                "Winter boots",
+                "ENABLED",
+                "DISPLAY_STANDARD",
+                1_200_000,
+                vec![],
+            ),
         ];
         let kw = |id, ad_group_id, text: &str, m: &str, status: &str, bid, qs| Keyword {
             id,
@@ -203,10 +223,42 @@ impl InMemoryAccount {
             labels: vec![],
         };
         a.keywords = vec![
-            kw(301, 201, "running shoes", "EXACT", "ENABLED", Some(1_500_000), Some(7)),
-            kw(302, 201, "buy running shoes", "PHRASE", "ENABLED", None, None),
-            kw(303, 202, "trail shoes", "BROAD", "PAUSED", Some(900_000), Some(5)),
-            kw(304, 203, "winter boots", "EXACT", "ENABLED", Some(1_100_000), Some(9)),
+            kw(
+                301,
+                201,
+                "running shoes",
+                "EXACT",
+                "ENABLED",
+                Some(1_500_000),
+                Some(7),
+            ),
+            kw(
+                302,
+                201,
+                "buy running shoes",
+                "PHRASE",
+                "ENABLED",
+                None,
+                None,
+            ),
+            kw(
+                303,
+                202,
+                "trail shoes",
+                "BROAD",
+                "PAUSED",
+                Some(900_000),
+                Some(5),
+            ),
+            kw(
+                304,
+                203,
+                "winter boots",
+                "EXACT",
+                "ENABLED",
+                Some(1_100_000),
+                Some(9),
+            ),
             Keyword {
                 negative: true,
                 ..kw(305, 203, "cheap", "BROAD", "ENABLED", None, None)
@@ -267,15 +319,29 @@ impl InMemoryAccount {
         id
     }
 
+    /// Campaigns, in creation order.
+    pub fn campaigns(&self) -> &[Campaign] {
+        &self.campaigns
+    }
+
+    /// Ad groups, in creation order.
+    pub fn ad_groups(&self) -> &[AdGroup] {
+        &self.ad_groups
+    }
+
+    /// Keywords, in creation order.
+    pub fn keywords(&self) -> &[Keyword] {
+        &self.keywords
+    }
+
+    /// Committed changes, oldest first.
+    pub fn changes(&self) -> &[ChangeRecord] {
+        &self.changes
+    }
+
+    /// A new id. Entities are only added through this counter (the sample's
+    /// hand-picked ids are all below its start), so ids never collide.
     fn fresh_id(&mut self) -> u64 {
-        let taken = |id: u64| {
-            self.campaigns.iter().any(|c| c.id == id)
-                || self.ad_groups.iter().any(|g| g.id == id)
-                || self.keywords.iter().any(|k| k.id == id)
-        };
-        while taken(self.next_id) {
-            self.next_id += 1;
-        }
         self.next_id += 1;
         self.next_id - 1
     }
@@ -293,7 +359,10 @@ impl InMemoryAccount {
     }
 
     fn keyword_name(&self, k: &Keyword) -> String {
-        format!("customers/{}/adGroupCriteria/{}~{}", self.customer_id, k.ad_group_id, k.id)
+        format!(
+            "customers/{}/adGroupCriteria/{}~{}",
+            self.customer_id, k.ad_group_id, k.id
+        )
     }
 
     fn labels(&self, ids: &[u64]) -> Value {
@@ -304,76 +373,99 @@ impl InMemoryAccount {
         )
     }
 
-    fn customer_row(&self, row: &mut EntityRow) {
-        let a = &mut row.attributes;
-        a.insert("customer.resource_name", Value::ResourceName(self.customer_name()));
-        a.insert("customer.id", Value::Int64(self.customer_id as i64));
-        a.insert("customer.descriptive_name", Value::String(self.descriptive_name.clone()));
-        a.insert("customer.currency_code", Value::String("USD".into()));
-        a.insert("customer.time_zone", Value::String("America/New_York".into()));
-        a.insert("customer.manager", Value::Bool(false));
+    fn customer_row(&self, b: &mut RowBuilder) {
+        b.put("customer.resource_name", || {
+            Value::ResourceName(self.customer_name())
+        });
+        b.put("customer.id", || Value::Int64(self.customer_id as i64));
+        b.put("customer.descriptive_name", || {
+            Value::String(self.descriptive_name.clone())
+        });
+        b.put("customer.currency_code", || Value::String("USD".into()));
+        b.put("customer.time_zone", || {
+            Value::String("America/New_York".into())
+        });
+        b.put("customer.manager", || Value::Bool(false));
     }
 
-    fn campaign_row(&self, c: &Campaign, row: &mut EntityRow) {
-        self.customer_row(row);
+    fn campaign_row(&self, c: &Campaign, b: &mut RowBuilder) {
+        self.customer_row(b);
         let date = |d: Option<SimDate>| d.map_or(Value::Null, Value::Date);
-        let a = &mut row.attributes;
-        a.insert("campaign.resource_name", Value::ResourceName(self.campaign_name(c.id)));
-        a.insert("campaign.id", Value::Int64(c.id as i64));
-        a.insert("campaign.name", Value::String(c.name.clone()));
-        a.insert("campaign.status", Value::Enum(c.status.clone()));
-        a.insert("campaign.advertising_channel_type", Value::Enum(c.channel.clone()));
-        a.insert("campaign.bidding_strategy_type", Value::Enum(c.bidding.clone()));
-        a.insert(
-            "campaign.campaign_budget",
-            Value::ResourceName(format!("customers/{}/campaignBudgets/{}", self.customer_id, c.budget_id)),
-        );
-        a.insert("campaign.start_date", date(c.start_date));
-        a.insert("campaign.end_date", date(c.end_date));
-        a.insert(
-            "campaign.target_cpa.target_cpa_micros",
-            c.target_cpa_micros.map_or(Value::Null, Value::Int64),
-        );
-        a.insert("campaign.labels", self.labels(&c.labels));
+        b.put("campaign.resource_name", || {
+            Value::ResourceName(self.campaign_name(c.id))
+        });
+        b.put("campaign.id", || Value::Int64(c.id as i64));
+        b.put("campaign.name", || Value::String(c.name.clone()));
+        b.put("campaign.status", || Value::Enum(c.status.clone()));
+        b.put("campaign.advertising_channel_type", || {
+            Value::Enum(c.channel.clone())
+        });
+        b.put("campaign.bidding_strategy_type", || {
+            Value::Enum(c.bidding.clone())
+        });
+        b.put("campaign.campaign_budget", || {
+            Value::ResourceName(format!(
+                "customers/{}/campaignBudgets/{}",
+                self.customer_id, c.budget_id
+            ))
+        });
+        b.put("campaign.start_date", || date(c.start_date));
+        b.put("campaign.end_date", || date(c.end_date));
+        b.put("campaign.target_cpa.target_cpa_micros", || {
+            c.target_cpa_micros.map_or(Value::Null, Value::Int64)
+        });
+        b.put("campaign.labels", || self.labels(&c.labels));
     }
 
-    fn ad_group_row(&self, g: &AdGroup, row: &mut EntityRow) {
+    fn ad_group_row(&self, g: &AdGroup, b: &mut RowBuilder) {
         if let Some(c) = self.campaigns.iter().find(|c| c.id == g.campaign_id) {
-            self.campaign_row(c, row);
+            self.campaign_row(c, b);
         }
-        let a = &mut row.attributes;
-        a.insert("ad_group.resource_name", Value::ResourceName(self.ad_group_name(g.id)));
-        a.insert("ad_group.id", Value::Int64(g.id as i64));
-        a.insert("ad_group.name", Value::String(g.name.clone()));
-        a.insert("ad_group.status", Value::Enum(g.status.clone()));
-        a.insert("ad_group.type", Value::Enum(g.kind.clone()));
-        a.insert("ad_group.campaign", Value::ResourceName(self.campaign_name(g.campaign_id)));
-        a.insert("ad_group.cpc_bid_micros", Value::Int64(g.cpc_bid_micros));
-        a.insert("ad_group.labels", self.labels(&g.labels));
+        b.put("ad_group.resource_name", || {
+            Value::ResourceName(self.ad_group_name(g.id))
+        });
+        b.put("ad_group.id", || Value::Int64(g.id as i64));
+        b.put("ad_group.name", || Value::String(g.name.clone()));
+        b.put("ad_group.status", || Value::Enum(g.status.clone()));
+        b.put("ad_group.type", || Value::Enum(g.kind.clone()));
+        b.put("ad_group.campaign", || {
+            Value::ResourceName(self.campaign_name(g.campaign_id))
+        });
+        b.put("ad_group.cpc_bid_micros", || Value::Int64(g.cpc_bid_micros));
+        b.put("ad_group.labels", || self.labels(&g.labels));
     }
 
-    fn keyword_row(&self, k: &Keyword, row: &mut EntityRow) {
+    fn keyword_row(&self, k: &Keyword, b: &mut RowBuilder) {
         if let Some(g) = self.ad_groups.iter().find(|g| g.id == k.ad_group_id) {
-            self.ad_group_row(g, row);
+            self.ad_group_row(g, b);
         }
-        let a = &mut row.attributes;
-        a.insert("ad_group_criterion.resource_name", Value::ResourceName(self.keyword_name(k)));
-        a.insert("ad_group_criterion.criterion_id", Value::Int64(k.id as i64));
-        a.insert("ad_group_criterion.ad_group", Value::ResourceName(self.ad_group_name(k.ad_group_id)));
-        a.insert("ad_group_criterion.status", Value::Enum(k.status.clone()));
-        a.insert("ad_group_criterion.type", Value::Enum("KEYWORD".into()));
-        a.insert("ad_group_criterion.negative", Value::Bool(k.negative));
-        a.insert("ad_group_criterion.keyword.text", Value::String(k.text.clone()));
-        a.insert("ad_group_criterion.keyword.match_type", Value::Enum(k.match_type.clone()));
-        a.insert(
-            "ad_group_criterion.cpc_bid_micros",
-            k.cpc_bid_micros.map_or(Value::Null, Value::Int64),
-        );
-        a.insert(
-            "ad_group_criterion.quality_info.quality_score",
-            k.quality_score.map_or(Value::Null, Value::Int64),
-        );
-        a.insert("ad_group_criterion.labels", self.labels(&k.labels));
+        b.put("ad_group_criterion.resource_name", || {
+            Value::ResourceName(self.keyword_name(k))
+        });
+        b.put("ad_group_criterion.criterion_id", || {
+            Value::Int64(k.id as i64)
+        });
+        b.put("ad_group_criterion.ad_group", || {
+            Value::ResourceName(self.ad_group_name(k.ad_group_id))
+        });
+        b.put("ad_group_criterion.status", || {
+            Value::Enum(k.status.clone())
+        });
+        b.put("ad_group_criterion.type", || Value::Enum("KEYWORD".into()));
+        b.put("ad_group_criterion.negative", || Value::Bool(k.negative));
+        b.put("ad_group_criterion.keyword.text", || {
+            Value::String(k.text.clone())
+        });
+        b.put("ad_group_criterion.keyword.match_type", || {
+            Value::Enum(k.match_type.clone())
+        });
+        b.put("ad_group_criterion.cpc_bid_micros", || {
+            k.cpc_bid_micros.map_or(Value::Null, Value::Int64)
+        });
+        b.put("ad_group_criterion.quality_info.quality_score", || {
+            k.quality_score.map_or(Value::Null, Value::Int64)
+        });
+        b.put("ad_group_criterion.labels", || self.labels(&k.labels));
     }
 
     /// The id at the end of a resource name (the criterion id after `~`).
@@ -382,19 +474,37 @@ impl InMemoryAccount {
     }
 }
 
+/// Fills an entity row with the wanted attributes only; values are
+/// computed lazily, so unwanted ones cost nothing.
+struct RowBuilder<'f> {
+    fields: &'f [&'static str],
+    row: EntityRow,
+}
+
+impl RowBuilder<'_> {
+    fn put(&mut self, name: &'static str, value: impl FnOnce() -> Value) {
+        if self.fields.contains(&name) {
+            self.row.attributes.insert(name, value());
+        }
+    }
+}
+
 impl RowSource for InMemoryAccount {
     fn customer_id(&self) -> u64 {
         self.customer_id
     }
 
-    fn entities(&self, resource: Resource) -> Vec<EntityRow> {
-        let row = |name: String, fill: &dyn Fn(&mut EntityRow)| {
-            let mut r = EntityRow {
-                resource_name: name,
-                attributes: BTreeMap::new(),
+    fn entities(&self, resource: Resource, fields: &[&'static str]) -> Vec<EntityRow> {
+        let row = |name: String, fill: &dyn Fn(&mut RowBuilder)| {
+            let mut b = RowBuilder {
+                fields,
+                row: EntityRow {
+                    resource_name: name,
+                    attributes: BTreeMap::new(),
+                },
             };
-            fill(&mut r);
-            r
+            fill(&mut b);
+            b.row
         };
         match resource {
             Resource::Customer => vec![row(self.customer_name(), &|r| self.customer_row(r))],
@@ -418,7 +528,12 @@ impl RowSource for InMemoryAccount {
 
     fn stats(&self, resource: Resource, resource_name: &str, dates: DateSpan) -> Vec<StatCell> {
         let id = InMemoryAccount::id_of(resource_name);
-        let group_campaign = |g: u64| self.ad_groups.iter().find(|a| a.id == g).map(|a| a.campaign_id);
+        let group_campaign = |g: u64| {
+            self.ad_groups
+                .iter()
+                .find(|a| a.id == g)
+                .map(|a| a.campaign_id)
+        };
         let keywords: Vec<u64> = match resource {
             Resource::Customer => self.stats.keys().copied().collect(),
             Resource::AdGroupCriterion => id.into_iter().collect(),
@@ -450,7 +565,10 @@ fn resource_error(family: &'static str, name: &'static str, message: String) -> 
 }
 
 fn text(fields: &BTreeMap<String, Value>, key: &str) -> Option<String> {
-    fields.get(key).and_then(|v| v.as_text()).map(str::to_string)
+    fields
+        .get(key)
+        .and_then(|v| v.as_text())
+        .map(str::to_string)
 }
 
 fn int(fields: &BTreeMap<String, Value>, key: &str) -> Option<i64> {
@@ -462,14 +580,12 @@ fn int(fields: &BTreeMap<String, Value>, key: &str) -> Option<i64> {
 
 impl MutableAccount for InMemoryAccount {
     fn validate(&self, op: &MutateOperation) -> Result<(), GoogleAdsError> {
-        let required = |fields: &BTreeMap<String, Value>, key: &str| {
-            match text(fields, key) {
-                Some(t) if !t.trim().is_empty() => Ok(t),
-                _ => Err(GoogleAdsError {
-                    trigger: Some(key.to_string()),
-                    ..resource_error("FieldError", "REQUIRED", format!("{key} is required."))
-                }),
-            }
+        let required = |fields: &BTreeMap<String, Value>, key: &str| match text(fields, key) {
+            Some(t) if !t.trim().is_empty() => Ok(t),
+            _ => Err(GoogleAdsError {
+                trigger: Some(key.to_string()),
+                ..resource_error("FieldError", "REQUIRED", format!("{key} is required."))
+            }),
         };
         let bid_ok = |fields: &BTreeMap<String, Value>| match int(fields, "cpc_bid_micros") {
             Some(b) if b <= 0 => Err(GoogleAdsError {
@@ -484,7 +600,11 @@ impl MutableAccount for InMemoryAccount {
                 match resource {
                     Resource::Campaign => {
                         let name = required(fields, "name")?;
-                        if self.campaigns.iter().any(|c| c.name == name && c.status != "REMOVED") {
+                        if self
+                            .campaigns
+                            .iter()
+                            .any(|c| c.name == name && c.status != "REMOVED")
+                        {
                             return Err(resource_error(
                                 "CampaignError",
                                 "DUPLICATE_CAMPAIGN_NAME",
@@ -495,7 +615,11 @@ impl MutableAccount for InMemoryAccount {
                     Resource::AdGroup => {
                         let campaign = required(fields, "campaign")?;
                         let id = InMemoryAccount::id_of(&campaign);
-                        if !self.campaigns.iter().any(|c| Some(c.id) == id && c.status != "REMOVED") {
+                        if !self
+                            .campaigns
+                            .iter()
+                            .any(|c| Some(c.id) == id && c.status != "REMOVED")
+                        {
                             return Err(not_found(&campaign));
                         }
                         let name = required(fields, "name")?;
@@ -513,7 +637,11 @@ impl MutableAccount for InMemoryAccount {
                     Resource::AdGroupCriterion => {
                         let group = required(fields, "ad_group")?;
                         let id = InMemoryAccount::id_of(&group);
-                        if !self.ad_groups.iter().any(|g| Some(g.id) == id && g.status != "REMOVED") {
+                        if !self
+                            .ad_groups
+                            .iter()
+                            .any(|g| Some(g.id) == id && g.status != "REMOVED")
+                        {
                             return Err(not_found(&group));
                         }
                         let text = required(fields, "keyword.text")?;
@@ -577,14 +705,20 @@ impl MutableAccount for InMemoryAccount {
 
     fn apply(&mut self, op: &MutateOperation) -> String {
         let (name, kind) = match &op.kind {
-            OperationKind::Create { resource, fields } => (self.create(*resource, fields), "CREATE"),
+            OperationKind::Create { resource, fields } => {
+                (self.create(*resource, fields), "CREATE")
+            }
             OperationKind::Update {
                 resource_name,
                 fields,
                 update_mask,
             } => {
                 for path in update_mask {
-                    self.set(resource_name, path, fields.get(path).cloned().unwrap_or(Value::Null));
+                    self.set(
+                        resource_name,
+                        path,
+                        fields.get(path).cloned().unwrap_or(Value::Null),
+                    );
                 }
                 (resource_name.clone(), "UPDATE")
             }
@@ -636,15 +770,21 @@ impl InMemoryAccount {
     fn create(&mut self, resource: Resource, fields: &BTreeMap<String, Value>) -> String {
         let id = self.fresh_id();
         let status = text(fields, "status").unwrap_or_else(|| "ENABLED".into());
-        let parent = |key: &str| text(fields, key).and_then(|t| InMemoryAccount::id_of(&t)).unwrap_or(0);
+        let parent = |key: &str| {
+            text(fields, key)
+                .and_then(|t| InMemoryAccount::id_of(&t))
+                .unwrap_or(0)
+        };
         match resource {
             Resource::Campaign => {
                 self.campaigns.push(Campaign {
                     id,
                     name: text(fields, "name").unwrap_or_default(),
                     status,
-                    channel: text(fields, "advertising_channel_type").unwrap_or_else(|| "SEARCH".into()),
-                    bidding: text(fields, "bidding_strategy_type").unwrap_or_else(|| "MANUAL_CPC".into()),
+                    channel: text(fields, "advertising_channel_type")
+                        .unwrap_or_else(|| "SEARCH".into()),
+                    bidding: text(fields, "bidding_strategy_type")
+                        .unwrap_or_else(|| "MANUAL_CPC".into()),
                     budget_id: id,
                     start_date: None,
                     end_date: None,

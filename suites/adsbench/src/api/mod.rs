@@ -24,7 +24,9 @@ pub mod search;
 pub mod service;
 
 pub use clock::{SimDate, SimTime};
-pub use error::{ErrorCode, GoogleAdsError, GoogleAdsFailure, QueryError, QuotaError, RequestError};
+pub use error::{
+    ErrorCode, GoogleAdsError, GoogleAdsFailure, QueryError, QuotaError, RequestError,
+};
 pub use limits::{LimitsConfig, RequestLimiter};
 pub use memory::InMemoryAccount;
 pub use mutate::{MutableAccount, MutateOperation, MutateRequest, MutateResponse};

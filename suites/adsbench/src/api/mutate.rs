@@ -59,11 +59,17 @@ pub struct MutateOperation {
 
 impl MutateOperation {
     /// A create without a note.
-    pub fn create<'a>(resource: Resource, fields: impl IntoIterator<Item = (&'a str, Value)>) -> Self {
+    pub fn create<'a>(
+        resource: Resource,
+        fields: impl IntoIterator<Item = (&'a str, Value)>,
+    ) -> Self {
         MutateOperation {
             kind: OperationKind::Create {
                 resource,
-                fields: fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+                fields: fields
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect(),
             },
             change_note: None,
         }
@@ -74,8 +80,10 @@ impl MutateOperation {
         resource_name: impl Into<String>,
         fields: impl IntoIterator<Item = (&'a str, Value)>,
     ) -> Self {
-        let fields: BTreeMap<String, Value> =
-            fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let fields: BTreeMap<String, Value> = fields
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
         MutateOperation {
             kind: OperationKind::Update {
                 resource_name: resource_name.into(),

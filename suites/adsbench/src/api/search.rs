@@ -85,7 +85,11 @@ impl SearchResponse {
         let rows = self.results.iter().map(|row| {
             let mut obj = serde_json::Map::new();
             for (field, value) in self.field_mask.iter().zip(&row.values) {
-                insert_path(&mut obj, field, serde_json::to_value(value).unwrap_or_default());
+                insert_path(
+                    &mut obj,
+                    field,
+                    serde_json::to_value(value).unwrap_or_default(),
+                );
             }
             if let Some(name) = &row.resource_name {
                 let path = format!("{}.resource_name", self.resource);
@@ -125,7 +129,11 @@ fn camel_path(path: &str) -> String {
     path.split('.').map(camel).collect::<Vec<_>>().join(".")
 }
 
-fn insert_path(obj: &mut serde_json::Map<String, serde_json::Value>, path: &str, value: serde_json::Value) {
+fn insert_path(
+    obj: &mut serde_json::Map<String, serde_json::Value>,
+    path: &str,
+    value: serde_json::Value,
+) {
     match path.split_once('.') {
         None => {
             obj.insert(camel(path), value);

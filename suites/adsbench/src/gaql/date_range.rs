@@ -77,7 +77,9 @@ pub fn during(literal: &str, today: SimDate) -> Option<DateSpan> {
         "THIS_WEEK_MON_TODAY" => DateSpan::between(monday, today),
         "THIS_WEEK_SUN_TODAY" => DateSpan::between(this_sunday, today),
         "LAST_WEEK_MON_SUN" => DateSpan::between(monday.add_days(-7), monday.add_days(-1)),
-        "LAST_WEEK_SUN_SAT" => DateSpan::between(this_sunday.add_days(-7), this_sunday.add_days(-1)),
+        "LAST_WEEK_SUN_SAT" => {
+            DateSpan::between(this_sunday.add_days(-7), this_sunday.add_days(-1))
+        }
         "LAST_BUSINESS_WEEK" => DateSpan::between(monday.add_days(-7), monday.add_days(-3)),
         _ => return None,
     };
@@ -109,11 +111,26 @@ mod tests {
         assert_eq!(span("LAST_30_DAYS", t), pair("2024-02-12", "2024-03-12"));
         assert_eq!(span("THIS_MONTH", t), pair("2024-03-01", "2024-03-31"));
         assert_eq!(span("LAST_MONTH", t), pair("2024-02-01", "2024-02-29"));
-        assert_eq!(span("THIS_WEEK_MON_TODAY", t), pair("2024-03-11", "2024-03-13"));
-        assert_eq!(span("THIS_WEEK_SUN_TODAY", t), pair("2024-03-10", "2024-03-13"));
-        assert_eq!(span("LAST_WEEK_MON_SUN", t), pair("2024-03-04", "2024-03-10"));
-        assert_eq!(span("LAST_WEEK_SUN_SAT", t), pair("2024-03-03", "2024-03-09"));
-        assert_eq!(span("LAST_BUSINESS_WEEK", t), pair("2024-03-04", "2024-03-08"));
+        assert_eq!(
+            span("THIS_WEEK_MON_TODAY", t),
+            pair("2024-03-11", "2024-03-13")
+        );
+        assert_eq!(
+            span("THIS_WEEK_SUN_TODAY", t),
+            pair("2024-03-10", "2024-03-13")
+        );
+        assert_eq!(
+            span("LAST_WEEK_MON_SUN", t),
+            pair("2024-03-04", "2024-03-10")
+        );
+        assert_eq!(
+            span("LAST_WEEK_SUN_SAT", t),
+            pair("2024-03-03", "2024-03-09")
+        );
+        assert_eq!(
+            span("LAST_BUSINESS_WEEK", t),
+            pair("2024-03-04", "2024-03-08")
+        );
         assert_eq!(during("LAST_8_DAYS", d(t)), None);
     }
 
@@ -129,7 +146,10 @@ mod tests {
             ("2024-03-04".into(), "2024-03-10".into())
         );
         let a = DateSpan::between(d("2024-01-01"), d("2024-01-31"));
-        let b = DateSpan { start: Some(d("2024-01-20")), end: None };
+        let b = DateSpan {
+            start: Some(d("2024-01-20")),
+            end: None,
+        };
         let both = a.intersect(&b);
         assert_eq!(both, DateSpan::between(d("2024-01-20"), d("2024-01-31")));
         assert!(both.contains(d("2024-01-31")) && !both.contains(d("2024-02-01")));

@@ -53,8 +53,20 @@ pub fn execute(plan: &Plan, source: &dyn RowSource) -> Vec<ResultRow> {
             .any(|f| f.category == Category::Metric)
         || !metric_tests.is_empty();
 
+    let attributes: Vec<&'static str> = dedup(
+        plan.select
+            .iter()
+            .copied()
+            .chain(plan.predicates.iter().map(|p| p.field))
+            .chain(plan.order_by.iter().map(|(f, _)| *f))
+            .filter(|f| matches!(f.category, Category::Attribute(_))),
+    )
+    .iter()
+    .map(|f| f.name)
+    .collect();
+
     let mut rows: Vec<(ResultRow, Vec<Value>)> = Vec::new();
-    for entity in source.entities(plan.resource) {
+    for entity in source.entities(plan.resource, &attributes) {
         if !attribute_tests
             .iter()
             .all(|p| p.matches(&entity.get(p.field.name)))
@@ -111,12 +123,14 @@ pub fn execute(plan: &Plan, source: &dyn RowSource) -> Vec<ResultRow> {
         }
         Ordering::Equal
     });
-    let limit = plan.limit.map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
+    let limit = plan
+        .limit
+        .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
     rows.into_iter().take(limit).map(|(row, _)| row).collect()
 }
 
-fn dedup<'a>(fields: impl Iterator<Item = &'a FieldSpec>) -> Vec<&'a FieldSpec> {
-    let mut out: Vec<&FieldSpec> = Vec::new();
+fn dedup(fields: impl Iterator<Item = &'static FieldSpec>) -> Vec<&'static FieldSpec> {
+    let mut out: Vec<&'static FieldSpec> = Vec::new();
     for f in fields {
         if !out.iter().any(|g| g.name == f.name) {
             out.push(f);

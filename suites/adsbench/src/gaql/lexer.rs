@@ -156,7 +156,8 @@ fn string_literal(
                 match chars.get(i + 1) {
                     Some(&e @ ('\\' | '\'' | '"')) => value.push(e),
                     other => {
-                        let trigger = format!("\\{}", other.map(|c| c.to_string()).unwrap_or_default());
+                        let trigger =
+                            format!("\\{}", other.map(|c| c.to_string()).unwrap_or_default());
                         return Err(GoogleAdsError::query(
                             QueryError::BadEscapeSequence,
                             query,
@@ -191,19 +192,31 @@ mod tests {
         assert_eq!(toks[7].offset, 57);
         assert_eq!(toks[8].offset, 64);
         assert_eq!(toks[10].text, ">=");
-        assert_eq!((toks[11].kind.clone(), toks[11].text.as_str()), (TokenKind::Number, "-2"));
+        assert_eq!(
+            (toks[11].kind.clone(), toks[11].text.as_str()),
+            (TokenKind::Number, "-2")
+        );
     }
 
     #[test]
     fn bad_strings_and_symbols_are_located() {
         let e = tokenize("SELECT a FROM b WHERE x = 'abc").unwrap_err();
-        assert_eq!((e.query_error(), e.offset()), (Some(QueryError::StringNotTerminated), Some(26)));
+        assert_eq!(
+            (e.query_error(), e.offset()),
+            (Some(QueryError::StringNotTerminated), Some(26))
+        );
         let e = tokenize("SELECT a FROM b WHERE x = 'a\\qb'").unwrap_err();
-        assert_eq!((e.query_error(), e.offset()), (Some(QueryError::BadEscapeSequence), Some(28)));
+        assert_eq!(
+            (e.query_error(), e.offset()),
+            (Some(QueryError::BadEscapeSequence), Some(28))
+        );
         let e = tokenize("SELECT a FROM b WHERE x = 'a\nb'").unwrap_err();
         assert_eq!(e.query_error(), Some(QueryError::ProhibitedNewlineInString));
         let e = tokenize("SELECT a, é FROM b").unwrap_err();
-        assert_eq!((e.query_error(), e.offset()), (Some(QueryError::BadSymbol), Some(10)));
+        assert_eq!(
+            (e.query_error(), e.offset()),
+            (Some(QueryError::BadSymbol), Some(10))
+        );
         let toks = tokenize("x = 'it\\'s'").unwrap();
         assert_eq!(toks[2].kind, TokenKind::Str("it's".into()));
     }

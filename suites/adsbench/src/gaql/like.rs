@@ -68,7 +68,9 @@ mod tests {
         assert!(LikePattern::new("b_g").matches("bag") && !LikePattern::new("b_g").matches("bg"));
         assert!(LikePattern::new("50[%] off").matches("50% off"));
         assert!(!LikePattern::new("50[%] off").matches("50 off"));
-        assert!(LikePattern::new("a[_]b").matches("a_b") && !LikePattern::new("a[_]b").matches("axb"));
+        assert!(
+            LikePattern::new("a[_]b").matches("a_b") && !LikePattern::new("a[_]b").matches("axb")
+        );
         assert!(LikePattern::new("%").matches(""));
         assert!(!LikePattern::new("abc").matches("abcd"));
     }

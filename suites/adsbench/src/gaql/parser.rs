@@ -126,7 +126,9 @@ impl Parser<'_> {
         if self.at_keyword("ORDER") {
             self.bump();
             if !self.at_keyword("BY") {
-                return Err(self.error_here(QueryError::ExpectedBy, "ORDER must be followed by BY."));
+                return Err(
+                    self.error_here(QueryError::ExpectedBy, "ORDER must be followed by BY.")
+                );
             }
             self.bump();
             loop {
@@ -312,7 +314,10 @@ impl Parser<'_> {
                     "LIKE" => Operator::Like,
                     "BETWEEN" => Operator::Between,
                     "DURING" => Operator::During,
-                    "NOT" => second(self, &[("IN", Operator::NotIn), ("LIKE", Operator::NotLike)])?,
+                    "NOT" => second(
+                        self,
+                        &[("IN", Operator::NotIn), ("LIKE", Operator::NotLike)],
+                    )?,
                     "CONTAINS" => second(
                         self,
                         &[
@@ -431,7 +436,10 @@ impl Parser<'_> {
         };
         let low = value(self)?;
         if !self.at_keyword("AND") {
-            return Err(self.error_here(QueryError::ExpectedAnd, "Expected AND between BETWEEN's values."));
+            return Err(self.error_here(
+                QueryError::ExpectedAnd,
+                "Expected AND between BETWEEN's values.",
+            ));
         }
         self.bump();
         let high = value(self)?;
@@ -452,7 +460,10 @@ impl Parser<'_> {
             return Err(self.end_of_query("a number after LIMIT"));
         };
         let integer = t.kind == TokenKind::Number
-            && t.text.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit());
+            && t.text
+                .trim_start_matches('-')
+                .bytes()
+                .all(|b| b.is_ascii_digit());
         if !integer {
             return Err(self.error(
                 QueryError::BadLimitValue,
@@ -462,11 +473,9 @@ impl Parser<'_> {
         }
         match t.text.parse::<u64>() {
             Ok(n) if n > 0 => Ok(n),
-            Err(_) if !t.text.starts_with('-') => Err(self.error(
-                QueryError::BadLimitValue,
-                &t,
-                "LIMIT is too large.",
-            )),
+            Err(_) if !t.text.starts_with('-') => {
+                Err(self.error(QueryError::BadLimitValue, &t, "LIMIT is too large."))
+            }
             _ => Err(self.error(
                 QueryError::LimitValueTooLow,
                 &t,
@@ -480,7 +489,11 @@ impl Parser<'_> {
             return Err(self.end_of_query("a parameter"));
         };
         if t.kind != TokenKind::Word {
-            return Err(self.error(QueryError::BadParameterName, &t, "Expected a parameter name."));
+            return Err(self.error(
+                QueryError::BadParameterName,
+                &t,
+                "Expected a parameter name.",
+            ));
         }
         match self.bump() {
             Some(eq) if eq.kind == TokenKind::Operator && eq.text == "=" => {}

@@ -151,7 +151,10 @@ pub fn plan(query: &Query, text: &str, today: SimDate) -> Result<Plan, GoogleAds
             return Err(v.error(
                 QueryError::ExpectedReferencedFieldInSelectClause,
                 &o.field,
-                format!("{} is in ORDER BY, so it must also be selected.", field.name),
+                format!(
+                    "{} is in ORDER BY, so it must also be selected.",
+                    field.name
+                ),
             ));
         }
         order_by.push((field, o.descending));
@@ -229,12 +232,18 @@ fn condition_span(test: &Test) -> DateSpan {
             let d = day(v);
             match op {
                 Operator::Eq => DateSpan { start: d, end: d },
-                Operator::Ge => DateSpan { start: d, end: None },
+                Operator::Ge => DateSpan {
+                    start: d,
+                    end: None,
+                },
                 Operator::Gt => DateSpan {
                     start: d.map(|d| d.add_days(1)),
                     end: None,
                 },
-                Operator::Le => DateSpan { start: None, end: d },
+                Operator::Le => DateSpan {
+                    start: None,
+                    end: d,
+                },
                 Operator::Lt => DateSpan {
                     start: None,
                     end: d.map(|d| d.add_days(-1)),
@@ -299,9 +308,21 @@ impl Validator<'_> {
             }
         }
         let (allowed, code, verb) = match clause {
-            Clause::Select => (spec.selectable, QueryError::ProhibitedFieldInSelectClause, "selected"),
-            Clause::Where => (spec.filterable, QueryError::ProhibitedFieldInWhereClause, "filtered"),
-            Clause::OrderBy => (spec.sortable, QueryError::ProhibitedFieldInOrderByClause, "sorted"),
+            Clause::Select => (
+                spec.selectable,
+                QueryError::ProhibitedFieldInSelectClause,
+                "selected",
+            ),
+            Clause::Where => (
+                spec.filterable,
+                QueryError::ProhibitedFieldInWhereClause,
+                "filtered",
+            ),
+            Clause::OrderBy => (
+                spec.sortable,
+                QueryError::ProhibitedFieldInOrderByClause,
+                "sorted",
+            ),
         };
         if !allowed {
             return Err(self.error(code, name, format!("{} cannot be {verb}.", spec.name)));
@@ -397,7 +418,12 @@ impl Validator<'_> {
     }
 
     /// The literal as a value of `field`'s type.
-    fn value(&self, field: &FieldSpec, lit: &Literal, op: Operator) -> Result<Value, GoogleAdsError> {
+    fn value(
+        &self,
+        field: &FieldSpec,
+        lit: &Literal,
+        op: Operator,
+    ) -> Result<Value, GoogleAdsError> {
         let fail = |code: QueryError, why: String| Err(self.error_at_literal(code, lit, why));
         match (field.data_type, &lit.kind) {
             (DataType::Int64, LiteralKind::Number) => match lit.text.parse::<i64>() {
@@ -406,11 +432,17 @@ impl Validator<'_> {
                     QueryError::BadValue,
                     format!("{} is an integer field.", field.name),
                 ),
-                Err(_) => fail(QueryError::BadNumber, format!("{} does not fit INT64.", lit.text)),
+                Err(_) => fail(
+                    QueryError::BadNumber,
+                    format!("{} does not fit INT64.", lit.text),
+                ),
             },
             (DataType::Double, LiteralKind::Number) => match lit.text.parse::<f64>() {
                 Ok(x) => Ok(Value::Double(x)),
-                Err(_) => fail(QueryError::BadNumber, format!("{} is not a number.", lit.text)),
+                Err(_) => fail(
+                    QueryError::BadNumber,
+                    format!("{} is not a number.", lit.text),
+                ),
             },
             (DataType::Int64 | DataType::Double, _) => fail(
                 QueryError::BadValue,
@@ -432,7 +464,11 @@ impl Validator<'_> {
                 } else {
                     fail(
                         QueryError::BadEnumConstant,
-                        format!("'{name}' is not one of {}: {}.", field.name, constants.join(", ")),
+                        format!(
+                            "'{name}' is not one of {}: {}.",
+                            field.name,
+                            constants.join(", ")
+                        ),
                     )
                 }
             }
@@ -459,7 +495,10 @@ impl Validator<'_> {
                     Some(d) => Ok(Value::Date(d)),
                     None if op == Operator::Between => fail(
                         QueryError::InvalidValueWithBetweenOperator,
-                        format!("BETWEEN on {} takes dates such as '2024-01-31'.", field.name),
+                        format!(
+                            "BETWEEN on {} takes dates such as '2024-01-31'.",
+                            field.name
+                        ),
                     ),
                     None => fail(
                         QueryError::InvalidDateFormat,

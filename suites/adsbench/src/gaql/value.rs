@@ -75,7 +75,12 @@ impl Value {
                 }
                 a.len().cmp(&b.len())
             }
-            _ => match (self.as_f64(), other.as_f64(), self.as_text(), other.as_text()) {
+            _ => match (
+                self.as_f64(),
+                other.as_f64(),
+                self.as_text(),
+                other.as_text(),
+            ) {
                 (Some(a), Some(b), _, _) => a.total_cmp(&b),
                 (_, _, Some(a), Some(b)) => a.cmp(b),
                 _ => self.rank().cmp(&other.rank()),

@@ -86,7 +86,12 @@ fn every_bad_query_names_its_code_and_position() {
         assert!(!e.message.is_empty());
         seen.insert(*code);
     }
-    assert!(BAD.len() >= 50 && seen.len() >= 30, "{} queries, {} codes", BAD.len(), seen.len());
+    assert!(
+        BAD.len() >= 50 && seen.len() >= 30,
+        "{} queries, {} codes",
+        BAD.len(),
+        seen.len()
+    );
 }
 
 #[test]
@@ -94,7 +99,10 @@ fn positions_give_line_and_column_and_the_trigger() {
     let q = "SELECT\n  campaign.id,\n  campaign.nme\nFROM campaign";
     let e = &search(q).unwrap_err().errors[0];
     assert_eq!(e.query_error(), Some(QueryError::UnrecognizedField));
-    let p = e.location.query_position.expect("a query error has a position");
+    let p = e
+        .location
+        .query_position
+        .expect("a query error has a position");
     assert_eq!((p.offset, p.line, p.column), (24, 3, 3));
     assert_eq!(e.trigger.as_deref(), Some("campaign.nme"));
     assert_eq!(e.location.field_path_elements[0].field_name, "query");

@@ -30,7 +30,9 @@ fn a_burst_is_refused_until_the_retry_delay_has_passed() {
     );
     let wait = retry_delay(&refused);
     assert_eq!(wait, 100);
-    let answer = api.search(&account, &request, now().plus_millis(wait)).unwrap();
+    let answer = api
+        .search(&account, &request, now().plus_millis(wait))
+        .unwrap();
     assert_eq!(answer.results.len(), 2);
 }
 
@@ -52,7 +54,8 @@ fn operation_15001_of_a_day_fails_and_the_next_day_works() {
             operations,
             ..MutateRequest::default()
         };
-        api.mutate(&mut account, &request, t).unwrap_or_else(|e| panic!("round {round}: {e}"));
+        api.mutate(&mut account, &request, t)
+            .unwrap_or_else(|e| panic!("round {round}: {e}"));
         t = t.plus_millis(1000);
     }
     assert_eq!(api.limits().used_today(t), 15_000);
@@ -64,7 +67,11 @@ fn operation_15001_of_a_day_fails_and_the_next_day_works() {
     );
     let tomorrow = t.plus_millis(retry_delay(&refused));
     assert_eq!(tomorrow.date(), t.date().add_days(1));
-    assert_eq!(tomorrow.millis() % 86_400_000, 0, "the quota resets at midnight");
+    assert_eq!(
+        tomorrow.millis() % 86_400_000,
+        0,
+        "the quota resets at midnight"
+    );
     api.search(&account, &search, tomorrow).unwrap();
     let create = MutateRequest {
         customer_id: account.customer_id,

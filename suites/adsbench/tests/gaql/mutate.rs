@@ -20,11 +20,17 @@ fn ten_operations() -> Vec<MutateOperation> {
         MutateOperation::create(Resource::Campaign, [("name", s("Shoes - Search"))]),
         MutateOperation::update(format!("{C}/campaigns/101"), [("status", e("PAUSED"))])
             .with_note("CPA above target for a week"),
-        MutateOperation::update(format!("{C}/adGroups/201"), [("cpc_bid_micros", Value::Int64(-5))]),
+        MutateOperation::update(
+            format!("{C}/adGroups/201"),
+            [("cpc_bid_micros", Value::Int64(-5))],
+        ),
         MutateOperation::create(
             Resource::AdGroup,
             [
-                ("campaign", Value::ResourceName(format!("{C}/campaigns/102"))),
+                (
+                    "campaign",
+                    Value::ResourceName(format!("{C}/campaigns/102")),
+                ),
                 ("name", s("New group")),
             ],
         ),
@@ -61,7 +67,10 @@ fn failing(errors: &[adfarm_adsbench::api::GoogleAdsError]) -> Vec<(usize, Strin
         .map(|e| {
             let step = &e.location.field_path_elements[0];
             assert_eq!(step.field_name, "operations");
-            (step.index.expect("an operation index"), e.error_code.to_string())
+            (
+                step.index.expect("an operation index"),
+                e.error_code.to_string(),
+            )
         })
         .collect()
 }
@@ -90,11 +99,20 @@ fn partial_failure_commits_the_seven_good_ones() {
     assert_eq!(committed, vec![0, 2, 4, 5, 6, 8, 9]);
     let errors = response.partial_failure_error.expect("three failed");
     assert_eq!(failing(&errors.errors), expected_failures());
-    assert_eq!(response.results[0].as_deref(), Some("customers/1234567890/campaigns/1000"));
-    assert_eq!(account.changes.len(), 7);
-    assert_eq!(account.changes[0].change_note.as_deref(), Some("Seasonal push"));
-    assert_eq!(account.changes[1].operation, "UPDATE");
-    assert_eq!(account.changes[1].change_note.as_deref(), Some("CPA above target for a week"));
+    assert_eq!(
+        response.results[0].as_deref(),
+        Some("customers/1234567890/campaigns/1000")
+    );
+    assert_eq!(account.changes().len(), 7);
+    assert_eq!(
+        account.changes()[0].change_note.as_deref(),
+        Some("Seasonal push")
+    );
+    assert_eq!(account.changes()[1].operation, "UPDATE");
+    assert_eq!(
+        account.changes()[1].change_note.as_deref(),
+        Some("CPA above target for a week")
+    );
 
     // The account, read back through GAQL, shows the seven changes.
     let mut search = SearchService::new();
@@ -102,11 +120,24 @@ fn partial_failure_commits_the_seven_good_ones() {
         let r = search
             .search(&account, &SearchRequest::new(account.customer_id, q), now())
             .unwrap();
-        r.results.iter().map(|row| row.values.iter().map(ToString::to_string).collect::<Vec<_>>().join(" | ")).collect::<Vec<_>>()
+        r.results
+            .iter()
+            .map(|row| {
+                row.values
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            })
+            .collect::<Vec<_>>()
     };
     assert_eq!(
         ask("SELECT campaign.name, campaign.status FROM campaign"),
-        vec!["Shoes - Search | PAUSED", "Boots - Display | PAUSED", "Spring sale | ENABLED"]
+        vec![
+            "Shoes - Search | PAUSED",
+            "Boots - Display | PAUSED",
+            "Spring sale | ENABLED"
+        ]
     );
     assert_eq!(
         ask("SELECT ad_group.name, ad_group.status, campaign.id FROM ad_group WHERE campaign.id = 102"),
@@ -122,7 +153,10 @@ fn partial_failure_commits_the_seven_good_ones() {
             "snow boots | ENABLED | null",
         ]
     );
-    assert_eq!(ask("SELECT ad_group.status FROM ad_group WHERE ad_group.id = 202"), vec!["ENABLED"]);
+    assert_eq!(
+        ask("SELECT ad_group.status FROM ad_group WHERE ad_group.id = 202"),
+        vec!["ENABLED"]
+    );
 }
 
 #[test]
@@ -134,11 +168,17 @@ fn validate_only_checks_in_order_and_commits_nothing() {
     let dependent = MutateRequest {
         customer_id: account.customer_id,
         operations: vec![
-            MutateOperation::create(Resource::Campaign, [("name", Value::String("Fresh".into()))]),
+            MutateOperation::create(
+                Resource::Campaign,
+                [("name", Value::String("Fresh".into()))],
+            ),
             MutateOperation::create(
                 Resource::AdGroup,
                 [
-                    ("campaign", Value::ResourceName(format!("{C}/campaigns/1000"))),
+                    (
+                        "campaign",
+                        Value::ResourceName(format!("{C}/campaigns/1000")),
+                    ),
                     ("name", Value::String("First group".into())),
                 ],
             ),
@@ -149,23 +189,41 @@ fn validate_only_checks_in_order_and_commits_nothing() {
     let response = mutate(&mut account, &dependent).unwrap();
     assert_eq!(response.results, vec![None, None]);
     assert_eq!(account, InMemoryAccount::sample());
-    let committed = mutate(&mut account, &MutateRequest { validate_only: false, ..dependent }).unwrap();
-    assert_eq!(committed.results[1].as_deref(), Some("customers/1234567890/adGroups/1001"));
-    assert_eq!(account.ad_groups.len(), 4);
+    let committed = mutate(
+        &mut account,
+        &MutateRequest {
+            validate_only: false,
+            ..dependent
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        committed.results[1].as_deref(),
+        Some("customers/1234567890/adGroups/1001")
+    );
+    assert_eq!(account.ad_groups().len(), 4);
 }
 
 #[test]
 fn request_and_field_errors() {
     let mut account = InMemoryAccount::sample();
-    let code = |r: Result<_, adfarm_adsbench::api::GoogleAdsFailure>| r.unwrap_err().errors[0].error_code.to_string();
+    let code = |r: Result<_, adfarm_adsbench::api::GoogleAdsFailure>| {
+        r.unwrap_err().errors[0].error_code.to_string()
+    };
     let ops = |n: usize| MutateRequest {
         customer_id: account.customer_id,
         operations: vec![MutateOperation::remove(format!("{C}/campaigns/101")); n],
         ..MutateRequest::default()
     };
     let (too_many, none) = (ops(10_001), ops(0));
-    assert_eq!(code(mutate(&mut account, &too_many)), "RequestError.TOO_MANY_MUTATE_OPERATIONS");
-    assert_eq!(code(mutate(&mut account, &none)), "RequestError.OPERATION_REQUIRED");
+    assert_eq!(
+        code(mutate(&mut account, &too_many)),
+        "RequestError.TOO_MANY_MUTATE_OPERATIONS"
+    );
+    assert_eq!(
+        code(mutate(&mut account, &none)),
+        "RequestError.OPERATION_REQUIRED"
+    );
     let one = |op: MutateOperation| MutateRequest {
         customer_id: 1_234_567_890,
         operations: vec![op],
@@ -173,19 +231,46 @@ fn request_and_field_errors() {
     };
     let camp = format!("{C}/campaigns/101");
     let cases = [
-        (MutateOperation::update(&camp, [("colour", Value::String("red".into()))]), "FieldMaskError.FIELD_NOT_FOUND"),
-        (MutateOperation::update(&camp, [("id", Value::Int64(5))]), "RequestError.IMMUTABLE_FIELD"),
-        (MutateOperation::update(&camp, [("status", Value::Enum("ON".into()))]), "RequestError.INVALID_ENUM_VALUE"),
-        (MutateOperation::update(&camp, [("name", Value::Int64(5))]), "FieldError.INVALID_VALUE"),
-        (MutateOperation::update(&camp, [("name", Value::String(" ".into()))]), "FieldError.REQUIRED"),
-        (MutateOperation::update("campaigns/101", [("name", Value::String("x".into()))]), "RequestError.RESOURCE_NAME_MALFORMED"),
-        (MutateOperation::update(&camp, Vec::<(&str, Value)>::new()), "FieldMaskError.FIELD_MASK_MISSING"),
-        (MutateOperation::create(Resource::AdGroup, [("name", Value::String("x".into()))]), "FieldError.REQUIRED"),
+        (
+            MutateOperation::update(&camp, [("colour", Value::String("red".into()))]),
+            "FieldMaskError.FIELD_NOT_FOUND",
+        ),
+        (
+            MutateOperation::update(&camp, [("id", Value::Int64(5))]),
+            "RequestError.IMMUTABLE_FIELD",
+        ),
+        (
+            MutateOperation::update(&camp, [("status", Value::Enum("ON".into()))]),
+            "RequestError.INVALID_ENUM_VALUE",
+        ),
+        (
+            MutateOperation::update(&camp, [("name", Value::Int64(5))]),
+            "FieldError.INVALID_VALUE",
+        ),
+        (
+            MutateOperation::update(&camp, [("name", Value::String(" ".into()))]),
+            "FieldError.REQUIRED",
+        ),
+        (
+            MutateOperation::update("campaigns/101", [("name", Value::String("x".into()))]),
+            "RequestError.RESOURCE_NAME_MALFORMED",
+        ),
+        (
+            MutateOperation::update(&camp, Vec::<(&str, Value)>::new()),
+            "FieldMaskError.FIELD_MASK_MISSING",
+        ),
+        (
+            MutateOperation::create(Resource::AdGroup, [("name", Value::String("x".into()))]),
+            "FieldError.REQUIRED",
+        ),
     ];
     for (op, want) in cases {
         let what = format!("{op:?}");
         assert_eq!(code(mutate(&mut account, &one(op))), want, "{what}");
     }
     assert_eq!(account, InMemoryAccount::sample());
-    assert_eq!(ErrorCode::RequestError(RequestError::TooManyMutateOperations).name(), "TOO_MANY_MUTATE_OPERATIONS");
+    assert_eq!(
+        ErrorCode::RequestError(RequestError::TooManyMutateOperations).name(),
+        "TOO_MANY_MUTATE_OPERATIONS"
+    );
 }

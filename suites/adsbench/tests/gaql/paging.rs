@@ -17,8 +17,8 @@ fn big_account(extra: usize) -> InMemoryAccount {
 
 #[test]
 fn pages_with_tokens_in_a_consistent_order() {
-    let mut account = big_account(25_000);
-    let total = 25_005;
+    let mut account = big_account(20_500);
+    let total = 20_505;
     let query = "SELECT ad_group_criterion.criterion_id, ad_group_criterion.keyword.text \
                  FROM ad_group_criterion ORDER BY ad_group_criterion.keyword.text DESC";
     let mut service = SearchService::new();
@@ -27,7 +27,9 @@ fn pages_with_tokens_in_a_consistent_order() {
     // The account changes between pages; the pages do not.
     account.add_keyword(201, "zzz added after the first page", "EXACT");
     while let Some(token) = pages.last().unwrap().next_page_token.clone() {
-        let page = service.search(&account, &first.page(&token), now()).unwrap();
+        let page = service
+            .search(&account, &first.page(&token), now())
+            .unwrap();
         pages.push(page);
     }
     let sizes: Vec<usize> = pages.iter().map(|p| p.results.len()).collect();
@@ -40,7 +42,10 @@ fn pages_with_tokens_in_a_consistent_order() {
         .collect();
     let mut sorted = texts.clone();
     sorted.sort_by(|a, b| b.cmp(a));
-    assert_eq!(texts, sorted, "pages follow ORDER BY across page boundaries");
+    assert_eq!(
+        texts, sorted,
+        "pages follow ORDER BY across page boundaries"
+    );
     assert_eq!(texts[0], "winter boots");
     assert!(!texts.iter().any(|t| t.starts_with("zzz")));
     let mut ids: Vec<Value> = pages
@@ -53,12 +58,17 @@ fn pages_with_tokens_in_a_consistent_order() {
 
     // Asking for a page again (a retry) gives the same rows.
     let token = pages[0].next_page_token.clone().unwrap();
-    let again = service.search(&account, &first.page(&token), now()).unwrap();
+    let again = service
+        .search(&account, &first.page(&token), now())
+        .unwrap();
     assert_eq!(again, pages[1]);
     // A fresh run sees the new keyword first.
     let fresh = service.search(&account, &first, now()).unwrap();
     assert_eq!(fresh.total_results_count, total + 1);
-    assert_eq!(fresh.results[0].values[1].to_string(), "zzz added after the first page");
+    assert_eq!(
+        fresh.results[0].values[1].to_string(),
+        "zzz added after the first page"
+    );
 }
 
 #[test]
@@ -70,8 +80,10 @@ fn tokens_are_bound_to_their_query_and_expire() {
     let page = service.search(&account, &first, now()).unwrap();
     assert_eq!(page.results.len(), PAGE_SIZE);
     let token = page.next_page_token.expect("10,005 rows need two pages");
-    let code = |r: Result<_, adfarm_adsbench::api::GoogleAdsFailure>| r.unwrap_err().errors[0].error_code;
-    let other = SearchRequest::new(account.customer_id, "SELECT campaign.id FROM campaign").page(&token);
+    let code =
+        |r: Result<_, adfarm_adsbench::api::GoogleAdsFailure>| r.unwrap_err().errors[0].error_code;
+    let other =
+        SearchRequest::new(account.customer_id, "SELECT campaign.id FROM campaign").page(&token);
     assert_eq!(
         code(service.search(&account, &other, now())),
         ErrorCode::RequestError(RequestError::InvalidPageToken)
@@ -80,7 +92,9 @@ fn tokens_are_bound_to_their_query_and_expire() {
         code(service.search(&account, &first.page("not-a-token"), now())),
         ErrorCode::RequestError(RequestError::InvalidPageToken)
     );
-    let last = service.search(&account, &first.page(&token), now()).unwrap();
+    let last = service
+        .search(&account, &first.page(&token), now())
+        .unwrap();
     assert_eq!((last.results.len(), last.next_page_token), (5, None));
     let later = now().plus_millis(3 * 3_600_000);
     assert_eq!(

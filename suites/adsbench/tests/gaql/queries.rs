@@ -24,7 +24,9 @@ fn check(query: &str, expected: &[&[&str]]) -> SearchResponse {
         for (cell, w) in row.iter().zip(*want) {
             match cell {
                 Value::Double(x) => {
-                    let w: f64 = w.parse().unwrap_or_else(|_| panic!("{query}: {w} not a number"));
+                    let w: f64 = w
+                        .parse()
+                        .unwrap_or_else(|_| panic!("{query}: {w} not a number"));
                     assert!(
                         (x - w).abs() <= 1e-9 * w.abs().max(1.0),
                         "{query}: {x} != {w} in {row:?}"
@@ -52,7 +54,10 @@ fn attributes_and_resource_names() {
     assert_eq!(r.next_page_token, None);
     let json = r.to_json();
     assert_eq!(json["results"][1]["campaign"]["id"], "102");
-    assert_eq!(json["results"][1]["campaign"]["resourceName"], "customers/1234567890/campaigns/102");
+    assert_eq!(
+        json["results"][1]["campaign"]["resourceName"],
+        "customers/1234567890/campaigns/102"
+    );
     assert_eq!(json["fieldMask"], "campaign.id,campaign.name");
 }
 
@@ -127,7 +132,10 @@ fn null_tests() {
 fn contains_on_repeated_labels() {
     let l = |n| format!("'customers/1234567890/labels/{n}'");
     check(
-        &format!("SELECT campaign.name FROM campaign WHERE campaign.labels CONTAINS ANY ({})", l(2)),
+        &format!(
+            "SELECT campaign.name FROM campaign WHERE campaign.labels CONTAINS ANY ({})",
+            l(2)
+        ),
         &[&["Boots - Display"]],
     );
     check(
@@ -139,7 +147,10 @@ fn contains_on_repeated_labels() {
         &[&["Boots - Display"]],
     );
     check(
-        &format!("SELECT campaign.name FROM campaign WHERE campaign.labels CONTAINS NONE ({})", l(2)),
+        &format!(
+            "SELECT campaign.name FROM campaign WHERE campaign.labels CONTAINS NONE ({})",
+            l(2)
+        ),
         &[&["Shoes - Search"]],
     );
 }
@@ -169,7 +180,11 @@ fn numbers_bools_and_dates_as_attributes() {
         "SELECT ad_group_criterion.keyword.text, ad_group_criterion.keyword.match_type \
          FROM ad_group_criterion WHERE ad_group_criterion.negative = FALSE \
          AND ad_group_criterion.status = ENABLED",
-        &[&["running shoes", "EXACT"], &["buy running shoes", "PHRASE"], &["winter boots", "EXACT"]],
+        &[
+            &["running shoes", "EXACT"],
+            &["buy running shoes", "PHRASE"],
+            &["winter boots", "EXACT"],
+        ],
     );
     check(
         "SELECT ad_group_criterion.keyword.text FROM ad_group_criterion WHERE ad_group_criterion.negative = TRUE",
@@ -208,11 +223,23 @@ fn all_time_metrics_sum_every_stat() {
     check(
         "SELECT customer.id, customer.descriptive_name, metrics.impressions, metrics.clicks, \
          metrics.cost_micros, metrics.conversions, metrics.conversions_value FROM customer",
-        &[&["1234567890", "Acme Shoes", "19500", "375", "342200000", "91", "1850"]],
+        &[&[
+            "1234567890",
+            "Acme Shoes",
+            "19500",
+            "375",
+            "342200000",
+            "91",
+            "1850",
+        ]],
     );
     check(
         "SELECT ad_group.name, metrics.clicks FROM ad_group ORDER BY metrics.clicks DESC",
-        &[&["Winter boots", "149"], &["Running", "118"], &["Trail", "108"]],
+        &[
+            &["Winter boots", "149"],
+            &["Running", "118"],
+            &["Trail", "108"],
+        ],
     );
 }
 
@@ -225,15 +252,63 @@ fn during_each_predefined_range() {
         )
     };
     let cases: &[(&str, [&[&str]; 2])] = &[
-        ("LAST_7_DAYS", [&["101", "10800", "216", "158400000"], &["102", "7200", "144", "172800000"]]),
-        ("LAST_14_DAYS", [&["101", "10800", "216", "158400000"], &["102", "7200", "144", "172800000"]]),
-        ("TODAY", [&["101", "0", "0", "0"], &["102", "500", "5", "6000000"]]),
-        ("YESTERDAY", [&["101", "5400", "108", "79200000"], &["102", "3600", "72", "86400000"]]),
-        ("LAST_30_DAYS", [&["101", "11800", "226", "163400000"], &["102", "7200", "144", "172800000"]]),
-        ("THIS_MONTH", [&["101", "10800", "216", "158400000"], &["102", "7700", "149", "178800000"]]),
-        ("LAST_MONTH", [&["101", "1000", "10", "5000000"], &["102", "0", "0", "0"]]),
-        ("LAST_WEEK_MON_SUN", [&["101", "1800", "36", "26400000"], &["102", "1200", "24", "28800000"]]),
-        ("THIS_WEEK_MON_TODAY", [&["101", "9000", "180", "132000000"], &["102", "6500", "125", "150000000"]]),
+        (
+            "LAST_7_DAYS",
+            [
+                &["101", "10800", "216", "158400000"],
+                &["102", "7200", "144", "172800000"],
+            ],
+        ),
+        (
+            "LAST_14_DAYS",
+            [
+                &["101", "10800", "216", "158400000"],
+                &["102", "7200", "144", "172800000"],
+            ],
+        ),
+        (
+            "TODAY",
+            [&["101", "0", "0", "0"], &["102", "500", "5", "6000000"]],
+        ),
+        (
+            "YESTERDAY",
+            [
+                &["101", "5400", "108", "79200000"],
+                &["102", "3600", "72", "86400000"],
+            ],
+        ),
+        (
+            "LAST_30_DAYS",
+            [
+                &["101", "11800", "226", "163400000"],
+                &["102", "7200", "144", "172800000"],
+            ],
+        ),
+        (
+            "THIS_MONTH",
+            [
+                &["101", "10800", "216", "158400000"],
+                &["102", "7700", "149", "178800000"],
+            ],
+        ),
+        (
+            "LAST_MONTH",
+            [&["101", "1000", "10", "5000000"], &["102", "0", "0", "0"]],
+        ),
+        (
+            "LAST_WEEK_MON_SUN",
+            [
+                &["101", "1800", "36", "26400000"],
+                &["102", "1200", "24", "28800000"],
+            ],
+        ),
+        (
+            "THIS_WEEK_MON_TODAY",
+            [
+                &["101", "9000", "180", "132000000"],
+                &["102", "6500", "125", "150000000"],
+            ],
+        ),
     ];
     for (range, rows) in cases {
         check(&q(range), rows);
@@ -269,7 +344,11 @@ fn segmented_by_date() {
     check(
         "SELECT segments.date, metrics.clicks FROM customer \
          WHERE segments.date >= '2024-03-11' AND segments.date <= '20240313'",
-        &[&["2024-03-11", "120"], &["2024-03-12", "180"], &["2024-03-13", "5"]],
+        &[
+            &["2024-03-11", "120"],
+            &["2024-03-12", "180"],
+            &["2024-03-13", "5"],
+        ],
     );
     check(
         "SELECT campaign.name, metrics.impressions FROM campaign WHERE segments.date = '2024-02-20'",
