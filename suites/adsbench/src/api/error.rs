@@ -149,8 +149,7 @@ google_enum! {
 }
 
 /// An error code: Google's error family and constant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
     /// `query_error`.
     QueryError(QueryError),
@@ -158,15 +157,11 @@ pub enum ErrorCode {
     RequestError(RequestError),
     /// `quota_error`.
     QuotaError(QuotaError),
-    /// An error the account model reports for one operation (for example
-    /// `CampaignError.DUPLICATE_CAMPAIGN_NAME`, `RangeError.TOO_LOW`): the
-    /// model owns those enums, so they travel as Google's names.
-    Resource {
-        /// The enum family, e.g. `CampaignError`.
-        family: &'static str,
-        /// The constant, e.g. `DUPLICATE_CAMPAIGN_NAME`.
-        name: &'static str,
-    },
+    /// An error the account model reports for one operation, written
+    /// `Family.CONSTANT` (for example `CampaignError.DUPLICATE_CAMPAIGN_NAME`,
+    /// `RangeError.TOO_LOW`): the model owns those enums, so they travel as
+    /// Google's names.
+    Resource(&'static str),
 }
 
 impl ErrorCode {
@@ -176,7 +171,7 @@ impl ErrorCode {
             ErrorCode::QueryError(_) => "QueryError",
             ErrorCode::RequestError(_) => "RequestError",
             ErrorCode::QuotaError(_) => "QuotaError",
-            ErrorCode::Resource { family, .. } => family,
+            ErrorCode::Resource(code) => code.split_once('.').map_or("", |(family, _)| family),
         }
     }
 
@@ -186,8 +181,26 @@ impl ErrorCode {
             ErrorCode::QueryError(c) => c.name(),
             ErrorCode::RequestError(c) => c.name(),
             ErrorCode::QuotaError(c) => c.name(),
-            ErrorCode::Resource { name, .. } => name,
+            ErrorCode::Resource(code) => code.split_once('.').map_or(*code, |(_, name)| name),
         }
+    }
+}
+
+/// Serialized as Google's JSON does: `{"query_error": "BAD_FIELD_NAME"}`,
+/// the family in snake case.
+impl Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut key = String::new();
+        for (i, c) in self.family().chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                key.push('_');
+            }
+            key.push(c.to_ascii_lowercase());
+        }
+        let mut map = s.serialize_map(Some(1))?;
+        map.serialize_entry(&key, self.name())?;
+        map.end()
     }
 }
 
@@ -201,11 +214,11 @@ impl fmt::Display for ErrorCode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct QueryPosition {
     /// Characters (Unicode scalar values) before the trigger, from 0.
-    pub offset: usize,
+    pub offset: u32,
     /// Line of the trigger, from 1.
-    pub line: usize,
+    pub line: u32,
     /// Column of the trigger on its line, in characters, from 1.
-    pub column: usize,
+    pub column: u32,
 }
 
 impl QueryPosition {
@@ -221,10 +234,12 @@ impl QueryPosition {
                 column += 1;
             }
         }
+        // u32 keeps errors small; a query is far shorter than 4 G characters.
+        let narrow = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         QueryPosition {
-            offset,
-            line,
-            column,
+            offset: narrow(offset),
+            line: narrow(line),
+            column: narrow(column),
         }
     }
 }
@@ -280,8 +295,9 @@ pub struct GoogleAdsError {
     pub trigger: Option<String>,
     /// Where it applies.
     pub location: ErrorLocation,
-    /// Quota details, for quota errors.
-    pub quota_details: Option<QuotaErrorDetails>,
+    /// Quota details, for quota errors (boxed: most errors have none, and
+    /// a small error keeps every `Result` small).
+    pub quota_details: Option<Box<QuotaErrorDetails>>,
 }
 
 impl GoogleAdsError {
@@ -341,7 +357,7 @@ impl GoogleAdsError {
 
     /// The character offset in the query, for query errors.
     pub fn offset(&self) -> Option<usize> {
-        self.location.query_position.map(|p| p.offset)
+        self.location.query_position.map(|p| p.offset as usize)
     }
 }
 
@@ -399,6 +415,21 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "QueryError.UNRECOGNIZED_FIELD: x (line 2, column 3)"
+        );
+    }
+
+    #[test]
+    fn errors_stay_small_and_codes_split() {
+        // Every Result in the parser carries one; clippy's limit is 128 bytes.
+        assert!(size_of::<GoogleAdsError>() <= 128);
+        let code = ErrorCode::Resource("CampaignError.DUPLICATE_CAMPAIGN_NAME");
+        assert_eq!(
+            (code.family(), code.name()),
+            ("CampaignError", "DUPLICATE_CAMPAIGN_NAME")
+        );
+        assert_eq!(
+            serde_json::to_string(&code).unwrap(),
+            r#"{"campaign_error":"DUPLICATE_CAMPAIGN_NAME"}"#
         );
     }
 

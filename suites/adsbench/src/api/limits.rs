@@ -150,11 +150,11 @@ fn quota_error(
     retry_delay_millis: i64,
 ) -> GoogleAdsError {
     GoogleAdsError {
-        quota_details: Some(QuotaErrorDetails {
+        quota_details: Some(Box::new(QuotaErrorDetails {
             rate_scope,
             rate_name: rate_name.to_string(),
             retry_delay_millis,
-        }),
+        })),
         ..GoogleAdsError::new(ErrorCode::QuotaError(code), message)
     }
 }

@@ -560,8 +560,8 @@ impl RowSource for InMemoryAccount {
     }
 }
 
-fn resource_error(family: &'static str, name: &'static str, message: String) -> GoogleAdsError {
-    GoogleAdsError::new(ErrorCode::Resource { family, name }, message)
+fn resource_error(code: &'static str, message: String) -> GoogleAdsError {
+    GoogleAdsError::new(ErrorCode::Resource(code), message)
 }
 
 fn text(fields: &BTreeMap<String, Value>, key: &str) -> Option<String> {
@@ -584,13 +584,13 @@ impl MutableAccount for InMemoryAccount {
             Some(t) if !t.trim().is_empty() => Ok(t),
             _ => Err(GoogleAdsError {
                 trigger: Some(key.to_string()),
-                ..resource_error("FieldError", "REQUIRED", format!("{key} is required."))
+                ..resource_error("FieldError.REQUIRED", format!("{key} is required."))
             }),
         };
         let bid_ok = |fields: &BTreeMap<String, Value>| match int(fields, "cpc_bid_micros") {
             Some(b) if b <= 0 => Err(GoogleAdsError {
                 trigger: Some(b.to_string()),
-                ..resource_error("RangeError", "TOO_LOW", "A bid must be positive.".into())
+                ..resource_error("RangeError.TOO_LOW", "A bid must be positive.".into())
             }),
             _ => Ok(()),
         };
@@ -606,8 +606,7 @@ impl MutableAccount for InMemoryAccount {
                             .any(|c| c.name == name && c.status != "REMOVED")
                         {
                             return Err(resource_error(
-                                "CampaignError",
-                                "DUPLICATE_CAMPAIGN_NAME",
+                                "CampaignError.DUPLICATE_CAMPAIGN_NAME",
                                 format!("A campaign is already named '{name}'."),
                             ));
                         }
@@ -628,8 +627,7 @@ impl MutableAccount for InMemoryAccount {
                         });
                         if taken {
                             return Err(resource_error(
-                                "AdGroupError",
-                                "DUPLICATE_ADGROUP_NAME",
+                                "AdGroupError.DUPLICATE_ADGROUP_NAME",
                                 format!("The campaign already has an ad group named '{name}'."),
                             ));
                         }
@@ -647,8 +645,7 @@ impl MutableAccount for InMemoryAccount {
                         let text = required(fields, "keyword.text")?;
                         if text.chars().count() > 80 {
                             return Err(resource_error(
-                                "CriterionError",
-                                "KEYWORD_TEXT_TOO_LONG",
+                                "CriterionError.KEYWORD_TEXT_TOO_LONG",
                                 "Keyword text is at most 80 characters.".into(),
                             ));
                         }
@@ -656,8 +653,7 @@ impl MutableAccount for InMemoryAccount {
                     }
                     Resource::Customer => {
                         return Err(resource_error(
-                            "MutateError",
-                            "MUTATE_NOT_ALLOWED",
+                            "MutateError.MUTATE_NOT_ALLOWED",
                             "Customers cannot be created here.".into(),
                         ))
                     }
@@ -740,8 +736,7 @@ fn not_found(resource_name: &str) -> GoogleAdsError {
     GoogleAdsError {
         trigger: Some(resource_name.to_string()),
         ..resource_error(
-            "MutateError",
-            "RESOURCE_NOT_FOUND",
+            "MutateError.RESOURCE_NOT_FOUND",
             format!("{resource_name} does not exist."),
         )
     }

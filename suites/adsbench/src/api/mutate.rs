@@ -269,10 +269,7 @@ fn check_shape(op: &MutateOperation) -> Result<(), GoogleAdsError> {
             let resource = resource_of(resource_name)?;
             if update_mask.is_empty() {
                 return Err(GoogleAdsError::new(
-                    ErrorCode::Resource {
-                        family: "FieldMaskError",
-                        name: "FIELD_MASK_MISSING",
-                    },
+                    ErrorCode::Resource("FieldMaskError.FIELD_MASK_MISSING"),
                     "An update needs an update mask naming the fields it changes.",
                 ));
             }
@@ -293,10 +290,7 @@ fn check_shape(op: &MutateOperation) -> Result<(), GoogleAdsError> {
                 (DataType::Enum(_), Value::Enum(_) | Value::String(_)) => {
                     ErrorCode::RequestError(RequestError::InvalidEnumValue)
                 }
-                _ => ErrorCode::Resource {
-                    family: "FieldError",
-                    name: "INVALID_VALUE",
-                },
+                _ => ErrorCode::Resource("FieldError.INVALID_VALUE"),
             };
             return Err(GoogleAdsError {
                 trigger: Some(value.to_string()),
@@ -311,10 +305,7 @@ fn field_spec(resource: Resource, path: &str) -> Result<&'static FieldSpec, Goog
     lookup(&format!("{resource}.{path}")).ok_or_else(|| GoogleAdsError {
         trigger: Some(path.to_string()),
         ..GoogleAdsError::new(
-            ErrorCode::Resource {
-                family: "FieldMaskError",
-                name: "FIELD_NOT_FOUND",
-            },
+            ErrorCode::Resource("FieldMaskError.FIELD_NOT_FOUND"),
             format!("{resource} has no field '{path}'."),
         )
     })
