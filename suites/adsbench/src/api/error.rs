@@ -157,11 +157,11 @@ pub enum ErrorCode {
     RequestError(RequestError),
     /// `quota_error`.
     QuotaError(QuotaError),
-    /// An error the account model reports for one operation, written
-    /// `Family.CONSTANT` (for example `CampaignError.DUPLICATE_CAMPAIGN_NAME`,
-    /// `RangeError.TOO_LOW`): the model owns those enums, so they travel as
-    /// Google's names.
-    Resource(&'static str),
+    /// Any other family's error, written `Family.CONSTANT`: those the
+    /// account model reports for one operation (for example
+    /// `CampaignError.DUPLICATE_CAMPAIGN_NAME`, `RangeError.TOO_LOW`), which
+    /// the model owns, and `AuthorizationError.USER_PERMISSION_DENIED`.
+    Other(&'static str),
 }
 
 impl ErrorCode {
@@ -171,7 +171,7 @@ impl ErrorCode {
             ErrorCode::QueryError(_) => "QueryError",
             ErrorCode::RequestError(_) => "RequestError",
             ErrorCode::QuotaError(_) => "QuotaError",
-            ErrorCode::Resource(code) => code.split_once('.').map_or("", |(family, _)| family),
+            ErrorCode::Other(code) => code.split_once('.').map_or("", |(family, _)| family),
         }
     }
 
@@ -181,7 +181,7 @@ impl ErrorCode {
             ErrorCode::QueryError(c) => c.name(),
             ErrorCode::RequestError(c) => c.name(),
             ErrorCode::QuotaError(c) => c.name(),
-            ErrorCode::Resource(code) => code.split_once('.').map_or(*code, |(_, name)| name),
+            ErrorCode::Other(code) => code.split_once('.').map_or(*code, |(_, name)| name),
         }
     }
 }
@@ -355,6 +355,11 @@ impl GoogleAdsError {
         }
     }
 
+    /// The constant (`BAD_FIELD_NAME` ...): a bounded set, usable as a label.
+    pub fn code(&self) -> &'static str {
+        self.error_code.name()
+    }
+
     /// The character offset in the query, for query errors.
     pub fn offset(&self) -> Option<usize> {
         self.location.query_position.map(|p| p.offset as usize)
@@ -422,7 +427,7 @@ mod tests {
     fn errors_stay_small_and_codes_split() {
         // Every Result in the parser carries one; clippy's limit is 128 bytes.
         assert!(size_of::<GoogleAdsError>() <= 128);
-        let code = ErrorCode::Resource("CampaignError.DUPLICATE_CAMPAIGN_NAME");
+        let code = ErrorCode::Other("CampaignError.DUPLICATE_CAMPAIGN_NAME");
         assert_eq!(
             (code.family(), code.name()),
             ("CampaignError", "DUPLICATE_CAMPAIGN_NAME")

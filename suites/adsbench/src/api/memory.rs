@@ -561,7 +561,7 @@ impl RowSource for InMemoryAccount {
 }
 
 fn resource_error(code: &'static str, message: String) -> GoogleAdsError {
-    GoogleAdsError::new(ErrorCode::Resource(code), message)
+    GoogleAdsError::new(ErrorCode::Other(code), message)
 }
 
 fn text(fields: &BTreeMap<String, Value>, key: &str) -> Option<String> {
@@ -579,6 +579,10 @@ fn int(fields: &BTreeMap<String, Value>, key: &str) -> Option<i64> {
 }
 
 impl MutableAccount for InMemoryAccount {
+    fn customer_id(&self) -> u64 {
+        self.customer_id
+    }
+
     fn validate(&self, op: &MutateOperation) -> Result<(), GoogleAdsError> {
         let required = |fields: &BTreeMap<String, Value>, key: &str| match text(fields, key) {
             Some(t) if !t.trim().is_empty() => Ok(t),
@@ -687,8 +691,34 @@ impl MutableAccount for InMemoryAccount {
                         )
                     });
                 }
+                // Only these can be unset; every other masked field needs a value.
+                let clearable = ["target_cpa.target_cpa_micros", "end_date"];
+                let keyword_bid = resource == Resource::AdGroupCriterion;
+                for path in update_mask {
+                    let unset = matches!(fields.get(path), None | Some(Value::Null));
+                    let may_clear = clearable.contains(&path.as_str())
+                        || (keyword_bid && path == "cpc_bid_micros");
+                    if unset && !may_clear {
+                        return Err(GoogleAdsError {
+                            trigger: Some(path.clone()),
+                            ..resource_error("FieldError.REQUIRED", format!("{path} is required."))
+                        });
+                    }
+                }
                 if update_mask.iter().any(|p| p == "name") {
-                    required(fields, "name")?;
+                    let name = required(fields, "name")?;
+                    let id = InMemoryAccount::id_of(resource_name);
+                    if resource == Resource::Campaign
+                        && self
+                            .campaigns
+                            .iter()
+                            .any(|c| c.name == name && Some(c.id) != id && c.status != "REMOVED")
+                    {
+                        return Err(resource_error(
+                            "CampaignError.DUPLICATE_CAMPAIGN_NAME",
+                            format!("A campaign is already named '{name}'."),
+                        ));
+                    }
                 }
                 bid_ok(fields)
             }

@@ -139,6 +139,9 @@ pub struct MutateResponse {
 /// implements it. `Clone` lets atomic and validate-only requests run on a
 /// scratch copy.
 pub trait MutableAccount: Clone {
+    /// The customer id (`customers/{id}`).
+    fn customer_id(&self) -> u64;
+
     /// Checks `op` against the current state, changing nothing.
     ///
     /// # Errors
@@ -154,13 +157,17 @@ pub trait MutableAccount: Clone {
 /// Runs `request` against `account`.
 ///
 /// # Errors
-/// Request errors (no operations, more than 10,000); in atomic mode (and
+/// Request errors (no operations, more than 10,000, another customer's
+/// account); in atomic mode (and
 /// validate-only), every failing operation's error, located at its index,
 /// with nothing committed.
 pub fn mutate<A: MutableAccount>(
     account: &mut A,
     request: &MutateRequest,
 ) -> Result<MutateResponse, GoogleAdsFailure> {
+    if request.customer_id != account.customer_id() {
+        return Err(super::search::permission_denied(request.customer_id).into());
+    }
     let n = request.operations.len();
     if n == 0 {
         return Err(GoogleAdsError::new(
@@ -269,7 +276,7 @@ fn check_shape(op: &MutateOperation) -> Result<(), GoogleAdsError> {
             let resource = resource_of(resource_name)?;
             if update_mask.is_empty() {
                 return Err(GoogleAdsError::new(
-                    ErrorCode::Resource("FieldMaskError.FIELD_MASK_MISSING"),
+                    ErrorCode::Other("FieldMaskError.FIELD_MASK_MISSING"),
                     "An update needs an update mask naming the fields it changes.",
                 ));
             }
@@ -290,7 +297,7 @@ fn check_shape(op: &MutateOperation) -> Result<(), GoogleAdsError> {
                 (DataType::Enum(_), Value::Enum(_) | Value::String(_)) => {
                     ErrorCode::RequestError(RequestError::InvalidEnumValue)
                 }
-                _ => ErrorCode::Resource("FieldError.INVALID_VALUE"),
+                _ => ErrorCode::Other("FieldError.INVALID_VALUE"),
             };
             return Err(GoogleAdsError {
                 trigger: Some(value.to_string()),
@@ -305,7 +312,7 @@ fn field_spec(resource: Resource, path: &str) -> Result<&'static FieldSpec, Goog
     lookup(&format!("{resource}.{path}")).ok_or_else(|| GoogleAdsError {
         trigger: Some(path.to_string()),
         ..GoogleAdsError::new(
-            ErrorCode::Resource("FieldMaskError.FIELD_NOT_FOUND"),
+            ErrorCode::Other("FieldMaskError.FIELD_NOT_FOUND"),
             format!("{resource} has no field '{path}'."),
         )
     })
