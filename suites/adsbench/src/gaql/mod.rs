@@ -5,7 +5,8 @@
 //! - [`lexer`] and [`parser`]: text to a syntax tree ([`ast`]), with the
 //!   character offset of every token;
 //! - [`catalog`]: resources, fields, types and what may go with what;
-//! - [`validate`]: Google's semantic rules, giving a [`Plan`];
+//! - [`validate`]: Google's semantic rules, giving a [`Plan`], with the
+//!   operator and value type rules in [`typing`];
 //! - [`source`]: the data seam the market implements; [`eval`] runs a plan
 //!   over it; [`value`], [`date_range`] and [`like`] are the typed pieces.
 //!
@@ -28,6 +29,7 @@ pub mod lexer;
 pub mod like;
 pub mod parser;
 pub mod source;
+pub mod typing;
 pub mod validate;
 pub mod value;
 

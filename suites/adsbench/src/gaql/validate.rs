@@ -22,6 +22,7 @@ use super::ast::{Literal, LiteralKind, Operand, Operator, Query, Spanned};
 use super::catalog::{lookup, Category, DataType, FieldSpec, Resource};
 use super::date_range::{during, DateSpan};
 use super::like::LikePattern;
+use super::typing::{check_operator, literal_value};
 use super::value::Value;
 use crate::api::clock::SimDate;
 use crate::api::error::{GoogleAdsError, QueryError};
@@ -126,7 +127,7 @@ pub fn plan(query: &Query, text: &str, today: SimDate) -> Result<Plan, GoogleAds
                 format!("{} is filtered, so it must also be selected.", field.name),
             ));
         }
-        v.check_operator(field, c.operator, c.operator_offset)?;
+        check_operator(text, field, c.operator, c.operator_offset)?;
         let test = v.test(field, c.operator, &c.operand, today)?;
         if field.data_type == DataType::Date && field.category == Category::Segment {
             let span = condition_span(&test);
@@ -330,39 +331,6 @@ impl Validator<'_> {
         Ok(spec)
     }
 
-    fn check_operator(
-        &self,
-        field: &FieldSpec,
-        op: Operator,
-        offset: usize,
-    ) -> Result<(), GoogleAdsError> {
-        use DataType as T;
-        use Operator as O;
-        let t = field.data_type;
-        let fits = match op {
-            O::IsNull | O::IsNotNull => true,
-            O::ContainsAny | O::ContainsAll | O::ContainsNone => field.repeated,
-            _ if field.repeated => false,
-            O::Eq | O::Ne | O::In | O::NotIn => true,
-            O::Lt | O::Le | O::Gt | O::Ge => {
-                matches!(t, T::Int64 | T::Double | T::Date | T::String)
-            }
-            O::Like | O::NotLike => t == T::String,
-            O::Between => matches!(t, T::Int64 | T::Double | T::Date),
-            O::During => t == T::Date,
-        };
-        if fits {
-            return Ok(());
-        }
-        Err(GoogleAdsError::query(
-            QueryError::OperatorFieldMismatch,
-            self.text,
-            offset,
-            op.text(),
-            format!("{} cannot be applied to {}.", op.text(), field.name),
-        ))
-    }
-
     fn test(
         &self,
         field: &FieldSpec,
@@ -373,7 +341,7 @@ impl Validator<'_> {
         let list = |items: &[Literal]| {
             items
                 .iter()
-                .map(|l| self.value(field, l, op))
+                .map(|l| literal_value(self.text, field, l, op))
                 .collect::<Result<Vec<_>, _>>()
         };
         Ok(match (op, operand) {
@@ -384,9 +352,10 @@ impl Validator<'_> {
             (Operator::ContainsAny, Operand::List(items)) => Test::ContainsAny(list(items)?),
             (Operator::ContainsAll, Operand::List(items)) => Test::ContainsAll(list(items)?),
             (Operator::ContainsNone, Operand::List(items)) => Test::ContainsNone(list(items)?),
-            (Operator::Between, Operand::Range(low, high)) => {
-                Test::Between(self.value(field, low, op)?, self.value(field, high, op)?)
-            }
+            (Operator::Between, Operand::Range(low, high)) => Test::Between(
+                literal_value(self.text, field, low, op)?,
+                literal_value(self.text, field, high, op)?,
+            ),
             (Operator::During, Operand::Single(lit)) => {
                 Test::During(during(&lit.text, today).ok_or_else(|| {
                     self.error_at_literal(
@@ -411,101 +380,11 @@ impl Validator<'_> {
                     Test::NotLike(pattern)
                 }
             }
-            (_, Operand::Single(lit)) => Test::Compare(op, self.value(field, lit, op)?),
+            (_, Operand::Single(lit)) => {
+                Test::Compare(op, literal_value(self.text, field, lit, op)?)
+            }
             // The parser pairs each operator with its operand shape.
             (_, other) => unreachable!("operator {op:?} parsed with operand {other:?}"),
         })
-    }
-
-    /// The literal as a value of `field`'s type.
-    fn value(
-        &self,
-        field: &FieldSpec,
-        lit: &Literal,
-        op: Operator,
-    ) -> Result<Value, GoogleAdsError> {
-        let fail = |code: QueryError, why: String| Err(self.error_at_literal(code, lit, why));
-        match (field.data_type, &lit.kind) {
-            (DataType::Int64, LiteralKind::Number) => match lit.text.parse::<i64>() {
-                Ok(n) => Ok(Value::Int64(n)),
-                Err(_) if lit.text.contains('.') => fail(
-                    QueryError::BadValue,
-                    format!("{} is an integer field.", field.name),
-                ),
-                Err(_) => fail(
-                    QueryError::BadNumber,
-                    format!("{} does not fit INT64.", lit.text),
-                ),
-            },
-            (DataType::Double, LiteralKind::Number) => match lit.text.parse::<f64>() {
-                Ok(x) => Ok(Value::Double(x)),
-                Err(_) => fail(
-                    QueryError::BadNumber,
-                    format!("{} is not a number.", lit.text),
-                ),
-            },
-            (DataType::Int64 | DataType::Double, _) => fail(
-                QueryError::BadValue,
-                format!("{} is numeric: compare it with a number.", field.name),
-            ),
-            (DataType::String, LiteralKind::Str(s)) => Ok(Value::String(s.clone())),
-            (DataType::ResourceName, LiteralKind::Str(s)) => Ok(Value::ResourceName(s.clone())),
-            (DataType::String | DataType::ResourceName, _) => fail(
-                QueryError::InvalidStringValue,
-                format!("{} takes a quoted string.", field.name),
-            ),
-            (DataType::Enum(constants), LiteralKind::Word | LiteralKind::Str(_)) => {
-                let name = match &lit.kind {
-                    LiteralKind::Str(s) => s.as_str(),
-                    _ => lit.text.as_str(),
-                };
-                if constants.contains(&name) {
-                    Ok(Value::Enum(name.to_string()))
-                } else {
-                    fail(
-                        QueryError::BadEnumConstant,
-                        format!(
-                            "'{name}' is not one of {}: {}.",
-                            field.name,
-                            constants.join(", ")
-                        ),
-                    )
-                }
-            }
-            (DataType::Enum(_), LiteralKind::Number) => fail(
-                QueryError::BadEnumConstant,
-                format!("{} takes an enum constant.", field.name),
-            ),
-            (DataType::Bool, LiteralKind::Word) if lit.text.eq_ignore_ascii_case("true") => {
-                Ok(Value::Bool(true))
-            }
-            (DataType::Bool, LiteralKind::Word) if lit.text.eq_ignore_ascii_case("false") => {
-                Ok(Value::Bool(false))
-            }
-            (DataType::Bool, _) => fail(
-                QueryError::BadValue,
-                format!("{} takes TRUE or FALSE.", field.name),
-            ),
-            (DataType::Date, kind) => {
-                let parsed = match kind {
-                    LiteralKind::Str(s) => SimDate::parse(s),
-                    _ => None,
-                };
-                match parsed {
-                    Some(d) => Ok(Value::Date(d)),
-                    None if op == Operator::Between => fail(
-                        QueryError::InvalidValueWithBetweenOperator,
-                        format!(
-                            "BETWEEN on {} takes dates such as '2024-01-31'.",
-                            field.name
-                        ),
-                    ),
-                    None => fail(
-                        QueryError::InvalidDateFormat,
-                        "Dates are written 'YYYY-MM-DD'.".to_string(),
-                    ),
-                }
-            }
-        }
     }
 }
