@@ -335,6 +335,18 @@ impl GoogleAdsError {
         }
     }
 
+    /// `AuthorizationError.USER_PERMISSION_DENIED`: the request names a
+    /// customer other than the account behind the API.
+    pub fn permission_denied(customer_id: u64) -> GoogleAdsError {
+        GoogleAdsError {
+            trigger: Some(customer_id.to_string()),
+            ..GoogleAdsError::new(
+                ErrorCode::Other("AuthorizationError.USER_PERMISSION_DENIED"),
+                format!("This agent cannot access customer {customer_id}."),
+            )
+        }
+    }
+
     /// The same error, located at `operations[index]` of a mutate request.
     pub fn at_operation(mut self, index: usize) -> GoogleAdsError {
         self.location.field_path_elements.insert(

@@ -166,7 +166,7 @@ pub fn mutate<A: MutableAccount>(
     request: &MutateRequest,
 ) -> Result<MutateResponse, GoogleAdsFailure> {
     if request.customer_id != account.customer_id() {
-        return Err(super::search::permission_denied(request.customer_id).into());
+        return Err(GoogleAdsError::permission_denied(request.customer_id).into());
     }
     let n = request.operations.len();
     if n == 0 {

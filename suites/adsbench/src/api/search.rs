@@ -186,7 +186,7 @@ impl SearchService {
         now: SimTime,
     ) -> Result<SearchResponse, GoogleAdsFailure> {
         if request.customer_id != source.customer_id() {
-            return Err(permission_denied(request.customer_id).into());
+            return Err(GoogleAdsError::permission_denied(request.customer_id).into());
         }
         self.snapshots
             .retain(|_, s| now.millis_since(s.created) <= PAGE_TOKEN_TTL_MILLIS);
@@ -254,17 +254,6 @@ fn parse_token(token: &str) -> Option<(u64, usize, u64)> {
     let index = parts.next()?.parse().ok()?;
     let fp = u64::from_str_radix(parts.next()?, 16).ok()?;
     parts.next().is_none().then_some((id, index, fp))
-}
-
-/// The account behind this API is another customer's.
-pub(crate) fn permission_denied(customer_id: u64) -> GoogleAdsError {
-    GoogleAdsError {
-        trigger: Some(customer_id.to_string()),
-        ..GoogleAdsError::new(
-            ErrorCode::Other("AuthorizationError.USER_PERMISSION_DENIED"),
-            format!("This agent cannot access customer {customer_id}."),
-        )
-    }
 }
 
 fn invalid(token: &str) -> GoogleAdsError {

@@ -7,6 +7,20 @@
 //! its counters. Ratios (ctr, average_cpc ...) are never stored: they are
 //! computed from the summed counts of each output row, as Google does,
 //! because an average of per-hour ratios is not the row's ratio.
+//!
+//! For the market's account model, implementing the seam means:
+//!
+//! - `entities(Campaign, fields)`: one [`EntityRow`] per campaign, in a
+//!   fixed order (creation order is fine), with `resource_name`
+//!   `customers/{c}/campaigns/{id}` and, for each name in `fields`, its
+//!   value under the catalog's full name (`campaign.status` as
+//!   `Value::Enum("ENABLED")`, money as `Value::Int64` micros, unset as
+//!   absent or `Value::Null`); an ad group row also carries its campaign's and
+//!   customer's fields, a keyword row its ad group's too;
+//! - `stats(resource, name, dates)`: the counters the auction accumulated
+//!   for that entity, one [`StatCell`] per (day, hour) with activity, within
+//!   `dates`. Summing up the hierarchy is the model's choice (an ad group's
+//!   stats are usually the sum of its keywords').
 
 use super::catalog::Resource;
 use super::date_range::DateSpan;
