@@ -4,7 +4,7 @@
 //! Operators: `=`, `!=`, IN and NOT IN fit every single-valued type; `<`,
 //! `<=`, `>`, `>=` numbers, dates and strings; LIKE strings; BETWEEN numbers
 //! and dates; DURING dates; CONTAINS ANY/ALL/NONE repeated fields only;
-//! IS [NOT] NULL anything.
+//! IS NULL and IS NOT NULL anything.
 
 use super::ast::{Literal, LiteralKind, Operator};
 use super::catalog::{DataType, FieldSpec};

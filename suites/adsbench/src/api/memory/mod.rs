@@ -1,6 +1,7 @@
 //! An in-memory account: a customer's campaigns, ad groups and keywords
 //! with hourly stats per keyword. It implements both seams
-//! ([`RowSource`] and [`MutableAccount`]) with the same semantics the
+//! ([`RowSource`](crate::gaql::RowSource) and
+//! [`MutableAccount`](super::mutate::MutableAccount)) with the same semantics the
 //! market's account model must have, so the API is tested end to end
 //! without the market. [`InMemoryAccount::sample`] is the small hand-built
 //! account the tests compute expected answers from.
