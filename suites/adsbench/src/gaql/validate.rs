@@ -116,7 +116,6 @@ pub fn plan(query: &Query, text: &str, today: SimDate) -> Result<Plan, GoogleAds
 
     let mut predicates = Vec::new();
     let mut dates = DateSpan::ALL;
-    let mut date_bounds = DateSpan::ALL; // from conditions that bound the range
     for c in &query.conditions {
         let field = v.resolve(&c.field, resource, Clause::Where)?;
         if field.category == Category::Segment && !field.is_core_date_segment() && !selected(field)
@@ -140,7 +139,6 @@ pub fn plan(query: &Query, text: &str, today: SimDate) -> Result<Plan, GoogleAds
                 ));
             }
             dates = narrowed;
-            date_bounds = date_bounds.intersect(&span);
         }
         predicates.push(Predicate { field, test });
     }
@@ -166,7 +164,7 @@ pub fn plan(query: &Query, text: &str, today: SimDate) -> Result<Plan, GoogleAds
         .zip(&query.select)
         .find(|(s, _)| s.is_core_date_segment())
     {
-        if !date_bounds.is_finite() {
+        if !dates.is_finite() {
             return Err(v.error(
                 QueryError::ExpectedFiltersOnDateRange,
                 at,
