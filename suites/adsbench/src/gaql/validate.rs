@@ -179,6 +179,14 @@ pub fn plan(query: &Query, text: &str, today: SimDate) -> Result<Plan, GoogleAds
 
     let mut omit_unselected_resource_names = false;
     for p in &query.parameters {
+        let name = p.name.text.as_str();
+        if name != "omit_unselected_resource_names" && name != "include_drafts" {
+            return Err(v.error(
+                QueryError::BadParameterName,
+                &p.name,
+                format!("'{name}' is not a query parameter."),
+            ));
+        }
         let flag = match p.value.text.to_ascii_lowercase().as_str() {
             "true" if p.value.kind == LiteralKind::Word => true,
             "false" if p.value.kind == LiteralKind::Word => false,
@@ -190,17 +198,9 @@ pub fn plan(query: &Query, text: &str, today: SimDate) -> Result<Plan, GoogleAds
                 ))
             }
         };
-        match p.name.text.as_str() {
-            "omit_unselected_resource_names" => omit_unselected_resource_names = flag,
-            // The simulated account has no drafts, so the flag changes nothing.
-            "include_drafts" => {}
-            other => {
-                return Err(v.error(
-                    QueryError::BadParameterName,
-                    &p.name,
-                    format!("'{other}' is not a query parameter."),
-                ))
-            }
+        // The simulated account has no drafts, so include_drafts changes nothing.
+        if name == "omit_unselected_resource_names" {
+            omit_unselected_resource_names = flag;
         }
     }
 

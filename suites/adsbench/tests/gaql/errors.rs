@@ -61,6 +61,7 @@ const BAD: &[(&str, &str, usize)] = &[
     ("SELECT campaign.id FROM campaign LIMIT 5 WHERE campaign.id = 1", "UNEXPECTED_INPUT", 41),
     ("SELECT campaign.id FROM campaign;", "UNEXPECTED_INPUT", 32),
     ("SELECT campaign.id FROM campaign PARAMETERS foo = true", "BAD_PARAMETER_NAME", 44),
+    ("SELECT campaign.id FROM campaign PARAMETERS foo = 'yes'", "BAD_PARAMETER_NAME", 44),
     ("SELECT campaign.id FROM campaign PARAMETERS include_drafts = 'yes'", "BAD_PARAMETER_VALUE", 61),
     ("SELECT campaign.id FROM campaign WHERE ad_group_criterion.negative = TRUE", "PROHIBITED_RESOURCE_TYPE_IN_WHERE_CLAUSE", 39),
     ("SELECT customer.manager FROM customer WHERE customer.manager = 1", "BAD_VALUE", 63),
