@@ -3,7 +3,8 @@
 //! resources' fields may appear with which FROM resource.
 //!
 //! It mirrors the part of Google's field reference the simulated account
-//! has (customer, campaign, ad_group, ad_group_criterion, the count and
+//! has (customer, campaign, ad_group, ad_group_criterion and its
+//! keyword_view, the count and
 //! ratio metrics, and the date/hour segments). As in Google's reference,
 //! resource names and repeated fields cannot be sorted.
 
@@ -20,15 +21,19 @@ pub enum Resource {
     AdGroup,
     /// `ad_group_criterion`: keywords (and, in Google, other criteria).
     AdGroupCriterion,
+    /// `keyword_view`: Google's usual resource for keyword performance; a
+    /// view of the keyword criteria, so sources never serve it themselves.
+    KeywordView,
 }
 
 impl Resource {
     /// Every resource, in the order of the hierarchy.
-    pub const ALL: [Resource; 4] = [
+    pub const ALL: [Resource; 5] = [
         Resource::Customer,
         Resource::Campaign,
         Resource::AdGroup,
         Resource::AdGroupCriterion,
+        Resource::KeywordView,
     ];
 
     /// GAQL's name (`ad_group_criterion`).
@@ -38,6 +43,16 @@ impl Resource {
             Resource::Campaign => "campaign",
             Resource::AdGroup => "ad_group",
             Resource::AdGroupCriterion => "ad_group_criterion",
+            Resource::KeywordView => "keyword_view",
+        }
+    }
+
+    /// The resource whose rows and stats a source serves for this one:
+    /// itself, except a view (`keyword_view` is served as `ad_group_criterion`).
+    pub fn served_as(self) -> Resource {
+        match self {
+            Resource::KeywordView => Resource::AdGroupCriterion,
+            r => r,
         }
     }
 
@@ -55,6 +70,13 @@ impl Resource {
             Resource::Campaign => &[Resource::Campaign, Resource::Customer],
             Resource::AdGroup => &[Resource::AdGroup, Resource::Campaign, Resource::Customer],
             Resource::AdGroupCriterion => &[
+                Resource::AdGroupCriterion,
+                Resource::AdGroup,
+                Resource::Campaign,
+                Resource::Customer,
+            ],
+            Resource::KeywordView => &[
+                Resource::KeywordView,
                 Resource::AdGroupCriterion,
                 Resource::AdGroup,
                 Resource::Campaign,
@@ -181,7 +203,9 @@ const fn repeated(name: &'static str, category: Category, data_type: DataType) -
 
 use Category::{Attribute as A, Metric as M, Segment as S};
 use DataType::{Bool, Date, Double, Enum, Int64, ResourceName as Rn, String as Str};
-use Resource::{AdGroup as Ag, AdGroupCriterion as Agc, Campaign as Cp, Customer as Cu};
+use Resource::{
+    AdGroup as Ag, AdGroupCriterion as Agc, Campaign as Cp, Customer as Cu, KeywordView as Kv,
+};
 
 /// Every field of the simulated API.
 pub static FIELDS: &[FieldSpec] = &[
@@ -229,6 +253,7 @@ pub static FIELDS: &[FieldSpec] = &[
         Int64,
     ),
     repeated("ad_group_criterion.labels", A(Agc), Rn),
+    field("keyword_view.resource_name", A(Kv), Rn),
     field("metrics.impressions", M, Int64),
     field("metrics.clicks", M, Int64),
     field("metrics.cost_micros", M, Int64),

@@ -11,7 +11,7 @@
 //! the same rows in the same order every time.
 
 use super::ast::Operator;
-use super::catalog::{Category, FieldSpec, DAY_OF_WEEK};
+use super::catalog::{Category, FieldSpec, Resource, DAY_OF_WEEK};
 use super::source::{Counts, RowSource, StatCell};
 use super::validate::{Plan, Predicate, Test};
 use super::value::Value;
@@ -66,7 +66,15 @@ pub fn execute(plan: &Plan, source: &dyn RowSource) -> Vec<ResultRow> {
     .collect();
 
     let mut rows: Vec<(ResultRow, Vec<Value>)> = Vec::new();
-    for entity in source.entities(plan.resource, &attributes) {
+    let served_as = plan.resource.served_as();
+    for mut entity in source.entities(served_as, &attributes) {
+        // Stats are the served resource's; a view only renames its rows.
+        let stats_name = entity.resource_name.clone();
+        if plan.resource == Resource::KeywordView {
+            entity.resource_name = stats_name.replacen("/adGroupCriteria/", "/keywordViews/", 1);
+            let name = Value::ResourceName(entity.resource_name.clone());
+            entity.attributes.insert("keyword_view.resource_name", name);
+        }
         if !attribute_tests
             .iter()
             .all(|p| p.matches(&entity.get(p.field.name)))
@@ -80,7 +88,7 @@ pub fn execute(plan: &Plan, source: &dyn RowSource) -> Vec<ResultRow> {
             groups.insert(Vec::new(), Counts::default());
         }
         if needs_stats {
-            for cell in source.stats(plan.resource, &entity.resource_name, plan.dates) {
+            for cell in source.stats(served_as, &stats_name, plan.dates) {
                 if !plan.dates.contains(cell.date)
                     || !segment_tests
                         .iter()

@@ -125,7 +125,8 @@ pub trait RowSource {
     /// are included: GAQL filters them only when asked to. Only the
     /// attributes named in `fields` are read (the query's selected, filtered
     /// and sorted ones); others may be left out, which keeps a 10,000-row
-    /// page cheap.
+    /// page cheap. `resource` is never a view (`keyword_view`): the engine
+    /// serves views from the resource they show.
     fn entities(&self, resource: Resource, fields: &[&'static str]) -> Vec<EntityRow>;
 
     /// The hourly stats of the entity `resource_name` of `resource` on the

@@ -433,6 +433,28 @@ fn metric_conditions_filter_output_rows() {
 }
 
 #[test]
+fn keyword_view_serves_keyword_performance() {
+    let r = check(
+        "SELECT ad_group_criterion.keyword.text, metrics.clicks FROM keyword_view \
+         WHERE segments.date DURING LAST_7_DAYS AND metrics.clicks > 0 ORDER BY metrics.clicks DESC",
+        &[
+            &["winter boots", "144"],
+            &["trail shoes", "108"],
+            &["buy running shoes", "72"],
+            &["running shoes", "36"],
+        ],
+    );
+    assert_eq!(
+        r.results[0].resource_name.as_deref(),
+        Some("customers/1234567890/keywordViews/203~304")
+    );
+    check(
+        "SELECT keyword_view.resource_name, campaign.id FROM keyword_view WHERE ad_group.id = 202",
+        &[&["customers/1234567890/keywordViews/202~303", "101"]],
+    );
+}
+
+#[test]
 fn limit_and_parameters() {
     check(
         "SELECT campaign.name, metrics.clicks FROM campaign ORDER BY metrics.clicks DESC LIMIT 1",

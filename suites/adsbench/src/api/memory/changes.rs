@@ -103,10 +103,10 @@ impl MutableAccount for InMemoryAccount {
                         }
                         required(fields, "keyword.match_type")?;
                     }
-                    Resource::Customer => {
+                    Resource::Customer | Resource::KeywordView => {
                         return Err(resource_error(
                             "MutateError.MUTATE_NOT_ALLOWED",
-                            "Customers cannot be created here.".into(),
+                            format!("A {resource} cannot be created here."),
                         ))
                     }
                 }
@@ -231,7 +231,7 @@ impl InMemoryAccount {
                     .keywords
                     .iter()
                     .any(|k| Some(k.id) == id && self.keyword_name(k) == resource_name),
-                Resource::Customer => false,
+                Resource::Customer | Resource::KeywordView => false,
             };
         if exists {
             Ok(())

@@ -148,7 +148,9 @@ impl RowSource for InMemoryAccount {
                 .iter()
                 .map(|g| row(self.ad_group_name(g.id), &|r| self.ad_group_row(g, r)))
                 .collect(),
-            Resource::AdGroupCriterion => self
+            // The engine serves keyword_view from the criteria; answering
+            // it the same way keeps a direct caller right too.
+            Resource::AdGroupCriterion | Resource::KeywordView => self
                 .keywords
                 .iter()
                 .map(|k| row(self.keyword_name(k), &|r| self.keyword_row(k, r)))
@@ -166,7 +168,7 @@ impl RowSource for InMemoryAccount {
         };
         let keywords: Vec<u64> = match resource {
             Resource::Customer => self.stats.keys().copied().collect(),
-            Resource::AdGroupCriterion => id.into_iter().collect(),
+            Resource::AdGroupCriterion | Resource::KeywordView => id.into_iter().collect(),
             Resource::AdGroup => self
                 .keywords
                 .iter()
