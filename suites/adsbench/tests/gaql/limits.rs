@@ -34,6 +34,8 @@ fn a_burst_is_refused_until_the_retry_delay_has_passed() {
         .search(&account, &request, now().plus_millis(wait))
         .unwrap();
     assert_eq!(answer.results.len(), 2);
+    // Each answered page is one operation; the refused request cost none.
+    assert_eq!(api.limits().used_today(now()), 21);
 }
 
 #[test]
