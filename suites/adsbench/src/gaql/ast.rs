@@ -40,7 +40,7 @@ pub struct Condition {
     pub operand: Operand,
 }
 
-/// GAQL's operators (REGEXP_MATCH aside: the subset leaves it out).
+/// GAQL's operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Operator {
     /// `=`.
@@ -63,6 +63,10 @@ pub enum Operator {
     Like,
     /// `NOT LIKE '…'`.
     NotLike,
+    /// `REGEXP_MATCH '…'` (RE2, whole value).
+    RegexpMatch,
+    /// `NOT REGEXP_MATCH '…'`.
+    NotRegexpMatch,
     /// `BETWEEN a AND b`.
     Between,
     /// `IS NULL`.
@@ -93,6 +97,8 @@ impl Operator {
             Operator::NotIn => "NOT IN",
             Operator::Like => "LIKE",
             Operator::NotLike => "NOT LIKE",
+            Operator::RegexpMatch => "REGEXP_MATCH",
+            Operator::NotRegexpMatch => "NOT REGEXP_MATCH",
             Operator::Between => "BETWEEN",
             Operator::IsNull => "IS NULL",
             Operator::IsNotNull => "IS NOT NULL",

@@ -201,6 +201,8 @@ impl Predicate {
             Test::NotIn(list) => !list.iter().any(|w| eq(v, w)),
             Test::Like(p) => v.as_text().is_some_and(|t| p.matches(t)),
             Test::NotLike(p) => v.as_text().is_some_and(|t| !p.matches(t)),
+            Test::Regexp(p) => v.as_text().is_some_and(|t| p.matches(t)),
+            Test::NotRegexp(p) => v.as_text().is_some_and(|t| !p.matches(t)),
             Test::Between(lo, hi) => {
                 v.total_cmp(lo) != Ordering::Less && v.total_cmp(hi) != Ordering::Greater
             }

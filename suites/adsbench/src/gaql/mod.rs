@@ -8,7 +8,7 @@
 //! - [`validate`]: Google's semantic rules, giving a [`Plan`], with the
 //!   operator and value type rules in [`typing`];
 //! - [`source`]: the data seam the market implements; [`eval`] runs a plan
-//!   over it; [`value`], [`date_range`] and [`like`] are the typed pieces.
+//!   over it; [`value`], [`date_range`] and [`pattern`] are the typed pieces.
 //!
 //! Design decision: a hand-written lexer and recursive-descent parser, no
 //! grammar crate. GAQL is small (one statement, six clauses, no nesting
@@ -26,8 +26,8 @@ pub mod catalog;
 pub mod date_range;
 pub mod eval;
 pub mod lexer;
-pub mod like;
 pub mod parser;
+pub mod pattern;
 pub mod source;
 pub mod typing;
 pub mod validate;

@@ -278,11 +278,7 @@ impl Parser<'_> {
             return Err(self.end_of_query("an operator"));
         };
         let bad = |p: &Self, t: &Token, text: &str| {
-            let message = if text.eq_ignore_ascii_case("REGEXP_MATCH") {
-                "REGEXP_MATCH is not supported by this simulated API; use LIKE.".to_string()
-            } else {
-                format!("'{text}' is not an operator.")
-            };
+            let message = format!("'{text}' is not an operator.");
             GoogleAdsError::query(QueryError::BadOperator, p.query, t.offset, text, message)
         };
         let op = match t.kind {
@@ -312,11 +308,16 @@ impl Parser<'_> {
                 match word.as_str() {
                     "IN" => Operator::In,
                     "LIKE" => Operator::Like,
+                    "REGEXP_MATCH" => Operator::RegexpMatch,
                     "BETWEEN" => Operator::Between,
                     "DURING" => Operator::During,
                     "NOT" => second(
                         self,
-                        &[("IN", Operator::NotIn), ("LIKE", Operator::NotLike)],
+                        &[
+                            ("IN", Operator::NotIn),
+                            ("LIKE", Operator::NotLike),
+                            ("REGEXP_MATCH", Operator::NotRegexpMatch),
+                        ],
                     )?,
                     "CONTAINS" => second(
                         self,

@@ -2,7 +2,8 @@
 //! literal becomes a typed [`Value`] of its field (or which error it is).
 //!
 //! Operators: `=`, `!=`, IN and NOT IN fit every single-valued type; `<`,
-//! `<=`, `>`, `>=` numbers, dates and strings; LIKE strings; BETWEEN numbers
+//! `<=`, `>`, `>=` numbers, dates and strings; LIKE and REGEXP_MATCH
+//! strings; BETWEEN numbers
 //! and dates; DURING dates; CONTAINS ANY/ALL/NONE repeated fields only;
 //! IS NULL and IS NOT NULL anything.
 
@@ -33,7 +34,7 @@ pub fn check_operator(
         O::Lt | O::Le | O::Gt | O::Ge => {
             matches!(t, T::Int64 | T::Double | T::Date | T::String)
         }
-        O::Like | O::NotLike => t == T::String,
+        O::Like | O::NotLike | O::RegexpMatch | O::NotRegexpMatch => t == T::String,
         O::Between => matches!(t, T::Int64 | T::Double | T::Date),
         O::During => t == T::Date,
     };

@@ -21,7 +21,7 @@
 use super::ast::{Literal, LiteralKind, Operand, Operator, Query, Spanned};
 use super::catalog::{lookup, Category, DataType, FieldSpec, Resource};
 use super::date_range::{during, DateSpan};
-use super::like::LikePattern;
+use super::pattern::{LikePattern, RegexPattern};
 use super::typing::{check_operator, literal_value};
 use super::value::Value;
 use crate::api::clock::SimDate;
@@ -68,6 +68,10 @@ pub enum Test {
     Like(LikePattern),
     /// `NOT LIKE`.
     NotLike(LikePattern),
+    /// `REGEXP_MATCH`.
+    Regexp(RegexPattern),
+    /// `NOT REGEXP_MATCH`.
+    NotRegexp(RegexPattern),
     /// `BETWEEN` (inclusive).
     Between(Value, Value),
     /// `IS NULL`.
@@ -376,6 +380,27 @@ impl Validator<'_> {
                     Test::Like(pattern)
                 } else {
                     Test::NotLike(pattern)
+                }
+            }
+            (Operator::RegexpMatch | Operator::NotRegexpMatch, Operand::Single(lit)) => {
+                let LiteralKind::Str(source) = &lit.kind else {
+                    return Err(self.error_at_literal(
+                        QueryError::InvalidStringValue,
+                        lit,
+                        "REGEXP_MATCH takes a quoted expression.",
+                    ));
+                };
+                let pattern = RegexPattern::new(source).map_err(|why| {
+                    self.error_at_literal(
+                        QueryError::BadValue,
+                        lit,
+                        format!("Not a valid RE2 expression: {why}"),
+                    )
+                })?;
+                if op == Operator::RegexpMatch {
+                    Test::Regexp(pattern)
+                } else {
+                    Test::NotRegexp(pattern)
                 }
             }
             (_, Operand::Single(lit)) => {

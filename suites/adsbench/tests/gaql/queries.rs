@@ -112,6 +112,23 @@ fn like_and_not_like() {
 }
 
 #[test]
+fn regexp_match_whole_values() {
+    check(
+        "SELECT campaign.name FROM campaign WHERE campaign.name REGEXP_MATCH '(?i).*SEARCH'",
+        &[&["Shoes - Search"]],
+    );
+    check(
+        "SELECT campaign.name FROM campaign WHERE campaign.name NOT REGEXP_MATCH 'Shoes.*'",
+        &[&["Boots - Display"]],
+    );
+    check(
+        "SELECT ad_group_criterion.keyword.text FROM ad_group_criterion \
+         WHERE ad_group_criterion.keyword.text REGEXP_MATCH '(buy )?running shoes'",
+        &[&["running shoes"], &["buy running shoes"]],
+    );
+}
+
+#[test]
 fn null_tests() {
     check(
         "SELECT campaign.name, campaign.end_date FROM campaign WHERE campaign.end_date IS NULL",

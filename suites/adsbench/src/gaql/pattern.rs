@@ -1,6 +1,10 @@
-//! LIKE patterns: `%` matches any run of characters, `_` exactly one, and
-//! brackets escape a wildcard (`[%]`, `[_]`, `[[]`), as GAQL specifies.
-//! Matching is case-sensitive.
+//! String patterns. LIKE: `%` matches any run of characters, `_` exactly
+//! one, and brackets escape a wildcard (`[%]`, `[_]`, `[[]`), as GAQL
+//! specifies; case-sensitive. REGEXP_MATCH: an RE2 expression that must
+//! match the whole value (`(?i)` makes it case-insensitive); the `regex`
+//! crate's syntax is RE2's, without backreferences or lookaround in both.
+
+use regex::Regex;
 
 /// A compiled LIKE pattern.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,9 +61,51 @@ impl LikePattern {
     }
 }
 
+/// A compiled REGEXP_MATCH pattern, anchored to the whole value.
+#[derive(Debug, Clone)]
+pub struct RegexPattern {
+    source: String,
+    regex: Regex,
+}
+
+impl RegexPattern {
+    /// Compiles `pattern`, or says why it is not a valid expression.
+    ///
+    /// # Errors
+    /// The regex crate's description of the syntax error.
+    pub fn new(pattern: &str) -> Result<RegexPattern, String> {
+        let regex = Regex::new(&format!("^(?:{pattern})$")).map_err(|e| e.to_string())?;
+        Ok(RegexPattern {
+            source: pattern.to_string(),
+            regex,
+        })
+    }
+
+    /// Whether `text` matches as a whole.
+    pub fn matches(&self, text: &str) -> bool {
+        self.regex.is_match(text)
+    }
+}
+
+/// Two patterns are equal when written the same.
+impl PartialEq for RegexPattern {
+    fn eq(&self, other: &Self) -> bool {
+        self.source == other.source
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::LikePattern;
+    use super::{LikePattern, RegexPattern};
+
+    #[test]
+    fn regexes_match_whole_values() {
+        let p = RegexPattern::new("(?i).*promo.*").unwrap();
+        assert!(p.matches("Spring PROMO 2024") && !p.matches("spring sale"));
+        let p = RegexPattern::new("shoe").unwrap();
+        assert!(p.matches("shoe") && !p.matches("shoes"));
+        assert!(RegexPattern::new("(a").is_err());
+    }
 
     #[test]
     fn wildcards_and_escapes() {
