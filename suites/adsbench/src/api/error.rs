@@ -73,6 +73,8 @@ google_enum! {
         ExpectedValueWithBetweenOperator => "EXPECTED_VALUE_WITH_BETWEEN_OPERATOR",
         /// A date is not `YYYY-MM-DD` (or `YYYYMMDD`).
         InvalidDateFormat => "INVALID_DATE_FORMAT",
+        /// A week, month or quarter filter's date is not the period's first day.
+        MisalignedDateForFilter => "MISALIGNED_DATE_FOR_FILTER",
         /// A string was expected (a number or bare literal was given).
         InvalidStringValue => "INVALID_STRING_VALUE",
         /// A BETWEEN value on a date does not parse as a date.

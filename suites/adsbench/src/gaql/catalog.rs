@@ -149,10 +149,10 @@ pub struct FieldSpec {
 }
 
 impl FieldSpec {
-    /// Whether this is one of Google's core date segments, which may be
-    /// filtered without being selected (the subset has only `segments.date`).
+    /// Whether this is one of Google's core date segments (date, week,
+    /// month, quarter, year), which may be filtered without being selected.
     pub fn is_core_date_segment(&self) -> bool {
-        self.name == "segments.date"
+        super::date_range::Period::of_segment(self.name).is_some()
     }
 }
 
@@ -266,6 +266,10 @@ pub static FIELDS: &[FieldSpec] = &[
     field("metrics.conversions_from_interactions_rate", M, Double),
     field("metrics.value_per_conversion", M, Double),
     field("segments.date", S, Date),
+    field("segments.week", S, Date),
+    field("segments.month", S, Date),
+    field("segments.quarter", S, Date),
+    field("segments.year", S, Int64),
     field("segments.hour", S, Int64),
     field("segments.day_of_week", S, Enum(DAY_OF_WEEK)),
 ];

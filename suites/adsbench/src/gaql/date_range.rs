@@ -1,5 +1,7 @@
 //! Date ranges: DURING's predefined literals, resolved against the
-//! simulated "today", and the inclusive spans that date conditions narrow.
+//! simulated "today"; the inclusive spans that date conditions narrow; and
+//! the calendar periods of Google's core date segments (date, week, month,
+//! quarter, year), each named by its first day (the year by its number).
 
 use crate::api::clock::SimDate;
 
@@ -51,6 +53,60 @@ impl DateSpan {
     /// Bounded on both sides with the start after the end.
     pub fn is_empty(&self) -> bool {
         matches!((self.start, self.end), (Some(s), Some(e)) if s > e)
+    }
+}
+
+/// The period a core date segment stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Period {
+    /// `segments.date`.
+    Day,
+    /// `segments.week`: Monday to Sunday, named by its Monday.
+    Week,
+    /// `segments.month`, named by its first day.
+    Month,
+    /// `segments.quarter`, named by its first day.
+    Quarter,
+    /// `segments.year`, an INT64.
+    Year,
+}
+
+impl Period {
+    /// The period of the core date segment `field`, if it is one.
+    pub fn of_segment(field: &str) -> Option<Period> {
+        Some(match field {
+            "segments.date" => Period::Day,
+            "segments.week" => Period::Week,
+            "segments.month" => Period::Month,
+            "segments.quarter" => Period::Quarter,
+            "segments.year" => Period::Year,
+            _ => return None,
+        })
+    }
+
+    /// The first day of the period holding `day`.
+    pub fn start(self, day: SimDate) -> SimDate {
+        let (y, m, _) = day.ymd();
+        let first = |month| SimDate::from_ymd(y, month, 1).expect("day 1 exists in every month");
+        match self {
+            Period::Day => day,
+            Period::Week => day.add_days(-day.weekday().days_from_monday()),
+            Period::Month => first(m),
+            Period::Quarter => first((m - 1) / 3 * 3 + 1),
+            Period::Year => first(1),
+        }
+    }
+
+    /// The last day of the period holding `day`.
+    pub fn end(self, day: SimDate) -> SimDate {
+        let start = self.start(day);
+        match self {
+            Period::Day => day,
+            Period::Week => start.add_days(6),
+            Period::Month => start.last_of_month(),
+            Period::Quarter => start.add_days(62).last_of_month(),
+            Period::Year => start.add_days(364).last_of_month(),
+        }
     }
 }
 
@@ -132,6 +188,23 @@ mod tests {
             pair("2024-03-04", "2024-03-08")
         );
         assert_eq!(during("LAST_8_DAYS", d(t)), None);
+    }
+
+    #[test]
+    fn periods_start_and_end() {
+        let day = d("2024-08-15"); // a Thursday
+        let se = |p: Period| (p.start(day).to_string(), p.end(day).to_string());
+        let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(se(Period::Day), pair("2024-08-15", "2024-08-15"));
+        assert_eq!(se(Period::Week), pair("2024-08-12", "2024-08-18"));
+        assert_eq!(se(Period::Month), pair("2024-08-01", "2024-08-31"));
+        assert_eq!(se(Period::Quarter), pair("2024-07-01", "2024-09-30"));
+        assert_eq!(se(Period::Year), pair("2024-01-01", "2024-12-31"));
+        assert_eq!(
+            Period::Quarter.end(d("2024-02-10")).to_string(),
+            "2024-03-31"
+        );
+        assert_eq!(Period::of_segment("segments.hour"), None);
     }
 
     #[test]

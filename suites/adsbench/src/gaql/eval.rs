@@ -12,6 +12,7 @@
 
 use super::ast::Operator;
 use super::catalog::{Category, FieldSpec, Resource, DAY_OF_WEEK};
+use super::date_range::Period;
 use super::source::{Counts, RowSource, StatCell};
 use super::validate::{Plan, Predicate, Test};
 use super::value::Value;
@@ -149,17 +150,18 @@ fn dedup(fields: impl Iterator<Item = &'static FieldSpec>) -> Vec<&'static Field
 
 /// A segment of a stat cell as an orderable integer.
 fn segment_key(field: &FieldSpec, cell: &StatCell) -> i64 {
-    match field.name {
-        "segments.date" => i64::from(cell.date.days()),
-        "segments.hour" => i64::from(cell.hour),
+    match (field.name, Period::of_segment(field.name)) {
+        (_, Some(Period::Year)) => i64::from(cell.date.ymd().0),
+        (_, Some(period)) => i64::from(period.start(cell.date).days()),
+        ("segments.hour", None) => i64::from(cell.hour),
         _ => i64::from(cell.date.weekday().days_from_monday()),
     }
 }
 
 fn key_value(field: &FieldSpec, key: i64) -> Value {
-    match field.name {
-        "segments.date" => Value::Date(SimDate::from_days(key as i32)),
-        "segments.hour" => Value::Int64(key),
+    match (field.name, Period::of_segment(field.name)) {
+        (_, Some(Period::Year)) | ("segments.hour", None) => Value::Int64(key),
+        (_, Some(_)) => Value::Date(SimDate::from_days(key as i32)),
         _ => Value::Enum(DAY_OF_WEEK[key as usize].to_string()),
     }
 }

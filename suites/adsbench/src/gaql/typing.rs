@@ -9,6 +9,7 @@
 
 use super::ast::{Literal, LiteralKind, Operator};
 use super::catalog::{DataType, FieldSpec};
+use super::date_range::Period;
 use super::value::Value;
 use crate::api::clock::SimDate;
 use crate::api::error::{GoogleAdsError, QueryError};
@@ -137,7 +138,12 @@ pub fn literal_value(
                 LiteralKind::Str(s) => SimDate::parse(s),
                 _ => None,
             };
+            let period = Period::of_segment(field.name);
             match parsed {
+                Some(d) if period.is_some_and(|p| p.start(d) != d) => fail(
+                    QueryError::MisalignedDateForFilter,
+                    format!("{} takes the first day of a period.", field.name),
+                ),
                 Some(d) => Ok(Value::Date(d)),
                 None if op == Operator::Between => fail(
                     QueryError::InvalidValueWithBetweenOperator,

@@ -19,8 +19,8 @@
 //! so the first error reported is the leftmost one of its clause.
 
 use super::ast::{Literal, LiteralKind, Operand, Operator, Query, Spanned};
-use super::catalog::{lookup, Category, DataType, FieldSpec, Resource};
-use super::date_range::{during, DateSpan};
+use super::catalog::{lookup, Category, FieldSpec, Resource};
+use super::date_range::{during, DateSpan, Period};
 use super::pattern::{LikePattern, RegexPattern};
 use super::typing::{check_operator, literal_value};
 use super::value::Value;
@@ -132,8 +132,8 @@ pub fn plan(query: &Query, text: &str, today: SimDate) -> Result<Plan, GoogleAds
         }
         check_operator(text, field, c.operator, c.operator_offset)?;
         let test = v.test(field, c.operator, &c.operand, today)?;
-        if field.data_type == DataType::Date && field.category == Category::Segment {
-            let span = condition_span(&test);
+        if let Some(period) = Period::of_segment(field.name) {
+            let span = condition_span(&test, period);
             let narrowed = dates.intersect(&span);
             if narrowed.is_empty() {
                 return Err(v.error(
@@ -219,13 +219,18 @@ pub fn plan(query: &Query, text: &str, today: SimDate) -> Result<Plan, GoogleAds
     })
 }
 
-/// The days a condition on a date segment can keep.
-fn condition_span(test: &Test) -> DateSpan {
+/// The days a condition on a core date segment can keep: the span of the
+/// period names it allows (a year as its January 1st), stretched to the
+/// end of the last period.
+fn condition_span(test: &Test, period: Period) -> DateSpan {
     let day = |v: &Value| match v {
         Value::Date(d) => Some(*d),
+        Value::Int64(year) => i32::try_from(*year)
+            .ok()
+            .and_then(|y| SimDate::from_ymd(y, 1, 1)),
         _ => None,
     };
-    match test {
+    let names = match test {
         Test::During(span) => *span,
         Test::Between(a, b) => DateSpan {
             start: day(a),
@@ -259,6 +264,10 @@ fn condition_span(test: &Test) -> DateSpan {
             end: values.iter().filter_map(day).max(),
         },
         _ => DateSpan::ALL,
+    };
+    DateSpan {
+        start: names.start,
+        end: names.end.map(|e| period.end(e)),
     }
 }
 

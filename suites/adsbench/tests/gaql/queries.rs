@@ -374,6 +374,32 @@ fn segmented_by_date() {
 }
 
 #[test]
+fn segmented_by_week_month_quarter_year() {
+    check(
+        "SELECT segments.week, metrics.impressions FROM campaign \
+         WHERE campaign.id = 101 AND segments.date BETWEEN '2024-03-10' AND '2024-03-12'",
+        &[&["2024-03-04", "1800"], &["2024-03-11", "9000"]],
+    );
+    check(
+        "SELECT segments.month, metrics.clicks FROM customer WHERE segments.date DURING LAST_30_DAYS",
+        &[&["2024-02-01", "10"], &["2024-03-01", "360"]],
+    );
+    check(
+        "SELECT segments.month, metrics.clicks FROM customer WHERE segments.month = '2024-02-01'",
+        &[&["2024-02-01", "10"]],
+    );
+    check(
+        "SELECT segments.quarter, segments.year, metrics.clicks FROM customer WHERE segments.year = 2024",
+        &[&["2024-01-01", "2024", "375"]],
+    );
+    // A core date segment filters without being selected.
+    check(
+        "SELECT campaign.id, metrics.clicks FROM campaign WHERE segments.week = '2024-03-11'",
+        &[&["101", "180"], &["102", "125"]],
+    );
+}
+
+#[test]
 fn segmented_by_hour_and_weekday() {
     check(
         "SELECT campaign.id, segments.hour, metrics.impressions FROM campaign \
