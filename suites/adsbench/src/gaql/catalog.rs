@@ -4,9 +4,9 @@
 //!
 //! It mirrors the part of Google's field reference the simulated account
 //! has (customer, campaign, ad_group, ad_group_criterion and its
-//! keyword_view, the count and ratio metrics, and the date, hour and
-//! weekday segments). As in Google's reference, resource names and
-//! repeated fields cannot be sorted.
+//! keyword_view, the count and ratio metrics, the core date segments and
+//! the hour and weekday segments). As in Google's reference, resource names
+//! and repeated fields cannot be sorted.
 
 use std::fmt;
 

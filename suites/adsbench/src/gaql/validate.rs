@@ -7,9 +7,11 @@
 //!   segments go with any FROM resource of the subset;
 //! - a segment in WHERE or ORDER BY must be selected
 //!   (EXPECTED_REFERENCED_FIELD_IN_SELECT_CLAUSE), except a core date
-//!   segment (`segments.date`) in WHERE: it may filter without being
-//!   selected; but if it is selected, WHERE must bound it on both sides
-//!   (EXPECTED_FILTERS_ON_DATE_RANGE);
+//!   segment (`segments.date`, `.week`, `.month`, `.quarter`, `.year`) in
+//!   WHERE: it may filter without being selected; but if one is selected,
+//!   WHERE must bound the dates on both sides (EXPECTED_FILTERS_ON_DATE_RANGE);
+//!   week, month and quarter filters name a period's first day
+//!   (MISALIGNED_DATE_FOR_FILTER);
 //! - each operator applies to some types only (OPERATOR_FIELD_MISMATCH), and
 //!   each value must fit its field's type (BAD_ENUM_CONSTANT,
 //!   INVALID_DATE_FORMAT, INVALID_STRING_VALUE ...);
