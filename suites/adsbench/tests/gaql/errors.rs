@@ -118,3 +118,42 @@ fn positions_give_line_and_column_and_the_trigger() {
     assert_eq!(json["error_code"]["query_error"], "UNRECOGNIZED_FIELD");
     assert_eq!(json["location"]["query_position"]["line"], 3);
 }
+
+#[test]
+fn mangled_queries_never_panic_and_always_name_a_position() {
+    let valid = "SELECT campaign.id, segments.date, metrics.clicks FROM campaign \
+                 WHERE segments.date BETWEEN '2024-03-10' AND '2024-03-12' \
+                 AND campaign.status IN (ENABLED, PAUSED) AND campaign.name LIKE '%S%' \
+                 ORDER BY metrics.clicks DESC LIMIT 5";
+    let chars: Vec<char> = valid.chars().collect();
+    let mut variants: Vec<String> = Vec::new();
+    for i in 0..chars.len() {
+        // Every prefix, every one-character deletion, and a stray symbol at every place.
+        variants.push(chars[..i].iter().collect());
+        variants.push(chars[..i].iter().chain(&chars[i + 1..]).collect());
+        variants.push(
+            chars[..i]
+                .iter()
+                .chain(['('].iter())
+                .chain(&chars[i..])
+                .collect(),
+        );
+    }
+    let (mut accepted, mut rejected) = (0, 0);
+    for q in &variants {
+        match search(q) {
+            Ok(_) => accepted += 1,
+            Err(f) => {
+                rejected += 1;
+                let e = &f.errors[0];
+                assert!(e.query_error().is_some(), "{q:?}: {e}");
+                let at = e.offset().expect("query errors have a position");
+                assert!(at <= q.chars().count(), "{q:?}: offset {at}");
+            }
+        }
+    }
+    assert!(
+        accepted > 0 && rejected > 0,
+        "{accepted} accepted, {rejected} rejected"
+    );
+}
