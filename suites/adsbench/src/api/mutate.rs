@@ -241,6 +241,7 @@ pub fn resource_of(resource_name: &str) -> Result<Resource, GoogleAdsError> {
     let resource = match parts.as_slice() {
         ["customers", c, kind, id] if is_id(c) && !id.is_empty() => match *kind {
             "campaigns" if is_id(id) => Some(Resource::Campaign),
+            "campaignBudgets" if is_id(id) => Some(Resource::CampaignBudget),
             "adGroups" if is_id(id) => Some(Resource::AdGroup),
             "adGroupCriteria" => id
                 .split_once('~')
@@ -254,7 +255,7 @@ pub fn resource_of(resource_name: &str) -> Result<Resource, GoogleAdsError> {
         trigger: Some(resource_name.to_string()),
         ..GoogleAdsError::new(
             ErrorCode::RequestError(RequestError::ResourceNameMalformed),
-            format!("'{resource_name}' is not a campaign, ad group or ad group criterion resource name."),
+            format!("'{resource_name}' is not a budget, campaign, ad group or ad group criterion resource name."),
         )
     })
 }

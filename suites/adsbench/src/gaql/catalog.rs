@@ -3,7 +3,7 @@
 //! resources' fields may appear with which FROM resource.
 //!
 //! It mirrors the part of Google's field reference the simulated account
-//! has (customer, campaign, ad_group, ad_group_criterion and its
+//! has (customer, campaign_budget, campaign, ad_group, ad_group_criterion and its
 //! keyword_view, the count and ratio metrics, the core date segments and
 //! the hour and weekday segments). As in Google's reference, resource names
 //! and repeated fields cannot be sorted.
@@ -15,6 +15,8 @@ use std::fmt;
 pub enum Resource {
     /// `customer`: the account.
     Customer,
+    /// `campaign_budget`: a daily budget one or more campaigns spend.
+    CampaignBudget,
     /// `campaign`.
     Campaign,
     /// `ad_group`.
@@ -28,8 +30,9 @@ pub enum Resource {
 
 impl Resource {
     /// Every resource, in the order of the hierarchy.
-    pub const ALL: [Resource; 5] = [
+    pub const ALL: [Resource; 6] = [
         Resource::Customer,
+        Resource::CampaignBudget,
         Resource::Campaign,
         Resource::AdGroup,
         Resource::AdGroupCriterion,
@@ -40,6 +43,7 @@ impl Resource {
     pub fn name(self) -> &'static str {
         match self {
             Resource::Customer => "customer",
+            Resource::CampaignBudget => "campaign_budget",
             Resource::Campaign => "campaign",
             Resource::AdGroup => "ad_group",
             Resource::AdGroupCriterion => "ad_group_criterion",
@@ -67,7 +71,13 @@ impl Resource {
     pub fn attributed(self) -> &'static [Resource] {
         match self {
             Resource::Customer => &[Resource::Customer],
-            Resource::Campaign => &[Resource::Campaign, Resource::Customer],
+            Resource::CampaignBudget => &[Resource::CampaignBudget, Resource::Customer],
+            // A campaign's budget is attributed to it, as in Google's reference.
+            Resource::Campaign => &[
+                Resource::Campaign,
+                Resource::CampaignBudget,
+                Resource::Customer,
+            ],
             Resource::AdGroup => &[Resource::AdGroup, Resource::Campaign, Resource::Customer],
             Resource::AdGroupCriterion => &[
                 Resource::AdGroupCriterion,
@@ -157,6 +167,8 @@ impl FieldSpec {
 }
 
 const STATUS: &[&str] = &["ENABLED", "PAUSED", "REMOVED"];
+const BUDGET_STATUS: &[&str] = &["ENABLED", "REMOVED"];
+const DELIVERY: &[&str] = &["STANDARD", "ACCELERATED"];
 const CHANNEL: &[&str] = &["SEARCH", "DISPLAY", "SHOPPING", "VIDEO", "PERFORMANCE_MAX"];
 const BIDDING: &[&str] = &[
     "MANUAL_CPC",
@@ -204,7 +216,8 @@ const fn repeated(name: &'static str, category: Category, data_type: DataType) -
 use Category::{Attribute as A, Metric as M, Segment as S};
 use DataType::{Bool, Date, Double, Enum, Int64, ResourceName as Rn, String as Str};
 use Resource::{
-    AdGroup as Ag, AdGroupCriterion as Agc, Campaign as Cp, Customer as Cu, KeywordView as Kv,
+    AdGroup as Ag, AdGroupCriterion as Agc, Campaign as Cp, CampaignBudget as Cb, Customer as Cu,
+    KeywordView as Kv,
 };
 
 /// Every field of the simulated API.
@@ -215,6 +228,12 @@ pub static FIELDS: &[FieldSpec] = &[
     field("customer.currency_code", A(Cu), Str),
     field("customer.time_zone", A(Cu), Str),
     field("customer.manager", A(Cu), Bool),
+    field("campaign_budget.resource_name", A(Cb), Rn),
+    field("campaign_budget.id", A(Cb), Int64),
+    field("campaign_budget.name", A(Cb), Str),
+    field("campaign_budget.amount_micros", A(Cb), Int64),
+    field("campaign_budget.delivery_method", A(Cb), Enum(DELIVERY)),
+    field("campaign_budget.status", A(Cb), Enum(BUDGET_STATUS)),
     field("campaign.resource_name", A(Cp), Rn),
     field("campaign.id", A(Cp), Int64),
     field("campaign.name", A(Cp), Str),

@@ -17,6 +17,7 @@ const BAD: &[(&str, &str, usize)] = &[
     ("SELECT campaign.id FROM campaigns", "BAD_RESOURCE_TYPE_IN_FROM_CLAUSE", 24),
     ("SELECT campaign.id FROM", "UNEXPECTED_END_OF_QUERY", 23),
     ("SELECT ad_group.name FROM campaign", "PROHIBITED_RESOURCE_TYPE_IN_SELECT_CLAUSE", 7),
+    ("SELECT campaign_budget.amount_micros FROM ad_group", "PROHIBITED_RESOURCE_TYPE_IN_SELECT_CLAUSE", 7),
     ("SELECT keyword_view.resource_name FROM ad_group_criterion", "PROHIBITED_RESOURCE_TYPE_IN_SELECT_CLAUSE", 7),
     ("SELECT campaign.id FROM campaign WHERE ad_group.id = 1", "PROHIBITED_RESOURCE_TYPE_IN_WHERE_CLAUSE", 39),
     ("SELECT campaign.id FROM campaign WHERE campaign.id = 1 OR campaign.id = 2", "UNEXPECTED_INPUT", 55),

@@ -79,7 +79,13 @@ fn operation_15001_of_a_day_fails_and_the_next_day_works() {
         customer_id: account.customer_id,
         operations: vec![MutateOperation::create(
             Resource::Campaign,
-            [("name", Value::String("Next day".into()))],
+            [
+                ("name", Value::String("Next day".into())),
+                (
+                    "campaign_budget",
+                    Value::ResourceName("customers/1234567890/campaignBudgets/501".into()),
+                ),
+            ],
         )],
         ..MutateRequest::default()
     };

@@ -15,9 +15,27 @@ fn ten_operations() -> Vec<MutateOperation> {
     let s = |t: &str| Value::String(t.into());
     let e = |t: &str| Value::Enum(t.into());
     vec![
-        MutateOperation::create(Resource::Campaign, [("name", s("Spring sale"))])
-            .with_note("Seasonal push"),
-        MutateOperation::create(Resource::Campaign, [("name", s("Shoes - Search"))]),
+        MutateOperation::create(
+            Resource::Campaign,
+            [
+                ("name", s("Spring sale")),
+                (
+                    "campaign_budget",
+                    Value::ResourceName(format!("{C}/campaignBudgets/501")),
+                ),
+            ],
+        )
+        .with_note("Seasonal push"),
+        MutateOperation::create(
+            Resource::Campaign,
+            [
+                ("name", s("Shoes - Search")),
+                (
+                    "campaign_budget",
+                    Value::ResourceName(format!("{C}/campaignBudgets/502")),
+                ),
+            ],
+        ),
         MutateOperation::update(format!("{C}/campaigns/101"), [("status", e("PAUSED"))])
             .with_note("CPA above target for a week"),
         MutateOperation::update(
@@ -164,20 +182,34 @@ fn validate_only_checks_in_order_and_commits_nothing() {
     let mut account = InMemoryAccount::sample();
     let failure = mutate(&mut account, &request(false, true)).unwrap_err();
     assert_eq!(failing(&failure.errors), expected_failures());
-    // A valid request whose second operation needs the first's campaign.
+    // A valid request whose operations each need the one before: a
+    // budget, a campaign on it, an ad group in that campaign.
     let dependent = MutateRequest {
         customer_id: account.customer_id,
         operations: vec![
             MutateOperation::create(
+                Resource::CampaignBudget,
+                [
+                    ("name", Value::String("Fresh budget".into())),
+                    ("amount_micros", Value::Int64(10_000_000)),
+                ],
+            ),
+            MutateOperation::create(
                 Resource::Campaign,
-                [("name", Value::String("Fresh".into()))],
+                [
+                    ("name", Value::String("Fresh".into())),
+                    (
+                        "campaign_budget",
+                        Value::ResourceName(format!("{C}/campaignBudgets/1000")),
+                    ),
+                ],
             ),
             MutateOperation::create(
                 Resource::AdGroup,
                 [
                     (
                         "campaign",
-                        Value::ResourceName(format!("{C}/campaigns/1000")),
+                        Value::ResourceName(format!("{C}/campaigns/1001")),
                     ),
                     ("name", Value::String("First group".into())),
                 ],
@@ -187,7 +219,7 @@ fn validate_only_checks_in_order_and_commits_nothing() {
         validate_only: true,
     };
     let response = mutate(&mut account, &dependent).unwrap();
-    assert_eq!(response.results, vec![None, None]);
+    assert_eq!(response.results, vec![None, None, None]);
     assert_eq!(account, InMemoryAccount::sample());
     let committed = mutate(
         &mut account,
@@ -198,8 +230,8 @@ fn validate_only_checks_in_order_and_commits_nothing() {
     )
     .unwrap();
     assert_eq!(
-        committed.results[1].as_deref(),
-        Some("customers/1234567890/adGroups/1001")
+        committed.results[2].as_deref(),
+        Some("customers/1234567890/adGroups/1002")
     );
     assert_eq!(account.ad_groups().len(), 4);
 }
@@ -263,14 +295,112 @@ fn request_and_field_errors() {
             MutateOperation::create(Resource::AdGroup, [("name", Value::String("x".into()))]),
             "FieldError.REQUIRED",
         ),
+        (
+            MutateOperation::update(&camp, [("status", Value::Null)]),
+            "FieldError.REQUIRED",
+        ),
+        (
+            MutateOperation::update(&camp, [("name", Value::String("Boots - Display".into()))]),
+            "CampaignError.DUPLICATE_CAMPAIGN_NAME",
+        ),
+        (
+            MutateOperation::remove(format!("{C}/adGroupCriteria/202~301")),
+            "MutateError.RESOURCE_NOT_FOUND",
+        ),
+        (
+            MutateOperation::update(
+                format!("{C}/campaignBudgets/501"),
+                [("amount_micros", Value::Int64(0))],
+            ),
+            "RangeError.TOO_LOW",
+        ),
+        (
+            MutateOperation::update(
+                &camp,
+                [(
+                    "campaign_budget",
+                    Value::ResourceName(format!("{C}/campaignBudgets/9")),
+                )],
+            ),
+            "MutateError.RESOURCE_NOT_FOUND",
+        ),
+        (
+            MutateOperation::create(
+                Resource::Campaign,
+                [("name", Value::String("No budget".into()))],
+            ),
+            "FieldError.REQUIRED",
+        ),
     ];
     for (op, want) in cases {
         let what = format!("{op:?}");
         assert_eq!(code(mutate(&mut account, &one(op))), want, "{what}");
     }
     assert_eq!(account, InMemoryAccount::sample());
+    let foreign = MutateRequest {
+        customer_id: 42,
+        ..one(MutateOperation::remove(format!("{C}/campaigns/101")))
+    };
+    assert_eq!(
+        code(mutate(&mut account, &foreign)),
+        "AuthorizationError.USER_PERMISSION_DENIED"
+    );
     assert_eq!(
         ErrorCode::RequestError(RequestError::TooManyMutateOperations).name(),
         "TOO_MANY_MUTATE_OPERATIONS"
+    );
+}
+
+#[test]
+fn renames_clears_and_budget_changes_commit() {
+    let mut account = InMemoryAccount::sample();
+    let one = |op: MutateOperation| MutateRequest {
+        customer_id: 1_234_567_890,
+        operations: vec![op],
+        ..MutateRequest::default()
+    };
+    // Renaming a campaign to its own name is no duplicate.
+    let same_name = one(MutateOperation::update(
+        format!("{C}/campaigns/101"),
+        [("name", Value::String("Shoes - Search".into()))],
+    ));
+    mutate(&mut account, &same_name).unwrap();
+    // An optional field may be cleared.
+    let clear = one(MutateOperation::update(
+        format!("{C}/campaigns/102"),
+        [("end_date", Value::Null)],
+    ));
+    mutate(&mut account, &clear).unwrap();
+    assert_eq!(account.campaigns()[1].end_date, None);
+    // A budget change shows in its campaign's row.
+    let raise = one(MutateOperation::update(
+        format!("{C}/campaignBudgets/502"),
+        [("amount_micros", Value::Int64(45_000_000))],
+    )
+    .with_note("Boots CPA is under target; give it room"));
+    let response = mutate(&mut account, &raise).unwrap();
+    assert_eq!(
+        response.results,
+        vec![Some(format!("{C}/campaignBudgets/502"))]
+    );
+    let r = SearchService::new()
+        .search(
+            &account,
+            &SearchRequest::new(
+                account.customer_id,
+                "SELECT campaign_budget.amount_micros, campaign.end_date FROM campaign \
+                 WHERE campaign.id = 102",
+            ),
+            now(),
+        )
+        .unwrap();
+    assert_eq!(
+        r.results[0].values,
+        vec![Value::Int64(45_000_000), Value::Null]
+    );
+    assert_eq!(account.changes().len(), 3);
+    assert_eq!(
+        account.changes()[2].change_note.as_deref(),
+        Some("Boots CPA is under target; give it room")
     );
 }

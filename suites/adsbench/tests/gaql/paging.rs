@@ -92,6 +92,11 @@ fn tokens_are_bound_to_their_query_and_expire() {
         code(service.search(&account, &first.page("not-a-token"), now())),
         ErrorCode::RequestError(RequestError::InvalidPageToken)
     );
+    let foreign = SearchRequest::new(42, query);
+    assert_eq!(
+        code(service.search(&account, &foreign, now())).to_string(),
+        "AuthorizationError.USER_PERMISSION_DENIED"
+    );
     let last = service
         .search(&account, &first.page(&token), now())
         .unwrap();

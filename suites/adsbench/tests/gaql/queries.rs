@@ -476,6 +476,30 @@ fn metric_conditions_filter_output_rows() {
 }
 
 #[test]
+fn budgets_with_their_campaigns() {
+    check(
+        "SELECT campaign.name, campaign_budget.amount_micros FROM campaign \
+         ORDER BY campaign_budget.amount_micros DESC",
+        &[
+            &["Shoes - Search", "50000000"],
+            &["Boots - Display", "30000000"],
+        ],
+    );
+    check(
+        "SELECT campaign_budget.name, metrics.cost_micros FROM campaign_budget \
+         WHERE segments.date DURING LAST_7_DAYS",
+        &[
+            &["Shoes budget", "158400000"],
+            &["Boots budget", "172800000"],
+        ],
+    );
+    check(
+        "SELECT campaign.id FROM campaign WHERE campaign_budget.amount_micros < 40000000",
+        &[&["102"]],
+    );
+}
+
+#[test]
 fn keyword_view_serves_keyword_performance() {
     let r = check(
         "SELECT ad_group_criterion.keyword.text, metrics.clicks FROM keyword_view \

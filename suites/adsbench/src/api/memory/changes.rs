@@ -2,7 +2,7 @@
 //! (required fields, parents that exist, unique names, positive bids,
 //! mutable fields) and the changes, each logged with its note.
 
-use super::{AdGroup, Campaign, ChangeRecord, InMemoryAccount, Keyword};
+use super::{AdGroup, Budget, Campaign, ChangeRecord, InMemoryAccount, Keyword};
 use crate::api::error::{ErrorCode, GoogleAdsError, RequestError};
 use crate::api::mutate::{resource_of, MutableAccount, MutateOperation, OperationKind};
 use crate::gaql::{Resource, Value};
@@ -39,18 +39,46 @@ impl MutableAccount for InMemoryAccount {
                 ..resource_error("FieldError.REQUIRED", format!("{key} is required."))
             }),
         };
-        let bid_ok = |fields: &BTreeMap<String, Value>| match int(fields, "cpc_bid_micros") {
-            Some(b) if b <= 0 => Err(GoogleAdsError {
-                trigger: Some(b.to_string()),
-                ..resource_error("RangeError.TOO_LOW", "A bid must be positive.".into())
-            }),
-            _ => Ok(()),
+        // Bids and budgets are positive amounts of money.
+        let bid_ok = |fields: &BTreeMap<String, Value>| {
+            for key in ["cpc_bid_micros", "amount_micros"] {
+                if let Some(n) = int(fields, key).filter(|n| *n <= 0) {
+                    return Err(GoogleAdsError {
+                        trigger: Some(n.to_string()),
+                        ..resource_error("RangeError.TOO_LOW", format!("{key} must be positive."))
+                    });
+                }
+            }
+            Ok(())
+        };
+        let live_budget = |fields: &BTreeMap<String, Value>| {
+            let budget = required(fields, "campaign_budget")?;
+            let id = InMemoryAccount::id_of(&budget);
+            if self
+                .budgets
+                .iter()
+                .any(|b| Some(b.id) == id && b.status != "REMOVED")
+            {
+                Ok(())
+            } else {
+                Err(not_found(&budget))
+            }
         };
         match &op.kind {
             OperationKind::Create { resource, fields } => {
                 bid_ok(fields)?;
                 match resource {
+                    Resource::CampaignBudget => {
+                        required(fields, "name")?;
+                        if int(fields, "amount_micros").is_none() {
+                            return Err(resource_error(
+                                "FieldError.REQUIRED",
+                                "amount_micros is required.".into(),
+                            ));
+                        }
+                    }
                     Resource::Campaign => {
+                        live_budget(fields)?;
                         let name = required(fields, "name")?;
                         if self
                             .campaigns
@@ -120,9 +148,11 @@ impl MutableAccount for InMemoryAccount {
                 let resource = resource_of(resource_name)?;
                 self.find(resource, resource_name)?;
                 let mutable: &[&str] = match resource {
+                    Resource::CampaignBudget => &["name", "amount_micros", "delivery_method"],
                     Resource::Campaign => &[
                         "name",
                         "status",
+                        "campaign_budget",
                         "bidding_strategy_type",
                         "target_cpa.target_cpa_micros",
                         "end_date",
@@ -152,6 +182,9 @@ impl MutableAccount for InMemoryAccount {
                             ..resource_error("FieldError.REQUIRED", format!("{path} is required."))
                         });
                     }
+                }
+                if update_mask.iter().any(|p| p == "campaign_budget") {
+                    live_budget(fields)?;
                 }
                 if update_mask.iter().any(|p| p == "name") {
                     let name = required(fields, "name")?;
@@ -225,6 +258,7 @@ impl InMemoryAccount {
         let id = InMemoryAccount::id_of(resource_name);
         let exists = resource_name.starts_with(&format!("{}/", self.customer_name()))
             && match resource {
+                Resource::CampaignBudget => self.budgets.iter().any(|b| Some(b.id) == id),
                 Resource::Campaign => self.campaigns.iter().any(|c| Some(c.id) == id),
                 Resource::AdGroup => self.ad_groups.iter().any(|g| Some(g.id) == id),
                 Resource::AdGroupCriterion => self
@@ -249,6 +283,17 @@ impl InMemoryAccount {
                 .unwrap_or(0)
         };
         match resource {
+            Resource::CampaignBudget => {
+                self.budgets.push(Budget {
+                    id,
+                    name: text(fields, "name").unwrap_or_default(),
+                    amount_micros: int(fields, "amount_micros").unwrap_or_default(),
+                    delivery_method: text(fields, "delivery_method")
+                        .unwrap_or_else(|| "STANDARD".into()),
+                    status,
+                });
+                self.budget_name(id)
+            }
             Resource::Campaign => {
                 self.campaigns.push(Campaign {
                     id,
@@ -258,7 +303,7 @@ impl InMemoryAccount {
                         .unwrap_or_else(|| "SEARCH".into()),
                     bidding: text(fields, "bidding_strategy_type")
                         .unwrap_or_else(|| "MANUAL_CPC".into()),
-                    budget_id: id,
+                    budget_id: parent("campaign_budget"),
                     start_date: None,
                     end_date: None,
                     target_cpa_micros: int(fields, "target_cpa.target_cpa_micros"),
@@ -309,12 +354,28 @@ impl InMemoryAccount {
             _ => None,
         };
         match resource_of(resource_name) {
+            Ok(Resource::CampaignBudget) => {
+                if let Some(b) = self.budgets.iter_mut().find(|b| Some(b.id) == id) {
+                    match path {
+                        "name" => b.name = t.unwrap_or_default(),
+                        "amount_micros" => b.amount_micros = n.unwrap_or(b.amount_micros),
+                        "delivery_method" => b.delivery_method = t.unwrap_or_default(),
+                        "status" => b.status = t.unwrap_or_default(),
+                        _ => {}
+                    }
+                }
+            }
             Ok(Resource::Campaign) => {
                 if let Some(c) = self.campaigns.iter_mut().find(|c| Some(c.id) == id) {
                     match path {
                         "name" => c.name = t.unwrap_or_default(),
                         "status" => c.status = t.unwrap_or_default(),
                         "bidding_strategy_type" => c.bidding = t.unwrap_or_default(),
+                        "campaign_budget" => {
+                            c.budget_id = t
+                                .and_then(|t| InMemoryAccount::id_of(&t))
+                                .unwrap_or(c.budget_id)
+                        }
                         "target_cpa.target_cpa_micros" => c.target_cpa_micros = n,
                         "end_date" => c.end_date = date,
                         _ => {}

@@ -17,6 +17,21 @@ use super::clock::SimDate;
 use crate::gaql::{Counts, StatCell, Value};
 use std::collections::BTreeMap;
 
+/// A campaign budget.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Budget {
+    /// Its id.
+    pub id: u64,
+    /// Its name.
+    pub name: String,
+    /// The daily amount, micros.
+    pub amount_micros: i64,
+    /// STANDARD or ACCELERATED.
+    pub delivery_method: String,
+    /// ENABLED or REMOVED.
+    pub status: String,
+}
+
 /// A campaign.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Campaign {
@@ -102,6 +117,7 @@ pub struct InMemoryAccount {
     pub customer_id: u64,
     /// The account's name.
     pub descriptive_name: String,
+    budgets: Vec<Budget>,
     campaigns: Vec<Campaign>,
     ad_groups: Vec<AdGroup>,
     keywords: Vec<Keyword>,
@@ -127,6 +143,7 @@ impl InMemoryAccount {
         InMemoryAccount {
             customer_id,
             descriptive_name: descriptive_name.to_string(),
+            budgets: Vec::new(),
             campaigns: Vec::new(),
             ad_groups: Vec::new(),
             keywords: Vec::new(),
@@ -138,10 +155,11 @@ impl InMemoryAccount {
 
     /// The hand-built test account ("today" is Wednesday 2024-03-13).
     ///
-    /// Customer 1234567890 "Acme Shoes" (USD); campaigns 101 "Shoes - Search"
-    /// (ENABLED, SEARCH, MANUAL_CPC, label 1) and 102 "Boots - Display"
-    /// (PAUSED, DISPLAY, TARGET_CPA 5,000,000, labels 1 and 2, ends
-    /// 2024-12-31); ad groups 201 "Running" and 202 "Trail" (PAUSED, label 2)
+    /// Customer 1234567890 "Acme Shoes" (USD); budgets 501 "Shoes budget"
+    /// (50,000,000 a day) and 502 "Boots budget" (30,000,000); campaigns 101
+    /// "Shoes - Search" (ENABLED, SEARCH, MANUAL_CPC, label 1, budget 501)
+    /// and 102 "Boots - Display" (PAUSED, DISPLAY, TARGET_CPA 5,000,000,
+    /// labels 1 and 2, ends 2024-12-31, budget 502); ad groups 201 "Running" and 202 "Trail" (PAUSED, label 2)
     /// in 101, 203 "Winter boots" in 102; keywords 301 "running shoes" and
     /// 302 "buy running shoes" in 201, 303 "trail shoes" (PAUSED) in 202, 304
     /// "winter boots" and the negative 305 "cheap" in 203.
@@ -156,6 +174,17 @@ impl InMemoryAccount {
     pub fn sample() -> InMemoryAccount {
         let mut a = InMemoryAccount::new(1_234_567_890, "Acme Shoes");
         let day = |s: &str| SimDate::parse(s).expect("a valid literal date");
+        let budget = |id, name: &str, amount_micros| Budget {
+            id,
+            name: name.into(),
+            amount_micros,
+            delivery_method: "STANDARD".into(),
+            status: "ENABLED".into(),
+        };
+        a.budgets = vec![
+            budget(501, "Shoes budget", 50_000_000),
+            budget(502, "Boots budget", 30_000_000),
+        ];
         let campaign = |id, name: &str, status: &str, channel: &str, bidding: &str| Campaign {
             id,
             name: name.into(),
@@ -325,6 +354,11 @@ impl InMemoryAccount {
         id
     }
 
+    /// Budgets, in creation order.
+    pub fn budgets(&self) -> &[Budget] {
+        &self.budgets
+    }
+
     /// Campaigns, in creation order.
     pub fn campaigns(&self) -> &[Campaign] {
         &self.campaigns
@@ -354,6 +388,10 @@ impl InMemoryAccount {
 
     fn customer_name(&self) -> String {
         format!("customers/{}", self.customer_id)
+    }
+
+    fn budget_name(&self, id: u64) -> String {
+        format!("customers/{}/campaignBudgets/{id}", self.customer_id)
     }
 
     fn campaign_name(&self, id: u64) -> String {

@@ -2,7 +2,7 @@
 //! attributes of the resources above them, and keyword stats summed up the
 //! hierarchy by the engine.
 
-use super::{AdGroup, Campaign, InMemoryAccount, Keyword};
+use super::{AdGroup, Budget, Campaign, InMemoryAccount, Keyword};
 use crate::api::clock::SimDate;
 use crate::gaql::{DateSpan, EntityRow, Resource, RowSource, StatCell, Value};
 use std::collections::BTreeMap;
@@ -23,8 +23,30 @@ impl InMemoryAccount {
         b.put("customer.manager", || Value::Bool(false));
     }
 
+    fn budget_fields(&self, budget: &Budget, b: &mut RowBuilder) {
+        b.put("campaign_budget.resource_name", || {
+            Value::ResourceName(self.budget_name(budget.id))
+        });
+        b.put("campaign_budget.id", || Value::Int64(budget.id as i64));
+        b.put("campaign_budget.name", || {
+            Value::String(budget.name.clone())
+        });
+        b.put("campaign_budget.amount_micros", || {
+            Value::Int64(budget.amount_micros)
+        });
+        b.put("campaign_budget.delivery_method", || {
+            Value::Enum(budget.delivery_method.clone())
+        });
+        b.put("campaign_budget.status", || {
+            Value::Enum(budget.status.clone())
+        });
+    }
+
     fn campaign_row(&self, c: &Campaign, b: &mut RowBuilder) {
         self.customer_row(b);
+        if let Some(budget) = self.budgets.iter().find(|x| x.id == c.budget_id) {
+            self.budget_fields(budget, b);
+        }
         let date = |d: Option<SimDate>| d.map_or(Value::Null, Value::Date);
         b.put("campaign.resource_name", || {
             Value::ResourceName(self.campaign_name(c.id))
@@ -39,10 +61,7 @@ impl InMemoryAccount {
             Value::Enum(c.bidding.clone())
         });
         b.put("campaign.campaign_budget", || {
-            Value::ResourceName(format!(
-                "customers/{}/campaignBudgets/{}",
-                self.customer_id, c.budget_id
-            ))
+            Value::ResourceName(self.budget_name(c.budget_id))
         });
         b.put("campaign.start_date", || date(c.start_date));
         b.put("campaign.end_date", || date(c.end_date));
@@ -138,6 +157,16 @@ impl RowSource for InMemoryAccount {
         };
         match resource {
             Resource::Customer => vec![row(self.customer_name(), &|r| self.customer_row(r))],
+            Resource::CampaignBudget => self
+                .budgets
+                .iter()
+                .map(|x| {
+                    row(self.budget_name(x.id), &|r| {
+                        self.customer_row(r);
+                        self.budget_fields(x, r);
+                    })
+                })
+                .collect(),
             Resource::Campaign => self
                 .campaigns
                 .iter()
@@ -166,8 +195,21 @@ impl RowSource for InMemoryAccount {
                 .find(|a| a.id == g)
                 .map(|a| a.campaign_id)
         };
+        let campaign_budget = |c: Option<u64>| {
+            self.campaigns
+                .iter()
+                .find(|x| Some(x.id) == c)
+                .map(|x| x.budget_id)
+        };
         let keywords: Vec<u64> = match resource {
             Resource::Customer => self.stats.keys().copied().collect(),
+            // A shared budget's stats are those of every campaign on it.
+            Resource::CampaignBudget => self
+                .keywords
+                .iter()
+                .filter(|k| id.is_some() && campaign_budget(group_campaign(k.ad_group_id)) == id)
+                .map(|k| k.id)
+                .collect(),
             Resource::AdGroupCriterion | Resource::KeywordView => id.into_iter().collect(),
             Resource::AdGroup => self
                 .keywords
