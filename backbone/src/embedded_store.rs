@@ -16,6 +16,7 @@ const FAILURES: TableDefinition<&str, &[u8]> = TableDefinition::new("failures");
 const COUNTERS: TableDefinition<&str, i64> = TableDefinition::new("counters");
 const CACHE: TableDefinition<&str, &[u8]> = TableDefinition::new("cache");
 const CHARGES: TableDefinition<&str, u8> = TableDefinition::new("charges");
+const ITEMS: TableDefinition<&str, u8> = TableDefinition::new("items");
 
 /// A store in one file.
 #[derive(Clone)]
@@ -43,7 +44,7 @@ fn add(
     for (f, v) in fields {
         let k = key(sweep, f);
         let old = t.get(k.as_str())?.map(|g| g.value()).unwrap_or(0);
-        t.insert(k.as_str(), old + v)?;
+        t.insert(k.as_str(), old.saturating_add(*v))?;
     }
     Ok(())
 }
@@ -81,8 +82,9 @@ impl EmbeddedStore {
         }
         txn.open_table(COUNTERS)
             .map_err(|e| backend("open")(e.into()))?;
-        txn.open_table(CHARGES)
-            .map_err(|e| backend("open")(e.into()))?;
+        for t in [CHARGES, ITEMS] {
+            txn.open_table(t).map_err(|e| backend("open")(e.into()))?;
+        }
         txn.commit().map_err(|e| backend("open")(e.into()))?;
         Ok(EmbeddedStore { db: Arc::new(db) })
     }
@@ -209,6 +211,32 @@ impl Store for EmbeddedStore {
         self.scan(RESULTS, key(sweep, "")).await
     }
 
+    async fn plan_items(&self, sweep: &SweepId, keys: &[String]) -> Result<(), StoreError> {
+        let keys: Vec<String> = keys.iter().map(|k| key(sweep, k)).collect();
+        self.blocking("plan_items", move |db| {
+            let txn = db.begin_write()?;
+            {
+                let mut t = txn.open_table(ITEMS)?;
+                for k in &keys {
+                    t.insert(k.as_str(), 1)?;
+                }
+            }
+            txn.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn item_planned(&self, sweep: &SweepId, k: &str) -> Result<bool, StoreError> {
+        let k = key(sweep, k);
+        self.blocking("item_planned", move |db| {
+            let txn = db.begin_read()?;
+            let t = txn.open_table(ITEMS)?;
+            Ok(t.get(k.as_str())?.is_some())
+        })
+        .await
+    }
+
     async fn settled(&self, sweep: &SweepId, ids: &[JobId]) -> Result<Vec<bool>, StoreError> {
         let keys: Vec<String> = ids.iter().map(|id| key(sweep, &id.0)).collect();
         self.blocking("settled", move |db| {
@@ -286,6 +314,15 @@ impl Store for EmbeddedStore {
         self.get(CACHE, call.to_string()).await
     }
 
+    // One process owns the file: its gateway's single flight is the lease.
+    async fn lease(&self, _call: &str, _ttl: std::time::Duration) -> Result<bool, StoreError> {
+        Ok(true)
+    }
+
+    async fn end_lease(&self, _call: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+
     async fn charge(
         &self,
         sweep: &SweepId,
@@ -295,10 +332,15 @@ impl Store for EmbeddedStore {
         cost_usd: f64,
     ) -> Result<Recorded, StoreError> {
         let call = call.to_string();
-        let response = response.map(<[u8]>::to_vec);
         let charge_key = key(sweep, &call);
         let sweep = sweep.clone();
         let fields = Tally::charge_fields(usage, cost_usd);
+        // A response means the provider answered (and billed) this call.
+        let billed = match response {
+            Some(_) => Tally::bill_fields(usage, cost_usd),
+            None => Vec::new(),
+        };
+        let response = response.map(<[u8]>::to_vec);
         self.blocking("charge", move |db| {
             let txn = db.begin_write()?;
             if let Some(resp) = &response {
@@ -307,6 +349,7 @@ impl Store for EmbeddedStore {
                     cache.insert(call.as_str(), resp.as_slice())?;
                 }
             }
+            add(&txn, &sweep, &billed)?;
             let first = {
                 let mut charges = txn.open_table(CHARGES)?;
                 let previous = charges.insert(charge_key.as_str(), 1)?;

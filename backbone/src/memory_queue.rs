@@ -27,6 +27,7 @@ struct Inner {
     lanes: Mutex<HashMap<Lane, Waiting>>,
     wake: HashMap<Lane, Notify>,
     dead: Mutex<Vec<DeadLetter>>,
+    quarantine: Mutex<Vec<DeadLetter>>,
     delivery_limit: u32,
     closed: AtomicBool,
 }
@@ -73,6 +74,7 @@ impl MemoryQueue {
                 lanes: Mutex::new(HashMap::new()),
                 wake: Lane::ALL.into_iter().map(|k| (k, Notify::new())).collect(),
                 dead: Mutex::new(Vec::new()),
+                quarantine: Mutex::new(Vec::new()),
                 delivery_limit,
                 closed: AtomicBool::new(false),
             }),
@@ -147,6 +149,29 @@ impl Queue for MemoryQueue {
             .expect("queue lock is never poisoned");
         let n = dead.len().min(max);
         Ok(dead.drain(..n).collect())
+    }
+
+    async fn quarantine(&self, letter: &DeadLetter) -> Result<(), QueueError> {
+        self.inner
+            .quarantine
+            .lock()
+            .expect("queue lock is never poisoned")
+            .push(letter.clone());
+        Ok(())
+    }
+
+    async fn quarantined(&self, max: usize, purge: bool) -> Result<Vec<DeadLetter>, QueueError> {
+        let mut held = self
+            .inner
+            .quarantine
+            .lock()
+            .expect("queue lock is never poisoned");
+        let n = held.len().min(max);
+        Ok(if purge {
+            held.drain(..n).collect()
+        } else {
+            held[..n].to_vec()
+        })
     }
 }
 

@@ -98,6 +98,22 @@ pub trait Queue: Send + Sync {
     /// # Errors
     /// When the broker is unreachable.
     async fn take_dead_letters(&self, max: usize) -> Result<Vec<DeadLetter>, QueueError>;
+
+    /// Sets `letter` aside in the quarantine: a message that belongs to no
+    /// planned job (refused by a worker, unreadable, of no registered
+    /// sweep). It never counts in a sweep, and stays until someone looks
+    /// (`adfarm dead-letters`) and purges it.
+    ///
+    /// # Errors
+    /// When the broker is unreachable or does not confirm.
+    async fn quarantine(&self, letter: &DeadLetter) -> Result<(), QueueError>;
+
+    /// Up to `max` quarantined messages, oldest first; removed from the
+    /// quarantine when `purge`, left there otherwise.
+    ///
+    /// # Errors
+    /// When the broker is unreachable.
+    async fn quarantined(&self, max: usize, purge: bool) -> Result<Vec<DeadLetter>, QueueError>;
 }
 
 /// A stream of deliveries from one queue.

@@ -22,7 +22,9 @@
 //! | `sweep:<id>:failure-undo` | hash | job id → negated failure counters |
 //! | `sweep:<id>:counters` | hash | counter name → i64 |
 //! | `sweep:<id>:charges` | set | calls charged to the sweep |
+//! | `sweep:<id>:items` | set | keys of the sweep's planned items |
 //! | `cache:<call>` | string | cached LLM response (no expiry) |
+//! | `lease:<call>` | string | a worker is making this call (expires) |
 //! | `limit:<key>` | string | a limiter bucket's TAT (expires when full) |
 
 mod connection;
@@ -66,6 +68,7 @@ struct SweepKeys {
     failure_undo: String,
     counters: String,
     charges: String,
+    items: String,
 }
 
 /// Maps a client error: connection-level failures mean the store is
@@ -179,6 +182,7 @@ impl RedisStore {
             failure_undo: format!("{base}:failure-undo"),
             counters: format!("{base}:counters"),
             charges: format!("{base}:charges"),
+            items: format!("{base}:items"),
         }
     }
 
@@ -304,6 +308,30 @@ impl Store for RedisStore {
             .collect()
     }
 
+    async fn plan_items(&self, sweep: &SweepId, keys: &[String]) -> Result<(), StoreError> {
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let mut con = self.con.clone();
+        redis::cmd("SADD")
+            .arg(self.keys(sweep).items)
+            .arg(keys)
+            .query_async::<i64>(&mut con)
+            .await
+            .map_err(backend("plan_items"))?;
+        Ok(())
+    }
+
+    async fn item_planned(&self, sweep: &SweepId, key: &str) -> Result<bool, StoreError> {
+        let mut con = self.con.clone();
+        redis::cmd("SISMEMBER")
+            .arg(self.keys(sweep).items)
+            .arg(key)
+            .query_async(&mut con)
+            .await
+            .map_err(backend("item_planned"))
+    }
+
     async fn settled(&self, sweep: &SweepId, ids: &[JobId]) -> Result<Vec<bool>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());
@@ -389,6 +417,30 @@ impl Store for RedisStore {
             .map_err(backend("cached"))
     }
 
+    async fn lease(&self, call: &str, ttl: std::time::Duration) -> Result<bool, StoreError> {
+        let mut con = self.con.clone();
+        let taken: Option<String> = redis::cmd("SET")
+            .arg(format!("{}:lease:{call}", self.prefix))
+            .arg(1)
+            .arg("NX")
+            .arg("PX")
+            .arg(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1))
+            .query_async(&mut con)
+            .await
+            .map_err(backend("lease"))?;
+        Ok(taken.is_some())
+    }
+
+    async fn end_lease(&self, call: &str) -> Result<(), StoreError> {
+        let mut con = self.con.clone();
+        redis::cmd("DEL")
+            .arg(format!("{}:lease:{call}", self.prefix))
+            .query_async::<i64>(&mut con)
+            .await
+            .map_err(backend("end_lease"))?;
+        Ok(())
+    }
+
     async fn charge(
         &self,
         sweep: &SweepId,
@@ -399,17 +451,32 @@ impl Store for RedisStore {
     ) -> Result<Recorded, StoreError> {
         let k = self.keys(sweep);
         let mut con = self.con.clone();
+        // A response means the provider answered (and billed) this call.
+        let billed = match response {
+            Some(_) => Tally::bill_fields(usage, cost_usd),
+            None => Vec::new(),
+        };
         let new: i64 = scripts::CHARGE
-            .key(self.cache_key(call))
             .key(&k.charges)
             .key(&k.counters)
             .arg(call)
-            .arg(if response.is_some() { "1" } else { "0" })
-            .arg(response.unwrap_or_default())
+            .arg(billed.len())
+            .arg(flat(&billed))
             .arg(flat(&Tally::charge_fields(usage, cost_usd)))
             .invoke_async(&mut con)
             .await
             .map_err(backend("charge"))?;
+        // Charged before cached: a crash in between makes a redelivered
+        // job call again (billed, not charged twice), never lose the charge.
+        if let Some(bytes) = response {
+            redis::cmd("SET")
+                .arg(self.cache_key(call))
+                .arg(bytes)
+                .arg("NX")
+                .query_async::<Option<String>>(&mut con)
+                .await
+                .map_err(backend("cache"))?;
+        }
         Ok(if new == 1 {
             Recorded::New
         } else {

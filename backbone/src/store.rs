@@ -111,6 +111,20 @@ pub trait Store: Send + Sync {
     /// When the store is unavailable or a result is corrupt.
     async fn results(&self, sweep: &SweepId) -> Result<Vec<JobResult>, StoreError>;
 
+    /// Adds item keys ([`adfarm_proto::JobSpec::item_key`]) to the sweep's
+    /// planned items; the coordinator does so before publishing their jobs.
+    ///
+    /// # Errors
+    /// When the store is unavailable.
+    async fn plan_items(&self, sweep: &SweepId, keys: &[String]) -> Result<(), StoreError>;
+
+    /// Whether `key` is one of the sweep's planned items: a worker runs
+    /// no job of an item the sweep never planned.
+    ///
+    /// # Errors
+    /// When the store is unavailable.
+    async fn item_planned(&self, sweep: &SweepId, key: &str) -> Result<bool, StoreError>;
+
     /// For each id, whether a result or a failure is stored (settled jobs are
     /// not published again on resume).
     ///
@@ -148,6 +162,20 @@ pub trait Store: Send + Sync {
     /// # Errors
     /// When the store is unavailable.
     async fn cached(&self, call: &str) -> Result<Option<Vec<u8>>, StoreError>;
+
+    /// Takes the lease on making call `call` for `ttl`, unless another
+    /// process holds it: identical requests in flight at once across
+    /// workers are made once, the others wait for the cache.
+    ///
+    /// # Errors
+    /// When the store is unavailable.
+    async fn lease(&self, call: &str, ttl: std::time::Duration) -> Result<bool, StoreError>;
+
+    /// Gives the lease on `call` back (its response is cached, or it failed).
+    ///
+    /// # Errors
+    /// When the store is unavailable.
+    async fn end_lease(&self, call: &str) -> Result<(), StoreError>;
 
     /// Caches `response` under `call` (if given and absent) and charges
     /// `usage` to the sweep once per (sweep, call), in one atomic step.

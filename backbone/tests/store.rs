@@ -364,7 +364,34 @@ async fn charge_once_cache_always(s: &dyn Store) -> Tally {
     assert_eq!(s.spend_nano_usd(&sw).await.unwrap(), 750_000_000);
     let u = t.usage.values().next().expect("one usage row");
     assert_eq!((u.requests, u.input, u.output), (3, 360, 90));
+    // The provider's bill counts every answer it gave, the repeat included;
+    // a call without a response was no answer.
+    let b = t.billed.values().next().expect("one billed row");
+    assert_eq!((b.requests, b.input, b.output), (3, 360, 90));
+    assert_eq!(t.billed_nano_usd, 500_000_000);
+    assert!(
+        s.tally(&other).await.unwrap().billed.is_empty(),
+        "a cache hit is not billed"
+    );
     t
+}
+
+async fn planned_items(s: &dyn Store) {
+    let sw = sweep("items");
+    assert!(!s.item_planned(&sw, "item-a").await.unwrap());
+    s.plan_items(&sw, &["item-a".into(), "item-b".into()])
+        .await
+        .unwrap();
+    // Publishing again (a resume) adds nothing new and breaks nothing.
+    s.plan_items(&sw, &["item-b".into()]).await.unwrap();
+    s.plan_items(&sw, &[]).await.unwrap();
+    assert!(s.item_planned(&sw, "item-a").await.unwrap());
+    assert!(s.item_planned(&sw, "item-b").await.unwrap());
+    assert!(!s.item_planned(&sw, "item-c").await.unwrap());
+    assert!(!s
+        .item_planned(&sweep("items-other"), "item-a")
+        .await
+        .unwrap());
 }
 
 async fn settled_in_batches(s: &dyn Store) {
@@ -487,6 +514,39 @@ async fn a_call_is_charged_once_per_sweep_and_cached() {
     let e = charge_once_cache_always(&s.embedded).await;
     let r = charge_once_cache_always(&s.redis).await;
     assert_eq!(e, r);
+}
+
+#[tokio::test]
+async fn items_are_planned_per_sweep() {
+    let s = Stores::new("items").await;
+    planned_items(&s.embedded).await;
+    planned_items(&s.redis).await;
+}
+
+#[tokio::test]
+async fn one_worker_holds_a_call_lease_until_it_ends_or_expires() {
+    let s = Stores::new("lease").await;
+    let other = Stores::redis_handle(&s.prefix).await;
+    let ttl = std::time::Duration::from_millis(300);
+    assert!(s.redis.lease("call-x", ttl).await.unwrap());
+    assert!(
+        !other.lease("call-x", ttl).await.unwrap(),
+        "held by the first"
+    );
+    assert!(
+        other.lease("call-y", ttl).await.unwrap(),
+        "another call is free"
+    );
+    s.redis.end_lease("call-x").await.unwrap();
+    assert!(other.lease("call-x", ttl).await.unwrap(), "ended, so free");
+    tokio::time::sleep(ttl * 2).await;
+    assert!(
+        s.redis.lease("call-x", ttl).await.unwrap(),
+        "expired, so free"
+    );
+    // The embedded store is one process: its gateway's single flight is
+    // the only lease it needs.
+    assert!(s.embedded.lease("call-x", ttl).await.unwrap());
 }
 
 #[tokio::test]

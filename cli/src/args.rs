@@ -198,6 +198,19 @@ pub enum Command {
         #[command(flatten)]
         backend: Backend,
     },
+    /// List (or purge) the quarantine: messages on RabbitMQ that are no
+    /// planned job (refused by a worker, unreadable, of no sweep).
+    DeadLetters {
+        /// Remove the listed messages.
+        #[arg(long)]
+        purge: bool,
+        /// Most messages to list.
+        #[arg(long, default_value_t = 100)]
+        max: usize,
+        /// The deployment.
+        #[command(flatten)]
+        cluster: Cluster,
+    },
     /// A suite's own command (`adfarm <suite> <command> ...`; see the
     /// list below).
     #[command(external_subcommand)]

@@ -3,17 +3,18 @@
 //! `coordinator` and `worker` are the same pieces over RabbitMQ and Redis.
 
 use crate::args;
+use crate::exit::Exit;
 use crate::progress::ProgressView;
 use adfarm_backbone::{
     EmbeddedStore, Limiter, LocalLimiter, MemoryQueue, Queue, RabbitQueue, RedisStore, Store,
 };
-use adfarm_coordinator::autoscale::{Policy, Pool};
-use adfarm_coordinator::{api, report, scaler, sweep_file, Coordinator};
+use adfarm_coordinator::scale::{Policy, Pool};
+use adfarm_coordinator::{api, report, scale, sweep_file, Coordinator};
 use adfarm_proto::Lane;
 use adfarm_suites::SuiteContext;
 use adfarm_worker::backends::{Backends, EnvLookup, LocalLoader};
 use adfarm_worker::{Gateway, Worker, WorkerConfig};
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use std::path::Path;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -90,7 +91,7 @@ pub async fn run_embedded(
     ctx: &SuiteContext,
     run: args::Run,
     cancel: CancellationToken,
-) -> Result<()> {
+) -> Result<Exit> {
     let spec = load_sweep_to_run(home, &run.sweep, ctx)?;
     if let Some(addr) = &run.fake_llm {
         let (bound, _server) =
@@ -152,10 +153,9 @@ pub async fn run_embedded(
         }
         None => println!("{summary}"),
     }
-    if !progress.finished() {
-        bail!("interrupted: run the same command again to resume");
-    }
-    Ok(())
+    let exit = Exit::of_sweep(&progress);
+    eprintln!("{}", exit.summary(&rec.spec.name, &progress));
+    Ok(exit)
 }
 
 async fn connect(cluster: &args::Cluster) -> Result<(Arc<RedisStore>, Arc<RabbitQueue>)> {
@@ -165,13 +165,36 @@ async fn connect(cluster: &args::Cluster) -> Result<(Arc<RedisStore>, Arc<Rabbit
     Ok((Arc::new(store), Arc::new(queue)))
 }
 
+/// `adfarm dead-letters`: one line per quarantined message (code, lane,
+/// size, sweep and job when readable, reason), oldest first.
+pub async fn dead_letters(cluster: &args::Cluster, max: usize, purge: bool) -> Result<()> {
+    let queue =
+        RabbitQueue::connect(&cluster.amqp, &cluster.prefix, cluster.delivery_limit).await?;
+    let letters = queue.quarantined(max, purge).await?;
+    for d in &letters {
+        let job = serde_json::from_slice::<adfarm_proto::Envelope>(&d.body)
+            .map(|e| format!("sweep {} job {}", e.sweep, e.id))
+            .unwrap_or_else(|_| "not a job envelope".into());
+        println!(
+            "{}\t{}\t{} bytes\t{job}\t{}",
+            d.code,
+            d.lane.map_or("-", Lane::as_str),
+            d.body.len(),
+            d.reason
+        );
+    }
+    let verb = if purge { "purged" } else { "listed" };
+    eprintln!("{} quarantined message(s) {verb}", letters.len());
+    Ok(())
+}
+
 /// `adfarm coordinator`: plan, publish, follow to the end.
 pub async fn coordinator(
     home: &Path,
     ctx: &SuiteContext,
     c: args::Coordinator,
     cancel: CancellationToken,
-) -> Result<()> {
+) -> Result<Exit> {
     let (store, queue) = connect(&c.cluster).await?;
     let queue_for_scaling: Arc<dyn Queue> = queue.clone();
     let coordinator = Arc::new(Coordinator::new(store.clone(), queue, ctx.clone()));
@@ -201,7 +224,7 @@ pub async fn coordinator(
         if let Some(task) = server {
             task.await??;
         }
-        return Ok(());
+        return Ok(Exit::Completed);
     };
     let spec = load_sweep_to_run(home, sweep, ctx)?;
     let (rec, plan) = coordinator.register(&spec).await?;
@@ -231,11 +254,8 @@ pub async fn coordinator(
             }
         })
         .await?;
-    let (settled, planned) = progress.totals();
-    eprintln!(
-        "{settled}/{planned} jobs settled, {:.4} USD spent",
-        progress.tally.spend_usd()
-    );
+    let exit = Exit::of_sweep(&progress);
+    eprintln!("{}", exit.summary(&rec.spec.name, &progress));
     if let Some(s) = scaling {
         s.stop(progress.finished()).await;
     }
@@ -243,17 +263,14 @@ pub async fn coordinator(
         // Status and reports stay available until the coordinator is stopped.
         task.await??;
     }
-    if !progress.finished() {
-        bail!("stopped before the sweep finished: start the coordinator again to carry on");
-    }
-    Ok(())
+    Ok(exit)
 }
 
 /// The running autoscale loop of `adfarm coordinator --autoscale`.
 struct Scaling {
     outstanding: tokio::sync::watch::Sender<std::collections::BTreeMap<Lane, u64>>,
-    settings: scaler::AutoscaleSettings,
-    scaler: Arc<dyn scaler::WorkerScaler>,
+    settings: scale::AutoscaleSettings,
+    scaler: Arc<dyn scale::WorkerScaler>,
     stop: CancellationToken,
     task: tokio::task::JoinHandle<()>,
 }
@@ -269,7 +286,7 @@ impl Scaling {
         self.stop.cancel();
         let _ = self.task.await;
         if finished {
-            scaler::scale_to_min(&self.settings, self.scaler.as_ref()).await;
+            scale::scale_to_min(&self.settings, self.scaler.as_ref()).await;
         }
     }
 }
@@ -292,7 +309,7 @@ async fn autoscaler(
             .map(|p| Pool::parse(p, 0, a.max_workers))
             .collect::<Result<_, _>>()?
     };
-    let settings = scaler::AutoscaleSettings {
+    let settings = scale::AutoscaleSettings {
         pools: pools
             .into_iter()
             .map(|p| {
@@ -308,14 +325,14 @@ async fn autoscaler(
         },
         interval: std::time::Duration::from_secs(15),
     };
-    let kube: Arc<dyn scaler::WorkerScaler> =
-        Arc::new(scaler::KubeScaler::infer(&a.k8s_namespace).await?);
+    let kube: Arc<dyn scale::WorkerScaler> =
+        Arc::new(scale::KubeScaler::infer(&a.k8s_namespace).await?);
     let (outstanding, rx) = tokio::sync::watch::channel(Default::default());
     let stop = cancel.child_token();
     let task = tokio::spawn({
         let (settings, rec, kube, stop) =
             (settings.clone(), rec.clone(), kube.clone(), stop.clone());
-        async move { scaler::run_autoscaler(settings, &rec, queue, kube, rx, stop).await }
+        async move { scale::run_autoscaler(settings, &rec, queue, kube, rx, stop).await }
     });
     tracing::info!(namespace = %a.k8s_namespace, pools = settings.pools.len(), "Autoscaling worker pools.");
     Ok(Some(Scaling {

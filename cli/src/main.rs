@@ -3,6 +3,7 @@
 
 mod args;
 mod deploy;
+mod exit;
 mod inspect;
 mod local;
 mod progress;
@@ -25,10 +26,10 @@ async fn main() -> std::process::ExitCode {
         .with_writer(std::io::stderr)
         .init();
     match dispatch(args).await {
-        Ok(()) => std::process::ExitCode::SUCCESS,
+        Ok(exit) => exit.into(),
         Err(e) => {
             eprintln!("error: {e:#}");
-            std::process::ExitCode::FAILURE
+            exit::Exit::of_error(&e).into()
         }
     }
 }
@@ -108,7 +109,7 @@ fn shutdown_token() -> CancellationToken {
     token
 }
 
-async fn dispatch(args: Args) -> Result<()> {
+async fn dispatch(args: Args) -> Result<exit::Exit> {
     let home = args.home.clone().unwrap_or_else(|| {
         dirs::cache_dir()
             .unwrap_or_else(std::env::temp_dir)
@@ -119,10 +120,12 @@ async fn dispatch(args: Args) -> Result<()> {
         let bound = adfarm_backbone::metrics::serve(addr).await?;
         tracing::info!(addr = %bound, "Serving Prometheus metrics.");
     }
-    match args.command {
+    let done = match args.command {
         Command::Plan { sweep } => inspect::plan(&sweep, &ctx),
-        Command::Run(run) => deploy::run_embedded(&home, &ctx, run, shutdown_token()).await,
-        Command::Coordinator(c) => deploy::coordinator(&home, &ctx, c, shutdown_token()).await,
+        Command::Run(run) => return deploy::run_embedded(&home, &ctx, run, shutdown_token()).await,
+        Command::Coordinator(c) => {
+            return deploy::coordinator(&home, &ctx, c, shutdown_token()).await
+        }
         Command::Worker(w) => deploy::worker(&home, &ctx, w, shutdown_token()).await,
         Command::Status {
             sweep,
@@ -154,6 +157,11 @@ async fn dispatch(args: Args) -> Result<()> {
             command: AssetsCommand::List,
         } => local::list(&home, &ctx),
         Command::Suite(argv) => suite_command(&home, &ctx, argv).await,
+        Command::DeadLetters {
+            purge,
+            max,
+            cluster,
+        } => deploy::dead_letters(&cluster, max, purge).await,
         Command::Dev {
             command: DevCommand::FakeLlm { addr, config },
         } => {
@@ -166,5 +174,6 @@ async fn dispatch(args: Args) -> Result<()> {
             }
             Ok(())
         }
-    }
+    };
+    done.map(|()| exit::Exit::Completed)
 }

@@ -9,9 +9,11 @@
 
 use crate::plan::{self, Plan, PlanError};
 use adfarm_backbone::metrics::Metrics;
-use adfarm_backbone::{release, Queue, QueueError, Store, StoreError, SweepRecord, Walk};
+use adfarm_backbone::{
+    release, DeadLetter, Queue, QueueError, Store, StoreError, SweepRecord, Walk,
+};
 use adfarm_proto::tally::Tally;
-use adfarm_proto::{Envelope, Failure, JobId, Lane, SweepSpec};
+use adfarm_proto::{refusal, Envelope, Failure, JobId, Lane, SweepSpec};
 use adfarm_suites::SuiteContext;
 use futures::{StreamExt, TryStreamExt};
 use std::collections::{BTreeMap, HashSet};
@@ -169,6 +171,12 @@ impl Coordinator {
         batch: Vec<Envelope>,
         seen: &mut HashSet<JobId>,
     ) -> Result<u64, CoordinateError> {
+        // Workers run jobs of planned items only: the items go on record
+        // before any of their jobs (or follow-ups) is published.
+        let mut items: Vec<String> = batch.iter().map(|e| e.job.item_key()).collect();
+        items.sort_unstable();
+        items.dedup();
+        self.store.plan_items(&rec.id, &items).await?;
         let ids: Vec<_> = batch.iter().map(|e| e.id.clone()).collect();
         let settled = self.store.settled(&rec.id, &ids).await?;
         let (finished, todo): (Vec<_>, Vec<_>) =
@@ -212,8 +220,9 @@ impl Coordinator {
         })
     }
 
-    /// Records dead letters that reached the dead-letter queue without a
-    /// stored failure (the broker's delivery limit), with their follow-ups.
+    /// Records dead letters of planned jobs (failed, or past the broker's
+    /// delivery limit) as their jobs' failures, with their follow-ups; sets
+    /// every other message aside in the quarantine, counted nowhere.
     ///
     /// # Errors
     /// When the store or queue is unavailable.
@@ -221,8 +230,15 @@ impl Coordinator {
         let dead = self.queue.take_dead_letters(256).await?;
         let n = dead.len();
         for d in dead {
-            let Ok(env) = serde_json::from_slice::<Envelope>(&d.body) else {
-                tracing::warn!(code = %d.code, reason = %d.reason, "Dead letter is not a job envelope; dropped from the queue.");
+            let env = match serde_json::from_slice::<Envelope>(&d.body) {
+                Ok(env) if !refusal::is_refusal(&d.code) => env,
+                _ => {
+                    self.set_aside(&d).await?;
+                    continue;
+                }
+            };
+            let Some(rec) = self.store.sweep(&env.sweep).await? else {
+                self.set_aside(&d).await?;
                 continue;
             };
             let failure = Failure {
@@ -231,9 +247,6 @@ impl Coordinator {
                 code: d.code,
                 reason: d.reason,
                 attempts: env.attempt + 1,
-            };
-            let Some(rec) = self.store.sweep(&env.sweep).await? else {
-                continue;
             };
             self.store.fail(&env.sweep, &failure).await?;
             release(
@@ -247,6 +260,12 @@ impl Coordinator {
             .await?;
         }
         Ok(n)
+    }
+
+    async fn set_aside(&self, d: &DeadLetter) -> Result<(), CoordinateError> {
+        tracing::warn!(code = %d.code, reason = %d.reason, "A message that is no planned job was set aside; `adfarm dead-letters` lists it.");
+        self.queue.quarantine(d).await?;
+        Ok(())
     }
 
     /// Follows the sweep until every planned job is settled or `cancel`

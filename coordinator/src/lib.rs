@@ -6,22 +6,19 @@
 //! - [`coordinate`]: register, publish what is not settled, follow to the end.
 //! - [`report`]: the sweep report, with the sections its suites add, as
 //!   JSON, CSV, Markdown or a self-contained HTML page.
-//! - [`autoscale`]: workers per pool as a pure function of backlog, rate
-//!   limits and current replicas (capped by what the limits can feed).
 //! - [`api`]: HTTP API to submit sweeps and follow them (`--serve`).
-//! - [`scaler`]: the Kubernetes side (Deployment `scale` subresource) and
-//!   the loop that applies [`autoscale::decide`] next to `follow`.
+//! - [`scale`]: workers per pool as a pure function of backlog, rate limits
+//!   and current replicas, and the Kubernetes loop that applies it.
 //!
 //! Design decision: the coordinator keeps no state of its own. Everything
 //! it knows is re-derived from the sweep file and the store, so it can be
 //! restarted at any moment and carry on.
 
 pub mod api;
-pub mod autoscale;
 pub mod coordinate;
 pub mod plan;
 pub mod report;
-pub mod scaler;
+pub mod scale;
 pub mod sweep_file;
 
 pub use coordinate::{Coordinator, Progress};

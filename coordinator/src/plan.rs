@@ -139,13 +139,34 @@ fn sample_indices(n: u64, k: u64, seed: u64) -> BTreeSet<u64> {
     chosen
 }
 
+/// Largest item, serialised as JSON: an item travels in every job that
+/// reads it, so one oversized row would be copied into each of them (and
+/// into prompts). Real items are a few KiB.
+pub const MAX_ITEM_BYTES: usize = 1024 * 1024;
+
+fn bounded_item(item: adfarm_proto::Item) -> Result<adfarm_proto::Item, DataError> {
+    let size = serde_json::to_vec(&item).map_or(usize::MAX, |b| b.len());
+    if size > MAX_ITEM_BYTES {
+        return Err(DataError::Param {
+            field: format!("item {:?}", item.id),
+            reason: format!("is {size} bytes as JSON; at most {MAX_ITEM_BYTES} are allowed"),
+        });
+    }
+    Ok(item)
+}
+
 /// The items of `dataset` after the suite spec's limit and sampling.
 ///
 /// # Errors
 /// When the dataset cannot be read.
 pub fn items(suite: &dyn Suite, spec: &SuiteSpec, dataset: &str) -> Result<ItemIter, PlanError> {
     let err = plan_err(spec, Some(dataset));
-    let all = suite.items(dataset, &spec.params).map_err(&err)?;
+    let all: ItemIter = Box::new(
+        suite
+            .items(dataset, &spec.params)
+            .map_err(&err)?
+            .map(|r| r.and_then(bounded_item)),
+    );
     Ok(match (spec.limit, spec.sample) {
         (None, _) => all,
         (Some(limit), Sampling::First) => Box::new(all.take(limit as usize)),

@@ -221,6 +221,61 @@ impl<'a> SuitePlan<'a> {
         out
     }
 
+    /// Whether `env` is a job of this plan: its dataset, solution, seed and
+    /// stage are the sweep's, and its id is the one its content hashes to
+    /// here. The item itself is checked against the planned items (see
+    /// [`JobSpec::item_key`](crate::JobSpec::item_key)) by the caller.
+    ///
+    /// # Errors
+    /// Why it is not, naming the coordinate that does not belong.
+    pub fn admits(&self, env: &Envelope) -> Result<(), String> {
+        let job = &env.job;
+        let cell = &job.cell;
+        if !self.suite.datasets.contains(&cell.dataset) {
+            return Err(format!("dataset {:?} is not in the sweep", cell.dataset));
+        }
+        let runs_solution = || {
+            self.solution(&cell.solution)
+                .ok_or_else(|| format!("solution {:?} is not in the sweep", cell.solution))
+        };
+        let seed_planned = |seed: u64| {
+            if self.spec.seeds.contains(&seed) {
+                Ok(())
+            } else {
+                Err(format!("seed {seed} is not in the sweep"))
+            }
+        };
+        let expected: Vec<Envelope> = if job.is_solve() {
+            let solution = runs_solution()?;
+            seed_planned(cell.seed)?;
+            vec![self.solve(&cell.dataset, &job.item, solution, cell.seed)]
+        } else {
+            let stage = self
+                .pipeline
+                .stage(&job.stage)
+                .ok_or_else(|| format!("stage {:?} is not in the sweep", job.stage))?;
+            match stage.scope {
+                Scope::Run => {
+                    runs_solution()?;
+                    seed_planned(cell.seed)?;
+                }
+                Scope::Runs => {
+                    runs_solution()?;
+                }
+                Scope::Item => {}
+            }
+            self.stage_jobs(stage, cell, &job.item)
+        };
+        if expected.iter().any(|e| e.id == env.id) {
+            Ok(())
+        } else {
+            Err(format!(
+                "job id {} is not what its content hashes to in this sweep",
+                env.id
+            ))
+        }
+    }
+
     /// Jobs per stage that one item expands to.
     pub fn jobs_per_item(&self) -> BTreeMap<String, i64> {
         let solutions = self.pipeline.solutions.len() as i64;
@@ -384,6 +439,58 @@ mod tests {
         assert_eq!(plan.inputs(pass).len(), 3, "one check per seed");
         let check = all.values().find(|e| e.stage() == "check").unwrap();
         assert_eq!(plan.inputs(check).len(), 2, "its run and the item's truth");
+    }
+
+    #[test]
+    fn the_plan_admits_its_jobs_and_nothing_else() {
+        let spec = spec();
+        let id = spec.id();
+        let pipeline = pipeline();
+        let plan = SuitePlan {
+            sweep: &id,
+            spec: &spec,
+            suite: &spec.suites[0],
+            pipeline: &pipeline,
+        };
+        let mut all: BTreeMap<JobId, Envelope> = BTreeMap::new();
+        let mut todo = plan.roots("d", &item());
+        while let Some(e) = todo.pop() {
+            if all.insert(e.id.clone(), e.clone()).is_none() {
+                todo.extend(plan.dependents(&e));
+            }
+        }
+        for e in all.values() {
+            assert_eq!(plan.admits(e), Ok(()), "{}", e.stage());
+        }
+        let solve = all.values().find(|e| e.job.is_solve()).unwrap().clone();
+        let refused = |e: Envelope, why: &str| {
+            let err = plan.admits(&e).expect_err(why);
+            assert!(err.contains(why), "{err}");
+        };
+        let mut forged = solve.clone();
+        forged.id = JobId("00000000000000000000000000000000".into());
+        refused(forged, "is not what its content hashes to");
+        let mut other_item = solve.clone();
+        other_item.job.item.input = "another question".into();
+        refused(other_item, "is not what its content hashes to");
+        let mut seed = solve.clone();
+        seed.job.cell.seed = 99;
+        refused(seed, "seed 99 is not in the sweep");
+        let mut solution = solve.clone();
+        solution.job.cell.solution = "z".into();
+        refused(solution, "solution \"z\" is not in the sweep");
+        let mut dataset = solve.clone();
+        dataset.job.cell.dataset = "elsewhere".into();
+        refused(dataset, "dataset \"elsewhere\" is not in the sweep");
+        let mut stage = solve;
+        stage.job.stage = "teleport".into();
+        refused(stage, "stage \"teleport\" is not in the sweep");
+        // Item keys follow the item's content, not just its id.
+        let a = all.values().next().unwrap().job.clone();
+        let mut b = a.clone();
+        b.item.input.push('!');
+        assert_ne!(a.item_key(), b.item_key());
+        assert_eq!(a.item_key(), a.clone().item_key());
     }
 
     #[test]

@@ -77,7 +77,47 @@ impl JobSpec {
     pub fn is_solve(&self) -> bool {
         self.stage == crate::stage::SOLVE
     }
+
+    /// Key of this job's item among the sweep's planned items: a hash of
+    /// suite, dataset and the item's whole content, so an item the sweep
+    /// never planned (or a planned id with other content) has no key there.
+    pub fn item_key(&self) -> String {
+        let item = serde_json::to_vec(&self.item).expect("items serialise");
+        crate::content_hash(&[
+            b"item",
+            self.cell.suite.as_bytes(),
+            self.cell.dataset.as_bytes(),
+            &item,
+        ])
+    }
 }
+
+/// Dead-letter codes of messages a worker refuses to run: unreadable,
+/// oversized, of another format version, of no registered sweep, or not a
+/// job of its sweep's plan. They are no planned job's failure, so they never
+/// count in a sweep; the coordinator sets them aside in the quarantine.
+pub mod refusal {
+    /// Not a job envelope.
+    pub const BAD_MESSAGE: &str = "bad-message";
+    /// Larger than [`super::MAX_ENVELOPE_BYTES`].
+    pub const OVERSIZE: &str = "oversize";
+    /// Another [`crate::FORMAT_VERSION`].
+    pub const BAD_VERSION: &str = "bad-version";
+    /// Its sweep is not registered in the store.
+    pub const UNKNOWN_SWEEP: &str = "unknown-sweep";
+    /// Not a job of its sweep's plan (forged id, unplanned item...).
+    pub const UNPLANNED: &str = "unplanned";
+
+    /// Whether `code` is one of these.
+    pub fn is_refusal(code: &str) -> bool {
+        [BAD_MESSAGE, OVERSIZE, BAD_VERSION, UNKNOWN_SWEEP, UNPLANNED].contains(&code)
+    }
+}
+
+/// Largest envelope a worker reads: items are bounded at plan time
+/// (1 MiB), so anything much larger was never planned, and is refused by
+/// size before it is parsed (or becomes a prompt).
+pub const MAX_ENVELOPE_BYTES: usize = 2 * 1024 * 1024;
 
 /// A job on the wire: versioned, keyed by its content hash.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

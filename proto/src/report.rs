@@ -42,6 +42,11 @@ pub struct Report {
     pub stopped_by_budget: bool,
     /// Pre-run cost estimate in USD.
     pub estimated_cost_usd: f64,
+    /// What the providers billed, per model and role: every call that
+    /// reached a provider, repeats included (a redelivered job whose first
+    /// result was lost calls again). `usage` counts each call once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub billed: Vec<BilledRow>,
     /// Dead-lettered jobs with their reasons (budget skips excluded).
     pub dead_letters: Vec<Failure>,
     /// What the sweep's suites add (their own tables and plots), suite by
@@ -87,6 +92,30 @@ pub struct CellRow {
     pub std: Option<f64>,
     /// 95% CI half-width.
     pub ci95: Option<f64>,
+}
+
+/// The provider's bill for one model in one role.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BilledRow {
+    /// Model.
+    pub model: String,
+    /// Role.
+    pub role: Role,
+    /// Calls the provider answered.
+    pub requests: i64,
+    /// Input tokens.
+    pub input_tokens: i64,
+    /// Output tokens.
+    pub output_tokens: i64,
+    /// USD.
+    pub cost_usd: f64,
+}
+
+impl Report {
+    /// Total of the providers' bills in USD.
+    pub fn billed_usd(&self) -> f64 {
+        self.billed.iter().map(|b| b.cost_usd).sum()
+    }
 }
 
 /// Usage and cost of one model in one role.

@@ -144,6 +144,13 @@ pub struct ProviderSpec {
     /// USD per million output tokens.
     #[serde(default)]
     pub output_usd_per_mtok: f64,
+    /// A rate limit shared with other providers (a self-hosted server with
+    /// one limit for all its models, an account-wide cap): every provider
+    /// naming the group draws on one `requests_per_minute` (and
+    /// `tokens_per_minute`), which they must all state alike. Without it,
+    /// each model has its own limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_group: Option<String>,
 }
 
 fn default_concurrency() -> u32 {
@@ -157,6 +164,15 @@ fn default_attempts() -> u32 {
 }
 
 impl ProviderSpec {
+    /// The name of the rate limit this provider draws on: its model's, or
+    /// its limit group's (prefixed, so a group never shares a model's).
+    pub fn limit_key(&self) -> String {
+        match &self.limit_group {
+            Some(group) => format!("group:{group}"),
+            None => self.model.clone(),
+        }
+    }
+
     /// Cost in USD of `input` and `output` tokens at this provider's prices.
     pub fn cost_usd(&self, input: u64, output: u64) -> f64 {
         (input as f64 * self.input_usd_per_mtok + output as f64 * self.output_usd_per_mtok) / 1e6

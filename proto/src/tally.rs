@@ -90,14 +90,25 @@ pub struct Tally {
     pub skipped: BTreeMap<String, i64>,
     /// Score sums per cell.
     pub cells: BTreeMap<CellKey, CellSums>,
-    /// Usage per model, role and cache state.
+    /// Usage per model, role and cache state, each call once per sweep
+    /// (however often redeliveries repeated it): what the results cost.
     pub usage: BTreeMap<UsageKey, UsageSums>,
-    /// Money spent, nano-USD.
+    /// Money spent, nano-USD, each call once (as `usage`).
     pub spend_nano_usd: i64,
+    /// Calls that reached the provider per model and role, every one of
+    /// them (redeliveries and lost results included): the provider's bill.
+    pub billed: BTreeMap<UsageKey, UsageSums>,
+    /// The provider's bill, nano-USD.
+    pub billed_nano_usd: i64,
 }
 
 fn field(parts: &[&str]) -> String {
     parts.join(&SEP.to_string())
+}
+
+/// Counters never wrap: an absurd count stays the largest one.
+fn saturating_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 impl Tally {
@@ -153,8 +164,14 @@ impl Tally {
         let base = ["usage", u.model.as_str(), u.role.as_str(), cached];
         let mut out = vec![
             (field(&[&base[..], &["requests"]].concat()), 1),
-            (field(&[&base[..], &["input"]].concat()), u.input as i64),
-            (field(&[&base[..], &["output"]].concat()), u.output as i64),
+            (
+                field(&[&base[..], &["input"]].concat()),
+                saturating_i64(u.input),
+            ),
+            (
+                field(&[&base[..], &["output"]].concat()),
+                saturating_i64(u.output),
+            ),
         ];
         if u.source == crate::UsageSource::Counted {
             out.push((field(&[&base[..], &["counted"]].concat()), 1));
@@ -163,6 +180,24 @@ impl Tally {
             out.push(("spend".to_string(), (cost_usd * NANO).round() as i64));
         }
         out
+    }
+
+    /// Counter increments for one call that reached the provider, added
+    /// whether or not the sweep was already charged for it.
+    pub fn bill_fields(u: &Usage, cost_usd: f64) -> Vec<(String, i64)> {
+        let base = ["billed", u.model.as_str(), u.role.as_str()];
+        vec![
+            (field(&[&base[..], &["requests"]].concat()), 1),
+            (
+                field(&[&base[..], &["input"]].concat()),
+                saturating_i64(u.input),
+            ),
+            (
+                field(&[&base[..], &["output"]].concat()),
+                saturating_i64(u.output),
+            ),
+            ("billed-spend".to_string(), (cost_usd * NANO).round() as i64),
+        ]
     }
 
     /// Reads counters back; fields this version does not know are ignored.
@@ -177,7 +212,25 @@ impl Tally {
                     *t.failed.entry(k).or_default() += v
                 }
                 ["skipped", k] => *t.skipped.entry(k.to_string()).or_default() += v,
-                ["spend"] => t.spend_nano_usd += v,
+                ["spend"] => t.spend_nano_usd = t.spend_nano_usd.saturating_add(v),
+                ["billed-spend"] => t.billed_nano_usd = t.billed_nano_usd.saturating_add(v),
+                ["billed", model, role, what] => {
+                    let Some(role) = Role::parse(role) else {
+                        continue;
+                    };
+                    let key = UsageKey {
+                        model: model.to_string(),
+                        role,
+                        cached: false,
+                    };
+                    let u = t.billed.entry(key).or_default();
+                    match *what {
+                        "requests" => u.requests = u.requests.saturating_add(v),
+                        "input" => u.input = u.input.saturating_add(v),
+                        "output" => u.output = u.output.saturating_add(v),
+                        _ => {}
+                    }
+                }
                 ["cell", suite, dataset, solution, judge, metric, what] => {
                     let key = CellKey {
                         suite: suite.to_string(),
@@ -209,9 +262,9 @@ impl Tally {
                     };
                     let u = t.usage.entry(key).or_default();
                     match *what {
-                        "requests" => u.requests += v,
-                        "input" => u.input += v,
-                        "output" => u.output += v,
+                        "requests" => u.requests = u.requests.saturating_add(v),
+                        "input" => u.input = u.input.saturating_add(v),
+                        "output" => u.output = u.output.saturating_add(v),
                         "counted" => u.counted += v,
                         _ => {}
                     }
@@ -225,6 +278,11 @@ impl Tally {
     /// Money spent so far in USD.
     pub fn spend_usd(&self) -> f64 {
         self.spend_nano_usd as f64 / NANO
+    }
+
+    /// What the providers billed so far in USD.
+    pub fn billed_usd(&self) -> f64 {
+        self.billed_nano_usd as f64 / NANO
     }
 
     /// Completed jobs of `stage`.

@@ -248,7 +248,8 @@ async fn permanent_failures_are_dead_letters() {
     let sweep = farm.sweep("sweep.toml", &spec, &fake);
 
     farm.start_workers(2, 16).await;
-    farm.coordinate(&sweep, Duration::from_secs(60)).await;
+    // Exit 1: the sweep finished, with failed jobs.
+    farm.coordinate_to(&sweep, Duration::from_secs(60), 1).await;
     let report = farm.report_cluster(&sweep).await;
 
     for (kind, c) in &report.jobs {

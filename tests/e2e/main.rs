@@ -37,12 +37,14 @@ mod api;
 mod budget;
 mod counter;
 mod distributed;
+mod exit_codes;
 mod faults;
 mod gem_local;
 mod gem_report_html;
 mod gem_report_sweep;
 mod gem_report_text;
 mod gem_score;
+mod injected;
 mod poison;
 mod prometheus;
 mod rate_limit;
@@ -340,10 +342,20 @@ impl Farm {
     /// Runs a coordinator to the end; panics unless it exits 0 in `limit`.
     /// Returns its wall time.
     pub async fn coordinate(&mut self, sweep: &Path, limit: Duration) -> Duration {
+        self.coordinate_to(sweep, limit, 0).await
+    }
+
+    /// As [`Farm::coordinate`], expecting exit code `code`.
+    pub async fn coordinate_to(&mut self, sweep: &Path, limit: Duration, code: i32) -> Duration {
         let t0 = Instant::now();
         let p = self.spawn_coordinator(sweep);
         let status = self.wait(p, limit).await;
-        assert!(status.success(), "coordinator: {status}\n{}", self.logs());
+        assert_eq!(
+            status.code(),
+            Some(code),
+            "coordinator: {status}\n{}",
+            self.logs()
+        );
         t0.elapsed()
     }
 

@@ -19,6 +19,7 @@ pub fn report_of(name: &str, cells: Vec<CellRow>, sections: Vec<Section>) -> Rep
         budget_usd: None,
         stopped_by_budget: false,
         estimated_cost_usd: 0.0,
+        billed: vec![],
         dead_letters: vec![],
         sections,
     }

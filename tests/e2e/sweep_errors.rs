@@ -10,6 +10,7 @@ async fn plan_error(farm: &Farm, file: &str, text: &str) -> String {
     let path = farm.write(file, text);
     let (status, stdout, stderr) = farm.plan(&path).await;
     assert!(!status.success(), "plan accepted {file}:\n{stdout}");
+    assert_eq!(status.code(), Some(2), "bad input exits 2:\n{stderr}");
     assert!(stdout.is_empty(), "plan printed a plan:\n{stdout}");
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 1, "one error line, got:\n{stderr}");
@@ -96,4 +97,36 @@ async fn a_missing_api_key_variable_is_named() {
         "{e}"
     );
     assert!(e.contains(&format!("{var} is not set")), "{e}");
+}
+
+#[tokio::test]
+async fn a_misspelt_base_url_is_refused_at_plan() {
+    let farm = Farm::new("bad-base-url");
+    let text = SweepFile::synthetic("e2e-bad", 10).toml("htp://x");
+    let line = line_of(&text, "htp://x");
+    let e = plan_error(&farm, "url.toml", &text).await;
+    assert!(
+        e.contains(&format!("url.toml:{line}: providers[0].base_url:")),
+        "{e}"
+    );
+    assert!(e.contains("scheme \"htp\" is not http or https"), "{e}");
+}
+
+#[tokio::test]
+async fn an_oversized_params_table_is_refused_at_plan() {
+    let farm = Farm::new("bad-params");
+    let good = SweepFile::synthetic("e2e-bad", 10).toml(BASE_URL);
+    let blob = "x".repeat(200_000);
+    let text = good.replacen(
+        "params = { items = 10 }",
+        &format!("params = {{ items = 10, note = \"{blob}\" }}"),
+        1,
+    );
+    let line = line_of(&text, "params = {");
+    let e = plan_error(&farm, "params.toml", &text).await;
+    assert!(
+        e.contains(&format!("params.toml:{line}: suites[0].params:")),
+        "{e}"
+    );
+    assert!(e.contains("at most 65536"), "{e}");
 }

@@ -37,8 +37,8 @@ pub struct Backend {
     /// In-flight calls allowed in this process.
     pub permits: Semaphore,
     /// Smooths this process's calls to the configured rate before the
-    /// deployment-wide limiter is asked.
-    pub smoothing: DefaultDirectRateLimiter,
+    /// deployment-wide limiter is asked (shared by a limit group).
+    pub smoothing: Arc<DefaultDirectRateLimiter>,
 }
 
 impl Backend {
@@ -70,6 +70,8 @@ pub struct Backends {
     env: EnvLookup,
     local: LocalLoader,
     built: Mutex<HashMap<String, Arc<Backend>>>,
+    // By limit key: providers of one limit group smooth together.
+    smoothers: Mutex<HashMap<String, Arc<DefaultDirectRateLimiter>>>,
 }
 
 impl Backends {
@@ -79,6 +81,7 @@ impl Backends {
             env,
             local,
             built: Mutex::new(HashMap::new()),
+            smoothers: Mutex::new(HashMap::new()),
         }
     }
 
@@ -124,15 +127,24 @@ impl Backends {
             }
             ProviderKind::Local => (self.local)(spec)?,
         };
-        let period = Duration::from_secs_f64(60.0 / spec.requests_per_minute);
-        let quota = Quota::with_period(period)
-            .unwrap_or_else(|| Quota::per_second(NonZeroU32::MAX))
-            .allow_burst(NonZeroU32::MIN);
+        let smoothing = self
+            .smoothers
+            .lock()
+            .expect("backends lock is never poisoned")
+            .entry(spec.limit_key())
+            .or_insert_with(|| {
+                let period = Duration::from_secs_f64(60.0 / spec.requests_per_minute);
+                let quota = Quota::with_period(period)
+                    .unwrap_or_else(|| Quota::per_second(NonZeroU32::MAX))
+                    .allow_burst(NonZeroU32::MIN);
+                Arc::new(RateLimiter::direct(quota))
+            })
+            .clone();
         let backend = Arc::new(Backend {
             spec: spec.clone(),
             models,
             permits: Semaphore::new(spec.max_concurrency as usize),
-            smoothing: RateLimiter::direct(quota),
+            smoothing,
         });
         let mut built = self.built.lock().expect("backends lock is never poisoned");
         Ok(built.entry(key).or_insert(backend).clone())

@@ -2,16 +2,14 @@
 //! the same atomic step), publish its follow-ups, and only then settle the
 //! delivery. Retry policy lives here, driven by `JobError::class()`.
 
-use crate::gateway::{Gateway, UsageLog};
+use crate::gateway::Gateway;
 use adfarm_backbone::metrics::Metrics;
 use adfarm_backbone::{release, Delivery, Queue, Store, StoreError, SweepRecord, Walk};
-use adfarm_llm::{Embedder, ErrorClass, LlmError};
+use adfarm_llm::ErrorClass;
 use adfarm_proto::tally::{BUDGET_CODE, NANO};
-use adfarm_proto::{Envelope, Failure, JobResult, Lane, Role, SweepId, Verdict, FORMAT_VERSION};
-use adfarm_suites::{
-    DataError, JobError, Models, Solution, StageJob, StageModels, Suite, SuiteContext,
-};
-use std::collections::HashMap;
+use adfarm_proto::{refusal, Envelope, Failure, Lane, SweepId, FORMAT_VERSION, MAX_ENVELOPE_BYTES};
+use adfarm_suites::{Solution, Suite, SuiteContext};
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
@@ -43,17 +41,22 @@ type SolutionKey = (SweepId, String, String);
 
 /// Runs jobs from a queue against a store.
 pub struct Worker {
-    store: Arc<dyn Store>,
+    pub(crate) store: Arc<dyn Store>,
     queue: Arc<dyn Queue>,
-    gateway: Gateway,
-    ctx: SuiteContext,
+    pub(crate) gateway: Gateway,
+    pub(crate) ctx: SuiteContext,
     config: WorkerConfig,
     sweeps: Mutex<HashMap<SweepId, Arc<SweepRecord>>>,
     // Two suites may offer one solution name, so the suite is in the key.
-    solutions: Mutex<HashMap<SolutionKey, Arc<dyn Solution>>>,
+    pub(crate) solutions: Mutex<HashMap<SolutionKey, Arc<dyn Solution>>>,
     // Suites load datasets lazily and keep them: one instance per process.
-    suites: Mutex<HashMap<String, Arc<dyn Suite>>>,
+    pub(crate) suites: Mutex<HashMap<String, Arc<dyn Suite>>>,
+    // Items found among their sweep's planned items (saves a store read per job).
+    admitted: Mutex<HashSet<(SweepId, String)>>,
 }
+
+/// Planned items a worker remembers before asking the store again.
+const ADMITTED_ITEMS: usize = 100_000;
 
 /// What became of one delivery (also the `outcome` metric label).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,16 +67,19 @@ enum Outcome {
     Failed,
     Skipped,
     Requeued,
+    /// Not a planned job: dead-lettered for the quarantine, counted nowhere.
+    Refused,
 }
 
 impl Outcome {
-    const ALL: [Outcome; 6] = [
+    const ALL: [Outcome; 7] = [
         Outcome::Completed,
         Outcome::Duplicate,
         Outcome::Retried,
         Outcome::Failed,
         Outcome::Skipped,
         Outcome::Requeued,
+        Outcome::Refused,
     ];
 
     fn as_str(self) -> &'static str {
@@ -84,6 +90,7 @@ impl Outcome {
             Outcome::Failed => "failed",
             Outcome::Skipped => "skipped",
             Outcome::Requeued => "requeued",
+            Outcome::Refused => "refused",
         }
     }
 }
@@ -111,6 +118,7 @@ impl Worker {
             sweeps: Mutex::default(),
             solutions: Mutex::default(),
             suites: Mutex::default(),
+            admitted: Mutex::default(),
         }
     }
 
@@ -215,13 +223,18 @@ impl Worker {
 
     /// Runs and settles one delivery. A store error leaves it unsettled.
     async fn settle(&self, d: Delivery) -> Result<Outcome, StoreError> {
+        if d.body.len() > MAX_ENVELOPE_BYTES {
+            let reason = format!(
+                "{} bytes; envelopes are at most {MAX_ENVELOPE_BYTES}",
+                d.body.len()
+            );
+            return Ok(self.refuse(d, refusal::OVERSIZE, &reason).await);
+        }
         let env: Envelope = match serde_json::from_slice(&d.body) {
             Ok(env) => env,
             Err(e) => {
                 let reason = format!("not a job envelope: {e}");
-                tracing::warn!(code = "bad-message", reason = %reason, "Dead-lettering an unreadable message.");
-                self.bury(d, "bad-message", &reason).await;
-                return Ok(Outcome::Failed);
+                return Ok(self.refuse(d, refusal::BAD_MESSAGE, &reason).await);
             }
         };
         if env.v != FORMAT_VERSION {
@@ -229,18 +242,15 @@ impl Worker {
                 "envelope format {} is not this worker's {FORMAT_VERSION}",
                 env.v
             );
-            self.bury(d, "bad-version", &reason).await;
-            return Ok(Outcome::Failed);
+            return Ok(self.refuse(d, refusal::BAD_VERSION, &reason).await);
         }
         let Some(rec) = self.sweep(&env.sweep).await? else {
-            self.bury(
-                d,
-                "unknown-sweep",
-                &format!("sweep {} is not registered in the store", env.sweep),
-            )
-            .await;
-            return Ok(Outcome::Failed);
+            let reason = format!("sweep {} is not registered in the store", env.sweep);
+            return Ok(self.refuse(d, refusal::UNKNOWN_SWEEP, &reason).await);
         };
+        if let Err(reason) = self.admit(&rec, &env).await? {
+            return Ok(self.refuse(d, refusal::UNPLANNED, &reason).await);
+        }
         if self.store.result(&env.sweep, &env.id).await?.is_some() {
             self.release(&rec, &env).await?;
             self.ack(d).await;
@@ -290,6 +300,54 @@ impl Worker {
             // The result is stored; a redelivery will find it and ack then.
             tracing::warn!(code = e.code(), error = %e, "Ack failed; the job will be redelivered as a duplicate.");
         }
+    }
+
+    /// Dead-letters a message that is no planned job; nothing is recorded.
+    async fn refuse(&self, d: Delivery, code: &str, reason: &str) -> Outcome {
+        tracing::warn!(code, reason, "Refusing a message that is no planned job.");
+        self.bury(d, code, reason).await;
+        Outcome::Refused
+    }
+
+    /// Whether `env` is a job of `rec`'s plan and of one of its planned
+    /// items (the inner error says why not).
+    async fn admit(
+        &self,
+        rec: &SweepRecord,
+        env: &Envelope,
+    ) -> Result<Result<(), String>, StoreError> {
+        let cell = &env.job.cell;
+        let Some(plan) = rec.plan_of(&cell.suite) else {
+            return Ok(Err(format!("suite {:?} is not in the sweep", cell.suite)));
+        };
+        if let Err(why) = plan.admits(env) {
+            return Ok(Err(why));
+        }
+        let key = (rec.id.clone(), env.job.item_key());
+        if self
+            .admitted
+            .lock()
+            .expect("admitted-item lock is never poisoned")
+            .contains(&key)
+        {
+            return Ok(Ok(()));
+        }
+        if !self.store.item_planned(&rec.id, &key.1).await? {
+            return Ok(Err(format!(
+                "item {:?} of {}/{} (with this content) is not one the sweep planned",
+                env.job.item.id, cell.suite, cell.dataset
+            )));
+        }
+        let mut admitted = self
+            .admitted
+            .lock()
+            .expect("admitted-item lock is never poisoned");
+        // A bound, not an eviction policy: past it, items are asked again.
+        if admitted.len() >= ADMITTED_ITEMS {
+            admitted.clear();
+        }
+        admitted.insert(key);
+        Ok(Ok(()))
     }
 
     async fn bury(&self, d: Delivery, code: &str, reason: &str) {
@@ -342,7 +400,7 @@ impl Worker {
 
     /// Publishes (or fails) the jobs that read `env`, now that it is settled.
     async fn release(&self, rec: &SweepRecord, env: &Envelope) -> Result<(), StoreError> {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::new();
         release(
             self.store.as_ref(),
             self.queue.as_ref(),
@@ -354,189 +412,4 @@ impl Worker {
         .await?;
         Ok(())
     }
-
-    fn suite(&self, name: &str) -> Option<Arc<dyn Suite>> {
-        let mut suites = self
-            .suites
-            .lock()
-            .expect("suite cache lock is never poisoned");
-        if let Some(s) = suites.get(name) {
-            return Some(s.clone());
-        }
-        let suite = adfarm_suites::suite(name, &self.ctx)?;
-        suites.insert(name.to_string(), suite.clone());
-        Some(suite)
-    }
-
-    fn solution(
-        &self,
-        rec: &SweepRecord,
-        suite: &str,
-        name: &str,
-    ) -> Result<Arc<dyn Solution>, JobError> {
-        let key = (rec.id.clone(), suite.to_string(), name.to_string());
-        if let Some(s) = self
-            .solutions
-            .lock()
-            .expect("solution cache lock is never poisoned")
-            .get(&key)
-        {
-            return Ok(s.clone());
-        }
-        let spec = rec
-            .plan_of(suite)
-            .and_then(|plan| plan.solution(name))
-            .ok_or_else(|| {
-                data_error(
-                    "solution",
-                    format!("suite {suite} runs no solution {name:?} in this sweep"),
-                )
-            })?;
-        let sol = self
-            .suite(suite)
-            .ok_or_else(|| data_error("suite", format!("unknown suite {suite:?}")))?
-            .solution(spec)?;
-        self.solutions
-            .lock()
-            .expect("solution cache lock is never poisoned")
-            .insert(key, sol.clone());
-        Ok(sol)
-    }
-
-    async fn execute(&self, rec: &SweepRecord, env: &Envelope) -> Result<JobResult, JobError> {
-        let cell = env.job.cell.clone();
-        let log = UsageLog::default();
-        let mut result = JobResult {
-            id: env.id.clone(),
-            stage: env.job.stage.clone(),
-            cell: cell.clone(),
-            item: env.job.item.id.clone(),
-            judge: env.job.variant.column.clone(),
-            output: None,
-            scores: vec![],
-            usage: vec![],
-        };
-        let sweep_embedder = match &rec.spec.embedder {
-            Some(name) => Some(self.gateway.bind(rec, name, Role::Embedding, log.clone())?),
-            None => None,
-        };
-        if env.job.is_solve() {
-            let spec = rec
-                .plan_of(&cell.suite)
-                .and_then(|plan| plan.solution(&cell.solution))
-                .ok_or_else(|| {
-                    data_error(
-                        "solution",
-                        format!("sweep has no solution {:?}", cell.solution),
-                    )
-                })?;
-            let solution = self.solution(rec, &cell.suite, &cell.solution)?;
-            let llm = self
-                .gateway
-                .bind(rec, &spec.provider, solution.role(), log.clone())?;
-            let models = Models {
-                llm: &llm,
-                embedder: sweep_embedder.as_ref().map(|e| e as &dyn Embedder),
-            };
-            let solved = solution.solve(&env.job.item, models, cell.seed).await?;
-            result.output = Some(solved.output);
-            result.scores = solved.scores;
-        } else {
-            let suite = self
-                .suite(&cell.suite)
-                .ok_or_else(|| data_error("suite", format!("unknown suite {:?}", cell.suite)))?;
-            let plan = rec.plan_of(&cell.suite).ok_or_else(|| {
-                data_error("suite", format!("sweep has no suite {:?}", cell.suite))
-            })?;
-            let stage = plan.pipeline.stage(&env.job.stage).ok_or_else(|| {
-                data_error(
-                    "stage",
-                    format!("suite {} declares no stage {:?}", cell.suite, env.job.stage),
-                )
-            })?;
-            let mut inputs = Vec::new();
-            for id in plan.inputs(env) {
-                let stored = self.store.result(&env.sweep, &id).await.map_err(infra)?;
-                if stored.is_none()
-                    && !self
-                        .store
-                        .settled(&env.sweep, std::slice::from_ref(&id))
-                        .await
-                        .map_err(infra)?[0]
-                {
-                    return Err(JobError::MissingInput(id.0));
-                }
-                inputs.push(stored);
-            }
-            let provider = env.job.variant.provider.as_deref();
-            let (llm, embedder) = match provider {
-                Some(name) if stage.role == Role::Embedding => (
-                    None,
-                    Some(self.gateway.bind(rec, name, Role::Embedding, log.clone())?),
-                ),
-                Some(name) => (
-                    Some(self.gateway.bind(rec, name, stage.role, log.clone())?),
-                    sweep_embedder,
-                ),
-                None => (None, sweep_embedder),
-            };
-            let job = StageJob {
-                stage: &env.job.stage,
-                cell: &cell,
-                item: &env.job.item,
-                variant: &env.job.variant,
-                inputs: &inputs,
-            };
-            let models = StageModels {
-                llm: llm.as_ref().map(|l| l as &dyn adfarm_llm::Provider),
-                embedder: embedder.as_ref().map(|e| e as &dyn Embedder),
-            };
-            let out = suite.run_stage(job, models).await?;
-            result.output = out.output;
-            result.scores = out.scores;
-            if stage.role == Role::Judge {
-                if let Some(name) = provider {
-                    count_verdicts(&llm_model(rec, name), &result);
-                }
-            }
-        }
-        result.usage = log.take();
-        Ok(result)
-    }
-}
-
-fn data_error(field: &str, reason: String) -> JobError {
-    JobError::Data(DataError::Param {
-        field: field.into(),
-        reason,
-    })
-}
-
-fn infra(e: StoreError) -> JobError {
-    JobError::Llm(LlmError::Infra(e.to_string()))
-}
-
-/// Judge verdicts by model and metric, scored or not.
-fn count_verdicts(model: &str, result: &JobResult) {
-    let m = Metrics::global();
-    for s in &result.scores {
-        let scored = matches!(s.verdict, Verdict::Score(_));
-        let (verdict, other) = if scored {
-            ("scored", "unscored")
-        } else {
-            ("unscored", "scored")
-        };
-        m.judge_verdicts
-            .with_label_values(&[model, &s.metric, verdict])
-            .inc();
-        // Both verdicts exist, so the parse-failure share reads 0, not "no data".
-        m.judge_verdicts
-            .with_label_values(&[model, &s.metric, other]);
-    }
-}
-
-fn llm_model(rec: &SweepRecord, provider: &str) -> String {
-    rec.spec
-        .provider(provider)
-        .map_or_else(|| provider.to_string(), |p| p.model.clone())
 }

@@ -20,6 +20,7 @@ use adfarm_proto::{ProviderSpec, Role, SweepId, Usage};
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -29,6 +30,54 @@ pub struct Gateway {
     store: Arc<dyn Store>,
     limiter: Arc<dyn Limiter>,
     backends: Backends,
+    flights: Flights,
+}
+
+/// Calls in flight in this process, by request hash: an identical request
+/// waits for the one in flight and reads its answer from the cache.
+#[derive(Clone, Default)]
+struct Flights(Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>);
+
+impl Flights {
+    /// Waits until no other call of `key` is in flight here; holding the
+    /// guard makes this one the call in flight.
+    async fn enter(&self, key: &str) -> Flight {
+        let lock = self
+            .0
+            .lock()
+            .expect("flight lock is never poisoned")
+            .entry(key.to_string())
+            .or_default()
+            .clone();
+        let guard = lock.clone().lock_owned().await;
+        Flight {
+            flights: self.clone(),
+            key: key.to_string(),
+            lock,
+            _guard: guard,
+        }
+    }
+}
+
+struct Flight {
+    flights: Flights,
+    key: String,
+    lock: Arc<tokio::sync::Mutex<()>>,
+    _guard: tokio::sync::OwnedMutexGuard<()>,
+}
+
+impl Drop for Flight {
+    fn drop(&mut self) {
+        let mut map = self
+            .flights
+            .0
+            .lock()
+            .expect("flight lock is never poisoned");
+        // The map, this flight and its guard hold the lock: nobody waits.
+        if Arc::strong_count(&self.lock) <= 3 {
+            map.remove(&self.key);
+        }
+    }
 }
 
 impl Gateway {
@@ -38,6 +87,7 @@ impl Gateway {
             store,
             limiter,
             backends,
+            flights: Flights::default(),
         }
     }
 
@@ -60,6 +110,7 @@ impl Gateway {
         let backend = self.backends.get(spec)?;
         Ok(Metered {
             backend,
+            flights: self.flights.clone(),
             store: self.store.clone(),
             limiter: self.limiter.clone(),
             sweep: rec.id.clone(),
@@ -92,6 +143,7 @@ impl UsageLog {
 /// A provider bound to a sweep and a role.
 pub struct Metered {
     backend: Arc<Backend>,
+    flights: Flights,
     store: Arc<dyn Store>,
     limiter: Arc<dyn Limiter>,
     sweep: SweepId,
@@ -118,6 +170,31 @@ impl WithUsage for Choice {
 impl WithUsage for Embeddings {
     fn usage_mut(&mut self) -> &mut Usage {
         &mut self.usage
+    }
+}
+
+/// Longest a call lease is held (it ends earlier when the call does).
+const MAX_LEASE: Duration = Duration::from_secs(120);
+/// How often a request waiting on another worker's identical call looks
+/// in the cache.
+const LEASE_POLL: Duration = Duration::from_millis(50);
+
+/// Most tokens one call may report. A provider reporting more (1e15, say)
+/// is wrong, and taken at its word it would overflow the sweep's counters:
+/// the usage is cut to this and the call is logged.
+pub const MAX_CALL_TOKENS: u64 = 100_000_000;
+
+fn saturate(usage: &mut Usage) {
+    if usage.input > MAX_CALL_TOKENS || usage.output > MAX_CALL_TOKENS {
+        tracing::warn!(
+            model = %usage.model,
+            input = usage.input,
+            output = usage.output,
+            max = MAX_CALL_TOKENS,
+            "Provider reported absurd token usage; counted as the maximum."
+        );
+        usage.input = usage.input.min(MAX_CALL_TOKENS);
+        usage.output = usage.output.min(MAX_CALL_TOKENS);
     }
 }
 
@@ -156,8 +233,9 @@ impl Metered {
         let infra = |e: adfarm_backbone::limiter::LimitError| LlmError::Infra(e.to_string());
         let start = Instant::now();
         self.backend.smoothing.until_ready().await;
-        let req_key = format!("{}:requests", spec.model);
-        let tok_key = format!("{}:tokens", spec.model);
+        let limit = spec.limit_key();
+        let req_key = format!("{limit}:requests");
+        let tok_key = format!("{limit}:tokens");
         loop {
             let wait = self
                 .limiter
@@ -210,7 +288,7 @@ impl Metered {
     async fn reconcile(&self, estimated: u64, actual: u64) {
         let (_, tpm) = spec_rates(&self.backend.spec);
         if let Some(tpm) = tpm {
-            let key = format!("{}:tokens", self.backend.spec.model);
+            let key = format!("{}:tokens", self.backend.spec.limit_key());
             if let Err(e) = self
                 .limiter
                 .adjust(&key, tpm, actual as i64 - estimated as i64)
@@ -276,21 +354,77 @@ impl Metered {
         let key = adfarm_proto::content_hash(&[b"llm", what.as_bytes(), &identity, &req_bytes]);
         let infra = |e: adfarm_backbone::StoreError| LlmError::Infra(e.to_string());
 
-        if let Some(bytes) = self.store.cached(&key).await.map_err(infra)? {
-            if let Ok(mut hit) = serde_json::from_slice::<T>(&bytes) {
-                let usage = hit.usage_mut();
-                usage.cached = true;
-                usage.role = self.role;
-                usage.model.clone_from(&self.backend.spec.model);
-                self.store
-                    .charge(&self.sweep, &key, None, usage, 0.0)
-                    .await
-                    .map_err(infra)?;
-                self.account(usage, "cached", 0.0);
-                self.log.push(usage.clone());
+        if let Some(hit) = self.hit(&key).await? {
+            return Ok(hit);
+        }
+        // Identical requests in flight at once are made once: here by the
+        // flight, across workers by a lease in the store; the others read
+        // the answer from the cache.
+        let _flight = self.flights.enter(&key).await;
+        if let Some(hit) = self.hit(&key).await? {
+            return Ok(hit);
+        }
+        // One attempt's time: a holder that died stalls the others this long
+        // at most; a call still retrying past it may be made twice.
+        let lease_ttl = Duration::from_secs_f64(spec.timeout_secs + 5.0).min(MAX_LEASE);
+        loop {
+            if self.store.lease(&key, lease_ttl).await.map_err(infra)? {
+                break;
+            }
+            tokio::time::sleep(LEASE_POLL).await;
+            if let Some(hit) = self.hit(&key).await? {
                 return Ok(hit);
             }
         }
+        let result = self.call_provider(&key, est_input, max_output, f).await;
+        if let Err(e) = self.store.end_lease(&key).await {
+            // It expires by itself; waiters poll the cache meanwhile.
+            tracing::debug!(error = %e, "Could not end a call lease.");
+        }
+        result
+    }
+
+    /// The cached answer to `key`, charged to the sweep as a cache hit.
+    async fn hit<T>(&self, key: &str) -> Result<Option<T>, LlmError>
+    where
+        T: WithUsage + DeserializeOwned,
+    {
+        let infra = |e: adfarm_backbone::StoreError| LlmError::Infra(e.to_string());
+        let Some(bytes) = self.store.cached(key).await.map_err(infra)? else {
+            return Ok(None);
+        };
+        let Ok(mut hit) = serde_json::from_slice::<T>(&bytes) else {
+            return Ok(None);
+        };
+        let usage = hit.usage_mut();
+        usage.cached = true;
+        usage.role = self.role;
+        usage.model.clone_from(&self.backend.spec.model);
+        self.store
+            .charge(&self.sweep, key, None, usage, 0.0)
+            .await
+            .map_err(infra)?;
+        self.account(usage, "cached", 0.0);
+        self.log.push(usage.clone());
+        Ok(Some(hit))
+    }
+
+    /// Budget, limits, retries, then the provider; the answer is charged
+    /// (billed always, charged to the sweep once) and cached.
+    async fn call_provider<T, F, Fut>(
+        &self,
+        key: &str,
+        est_input: u64,
+        max_output: u32,
+        f: F,
+    ) -> Result<T, LlmError>
+    where
+        T: WithUsage + Serialize + DeserializeOwned,
+        F: Fn(Arc<Backend>) -> Fut,
+        Fut: Future<Output = Result<T, LlmError>>,
+    {
+        let spec = &self.backend.spec;
+        let infra = |e: adfarm_backbone::StoreError| LlmError::Infra(e.to_string());
         self.check_budget().await?;
         let _permit = self
             .backend
@@ -353,6 +487,7 @@ impl Metered {
             }
         };
         let usage = out.usage_mut();
+        saturate(usage);
         usage.role = self.role;
         usage.model.clone_from(&self.backend.spec.model);
         usage.cached = false;
@@ -362,7 +497,7 @@ impl Metered {
         let usage = usage.clone();
         let bytes = serde_json::to_vec(&out).expect("responses serialise");
         self.store
-            .charge(&self.sweep, &key, Some(&bytes), &usage, cost)
+            .charge(&self.sweep, key, Some(&bytes), &usage, cost)
             .await
             .map_err(infra)?;
         self.account(&usage, "ok", cost);

@@ -1,6 +1,7 @@
 //! Executes jobs: the worker loop, the model gateway and model clients.
 //!
 //! - [`execute`]: take a job, run it, store, publish follow-ups, settle.
+//! - `job`: what one job does (solve an item or run a stage).
 //! - [`gateway`]: cache, budget, rate limits, retries and metering of every
 //!   model call, as `Provider`/`Embedder` handles for suites.
 //! - [`backends`]: raw model clients per provider model (HTTP or local).
@@ -14,6 +15,7 @@
 pub mod backends;
 pub mod execute;
 pub mod gateway;
+mod job;
 pub mod openai;
 
 pub use execute::{Worker, WorkerConfig};

@@ -63,23 +63,27 @@ return 1
     )
 });
 
-/// Caches a response if given and absent, and charges a call to a sweep once.
+/// Bills a call and charges it to a sweep once. The cache entry is written
+/// apart (after this), so every key here is the sweep's.
 ///
-/// KEYS: cache entry, the sweep's charged calls (a set), counters.
-/// ARGV: call, "1" if a response is given else "0", response, then
-/// `field, increment` pairs.
+/// KEYS: the sweep's charged calls (a set), its counters.
+/// ARGV: call, n, then n `field, increment` pairs added every time (the
+/// provider's bill; n = 0 for a cache hit), then the pairs added only the
+/// first time the sweep is charged for this call.
 /// Returns 1 when the charge is new, 0 otherwise.
 pub(crate) static CHARGE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
-if ARGV[2] == '1' then
-  redis.call('SET', KEYS[1], ARGV[3], 'NX')
+local billed = tonumber(ARGV[2])
+local once = 3 + 2 * billed
+for i = 3, once - 1, 2 do
+  redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1])
 end
-if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then
+if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then
   return 0
 end
-for i = 4, #ARGV, 2 do
-  redis.call('HINCRBY', KEYS[3], ARGV[i], ARGV[i + 1])
+for i = once, #ARGV, 2 do
+  redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1])
 end
 return 1
 "#,

@@ -198,6 +198,7 @@ pub fn report() -> Report {
         budget_usd: None,
         stopped_by_budget: false,
         estimated_cost_usd: 0.5,
+        billed: vec![],
         dead_letters: vec![Failure {
             id: JobId("job-1".into()),
             stage: Some("solve".into()),

@@ -72,6 +72,15 @@ pub fn render(r: &Report) -> String {
         "\nTotal spend: {:.4} USD (estimate before the run: {:.4} USD).",
         r.cost_usd, r.estimated_cost_usd
     );
+    if !r.billed.is_empty() {
+        let calls: i64 = r.billed.iter().map(|b| b.requests).sum();
+        let _ = writeln!(
+            out,
+            "Billed by the providers: {calls} calls, {:.4} USD (every call that reached a provider; \
+             the table counts each call once).",
+            r.billed_usd()
+        );
+    }
     if !r.dead_letters.is_empty() {
         let _ = writeln!(out, "\n## Dead letters\n\n| job | kind | code | attempts | reason |\n|---|---|---|---:|---|");
         for f in &r.dead_letters {

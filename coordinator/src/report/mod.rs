@@ -23,7 +23,7 @@ mod markdown;
 mod svg;
 
 use adfarm_backbone::{Store, StoreError, SweepRecord};
-use adfarm_proto::report::{CellRow, JobCounts, Report, Section, UsageRow};
+use adfarm_proto::report::{BilledRow, CellRow, JobCounts, Report, Section, UsageRow};
 use adfarm_proto::tally::BUDGET_CODE;
 use adfarm_proto::{JobResult, Role, FORMAT_VERSION};
 use adfarm_suites::{DataError, ReportInput, SuiteContext};
@@ -168,6 +168,21 @@ pub async fn build(
         }
     }
     let usage: Vec<UsageRow> = rows.into_values().collect();
+    let billed: Vec<BilledRow> = tally
+        .billed
+        .iter()
+        .map(|(k, u)| BilledRow {
+            model: k.model.clone(),
+            role: k.role,
+            requests: u.requests,
+            input_tokens: u.input,
+            output_tokens: u.output,
+            cost_usd: rec
+                .spec
+                .provider_for_model(&k.model)
+                .map_or(0.0, |p| p.cost_usd(u.input as u64, u.output as u64)),
+        })
+        .collect();
     let mut cost_by_role = BTreeMap::new();
     for r in &usage {
         *cost_by_role.entry(r.role).or_insert(0.0) += r.cost_usd;
@@ -186,6 +201,7 @@ pub async fn build(
         budget_usd: rec.spec.budget_usd,
         stopped_by_budget: tally.skipped.values().any(|n| *n > 0),
         estimated_cost_usd: rec.estimated_cost_usd,
+        billed,
         dead_letters: failures
             .into_iter()
             .filter(|f| f.code != BUDGET_CODE)

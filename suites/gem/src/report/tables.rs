@@ -411,6 +411,7 @@ mod tests {
             max_attempts: 1,
             input_usd_per_mtok: 0.25,
             output_usd_per_mtok: 1.0,
+            limit_group: None,
         };
         SweepSpec {
             name: "t".into(),

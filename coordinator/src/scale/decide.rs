@@ -1,7 +1,7 @@
 //! How many workers a pool should run: a pure function of its backlog, the
 //! rate limits of the provider models its jobs call, and its current size.
 //! The Kubernetes side (reading and patching the Deployment's scale) is in
-//! [`crate::scaler`].
+//! [`super::deployment`], the loop in [`super::control`].
 //!
 //! The formula, by Little's law (requests in flight = rate × latency):
 //!
@@ -66,14 +66,17 @@ impl RateLimit {
 
 /// Rate limits of the providers that jobs on `lanes` call in the sweep
 /// (solutions' providers for solving, the declared stages' providers on
-/// the other lanes), each provider once.
+/// the other lanes), each limit once: providers of one limit group share
+/// theirs.
 pub fn limits_for(rec: &SweepRecord, lanes: &[Lane]) -> Vec<RateLimit> {
     let mut names: Vec<&str> = lanes.iter().flat_map(|l| rec.providers_on(*l)).collect();
     names.sort_unstable();
     names.dedup();
+    let mut seen = std::collections::BTreeSet::new();
     names
         .into_iter()
         .filter_map(|n| rec.spec.provider(n))
+        .filter(|p| seen.insert(p.limit_key()))
         .map(RateLimit::from_provider)
         .collect()
 }
@@ -282,102 +285,6 @@ pub fn decide(obs: &Observation, limits: &[RateLimit], policy: &Policy) -> Decis
         };
     }
     decision(desired, reason)
-}
-
-/// A worker pool: a Deployment consuming some lanes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pool {
-    /// Pool name (the chart's `workers.pools[].name`).
-    pub name: String,
-    /// Lanes its workers consume.
-    pub lanes: Vec<Lane>,
-    /// Fewest replicas.
-    pub min_replicas: u32,
-    /// Most replicas.
-    pub max_replicas: u32,
-}
-
-/// A pool description that does not parse.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("bad worker pool {spec:?}: {why} (expected NAME=LANE[+LANE...][:MIN:MAX])")]
-pub struct PoolParseError {
-    /// The text given.
-    pub spec: String,
-    /// What is wrong with it.
-    pub why: String,
-}
-
-impl PoolParseError {
-    /// Bounded error code.
-    pub fn code(&self) -> &'static str {
-        "autoscale-bad-pool"
-    }
-}
-
-impl Pool {
-    /// One pool per lane, named after it: the chart's default pools.
-    pub fn per_lane(min_replicas: u32, max_replicas: u32) -> Vec<Pool> {
-        Lane::ALL
-            .iter()
-            .map(|k| Pool {
-                name: k.as_str().to_string(),
-                lanes: vec![*k],
-                min_replicas,
-                max_replicas,
-            })
-            .collect()
-    }
-
-    /// Parses `NAME=LANE[+LANE...][:MIN:MAX]`, e.g. `llm=solve+model:0:20`;
-    /// `min`/`max` fill in what the text leaves out.
-    ///
-    /// # Errors
-    /// A missing name, an unknown lane, bad numbers or `MIN > MAX`.
-    pub fn parse(text: &str, min: u32, max: u32) -> Result<Pool, PoolParseError> {
-        let err = |why: &str| PoolParseError {
-            spec: text.to_string(),
-            why: why.to_string(),
-        };
-        let (name, rest) = text.split_once('=').ok_or_else(|| err("no `=`"))?;
-        let name = name.trim();
-        if name.is_empty() {
-            return Err(err("empty pool name"));
-        }
-        let mut parts = rest.split(':');
-        let lanes = parts
-            .next()
-            .unwrap_or_default()
-            .split('+')
-            .map(|k| {
-                Lane::parse(k.trim()).ok_or_else(|| {
-                    err(&format!(
-                        "unknown lane {k:?}; valid: solve, model, embed, cpu"
-                    ))
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let number = |s: Option<&str>, default: u32| match s {
-            None => Ok(default),
-            Some(s) => s
-                .trim()
-                .parse::<u32>()
-                .map_err(|_| err(&format!("{s:?} is not a replica count"))),
-        };
-        let min_replicas = number(parts.next(), min)?;
-        let max_replicas = number(parts.next(), max)?;
-        if parts.next().is_some() {
-            return Err(err("too many `:` fields"));
-        }
-        if min_replicas > max_replicas {
-            return Err(err("MIN is above MAX"));
-        }
-        Ok(Pool {
-            name: name.to_string(),
-            lanes,
-            min_replicas,
-            max_replicas,
-        })
-    }
 }
 
 #[cfg(test)]
@@ -651,27 +558,5 @@ mod tests {
         assert_eq!(rpm(&[Lane::Embed]), vec![10.0, 20.0]);
         assert_eq!(rpm(&[Lane::Cpu]), Vec::<f64>::new());
         assert_eq!(rpm(&[Lane::Solve, Lane::Model]).len(), 2);
-    }
-
-    #[test]
-    fn pools_parse() {
-        let p = Pool::parse("llm=solve+model:1:20", 0, 10).unwrap();
-        assert_eq!(p.name, "llm");
-        assert_eq!(p.lanes, vec![Lane::Solve, Lane::Model]);
-        assert_eq!((p.min_replicas, p.max_replicas), (1, 20));
-        let p = Pool::parse("judge=model", 0, 10).unwrap();
-        assert_eq!((p.min_replicas, p.max_replicas), (0, 10));
-        for bad in [
-            "model",
-            "=model",
-            "x=judge",
-            "x=model:a:1",
-            "x=model:5:1",
-            "x=model:1:2:3",
-        ] {
-            let e = Pool::parse(bad, 0, 10).unwrap_err();
-            assert_eq!(e.code(), "autoscale-bad-pool", "{bad}");
-        }
-        assert_eq!(Pool::per_lane(0, 4).len(), 4);
     }
 }
