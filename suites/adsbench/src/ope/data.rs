@@ -1,0 +1,358 @@
+//! The estimators' inputs, in obp's layout: a log of bandit rounds (action,
+//! position, reward, propensity) and per-round tables over actions and
+//! positions (the evaluated policy's `action_dist`, the reward model's q̂).
+//! [`OpeInput::new`] checks everything once, so estimating cannot fail on
+//! malformed data.
+
+use super::error::OpeError;
+
+/// How far a round's action probabilities may sum from 1 (obp's `np.allclose`
+/// defaults: rtol 1e-5 plus atol 1e-8 around 1).
+const SUM_TOLERANCE: f64 = 1e-5 + 1e-8;
+
+/// Rounds logged by the behaviour (logging) policy.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LoggedBandit {
+    /// Action (item) chosen in each round, `0..n_actions`.
+    pub action: Vec<usize>,
+    /// Slot the action was shown in, `0..len_list` (all 0 for a single slot).
+    pub position: Vec<usize>,
+    /// Observed reward (a click is 1.0).
+    pub reward: Vec<f64>,
+    /// The logging policy's probability of the logged action (propensity
+    /// score), in `(0, 1]`.
+    pub pscore: Vec<f64>,
+}
+
+impl LoggedBandit {
+    /// Number of logged rounds.
+    pub fn n_rounds(&self) -> usize {
+        self.action.len()
+    }
+
+    /// The on-policy value of the logging policy: its mean reward.
+    pub fn mean_reward(&self) -> f64 {
+        self.reward.iter().sum::<f64>() / self.reward.len() as f64
+    }
+
+    /// Checks lengths, propensities and rewards; `n_actions` and `len_list`
+    /// bound the actions and positions.
+    ///
+    /// # Errors
+    /// [`OpeError`] naming the first bad field.
+    pub fn validate(&self, n_actions: usize, len_list: usize) -> Result<(), OpeError> {
+        let n = self.action.len();
+        if n == 0 {
+            return Err(OpeError::Empty { field: "action" });
+        }
+        for (field, len) in [
+            ("position", self.position.len()),
+            ("reward", self.reward.len()),
+            ("pscore", self.pscore.len()),
+        ] {
+            if len != n {
+                return Err(OpeError::Length {
+                    field,
+                    expected: n,
+                    actual: len,
+                });
+            }
+        }
+        if let Some(i) = self.action.iter().position(|&a| a >= n_actions) {
+            return Err(OpeError::value(
+                "action",
+                i,
+                self.action[i],
+                "must be below n_actions (the action_dist's second dimension)",
+            ));
+        }
+        if let Some(i) = self.position.iter().position(|&p| p >= len_list) {
+            return Err(OpeError::value(
+                "position",
+                i,
+                self.position[i],
+                "must be below len_list (the action_dist's third dimension)",
+            ));
+        }
+        // Written so that NaN fails too.
+        if let Some(i) = self.pscore.iter().position(|&p| !(p > 0.0 && p <= 1.0)) {
+            return Err(OpeError::value(
+                "pscore",
+                i,
+                self.pscore[i],
+                "a propensity must lie in (0, 1]",
+            ));
+        }
+        if let Some(i) = self.reward.iter().position(|r| !r.is_finite()) {
+            return Err(OpeError::value(
+                "reward",
+                i,
+                self.reward[i],
+                "must be finite",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A per-round table over actions and positions, `(n_rounds, n_actions,
+/// len_list)` in row-major order: obp's `action_dist` and
+/// `estimated_rewards_by_reg_model` layout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActionTable {
+    n_rounds: usize,
+    n_actions: usize,
+    len_list: usize,
+    values: Vec<f64>,
+}
+
+impl ActionTable {
+    /// Wraps `values` laid out as `[round][action][position]`.
+    ///
+    /// # Errors
+    /// [`OpeError::Length`] when `values` does not hold
+    /// `n_rounds * n_actions * len_list` entries (`field` names the table),
+    /// [`OpeError::Setting`] for a zero dimension.
+    pub fn new(
+        field: &'static str,
+        n_rounds: usize,
+        n_actions: usize,
+        len_list: usize,
+        values: Vec<f64>,
+    ) -> Result<ActionTable, OpeError> {
+        for (what, v) in [("n_actions", n_actions), ("len_list", len_list)] {
+            if v == 0 {
+                return Err(OpeError::Setting {
+                    field: what,
+                    value: "0".into(),
+                    reason: "must be at least 1",
+                });
+            }
+        }
+        let expected = n_rounds * n_actions * len_list;
+        if values.len() != expected {
+            return Err(OpeError::Length {
+                field,
+                expected,
+                actual: values.len(),
+            });
+        }
+        Ok(ActionTable {
+            n_rounds,
+            n_actions,
+            len_list,
+            values,
+        })
+    }
+
+    /// The same `(n_actions, len_list)` slice for every round, as obp tiles a
+    /// context-free policy's distribution.
+    ///
+    /// # Errors
+    /// As [`ActionTable::new`].
+    pub fn tiled(
+        field: &'static str,
+        n_rounds: usize,
+        n_actions: usize,
+        len_list: usize,
+        single_round: &[f64],
+    ) -> Result<ActionTable, OpeError> {
+        if single_round.len() != n_actions * len_list {
+            return Err(OpeError::Length {
+                field,
+                expected: n_actions * len_list,
+                actual: single_round.len(),
+            });
+        }
+        let mut values = Vec::with_capacity(n_rounds * single_round.len());
+        for _ in 0..n_rounds {
+            values.extend_from_slice(single_round);
+        }
+        ActionTable::new(field, n_rounds, n_actions, len_list, values)
+    }
+
+    /// `(n_rounds, n_actions, len_list)`.
+    pub fn shape(&self) -> (usize, usize, usize) {
+        (self.n_rounds, self.n_actions, self.len_list)
+    }
+
+    /// Entry for `round`, `action`, `position`.
+    #[inline]
+    pub fn get(&self, round: usize, action: usize, position: usize) -> f64 {
+        self.values[(round * self.n_actions + action) * self.len_list + position]
+    }
+
+    /// One round's `(n_actions, len_list)` block.
+    #[inline]
+    pub(crate) fn round(&self, round: usize) -> &[f64] {
+        let w = self.n_actions * self.len_list;
+        &self.values[round * w..(round + 1) * w]
+    }
+
+    /// All values, row-major.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    fn check_finite(&self, field: &'static str) -> Result<(), OpeError> {
+        match self.values.iter().position(|v| !v.is_finite()) {
+            Some(i) => Err(OpeError::value(field, i, self.values[i], "must be finite")),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Everything an estimator reads, checked for consistency.
+#[derive(Debug, Clone, Copy)]
+pub struct OpeInput<'a> {
+    pub(crate) log: &'a LoggedBandit,
+    pub(crate) action_dist: &'a ActionTable,
+    pub(crate) estimated_rewards: Option<&'a ActionTable>,
+}
+
+impl<'a> OpeInput<'a> {
+    /// Checks `log` against the evaluated policy's `action_dist` (each round
+    /// and position a probability distribution over actions) and, when given,
+    /// the reward model's `estimated_rewards` (q̂, same shape; needed by DM, DR
+    /// and SNDR).
+    ///
+    /// # Errors
+    /// [`OpeError`] naming the first bad field.
+    pub fn new(
+        log: &'a LoggedBandit,
+        action_dist: &'a ActionTable,
+        estimated_rewards: Option<&'a ActionTable>,
+    ) -> Result<OpeInput<'a>, OpeError> {
+        let (n, k, l) = action_dist.shape();
+        if log.n_rounds() != n {
+            return Err(OpeError::Length {
+                field: "action_dist",
+                expected: log.n_rounds(),
+                actual: n,
+            });
+        }
+        log.validate(k, l)?;
+        for (i, &p) in action_dist.values.iter().enumerate() {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(OpeError::value(
+                    "action_dist",
+                    i,
+                    p,
+                    "a probability must lie in [0, 1]",
+                ));
+            }
+        }
+        for round in 0..n {
+            let block = action_dist.round(round);
+            for pos in 0..l {
+                let sum: f64 = (0..k).map(|a| block[a * l + pos]).sum();
+                if (sum - 1.0).abs() > SUM_TOLERANCE {
+                    return Err(OpeError::value(
+                        "action_dist",
+                        round,
+                        sum,
+                        "each round's probabilities over actions must sum to 1 at every position",
+                    ));
+                }
+            }
+        }
+        if let Some(q) = estimated_rewards {
+            if q.shape() != action_dist.shape() {
+                return Err(OpeError::Shape {
+                    field: "estimated_rewards",
+                    expected: action_dist.shape(),
+                    actual: q.shape(),
+                });
+            }
+            q.check_finite("estimated_rewards")?;
+        }
+        Ok(OpeInput {
+            log,
+            action_dist,
+            estimated_rewards,
+        })
+    }
+
+    /// The log.
+    pub fn log(&self) -> &'a LoggedBandit {
+        self.log
+    }
+
+    /// Number of rounds.
+    pub fn n_rounds(&self) -> usize {
+        self.log.n_rounds()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn log() -> LoggedBandit {
+        LoggedBandit {
+            action: vec![0, 1],
+            position: vec![0, 0],
+            reward: vec![1.0, 0.0],
+            pscore: vec![0.5, 0.5],
+        }
+    }
+
+    fn uniform(n: usize) -> ActionTable {
+        ActionTable::new("action_dist", n, 2, 1, vec![0.5; n * 2]).unwrap()
+    }
+
+    #[test]
+    fn a_zero_or_too_large_propensity_is_named() {
+        for bad in [0.0, -0.1, 1.5, f64::NAN] {
+            let mut l = log();
+            l.pscore[1] = bad;
+            let err = OpeInput::new(&l, &uniform(2), None).unwrap_err();
+            assert!(
+                matches!(err, OpeError::Value { field: "pscore", index: 1, .. }),
+                "{err}"
+            );
+            assert!(err.to_string().contains("(0, 1]"), "{err}");
+        }
+    }
+
+    #[test]
+    fn mismatched_lengths_name_the_field() {
+        let mut l = log();
+        l.reward.pop();
+        let err = OpeInput::new(&l, &uniform(2), None).unwrap_err();
+        assert_eq!(
+            err,
+            OpeError::Length {
+                field: "reward",
+                expected: 2,
+                actual: 1
+            }
+        );
+        let err = OpeInput::new(&log(), &uniform(3), None).unwrap_err();
+        assert!(matches!(err, OpeError::Length { field: "action_dist", .. }));
+        let err = ActionTable::new("estimated_rewards", 2, 2, 1, vec![0.0; 3]).unwrap_err();
+        assert!(err.to_string().contains("`estimated_rewards` has 3 entries, expected 4"));
+    }
+
+    #[test]
+    fn out_of_range_actions_positions_and_distributions_are_rejected() {
+        let mut l = log();
+        l.action[0] = 2;
+        let err = OpeInput::new(&l, &uniform(2), None).unwrap_err();
+        assert!(matches!(err, OpeError::Value { field: "action", index: 0, .. }));
+        let mut l = log();
+        l.position[1] = 1;
+        let err = OpeInput::new(&l, &uniform(2), None).unwrap_err();
+        assert!(matches!(err, OpeError::Value { field: "position", index: 1, .. }));
+        let skewed = ActionTable::new("action_dist", 2, 2, 1, vec![0.5, 0.5, 0.5, 0.6]).unwrap();
+        let err = OpeInput::new(&log(), &skewed, None).unwrap_err();
+        assert!(matches!(err, OpeError::Value { field: "action_dist", index: 1, .. }));
+        let q = ActionTable::new("estimated_rewards", 2, 1, 2, vec![0.0; 4]).unwrap();
+        let err = OpeInput::new(&log(), &uniform(2), Some(&q)).unwrap_err();
+        assert!(matches!(err, OpeError::Shape { field: "estimated_rewards", .. }));
+        let empty = LoggedBandit::default();
+        let none = ActionTable::new("action_dist", 0, 2, 1, vec![]).unwrap();
+        let err = OpeInput::new(&empty, &none, None).unwrap_err();
+        assert_eq!(err, OpeError::Empty { field: "action" });
+    }
+}
