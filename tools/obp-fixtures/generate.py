@@ -184,10 +184,14 @@ def large_action_case(name, seed, k=1000):
     q_rows = rs.uniform(0.2, 1.0, size=n)
     q_actions = rs.uniform(0.05, 0.5, size=k)
     q_hat = np.multiply.outer(q_rows, q_actions)[:, :, None]
-    # The evaluated policy spreads its mass over five actions per round.
+    # The evaluated policy spreads its mass over five actions per round; in
+    # every other round the logged action is one of them, so weights are
+    # not all zero.
     action_dist = np.zeros((n, k, 1))
     for i in range(n):
         top = rs.choice(k, size=5, replace=False)
+        if i % 2 == 0 and action[i] not in top:
+            top[0] = action[i]
         action_dist[i, top, 0] = softmax(rs.normal(size=(1, 5)))[0]
     data = dict(
         reward=reward, action=action, pscore=pscore, position=position,

@@ -65,10 +65,7 @@ fn main() {
         });
         let input = OpeInput::new(&log, &pi, Some(&q)).expect("input");
         println!("K = {k}, positions = {l}: input check {check:.1}");
-        let clipped = [
-            Estimator::Ipw { clip: 10.0 },
-            Estimator::Dr { clip: 10.0 },
-        ];
+        let clipped = [Estimator::Ipw { clip: 10.0 }, Estimator::Dr { clip: 10.0 }];
         for e in Estimator::ALL.iter().chain(&clipped) {
             let us = time_us(500, || {
                 black_box(e.estimate(black_box(&input)).expect("estimate"));
@@ -82,10 +79,11 @@ fn main() {
         .round_rewards(&input)
         .expect("rounds");
         let boot = time_us(3, || {
-            black_box(
-                resample_means(&[&rounds], &Resamples::seeded(7)).expect("bootstrap"),
-            );
+            black_box(resample_means(&[&rounds], &Resamples::seeded(7)).expect("bootstrap"));
         });
-        println!("  bootstrap (10,000 resamples of one estimator) {:.1} ms", boot / 1e3);
+        println!(
+            "  bootstrap (10,000 resamples of one estimator) {:.1} ms",
+            boot / 1e3
+        );
     }
 }

@@ -147,7 +147,10 @@ pub fn interval(
 ) -> Result<Interval, OpeError> {
     check_alpha(alpha)?;
     let means = resample_means(&[samples], resamples)?;
-    Ok(summarise(means.into_iter().next().unwrap_or_default(), alpha))
+    Ok(summarise(
+        means.into_iter().next().unwrap_or_default(),
+        alpha,
+    ))
 }
 
 /// obp's summary of resample averages: their mean and percentile bounds.
@@ -189,7 +192,7 @@ pub fn percentile(sorted: &[f64], q: f64) -> f64 {
 }
 
 pub(crate) fn check_alpha(alpha: f64) -> Result<(), OpeError> {
-    if !(alpha > 0.0 && alpha < 1.0) {
+    if alpha.is_nan() || alpha <= 0.0 || alpha >= 1.0 {
         return Err(OpeError::Setting {
             field: "alpha",
             value: alpha.to_string(),
@@ -218,9 +221,33 @@ mod tests {
     #[test]
     fn seeded_resamples_are_deterministic_and_seed_dependent() {
         let samples: Vec<f64> = (0..50).map(|i| (i % 7) as f64).collect();
-        let a = interval(&samples, &Resamples::Seeded { count: 500, seed: 1 }, 0.05).unwrap();
-        let b = interval(&samples, &Resamples::Seeded { count: 500, seed: 1 }, 0.05).unwrap();
-        let c = interval(&samples, &Resamples::Seeded { count: 500, seed: 2 }, 0.05).unwrap();
+        let a = interval(
+            &samples,
+            &Resamples::Seeded {
+                count: 500,
+                seed: 1,
+            },
+            0.05,
+        )
+        .unwrap();
+        let b = interval(
+            &samples,
+            &Resamples::Seeded {
+                count: 500,
+                seed: 1,
+            },
+            0.05,
+        )
+        .unwrap();
+        let c = interval(
+            &samples,
+            &Resamples::Seeded {
+                count: 500,
+                seed: 2,
+            },
+            0.05,
+        )
+        .unwrap();
         assert_eq!(a, b);
         assert_ne!(a, c);
         let mean = samples.iter().sum::<f64>() / 50.0;
@@ -236,7 +263,13 @@ mod tests {
         assert_eq!(means[0], vec![0.0, 50.0 / 3.0, 20.0]);
         let bad = vec![vec![0, 3]];
         let err = interval(&samples, &Resamples::Given(&bad), 0.05).unwrap_err();
-        assert!(matches!(err, OpeError::Value { field: "resample_indices", .. }));
+        assert!(matches!(
+            err,
+            OpeError::Value {
+                field: "resample_indices",
+                ..
+            }
+        ));
         let err = interval(&samples, &Resamples::Given(&rows), 1.0).unwrap_err();
         assert!(matches!(err, OpeError::Setting { field: "alpha", .. }));
     }

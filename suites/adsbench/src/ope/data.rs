@@ -30,7 +30,8 @@ impl LoggedBandit {
         self.action.len()
     }
 
-    /// The on-policy value of the logging policy: its mean reward.
+    /// The on-policy value of the logging policy: its mean reward (NaN for
+    /// an empty log).
     pub fn mean_reward(&self) -> f64 {
         self.reward.iter().sum::<f64>() / self.reward.len() as f64
     }
@@ -74,8 +75,11 @@ impl LoggedBandit {
                 "must be below len_list (the action_dist's third dimension)",
             ));
         }
-        // Written so that NaN fails too.
-        if let Some(i) = self.pscore.iter().position(|&p| !(p > 0.0 && p <= 1.0)) {
+        if let Some(i) = self
+            .pscore
+            .iter()
+            .position(|&p| p.is_nan() || p <= 0.0 || p > 1.0)
+        {
             return Err(OpeError::value(
                 "pscore",
                 i,
@@ -97,12 +101,16 @@ impl LoggedBandit {
 
 /// A per-round table over actions and positions, `(n_rounds, n_actions,
 /// len_list)` in row-major order: obp's `action_dist` and
-/// `estimated_rewards_by_reg_model` layout.
+/// `estimated_rewards_by_reg_model` layout. A table that is the same in
+/// every round (a context-free policy) stores that round once.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActionTable {
     n_rounds: usize,
     n_actions: usize,
     len_list: usize,
+    /// Distance between consecutive rounds in `values`: `n_actions *
+    /// len_list`, or 0 when every round shares one block.
+    round_stride: usize,
     values: Vec<f64>,
 }
 
@@ -141,15 +149,16 @@ impl ActionTable {
             n_rounds,
             n_actions,
             len_list,
+            round_stride: n_actions * len_list,
             values,
         })
     }
 
-    /// The same `(n_actions, len_list)` slice for every round, as obp tiles a
-    /// context-free policy's distribution.
+    /// The same `(n_actions, len_list)` block in every round, as obp tiles a
+    /// context-free policy's distribution (stored once, not `n_rounds` times).
     ///
     /// # Errors
-    /// As [`ActionTable::new`].
+    /// As [`ActionTable::new`], for a block of the wrong size.
     pub fn tiled(
         field: &'static str,
         n_rounds: usize,
@@ -157,18 +166,12 @@ impl ActionTable {
         len_list: usize,
         single_round: &[f64],
     ) -> Result<ActionTable, OpeError> {
-        if single_round.len() != n_actions * len_list {
-            return Err(OpeError::Length {
-                field,
-                expected: n_actions * len_list,
-                actual: single_round.len(),
-            });
-        }
-        let mut values = Vec::with_capacity(n_rounds * single_round.len());
-        for _ in 0..n_rounds {
-            values.extend_from_slice(single_round);
-        }
-        ActionTable::new(field, n_rounds, n_actions, len_list, values)
+        let one = ActionTable::new(field, 1, n_actions, len_list, single_round.to_vec())?;
+        Ok(ActionTable {
+            n_rounds,
+            round_stride: 0,
+            ..one
+        })
     }
 
     /// `(n_rounds, n_actions, len_list)`.
@@ -179,19 +182,19 @@ impl ActionTable {
     /// Entry for `round`, `action`, `position`.
     #[inline]
     pub fn get(&self, round: usize, action: usize, position: usize) -> f64 {
-        self.values[(round * self.n_actions + action) * self.len_list + position]
+        self.values[round * self.round_stride + action * self.len_list + position]
     }
 
     /// One round's `(n_actions, len_list)` block.
     #[inline]
     pub(crate) fn round(&self, round: usize) -> &[f64] {
-        let w = self.n_actions * self.len_list;
-        &self.values[round * w..(round + 1) * w]
+        let start = round * self.round_stride;
+        &self.values[start..start + self.n_actions * self.len_list]
     }
 
-    /// All values, row-major.
-    pub fn values(&self) -> &[f64] {
-        &self.values
+    /// The distinct blocks stored: one per round, or a single shared one.
+    fn blocks(&self) -> std::slice::ChunksExact<'_, f64> {
+        self.values.chunks_exact(self.n_actions * self.len_list)
     }
 
     fn check_finite(&self, field: &'static str) -> Result<(), OpeError> {
@@ -242,8 +245,7 @@ impl<'a> OpeInput<'a> {
                 ));
             }
         }
-        for round in 0..n {
-            let block = action_dist.round(round);
+        for (round, block) in action_dist.blocks().enumerate() {
             for pos in 0..l {
                 let sum: f64 = (0..k).map(|a| block[a * l + pos]).sum();
                 if (sum - 1.0).abs() > SUM_TOLERANCE {
@@ -302,13 +304,46 @@ mod tests {
     }
 
     #[test]
+    fn a_tiled_table_repeats_one_block() {
+        let t = ActionTable::tiled("action_dist", 3, 2, 2, &[0.1, 0.2, 0.9, 0.8]).unwrap();
+        assert_eq!(t.shape(), (3, 2, 2));
+        for round in 0..3 {
+            assert_eq!(t.get(round, 1, 0), 0.9);
+            assert_eq!(t.get(round, 0, 1), 0.2);
+        }
+        let err = ActionTable::tiled("action_dist", 3, 2, 2, &[0.5; 3]).unwrap_err();
+        assert!(matches!(
+            err,
+            OpeError::Length {
+                field: "action_dist",
+                expected: 4,
+                ..
+            }
+        ));
+        let l = LoggedBandit {
+            action: vec![1, 0, 1],
+            position: vec![0, 1, 1],
+            reward: vec![0.0; 3],
+            pscore: vec![0.5; 3],
+        };
+        assert!(OpeInput::new(&l, &t, None).is_ok());
+    }
+
+    #[test]
     fn a_zero_or_too_large_propensity_is_named() {
         for bad in [0.0, -0.1, 1.5, f64::NAN] {
             let mut l = log();
             l.pscore[1] = bad;
             let err = OpeInput::new(&l, &uniform(2), None).unwrap_err();
             assert!(
-                matches!(err, OpeError::Value { field: "pscore", index: 1, .. }),
+                matches!(
+                    err,
+                    OpeError::Value {
+                        field: "pscore",
+                        index: 1,
+                        ..
+                    }
+                ),
                 "{err}"
             );
             assert!(err.to_string().contains("(0, 1]"), "{err}");
@@ -329,9 +364,17 @@ mod tests {
             }
         );
         let err = OpeInput::new(&log(), &uniform(3), None).unwrap_err();
-        assert!(matches!(err, OpeError::Length { field: "action_dist", .. }));
+        assert!(matches!(
+            err,
+            OpeError::Length {
+                field: "action_dist",
+                ..
+            }
+        ));
         let err = ActionTable::new("estimated_rewards", 2, 2, 1, vec![0.0; 3]).unwrap_err();
-        assert!(err.to_string().contains("`estimated_rewards` has 3 entries, expected 4"));
+        assert!(err
+            .to_string()
+            .contains("`estimated_rewards` has 3 entries, expected 4"));
     }
 
     #[test]
@@ -339,17 +382,44 @@ mod tests {
         let mut l = log();
         l.action[0] = 2;
         let err = OpeInput::new(&l, &uniform(2), None).unwrap_err();
-        assert!(matches!(err, OpeError::Value { field: "action", index: 0, .. }));
+        assert!(matches!(
+            err,
+            OpeError::Value {
+                field: "action",
+                index: 0,
+                ..
+            }
+        ));
         let mut l = log();
         l.position[1] = 1;
         let err = OpeInput::new(&l, &uniform(2), None).unwrap_err();
-        assert!(matches!(err, OpeError::Value { field: "position", index: 1, .. }));
+        assert!(matches!(
+            err,
+            OpeError::Value {
+                field: "position",
+                index: 1,
+                ..
+            }
+        ));
         let skewed = ActionTable::new("action_dist", 2, 2, 1, vec![0.5, 0.5, 0.5, 0.6]).unwrap();
         let err = OpeInput::new(&log(), &skewed, None).unwrap_err();
-        assert!(matches!(err, OpeError::Value { field: "action_dist", index: 1, .. }));
+        assert!(matches!(
+            err,
+            OpeError::Value {
+                field: "action_dist",
+                index: 1,
+                ..
+            }
+        ));
         let q = ActionTable::new("estimated_rewards", 2, 1, 2, vec![0.0; 4]).unwrap();
         let err = OpeInput::new(&log(), &uniform(2), Some(&q)).unwrap_err();
-        assert!(matches!(err, OpeError::Shape { field: "estimated_rewards", .. }));
+        assert!(matches!(
+            err,
+            OpeError::Shape {
+                field: "estimated_rewards",
+                ..
+            }
+        ));
         let empty = LoggedBandit::default();
         let none = ActionTable::new("action_dist", 0, 2, 1, vec![]).unwrap();
         let err = OpeInput::new(&empty, &none, None).unwrap_err();

@@ -148,8 +148,8 @@ impl std::fmt::Display for Estimator {
 }
 
 fn check_clip(clip: f64) -> Result<(), OpeError> {
-    // `!(clip >= 0)` also rejects NaN, which obp refuses as well.
-    if !(clip >= 0.0) {
+    // obp refuses NaN as well.
+    if clip.is_nan() || clip < 0.0 {
         return Err(OpeError::Setting {
             field: "clip",
             value: clip.to_string(),
@@ -254,7 +254,10 @@ mod tests {
         let input = OpeInput::new(&log, &pi, None).unwrap();
         for clip in [-1.0, f64::NAN] {
             let err = Estimator::Ipw { clip }.estimate(&input).unwrap_err();
-            assert!(matches!(err, OpeError::Setting { field: "clip", .. }), "{err}");
+            assert!(
+                matches!(err, OpeError::Setting { field: "clip", .. }),
+                "{err}"
+            );
         }
         let err = Estimator::Dm.estimate(&input).unwrap_err();
         assert!(err.to_string().contains("estimated_rewards"), "{err}");

@@ -106,18 +106,30 @@ mod tests {
         let s = b.sample(400, 1).unwrap();
         let input = OpeInput::new(&s.log, &s.action_dist, Some(&s.estimated_rewards)).unwrap();
         let truth = b.true_value();
-        let rs = Resamples::Seeded { count: 300, seed: 2 };
+        let rs = Resamples::Seeded {
+            count: 300,
+            seed: 2,
+        };
         let rows = relative_errors(&input, &Estimator::ALL, truth, &rs, 0.05).unwrap();
         assert_eq!(rows.len(), 5);
         for r in &rows {
             assert_eq!(r.estimate, r.estimator.estimate(&input).unwrap());
             assert!((r.relative_error - (r.estimate - truth).abs() / truth).abs() < 1e-15);
-            assert!(r.interval.lower <= r.estimate && r.estimate <= r.interval.upper, "{r:?}");
+            assert!(
+                r.interval.lower <= r.estimate && r.estimate <= r.interval.upper,
+                "{r:?}"
+            );
             assert!(r.relative_error_interval.0 <= r.relative_error_interval.1);
         }
         let t = table(&rows, truth, 0.05);
         assert_eq!(t.lines().filter(|l| l.starts_with("| ")).count(), 6, "{t}");
         let err = relative_errors(&input, &Estimator::ALL, 0.0, &rs, 0.05).unwrap_err();
-        assert!(matches!(err, OpeError::Setting { field: "on_policy", .. }));
+        assert!(matches!(
+            err,
+            OpeError::Setting {
+                field: "on_policy",
+                ..
+            }
+        ));
     }
 }

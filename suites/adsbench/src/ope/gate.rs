@@ -73,8 +73,20 @@ mod tests {
     #[test]
     fn malformed_inputs_are_errors() {
         let err = dr_beats_baseline(&ci(0.1, 0.2), f64::NAN).unwrap_err();
-        assert!(matches!(err, OpeError::Setting { field: "baseline", .. }));
+        assert!(matches!(
+            err,
+            OpeError::Setting {
+                field: "baseline",
+                ..
+            }
+        ));
         let err = dr_beats_baseline(&ci(0.3, 0.2), 0.1).unwrap_err();
-        assert!(matches!(err, OpeError::Setting { field: "dr_interval", .. }));
+        assert!(matches!(
+            err,
+            OpeError::Setting {
+                field: "dr_interval",
+                ..
+            }
+        ));
     }
 }

@@ -277,7 +277,13 @@ mod tests {
         let home = Path::new("/nonexistent-adfarm-home");
         let err = load(home, LoggingPolicy::Bts).unwrap_err().to_string();
         assert!(err.contains("adfarm assets fetch obp"), "{err}");
-        assert!(err.contains("pip download --no-deps --no-binary obp"), "{err}");
-        assert!(err.contains("/nonexistent-adfarm-home/assets/obp-0.5.7"), "{err}");
+        assert!(
+            err.contains("pip download --no-deps --no-binary obp"),
+            "{err}"
+        );
+        assert!(
+            err.contains("/nonexistent-adfarm-home/assets/obp-0.5.7"),
+            "{err}"
+        );
     }
 }
