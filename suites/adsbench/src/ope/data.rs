@@ -100,8 +100,11 @@ impl LoggedBandit {
 }
 
 /// A per-round table over actions and positions, `(n_rounds, n_actions,
-/// len_list)` in row-major order: obp's `action_dist` and
-/// `estimated_rewards_by_reg_model` layout. A table that is the same in
+/// len_list)`: obp's `action_dist` and `estimated_rewards_by_reg_model`.
+///
+/// It is built from obp's row-major `[round][action][position]` layout but
+/// stored `[round][position][action]`: estimators read all actions at one
+/// position, which is then one contiguous run. A table that is the same in
 /// every round (a context-free policy) stores that round once.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActionTable {
@@ -111,6 +114,7 @@ pub struct ActionTable {
     /// Distance between consecutive rounds in `values`: `n_actions *
     /// len_list`, or 0 when every round shares one block.
     round_stride: usize,
+    /// `[round][position][action]`.
     values: Vec<f64>,
 }
 
@@ -145,6 +149,18 @@ impl ActionTable {
                 actual: values.len(),
             });
         }
+        let values = if len_list == 1 {
+            values
+        } else {
+            let block = n_actions * len_list;
+            let mut out = Vec::with_capacity(values.len());
+            for round in values.chunks_exact(block) {
+                for p in 0..len_list {
+                    out.extend((0..n_actions).map(|a| round[a * len_list + p]));
+                }
+            }
+            out
+        };
         Ok(ActionTable {
             n_rounds,
             n_actions,
@@ -182,19 +198,19 @@ impl ActionTable {
     /// Entry for `round`, `action`, `position`.
     #[inline]
     pub fn get(&self, round: usize, action: usize, position: usize) -> f64 {
-        self.values[round * self.round_stride + action * self.len_list + position]
+        self.values[round * self.round_stride + position * self.n_actions + action]
     }
 
-    /// One round's `(n_actions, len_list)` block.
+    /// Every action's entry in `round` at `position`.
     #[inline]
-    pub(crate) fn round(&self, round: usize) -> &[f64] {
-        let start = round * self.round_stride;
-        &self.values[start..start + self.n_actions * self.len_list]
+    pub(crate) fn slot(&self, round: usize, position: usize) -> &[f64] {
+        let start = round * self.round_stride + position * self.n_actions;
+        &self.values[start..start + self.n_actions]
     }
 
-    /// The distinct blocks stored: one per round, or a single shared one.
-    fn blocks(&self) -> std::slice::ChunksExact<'_, f64> {
-        self.values.chunks_exact(self.n_actions * self.len_list)
+    /// The distinct `(round or shared block, position)` runs over actions.
+    fn slots(&self) -> std::slice::ChunksExact<'_, f64> {
+        self.values.chunks_exact(self.n_actions)
     }
 
     fn check_finite(&self, field: &'static str) -> Result<(), OpeError> {
@@ -245,17 +261,15 @@ impl<'a> OpeInput<'a> {
                 ));
             }
         }
-        for (round, block) in action_dist.blocks().enumerate() {
-            for pos in 0..l {
-                let sum: f64 = (0..k).map(|a| block[a * l + pos]).sum();
-                if (sum - 1.0).abs() > SUM_TOLERANCE {
-                    return Err(OpeError::value(
-                        "action_dist",
-                        round,
-                        sum,
-                        "each round's probabilities over actions must sum to 1 at every position",
-                    ));
-                }
+        for (j, slot) in action_dist.slots().enumerate() {
+            let sum: f64 = slot.iter().sum();
+            if (sum - 1.0).abs() > SUM_TOLERANCE {
+                return Err(OpeError::value(
+                    "action_dist",
+                    j / l,
+                    sum,
+                    "each round's probabilities over actions must sum to 1 at every position",
+                ));
             }
         }
         if let Some(q) = estimated_rewards {
