@@ -10,7 +10,7 @@
 //! Each estimate is the mean of its per-round terms; the bootstrap resamples
 //! those terms, self-normalisers included, as obp does.
 
-use super::data::OpeInput;
+use super::data::{ModelTerms, OpeInput};
 use super::error::OpeError;
 
 /// An off-policy estimator of the evaluated policy's value.
@@ -93,42 +93,49 @@ impl Estimator {
         input: &OpeInput<'_>,
         mut emit: impl FnMut(usize, f64),
     ) -> Result<(), OpeError> {
-        let log = input.log;
-        let pi = input.action_dist;
-        let weight = |i: usize| pi.get(i, log.action[i], log.position[i]) / log.pscore[i];
+        let reward = &input.log.reward;
+        let weight = &input.weight;
         match *self {
             Estimator::Ipw { clip } => {
                 check_clip(clip)?;
-                for i in 0..log.n_rounds() {
-                    emit(i, log.reward[i] * weight(i).min(clip));
+                for (i, (r, w)) in reward.iter().zip(weight).enumerate() {
+                    emit(i, r * w.min(clip));
                 }
             }
             Estimator::SnIpw => {
-                let norm = mean_weight(input)?;
-                for i in 0..log.n_rounds() {
-                    emit(i, log.reward[i] * weight(i) / norm);
+                let norm = mean_weight(weight)?;
+                for (i, (r, w)) in reward.iter().zip(weight).enumerate() {
+                    emit(i, r * w / norm);
                 }
             }
             Estimator::Dm => {
-                let q = reward_model(input, self)?;
-                for i in 0..log.n_rounds() {
-                    emit(i, direct(input, q, i));
+                let m = reward_model(input, self)?;
+                for (i, d) in m.direct.iter().enumerate() {
+                    emit(i, *d);
                 }
             }
             Estimator::Dr { clip } => {
                 check_clip(clip)?;
-                let q = reward_model(input, self)?;
-                for i in 0..log.n_rounds() {
-                    let residual = log.reward[i] - q.get(i, log.action[i], log.position[i]);
-                    emit(i, direct(input, q, i) + weight(i).min(clip) * residual);
+                let m = reward_model(input, self)?;
+                let terms = m
+                    .direct
+                    .iter()
+                    .zip(&m.factual)
+                    .zip(reward.iter().zip(weight));
+                for (i, ((d, q), (r, w))) in terms.enumerate() {
+                    emit(i, d + w.min(clip) * (r - q));
                 }
             }
             Estimator::SnDr => {
-                let q = reward_model(input, self)?;
-                let norm = mean_weight(input)?;
-                for i in 0..log.n_rounds() {
-                    let residual = log.reward[i] - q.get(i, log.action[i], log.position[i]);
-                    emit(i, direct(input, q, i) + weight(i) * residual / norm);
+                let m = reward_model(input, self)?;
+                let norm = mean_weight(weight)?;
+                let terms = m
+                    .direct
+                    .iter()
+                    .zip(&m.factual)
+                    .zip(reward.iter().zip(weight));
+                for (i, ((d, q), (r, w))) in terms.enumerate() {
+                    emit(i, d + w * (r - q) / norm);
                 }
             }
         }
@@ -159,11 +166,8 @@ fn check_clip(clip: f64) -> Result<(), OpeError> {
     Ok(())
 }
 
-fn reward_model<'a>(
-    input: &OpeInput<'a>,
-    est: &Estimator,
-) -> Result<&'a super::data::ActionTable, OpeError> {
-    input.estimated_rewards.ok_or(OpeError::Setting {
+fn reward_model<'i>(input: &'i OpeInput<'_>, est: &Estimator) -> Result<&'i ModelTerms, OpeError> {
+    input.model.as_ref().ok_or(OpeError::Setting {
         field: "estimated_rewards",
         value: "none".into(),
         reason: match est {
@@ -175,50 +179,14 @@ fn reward_model<'a>(
 }
 
 /// Mean importance weight, the self-normalisers' denominator.
-fn mean_weight(input: &OpeInput<'_>) -> Result<f64, OpeError> {
-    let log = input.log;
-    let sum: f64 = (0..log.n_rounds())
-        .map(|i| input.action_dist.get(i, log.action[i], log.position[i]) / log.pscore[i])
-        .sum();
+fn mean_weight(weight: &[f64]) -> Result<f64, OpeError> {
+    let sum: f64 = weight.iter().sum();
     if sum == 0.0 {
         return Err(OpeError::ZeroWeights {
             field: "action_dist",
         });
     }
-    Ok(sum / log.n_rounds() as f64)
-}
-
-/// The reward model's value of the evaluated policy in round `i`, at the
-/// round's logged position.
-#[inline]
-fn direct(input: &OpeInput<'_>, q: &super::data::ActionTable, i: usize) -> f64 {
-    let p = input.log.position[i];
-    let (num, den) = weighted_sum(q.slot(i, p), input.action_dist.slot(i, p));
-    num / den
-}
-
-/// `(Σ q·w, Σ w)` over equal-length slices, in four independent lanes so
-/// the additions pipeline (and vectorise) instead of forming one chain.
-#[inline]
-fn weighted_sum(q: &[f64], w: &[f64]) -> (f64, f64) {
-    let (mut num, mut den) = ([0.0; 4], [0.0; 4]);
-    let (qc, wc) = (q.chunks_exact(4), w.chunks_exact(4));
-    let (q_rest, w_rest) = (qc.remainder(), wc.remainder());
-    for (q4, w4) in qc.zip(wc) {
-        for j in 0..4 {
-            num[j] += q4[j] * w4[j];
-            den[j] += w4[j];
-        }
-    }
-    let (mut n, mut d) = (
-        (num[0] + num[1]) + (num[2] + num[3]),
-        (den[0] + den[1]) + (den[2] + den[3]),
-    );
-    for (qa, wa) in q_rest.iter().zip(w_rest) {
-        n += qa * wa;
-        d += wa;
-    }
-    (n, d)
+    Ok(sum / weight.len() as f64)
 }
 
 #[cfg(test)]
