@@ -265,18 +265,20 @@ impl<'a> OpeInput<'a> {
             });
         }
         log.validate(k, l)?;
-        for (i, &p) in action_dist.values.iter().enumerate() {
-            if !(0.0..=1.0).contains(&p) {
-                return Err(OpeError::value(
-                    "action_dist",
-                    i,
-                    p,
-                    "a probability must lie in [0, 1]",
-                ));
-            }
-        }
+        // One pass: range and sum of each round's run over actions.
         for (j, slot) in action_dist.slots().enumerate() {
-            let sum: f64 = slot.iter().sum();
+            let mut sum = 0.0;
+            for &p in slot {
+                if !(0.0..=1.0).contains(&p) {
+                    return Err(OpeError::value(
+                        "action_dist",
+                        j / l,
+                        p,
+                        "a probability must lie in [0, 1]",
+                    ));
+                }
+                sum += p;
+            }
             if (sum - 1.0).abs() > SUM_TOLERANCE {
                 return Err(OpeError::value(
                     "action_dist",
