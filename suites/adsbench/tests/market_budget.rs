@@ -1,0 +1,251 @@
+//! Google's budget rules hold over 1,000 small seeded episodes with
+//! drainers, mid-month budget changes and pauses: no day above 2B, no month
+//! above its piecewise 30.4 × B limit, no spend while paused.
+
+use std::collections::BTreeMap;
+
+use adfarm_adsbench::market::rng::Stream;
+use adfarm_adsbench::market::{
+    AccountChange, BiddingStrategy, Cap, CompetitorSpec, Date, Event, Market, MarketConfig,
+    MatchType, Mechanism, MetricKey, Pricing, ResourceName, Status, TICKS_PER_DAY,
+};
+
+const EPISODES: u64 = 1_000;
+const DAYS: u32 = 4;
+
+#[derive(Debug, Clone, Copy)]
+enum Action {
+    Budget(i64),
+    Pause,
+    Enable,
+}
+
+struct Outcome {
+    spend: i64,
+    daily_hits: usize,
+    monthly_hits: usize,
+    budget_changes: usize,
+}
+
+fn episode(seed: u64) -> Outcome {
+    let mut s = Stream::at(&[seed, 0xb0d9e7]);
+    let month = 1 + s.below(12) as u8;
+    let probe = Date::new(2025, month, 1).expect("valid");
+    // Start within the last four days of a month so every episode crosses
+    // a month boundary.
+    let start = Date::new(2025, month, probe.days_in_month() - s.below(4) as u8).expect("valid");
+    let per_day = 100.0;
+    let mut config = MarketConfig::new(seed, start, DAYS);
+    config.opportunities_per_day = per_day;
+    config.competitors = CompetitorSpec::standard_mix(seed, 6, 2, per_day);
+    config.auction.mechanism = Mechanism::ALL[s.below(3) as usize];
+    config.auction.pricing = if s.bernoulli(0.5) {
+        Pricing::PerClick
+    } else {
+        Pricing::PerExposure
+    };
+    config.keep_events = true;
+    let mut market = Market::new(config).expect("valid config");
+
+    let budget = 300_000 + i64::from(s.below(2_000_000));
+    let r = market
+        .apply(AccountChange::CreateCampaign {
+            name: "c".into(),
+            daily_budget_micros: budget,
+            status: Status::Enabled,
+            bidding_strategy: BiddingStrategy::ManualCpc,
+        })
+        .expect("campaign");
+    let ResourceName::Campaign { campaign_id, .. } = r else {
+        panic!("{r:?}")
+    };
+    let r = market
+        .apply(AccountChange::CreateAdGroup {
+            campaign_id,
+            name: "g".into(),
+            status: Status::Enabled,
+            cpc_bid_micros: 200_000 + i64::from(s.below(1_500_000)),
+        })
+        .expect("ad group");
+    let ResourceName::AdGroup { ad_group_id, .. } = r else {
+        panic!("{r:?}")
+    };
+    for text in [
+        "running shoes",
+        "flights",
+        "credit card",
+        "used cars",
+        "online courses",
+        "dentist",
+        "cheap",
+    ] {
+        market
+            .apply(AccountChange::CreateKeyword {
+                ad_group_id,
+                text: text.into(),
+                match_type: MatchType::Broad,
+                status: Status::Enabled,
+                cpc_bid_micros: None,
+            })
+            .expect("keyword");
+    }
+
+    // Changes at hour boundaries (even ticks), so hourly metrics split
+    // cleanly at them.
+    let total_ticks = u64::from(DAYS * TICKS_PER_DAY);
+    let mut schedule: BTreeMap<u64, Action> = BTreeMap::new();
+    for _ in 0..1 + s.below(3) {
+        let t = 2 * u64::from(s.below(DAYS * TICKS_PER_DAY / 2)) + 2;
+        schedule.insert(t, Action::Budget(200_000 + i64::from(s.below(3_000_000))));
+    }
+    let pause_at = 2 * u64::from(s.below(DAYS * TICKS_PER_DAY / 2));
+    let pause_for = 2 * (1 + u64::from(s.below(30)));
+    schedule.insert(pause_at, Action::Pause);
+    schedule.insert(pause_at + pause_for, Action::Enable);
+
+    // Budget in force per tick, and whether the campaign was paused.
+    let mut budgets = Vec::new();
+    let mut paused = Vec::new();
+    let (mut b, mut is_paused) = (budget, false);
+    for t in 0..total_ticks {
+        if let Some(a) = schedule.get(&t) {
+            let change = match *a {
+                Action::Budget(nb) => {
+                    b = nb;
+                    AccountChange::set_campaign_budget(campaign_id, nb)
+                }
+                Action::Pause => {
+                    is_paused = true;
+                    AccountChange::set_campaign_status(campaign_id, Status::Paused)
+                }
+                Action::Enable => {
+                    is_paused = false;
+                    AccountChange::set_campaign_status(campaign_id, Status::Enabled)
+                }
+            };
+            market.apply(change).expect("valid change");
+        }
+        budgets.push(b);
+        paused.push(is_paused);
+        market.step_tick().expect("episode still running");
+    }
+    assert!(market.step_tick().is_none());
+
+    let metrics = market.metrics();
+    let day_of = |t: u64| start.plus_days((t / u64::from(TICKS_PER_DAY)) as i64);
+    for d in 0..u64::from(DAYS) {
+        let date = start.plus_days(d as i64);
+        let ticks = d * u64::from(TICKS_PER_DAY)..(d + 1) * u64::from(TICKS_PER_DAY);
+        let max_b = ticks
+            .clone()
+            .map(|t| budgets[t as usize])
+            .max()
+            .expect("ticks");
+        let spent = metrics.campaign_day(campaign_id, date).cost_micros;
+        assert!(
+            spent <= 2 * max_b,
+            "seed {seed}: {date} spent {spent} > 2 × {max_b}"
+        );
+        for t in ticks.step_by(2) {
+            if paused[t as usize] {
+                let hour = ((t % u64::from(TICKS_PER_DAY)) / 2) as u8;
+                let row = metrics.campaign_where(campaign_id, |k| k.date == date && k.hour == hour);
+                assert_eq!(
+                    (row.impressions, row.cost_micros),
+                    (0, 0),
+                    "seed {seed}: served while paused at {date} {hour}h"
+                );
+            }
+        }
+    }
+    // Each month's piecewise limit: 30.4 / (days in month) × Σ B × days
+    // under B, from the campaign's creation (tick 0 of the start date).
+    let mut allowance: BTreeMap<(i32, u8), f64> = BTreeMap::new();
+    let mut max_b: BTreeMap<(i32, u8), i64> = BTreeMap::new();
+    for t in 0..total_ticks {
+        let date = day_of(t);
+        let per_tick = budgets[t as usize] as f64 * 30.4
+            / f64::from(date.days_in_month())
+            / f64::from(TICKS_PER_DAY);
+        *allowance.entry((date.year, date.month)).or_default() += per_tick;
+        let m = max_b.entry((date.year, date.month)).or_default();
+        *m = (*m).max(budgets[t as usize]);
+    }
+    for (&(y, m), &limit) in &allowance {
+        // What is left of the month after the episode ends still counts
+        // under the last budget (the limit is for the whole month).
+        let last = budgets[total_ticks as usize - 1] as f64;
+        let end = day_of(total_ticks - 1);
+        let tail = if (end.year, end.month) == (y, m) {
+            last * 30.4 / f64::from(end.days_in_month()) * f64::from(end.days_in_month() - end.day)
+        } else {
+            0.0
+        };
+        let in_month = |k: &MetricKey| (k.date.year, k.date.month) == (y, m);
+        let spent = metrics.campaign_where(campaign_id, in_month).cost_micros;
+        // Spend already past a lowered limit is not refunded: the month may
+        // end at what was spent before its last budget change, never above.
+        let last_change = schedule
+            .iter()
+            .filter(|(t, a)| {
+                matches!(a, Action::Budget(_)) && (day_of(**t).year, day_of(**t).month) == (y, m)
+            })
+            .map(|(t, _)| *t)
+            .next_back();
+        let before_change = last_change.map_or(0, |t| {
+            let (date, hour) = (day_of(t), ((t % u64::from(TICKS_PER_DAY)) / 2) as u8);
+            metrics
+                .campaign_where(campaign_id, |k| {
+                    in_month(k) && (k.date, k.hour) < (date, hour)
+                })
+                .cost_micros
+        });
+        let bound = (limit + tail + 1.0).max(before_change as f64);
+        assert!(
+            spent as f64 <= bound,
+            "seed {seed}: {y}-{m:02} spent {spent} > piecewise limit {bound}"
+        );
+        assert!(
+            spent as f64 <= 30.4 * max_b[&(y, m)] as f64,
+            "seed {seed}: {y}-{m:02} above 30.4 × B"
+        );
+    }
+
+    let hits = |cap| {
+        market
+            .event_log()
+            .events()
+            .iter()
+            .filter(|e| matches!(e, Event::BudgetCapHit { cap: c, .. } if *c == cap))
+            .count()
+    };
+    Outcome {
+        spend: metrics.campaign_where(campaign_id, |_| true).cost_micros,
+        daily_hits: hits(Cap::Daily),
+        monthly_hits: hits(Cap::Monthly),
+        budget_changes: schedule
+            .values()
+            .filter(|a| matches!(a, Action::Budget(_)))
+            .count(),
+    }
+}
+
+#[test]
+fn budget_caps_hold_over_a_thousand_seeded_episodes() {
+    let (mut spend, mut daily, mut monthly, mut changes) = (0i64, 0, 0, 0);
+    for seed in 0..EPISODES {
+        let o = episode(seed);
+        spend += o.spend;
+        daily += o.daily_hits;
+        monthly += o.monthly_hits;
+        changes += o.budget_changes;
+    }
+    eprintln!(
+        "spend {spend} µ, cap hits: {daily} daily, {monthly} monthly, {changes} budget changes"
+    );
+    // The caps must actually have been tested, not just never reached.
+    assert!(spend > 0);
+    assert!(daily > 100, "daily cap hit only {daily} times");
+    assert!(monthly > 100, "monthly cap hit only {monthly} times");
+    assert!(changes >= EPISODES as usize);
+}
