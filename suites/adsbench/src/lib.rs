@@ -7,3 +7,6 @@ pub mod api;
 pub mod gaql;
 /// The auction market simulator the Ads API and agents act on.
 pub mod market;
+/// Off-policy evaluation: obp-exact estimators, bootstrap intervals, the
+/// Open Bandit Dataset.
+pub mod ope;

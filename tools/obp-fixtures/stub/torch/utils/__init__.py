@@ -1,0 +1,1 @@
+"""torch.utils stand-in."""
