@@ -1,0 +1,51 @@
+//! AD-Bench's `calculator` tool: agents send Python snippets; a sandboxed
+//! interpreter runs them in a child process and returns what they print.
+//!
+//! Why a purpose-built interpreter rather than a candidate engine:
+//! - `starlark` would need a Python re-lexing front anyway: its lexer
+//!   reserves `while`/`try`/`is`/`import`, its f-strings and `%`/`format`
+//!   take no precision specs (`f"{x:.2f}"` is the most common agent
+//!   idiom), it has no generator arguments (`sum(x for x in rows)`), and
+//!   its errors would name rewritten code rather than the agent's.
+//! - `rustpython` is a whole Python VM whose builtins (`open`, `__import__`)
+//!   and stdlib would have to be cut away to sandbox it, a very heavy build.
+//! - `monty` needs Rust 1.96; this workspace is pinned to 1.95.
+//!
+//! This subset (lexer, parser, evaluator, math/statistics) has no file,
+//! network, process or clock access by construction, formats numbers as
+//! CPython does, and names every construct it refuses. The child process
+//! adds OS limits on memory and CPU; the runner adds the wall clock.
+//!
+//! Deliberate differences from CPython: integers are 64-bit (overflow is
+//! an `OverflowError`), `zip`/`map`/`filter`/`enumerate`/`reversed` and
+//! generator expressions return lists, sets iterate in insertion order,
+//! and the recursion limit is lower.
+
+mod ast;
+mod builtins;
+pub mod child;
+mod error;
+mod format;
+mod fraction;
+mod interp;
+mod json;
+mod lexer;
+mod modules;
+mod ops;
+mod parser;
+pub mod protocol;
+mod runner;
+mod value;
+
+pub use child::{evaluate, run_stdio};
+pub use protocol::{ErrorKind, Reply, Request, RunError};
+pub use runner::Calculator;
+
+/// Address space of the child process.
+pub const MEMORY_BYTES: u64 = 256 << 20;
+/// CPU seconds of the child process.
+pub const CPU_SECONDS: u64 = 2;
+/// Wall-clock seconds before the runner kills the child.
+pub const WALL_SECONDS: u64 = 5;
+/// Printed output kept per run.
+pub const OUTPUT_LIMIT: usize = 16 * 1024;

@@ -1,0 +1,67 @@
+//! What the runner and the child process say to each other: one JSON
+//! request on the child's stdin, one JSON reply on its stdout.
+
+use serde::{Deserialize, Serialize};
+
+/// A snippet and the variables it may read (`r1`, `r2`, ...), each as JSON text
+/// so that object key order survives the trip.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Request {
+    pub code: String,
+    pub variables: Vec<(String, String)>,
+}
+
+/// How a run failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// An import, name or construct the calculator refuses by policy.
+    Refused,
+    Syntax,
+    /// A Python exception the snippet did not catch.
+    Runtime,
+    /// The CPU or wall-clock limit killed the run.
+    Timeout,
+    Memory,
+    /// Printed output passed 16 KiB; it was cut there.
+    OutputTooLong,
+    /// The child ended without a reply (a bug, not the snippet's fault).
+    Crashed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+/// A run's result: what it printed, and the error that ended it, if any.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reply {
+    pub output: String,
+    pub error: Option<RunError>,
+}
+
+impl Reply {
+    /// The text an agent reads as the tool's result: the printed lines, then
+    /// a bracketed line naming the error, if any, so it can rephrase.
+    pub fn to_text(&self) -> String {
+        let mut text = self.output.clone();
+        if let Some(e) = &self.error {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            let label = match e.kind {
+                ErrorKind::Refused => "refused",
+                ErrorKind::Syntax => "syntax error",
+                ErrorKind::Runtime => "error",
+                ErrorKind::Timeout => "time limit",
+                ErrorKind::Memory => "memory limit",
+                ErrorKind::OutputTooLong => "output cut",
+                ErrorKind::Crashed => "calculator failure",
+            };
+            text.push_str(&format!("[{label}] {}", e.message));
+        }
+        text
+    }
+}
