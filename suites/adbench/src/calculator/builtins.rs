@@ -129,6 +129,12 @@ pub fn get_attr(obj: &Value, name: &str) -> Result<Value, Raised> {
             return Ok(Value::str(n.rsplit('.').next().unwrap_or(n)));
         }
         Value::Func(f) if name == "__name__" => return Ok(Value::str(&f.def.name)),
+        // `str.lower` and friends: unbound methods, called with the object first.
+        Value::Builtin("str") => STR_METHODS,
+        Value::Builtin("list") => LIST_METHODS,
+        Value::Builtin("dict") => DICT_METHODS,
+        Value::Builtin("set") => SET_METHODS,
+        Value::Builtin("tuple") => TUPLE_METHODS,
         _ => &[],
     };
     if methods.contains(&name) {
@@ -1105,6 +1111,19 @@ pub fn call_method(
     args: Vec<Value>,
     kwargs: Vec<(String, Value)>,
 ) -> Result<Value, Raised> {
+    if let Value::Builtin(type_name) = obj {
+        let mut args = args.into_iter();
+        let Some(receiver) = args.next() else {
+            return Err(Raised::type_error(format!("unbound method {type_name}.{name}() needs an argument")));
+        };
+        if receiver.type_name() != *type_name {
+            return Err(Raised::type_error(format!(
+                "descriptor '{name}' for '{type_name}' objects doesn't apply to a '{}' object",
+                receiver.type_name()
+            )));
+        }
+        return call_method(interp, &receiver, name, args.collect(), kwargs);
+    }
     match obj {
         Value::Str(s) => str_method(s, name, args, kwargs),
         Value::List(l) => list_method(interp, l, name, args, kwargs),

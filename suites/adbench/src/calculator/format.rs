@@ -8,7 +8,7 @@ use super::error::Raised;
 use super::value::{str_repr, Key, Value};
 
 /// `repr(float)`: the shortest digits that round-trip, in fixed notation
-/// for exponents -5..16 and scientific otherwise, as CPython prints them.
+/// for exponents -4..16 and scientific otherwise, as CPython prints them.
 pub fn float_repr(x: f64) -> String {
     if x.is_nan() {
         return "nan".into();
@@ -25,7 +25,7 @@ pub fn float_repr(x: f64) -> String {
     let exp: i32 = exp.parse().expect("integer exponent");
     let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
     let sign = if x < 0.0 { "-" } else { "" };
-    if (-5..16).contains(&exp) {
+    if (-4..16).contains(&exp) {
         let n = digits.len() as i32;
         let body = if exp >= 0 {
             if n > exp + 1 {

@@ -1119,7 +1119,8 @@ fn parse_fstring(body: &str, line: u32) -> Result<Vec<FPart>, Raised> {
                 }
                 if ch == '=' && !matches!(next, Some('=')) {
                     let prev = if i > start { chars[i - 1] } else { ' ' };
-                    if !"=!<>".contains(prev) && matches!(next, Some('}' | '!' | ':') | None) {
+                    let after = chars[i + 1..].iter().find(|c| !c.is_whitespace()).copied();
+                    if !"=!<>".contains(prev) && matches!(after, Some('}' | '!' | ':') | None) {
                         break;
                     }
                     if "=!<>".contains(prev) {
@@ -1141,10 +1142,15 @@ fn parse_fstring(body: &str, line: u32) -> Result<Vec<FPart>, Raised> {
         let expr = parse_inline_expr(&src, line)?;
         let mut conversion = None;
         if chars.get(i) == Some(&'=') {
-            // `{x=}` prints the expression text, then its repr.
-            parts.push(FPart::Lit(format!("{src}=")));
-            conversion = Some('r');
+            // `{x = }` prints the expression text, `=` and spacing, then the repr.
+            let mut text = format!("{src}=");
             i += 1;
+            while chars.get(i).is_some_and(|c| c.is_whitespace()) {
+                text.push(chars[i]);
+                i += 1;
+            }
+            parts.push(FPart::Lit(text));
+            conversion = Some('r');
         }
         if chars.get(i) == Some(&'!') {
             let conv = chars.get(i + 1).copied().ok_or_else(|| err("missing conversion"))?;
