@@ -175,8 +175,13 @@ fn repeat_seq(items: &[Value], n: i64, what: &str) -> Result<Vec<Value>, Raised>
     let total = items.len().checked_mul(n).ok_or_else(|| memory_error(what))?;
     let mut out = Vec::new();
     reserve(&mut out, total, what)?;
-    for _ in 0..n {
+    if n > 0 {
         out.extend_from_slice(items);
+    }
+    // Doubling copies: a million repeats take twenty copies, not a million.
+    while out.len() < total {
+        let take = out.len().min(total - out.len());
+        out.extend_from_within(..take);
     }
     Ok(out)
 }
@@ -184,12 +189,18 @@ fn repeat_seq(items: &[Value], n: i64, what: &str) -> Result<Vec<Value>, Raised>
 fn repeat_str(s: &str, n: i64) -> Result<Value, Raised> {
     let n = n.max(0) as usize;
     let total = s.len().checked_mul(n).ok_or_else(|| memory_error("the string"))?;
-    let mut out = String::new();
+    let mut out: Vec<u8> = Vec::new();
     out.try_reserve(total).map_err(|_| memory_error("the string"))?;
-    for _ in 0..n {
-        out.push_str(s);
+    if n > 0 {
+        out.extend_from_slice(s.as_bytes());
     }
-    Ok(Value::str(&out))
+    while out.len() < total {
+        // Always a whole number of copies, so every cut is a char boundary.
+        let take = out.len().min(total - out.len());
+        out.extend_from_within(..take);
+    }
+    let text = String::from_utf8(out).map_err(|_| Raised::value_error("invalid text"))?;
+    Ok(Value::Str(text.into()))
 }
 
 pub fn binary(op: BinOp, a: &Value, b: &Value) -> Result<Value, Raised> {

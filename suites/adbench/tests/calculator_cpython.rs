@@ -1,0 +1,883 @@
+//! Agent-style snippets whose printed output must equal CPython's, byte
+//! for byte. Each expected string was produced by running the same snippet
+//! under CPython 3.11.7 with `r1`/`r2` bound to the same JSON.
+//!
+//! Deliberate differences from CPython are not exercised here (see the
+//! calculator module's doc): 64-bit integers, list-returning `zip`/`map`.
+
+use adfarm_adbench::calculator::{Calculator, Request};
+
+/// A tool result as agents see it: campaign rows.
+const R1: &str = r##"[
+ {"campaign": "Spring Sale", "channel": "search", "date": "2024-03-01", "impressions": 120500, "clicks": 3412, "cost": 1875.40, "conversions": 142, "revenue": 9120.55},
+ {"campaign": "Spring Sale", "channel": "display", "date": "2024-03-01", "impressions": 340210, "clicks": 1210, "cost": 964.10, "conversions": 31, "revenue": 1840.00},
+ {"campaign": "Brand Always-On", "channel": "search", "date": "2024-03-01", "impressions": 56000, "clicks": 4890, "cost": 1220.75, "conversions": 301, "revenue": 15333.20},
+ {"campaign": "Retargeting Q1", "channel": "social", "date": "2024-03-02", "impressions": 88750, "clicks": 2107, "cost": 733.33, "conversions": 88, "revenue": 4410.90},
+ {"campaign": "Spring Sale", "channel": "social", "date": "2024-03-02", "impressions": 150300, "clicks": 2950, "cost": 1402.00, "conversions": 97, "revenue": 5200.00},
+ {"campaign": "Brand Always-On", "channel": "display", "date": "2024-03-02", "impressions": 410000, "clicks": 980, "cost": 512.60, "conversions": 12, "revenue": 610.40},
+ {"campaign": "Retargeting Q1", "channel": "search", "date": "2024-03-03", "impressions": 23100, "clicks": 1502, "cost": 601.15, "conversions": 77, "revenue": 3990.00},
+ {"campaign": "Video Launch", "channel": "video", "date": "2024-03-03", "impressions": 512000, "clicks": 0, "cost": 2500.00, "conversions": 0, "revenue": 0}
+]"##;
+
+/// A second tool result: an account summary object.
+const R2: &str = r##"{"account": "acme-shop", "currency": "USD", "budget": 12000, "spend_to_date": 9809.33,
+ "daily": {"2024-03-01": 4060.25, "2024-03-02": 2647.93, "2024-03-03": 3101.15},
+ "targets": {"cpa": 25.0, "roas": 4.0}}"##;
+
+/// (name, snippet, what CPython prints).
+const CASES: &[(&str, &str, &str)] = &[
+    (
+        "total_spend",
+        r##"total = sum(r["cost"] for r in r1)
+print(total)
+print(round(total, 2))"##,
+        r##"9809.33
+9809.33
+"##,
+    ),
+    (
+        "ctr_per_row",
+        r##"for r in r1:
+    ctr = r["clicks"] / r["impressions"] * 100
+    print(f"{r['campaign']} / {r['channel']}: CTR {ctr:.2f}%")"##,
+        r##"Spring Sale / search: CTR 2.83%
+Spring Sale / display: CTR 0.36%
+Brand Always-On / search: CTR 8.73%
+Retargeting Q1 / social: CTR 2.37%
+Spring Sale / social: CTR 1.96%
+Brand Always-On / display: CTR 0.24%
+Retargeting Q1 / search: CTR 6.50%
+Video Launch / video: CTR 0.00%
+"##,
+    ),
+    (
+        "cpc_guarded",
+        r##"for r in r1:
+    cpc = r["cost"] / r["clicks"] if r["clicks"] else None
+    print(r["campaign"], r["channel"], cpc if cpc is None else round(cpc, 3))"##,
+        r##"Spring Sale search 0.55
+Spring Sale display 0.797
+Brand Always-On search 0.25
+Retargeting Q1 social 0.348
+Spring Sale social 0.475
+Brand Always-On display 0.523
+Retargeting Q1 search 0.4
+Video Launch video None
+"##,
+    ),
+    (
+        "group_by_campaign",
+        r##"by = {}
+for r in r1:
+    by.setdefault(r["campaign"], {"cost": 0, "revenue": 0})
+    by[r["campaign"]]["cost"] += r["cost"]
+    by[r["campaign"]]["revenue"] += r["revenue"]
+for name, v in by.items():
+    print(name, round(v["cost"], 2), round(v["revenue"], 2), f"ROAS={v['revenue'] / v['cost']:.2f}")"##,
+        r##"Spring Sale 4241.5 16160.55 ROAS=3.81
+Brand Always-On 1733.35 15943.6 ROAS=9.20
+Retargeting Q1 1334.48 8400.9 ROAS=6.30
+Video Launch 2500.0 0 ROAS=0.00
+"##,
+    ),
+    (
+        "top3_by_revenue",
+        r##"top = sorted(r1, key=lambda r: r["revenue"], reverse=True)[:3]
+for i, r in enumerate(top, 1):
+    print(i, r["campaign"], r["channel"], r["revenue"])"##,
+        r##"1 Brand Always-On search 15333.2
+2 Spring Sale search 9120.55
+3 Spring Sale social 5200.0
+"##,
+    ),
+    (
+        "share_of_spend",
+        r##"total = sum(r["cost"] for r in r1)
+shares = {r["channel"]: 0.0 for r in r1}
+for r in r1:
+    shares[r["channel"]] += r["cost"] / total
+for ch, s in sorted(shares.items(), key=lambda kv: -kv[1]):
+    print(f"{ch:<8}{s:>8.2%}")"##,
+        r##"search    37.69%
+video     25.49%
+social    21.77%
+display   15.05%
+"##,
+    ),
+    (
+        "cpa_vs_target",
+        r##"target = r2["targets"]["cpa"]
+for r in r1:
+    if r["conversions"] == 0:
+        print(r["campaign"], "no conversions")
+        continue
+    cpa = r["cost"] / r["conversions"]
+    status = "OK" if cpa <= target else "OVER"
+    print("%-16s %-8s CPA=%.2f %s" % (r["campaign"], r["channel"], cpa, status))"##,
+        r##"Spring Sale      search   CPA=13.21 OK
+Spring Sale      display  CPA=31.10 OVER
+Brand Always-On  search   CPA=4.06 OK
+Retargeting Q1   social   CPA=8.33 OK
+Spring Sale      social   CPA=14.45 OK
+Brand Always-On  display  CPA=42.72 OVER
+Retargeting Q1   search   CPA=7.81 OK
+Video Launch no conversions
+"##,
+    ),
+    (
+        "budget_pacing",
+        r##"remaining = r2["budget"] - r2["spend_to_date"]
+pct = r2["spend_to_date"] / r2["budget"] * 100
+print(f"Spent {pct:.1f}% of budget; {remaining:,.2f} {r2['currency']} left")"##,
+        r##"Spent 81.7% of budget; 2,190.67 USD left
+"##,
+    ),
+    (
+        "daily_growth",
+        r##"days = sorted(r2["daily"])
+for prev, cur in zip(days, days[1:]):
+    a, b = r2["daily"][prev], r2["daily"][cur]
+    print(f"{cur}: {b - a:+.2f} ({(b - a) / a * 100:+.1f}%)")"##,
+        r##"2024-03-02: -1412.32 (-34.8%)
+2024-03-03: +453.22 (+17.1%)
+"##,
+    ),
+    (
+        "mean_median_stdev",
+        r##"import statistics
+costs = [r["cost"] for r in r1]
+print(statistics.mean(costs))
+print(statistics.median(costs))
+print(statistics.stdev(costs))
+print(statistics.pstdev(costs))"##,
+        r##"1226.16625
+1092.425
+685.1998793665456
+640.9457975121122
+"##,
+    ),
+    (
+        "variance_ints",
+        r##"import statistics
+clicks = [r["clicks"] for r in r1]
+print(statistics.variance(clicks), statistics.pvariance(clicks))
+print(statistics.mean(clicks), statistics.median(clicks))"##,
+        r##"2433460.2678571427 2129277.734375
+2131.375 1804.5
+"##,
+    ),
+    (
+        "quantiles",
+        r##"import statistics
+rev = sorted(r["revenue"] for r in r1)
+print(statistics.quantiles(rev, n=4))
+print(statistics.quantiles(rev, n=10, method="inclusive"))"##,
+        r##"[917.8, 4200.45, 8140.412499999999]
+[427.28000000000003, 1102.24, 2055.0, 3560.0, 4200.45, 4568.719999999999, 5121.09, 7552.329999999999, 10984.345]
+"##,
+    ),
+    (
+        "math_functions",
+        r##"import math
+print(math.sqrt(2), math.log(100, 10), math.log10(1000), math.exp(1))
+print(math.floor(-2.5), math.ceil(2.1), math.fabs(-3), math.pow(2, 10))
+print(math.isclose(0.1 + 0.2, 0.3), math.pi, math.e, math.log2(8))"##,
+        r##"1.4142135623730951 2.0 3.0 2.718281828459045
+-3 3 3.0 1024.0
+True 3.141592653589793 2.718281828459045 3.0
+"##,
+    ),
+    (
+        "from_import",
+        r##"from statistics import mean, median as med
+from math import sqrt, floor
+vals = [r["conversions"] for r in r1]
+print(mean(vals), med(vals), sqrt(mean(vals)), floor(mean(vals)))"##,
+        r##"93.5 82.5 9.669539802906858 93
+"##,
+    ),
+    (
+        "conversion_rate_table",
+        r##"print("campaign".ljust(18) + "conv%".rjust(8))
+for r in r1:
+    rate = r["conversions"] / r["clicks"] * 100 if r["clicks"] else 0.0
+    print(r["campaign"].ljust(18) + f"{rate:.2f}".rjust(8))"##,
+        r##"campaign             conv%
+Spring Sale           4.16
+Spring Sale           2.56
+Brand Always-On       6.16
+Retargeting Q1        4.18
+Spring Sale           3.29
+Brand Always-On       1.22
+Retargeting Q1        5.13
+Video Launch          0.00
+"##,
+    ),
+    (
+        "dict_comprehension_roas",
+        r##"roas = {f"{r['campaign']}|{r['channel']}": round(r["revenue"] / r["cost"], 2) for r in r1 if r["cost"] > 0}
+print(roas)
+best = max(roas, key=roas.get)
+print(best, roas[best])"##,
+        r##"{'Spring Sale|search': 4.86, 'Spring Sale|display': 1.91, 'Brand Always-On|search': 12.56, 'Retargeting Q1|social': 6.01, 'Spring Sale|social': 3.71, 'Brand Always-On|display': 1.19, 'Retargeting Q1|search': 6.64, 'Video Launch|video': 0.0}
+Brand Always-On|search 12.56
+"##,
+    ),
+    (
+        "list_comprehension_filter",
+        r##"low = [r["campaign"] + "/" + r["channel"] for r in r1 if r["clicks"] and r["conversions"] / r["clicks"] < 0.03]
+print(low)
+print(len(low))"##,
+        r##"['Spring Sale/display', 'Brand Always-On/display']
+2
+"##,
+    ),
+    (
+        "nested_comprehension",
+        r##"matrix = [[r["clicks"], r["conversions"]] for r in r1[:3]]
+flat = [x for row in matrix for x in row]
+print(matrix)
+print(flat, sum(flat))"##,
+        r##"[[3412, 142], [1210, 31], [4890, 301]]
+[3412, 142, 1210, 31, 4890, 301] 9986
+"##,
+    ),
+    (
+        "float_repr_cases",
+        r##"print(0.1 + 0.2, 1 / 3, 2 / 3, 10 / 4, 1e-5, 1e16, 123456789012345678.0)
+print(1.0, -0.0, 3.14, 100.0 / 7, 2 ** 0.5, 1e300 * 10)
+print([0.1, 0.25, 1 / 7])"##,
+        r##"0.30000000000000004 0.3333333333333333 0.6666666666666666 2.5 1e-05 1e+16 1.2345678901234568e+17
+1.0 -0.0 3.14 14.285714285714286 1.4142135623730951 1e+301
+[0.1, 0.25, 0.14285714285714285]
+"##,
+    ),
+    (
+        "integer_division_modulo",
+        r##"print(7 // 2, -7 // 2, 7 % 3, -7 % 3, 7.5 // 2, -7.5 % 2)
+print(divmod(17, 5), divmod(-17, 5), 2 ** 10, 2 ** -1, (-2) ** 3)
+total_minutes = 12345
+h, m = divmod(total_minutes, 60)
+print(f"{h}h {m:02d}m")"##,
+        r##"3 -4 1 2 3.0 0.5
+(3, 2) (-4, 3) 1024 0.5 -8
+205h 45m
+"##,
+    ),
+    (
+        "round_cases",
+        r##"print(round(2.5), round(3.5), round(-2.5), round(0.125, 2), round(2.675, 2))
+print(round(1234.5678, -2), round(1234, -2), round(15, -1), round(25, -1), round(1.0005, 3))
+print(round(7 / 3, 4), round(100 * 142 / 3412, 2))"##,
+        r##"2 4 -2 0.12 2.67
+1200.0 1200 20 20 1.0
+2.3333 4.16
+"##,
+    ),
+    (
+        "percent_formatting",
+        r##"x = 0.123456
+print("%d%%" % 50, "%.1f%%" % (x * 100), "%5.2f|" % 3.14159, "%-6s|" % "ab", "%06.2f" % 3.14159)
+print("%s and %r" % ("a", "a"), "%x %X %o" % (255, 255, 8), "%e" % 12345.678, "%g" % 0.0001234)
+print("%(name)s spent %(cost).2f" % {"name": "Spring", "cost": 1875.4})"##,
+        r##"50% 12.3%  3.14| ab    | 003.14
+a and 'a' ff FF 10 1.234568e+04 0.0001234
+Spring spent 1875.40
+"##,
+    ),
+    (
+        "str_format_method",
+        r##"print("{} {}".format("a", 1), "{0}{1}{0}".format("x", "y"), "{name}={value:.3f}".format(name="ctr", value=0.034567))
+print("{:>10}|{:<6}|{:^7}|".format("right", "left", "mid"), "{:,}".format(1234567), "{:08.3f}".format(-3.14159))
+print("{:.1%}".format(0.2567), "{:+d}".format(5), "{0[0]}-{0[1]}".format(["a", "b"]), "{:e}".format(0.000123))"##,
+        r##"a 1 xyx ctr=0.035
+     right|left  |  mid  | 1,234,567 -003.142
+25.7% +5 a-b 1.230000e-04
+"##,
+    ),
+    (
+        "fstring_specs",
+        r##"v = 1234567.891
+n = 42
+print(f"{v:,.2f}|{v:.0f}|{v:e}|{v:.3g}|{n:05d}|{n:x}|{n:#b}|{n:>6}|{n:<6}|{n:^6}|")
+print(f"{0.5:.0%}|{-0.05:.1%}|{1/3:.4}|{2.0:g}|{1e-7:g}|{123456789:,}|{True}|{None}")
+w = 10
+print(f"{'pad':>{w}}|{3.14159:.{2}f}|{n!r}|{'q'!r}|{n = }")"##,
+        r##"1,234,567.89|1234568|1.234568e+06|1.23e+06|00042|2a|0b101010|    42|42    |  42  |
+50%|-5.0%|0.3333|2|1e-07|123,456,789|True|None
+       pad|3.14|42|'q'|n = 42
+"##,
+    ),
+    (
+        "print_sep_end",
+        r##"print("a", "b", "c", sep="-")
+print("no newline", end="")
+print(" continued")
+print(1, 2.5, None, True, [1, "x"], sep=" | ", end="!\n")
+print()
+print("last")"##,
+        r##"a-b-c
+no newline continued
+1 | 2.5 | None | True | [1, 'x']!
+
+last
+"##,
+    ),
+    (
+        "while_loop_compound",
+        r##"budget = 1000.0
+days = 0
+while budget > 0:
+    budget -= 137.5
+    days += 1
+print(days, budget)
+n = 0
+while True:
+    n += 1
+    if n * n > 50:
+        break
+print(n)"##,
+        r##"8 -100.0
+8
+"##,
+    ),
+    (
+        "try_except",
+        r##"results = []
+for r in r1:
+    try:
+        results.append(round(r["revenue"] / r["conversions"], 2))
+    except ZeroDivisionError:
+        results.append(None)
+print(results)
+try:
+    r1[0]["missing"]
+except KeyError as e:
+    print("missing key:", e)
+try:
+    int("12a")
+except ValueError as e:
+    print("bad:", e)
+finally:
+    print("done")"##,
+        r##"[64.23, 59.35, 50.94, 50.12, 53.61, 50.87, 51.82, None]
+missing key: 'missing'
+bad: invalid literal for int() with base 10: '12a'
+done
+"##,
+    ),
+    (
+        "functions_and_defaults",
+        r##"def roas(row, digits=2):
+    if not row["cost"]:
+        return 0.0
+    return round(row["revenue"] / row["cost"], digits)
+
+def summarize(rows, key="channel"):
+    out = {}
+    for row in rows:
+        out.setdefault(row[key], []).append(roas(row))
+    return out
+
+print(summarize(r1))
+print(summarize(r1, key="campaign"))
+print(roas(r1[0], digits=4))"##,
+        r##"{'search': [4.86, 12.56, 6.64], 'display': [1.91, 1.19], 'social': [6.01, 3.71], 'video': [0.0]}
+{'Spring Sale': [4.86, 1.91, 3.71], 'Brand Always-On': [12.56, 1.19], 'Retargeting Q1': [6.01, 6.64], 'Video Launch': [0.0]}
+4.8633
+"##,
+    ),
+    (
+        "recursion",
+        r##"def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+print([fib(i) for i in range(15)])
+def fact(n):
+    return 1 if n <= 1 else n * fact(n - 1)
+print(fact(20))"##,
+        r##"[0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377]
+2432902008176640000
+"##,
+    ),
+    (
+        "sorting_multi_key",
+        r##"rows = sorted(r1, key=lambda r: (r["channel"], -r["cost"]))
+for r in rows:
+    print(r["channel"], r["campaign"], r["cost"])"##,
+        r##"display Spring Sale 964.1
+display Brand Always-On 512.6
+search Spring Sale 1875.4
+search Brand Always-On 1220.75
+search Retargeting Q1 601.15
+social Spring Sale 1402.0
+social Retargeting Q1 733.33
+video Video Launch 2500.0
+"##,
+    ),
+    (
+        "min_max_key",
+        r##"cheapest = min((r for r in r1 if r["conversions"]), key=lambda r: r["cost"] / r["conversions"])
+print(cheapest["campaign"], cheapest["channel"])
+print(max(r["clicks"] for r in r1), min(r1, key=lambda r: r["impressions"])["campaign"])
+print(max([], default="none"), max(3, 9, 4), min("campaign"))"##,
+        r##"Brand Always-On search
+4890 Retargeting Q1
+none 9 a
+"##,
+    ),
+    (
+        "set_operations",
+        r##"channels = {r["channel"] for r in r1}
+campaigns = set(r["campaign"] for r in r1)
+print(sorted(channels), len(campaigns))
+search = {r["campaign"] for r in r1 if r["channel"] == "search"}
+social = {r["campaign"] for r in r1 if r["channel"] == "social"}
+print(sorted(search & social), sorted(search | social), sorted(search - social))"##,
+        r##"['display', 'search', 'social', 'video'] 4
+['Retargeting Q1', 'Spring Sale'] ['Brand Always-On', 'Retargeting Q1', 'Spring Sale'] ['Brand Always-On']
+"##,
+    ),
+    (
+        "string_methods",
+        r##"name = "  Spring Sale 2024  "
+print(name.strip().lower().replace(" ", "_"), name.split(), name.strip().startswith("Spring"))
+print("a,b;c".replace(";", ",").split(","), "-".join(["x", "y", "z"]), "abc".find("c"), "abcabc".count("bc"))
+print("2024-03-01".split("-")[1], "campaign".title(), "ROAS".lower(), "x=1".partition("="), "42".isdigit())"##,
+        r##"spring_sale_2024 ['Spring', 'Sale', '2024'] True
+['a', 'b', 'c'] x-y-z 2 2
+03 Campaign roas ('x', '=', '1') True
+"##,
+    ),
+    (
+        "slicing",
+        r##"data = [r["clicks"] for r in r1]
+print(data[:3], data[-2:], data[::2], data[::-1], data[1:-1:3])
+s = "2024-03-01"
+print(s[:4], s[5:7], s[-2:], s[::-1])"##,
+        r##"[3412, 1210, 4890] [1502, 0] [3412, 4890, 2950, 1502] [0, 1502, 980, 2950, 2107, 4890, 1210, 3412] [1210, 2950]
+2024 03 01 10-30-4202
+"##,
+    ),
+    (
+        "tuple_unpacking",
+        r##"pairs = [(r["campaign"], r["cost"]) for r in r1[:3]]
+for name, cost in pairs:
+    print(name, cost)
+first, *rest = [r["clicks"] for r in r1]
+print(first, rest)
+a, b = b, a = 1, 2
+print(a, b)"##,
+        r##"Spring Sale 1875.4
+Spring Sale 964.1
+Brand Always-On 1220.75
+3412 [1210, 4890, 2107, 2950, 980, 1502, 0]
+2 1
+"##,
+    ),
+    (
+        "enumerate_zip",
+        r##"names = [r["campaign"] for r in r1[:4]]
+costs = [r["cost"] for r in r1[:4]]
+for i, (n, c) in enumerate(zip(names, costs), start=1):
+    print(f"{i}. {n}: ${c:,.2f}")
+print(list(zip([1, 2, 3], "ab")))"##,
+        r##"1. Spring Sale: $1,875.40
+2. Spring Sale: $964.10
+3. Brand Always-On: $1,220.75
+4. Retargeting Q1: $733.33
+[(1, 'a'), (2, 'b')]
+"##,
+    ),
+    (
+        "weighted_average",
+        r##"total_clicks = sum(r["clicks"] for r in r1)
+avg_cpc = sum(r["cost"] for r in r1 if r["clicks"]) / total_clicks
+weighted_ctr = sum(r["clicks"] for r in r1) / sum(r["impressions"] for r in r1)
+print(f"avg CPC {avg_cpc:.4f}, weighted CTR {weighted_ctr:.4%}")
+print(avg_cpc, weighted_ctr)"##,
+        r##"avg CPC 0.4287, weighted CTR 1.0025%
+0.4286745645416691 0.010024928565549193
+"##,
+    ),
+    (
+        "counter_by_hand",
+        r##"counts = {}
+for r in r1:
+    counts[r["channel"]] = counts.get(r["channel"], 0) + 1
+print(counts)
+print(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))"##,
+        r##"{'search': 3, 'display': 2, 'social': 2, 'video': 1}
+[('search', 3), ('display', 2), ('social', 2), ('video', 1)]
+"##,
+    ),
+    (
+        "bool_and_none_logic",
+        r##"flags = [r["conversions"] > 50 for r in r1]
+print(flags, any(flags), all(flags), sum(flags))
+x = None
+print(x is None, x is not None, x or "default", 0 or [] or "fallback", 1 and 2)
+print(not flags, 1 < 2 < 3, 3 > 2 > 5, "a" < "b")"##,
+        r##"[True, False, True, True, True, False, True, False] True False 5
+True False default fallback 2
+False True False True
+"##,
+    ),
+    (
+        "type_conversions",
+        r##"print(int("42") + 1, float("3.5") * 2, str(12) + "px", int(3.99), int(-3.99), float(2))
+print(bool(0), bool(""), bool([0]), list("abc"), tuple([1, 2]), int("  7 "), float("1e3"))
+print(abs(-5), abs(-2.5), isinstance(3, int), isinstance(3.0, (int, float)), isinstance(True, int), type(1.5) == float)"##,
+        r##"43 7.0 12px 3 -3 2.0
+False False True ['a', 'b', 'c'] (1, 2) 7 1000.0
+5 2.5 True True True True
+"##,
+    ),
+    (
+        "dict_methods",
+        r##"d = dict(r2["targets"])
+d.update({"ctr": 0.02}, cpc=1.5)
+print(d, list(d.keys()), list(d.values()))
+print(d.pop("cpc"), d.get("missing", 0), "roas" in d, len(d))
+print(r2["daily"].items())
+del d["ctr"]
+print(d)"##,
+        r##"{'cpa': 25.0, 'roas': 4.0, 'ctr': 0.02, 'cpc': 1.5} ['cpa', 'roas', 'ctr', 'cpc'] [25.0, 4.0, 0.02, 1.5]
+1.5 0 True 3
+dict_items([('2024-03-01', 4060.25), ('2024-03-02', 2647.93), ('2024-03-03', 3101.15)])
+{'cpa': 25.0, 'roas': 4.0}
+"##,
+    ),
+    (
+        "list_methods",
+        r##"xs = [5, 3, 8]
+xs.append(1)
+xs.extend([9, 2])
+xs.insert(0, 7)
+xs.remove(8)
+print(xs, xs.pop(), xs.index(3), xs.count(5))
+xs.sort()
+print(xs)
+xs.sort(reverse=True)
+print(xs, sorted(["b", "A", "c"]), sorted(["b", "A", "c"], key=str.lower))"##,
+        r##"[7, 5, 3, 1, 9] 2 2 1
+[1, 3, 5, 7, 9]
+[9, 7, 5, 3, 1] ['A', 'b', 'c'] ['A', 'b', 'c']
+"##,
+    ),
+    (
+        "running_total",
+        r##"running = 0
+out = []
+for r in sorted(r1, key=lambda r: r["date"]):
+    running += r["cost"]
+    out.append(round(running, 2))
+print(out)
+print(f"{running:.2f}")"##,
+        r##"[1875.4, 2839.5, 4060.25, 4793.58, 6195.58, 6708.18, 7309.33, 9809.33]
+9809.33
+"##,
+    ),
+    (
+        "percentage_change_table",
+        r##"vals = list(r2["daily"].values())
+changes = [(b - a) / a * 100 for a, b in zip(vals, vals[1:])]
+print([f"{c:.2f}%" for c in changes])
+print(", ".join("%.1f" % c for c in changes))"##,
+        r##"['-34.78%', '17.12%']
+-34.8, 17.1
+"##,
+    ),
+    (
+        "statistics_mode_median_low",
+        r##"import statistics
+ch = [r["channel"] for r in r1]
+print(statistics.mode(ch), statistics.multimode(ch))
+print(statistics.median_low([1, 3, 5, 7]), statistics.median_high([1, 3, 5, 7]), statistics.median([3, 1, 2]))
+print(statistics.fmean([r["cost"] for r in r1]), statistics.mean([1, 2, 3, 4]))"##,
+        r##"search ['search']
+3 5 2
+1226.16625 2.5
+"##,
+    ),
+    (
+        "stdev_small_lists",
+        r##"import statistics
+print(statistics.stdev([1.5, 2.5, 2.5, 2.75, 3.25, 4.75]))
+print(statistics.pstdev([1.5, 2.5, 2.5, 2.75, 3.25, 4.75]))
+print(statistics.variance([2.75, 1.75, 1.25, 0.25, 0.5, 1.25, 3.5]))
+print(statistics.stdev([10, 12, 23, 23, 16, 23, 21, 16]), statistics.mean([0.1, 0.2, 0.3]))"##,
+        r##"1.0810874155219827
+0.986893273527251
+1.3720238095238095
+5.237229365663818 0.2
+"##,
+    ),
+    (
+        "zscore_outliers",
+        r##"import statistics
+cpcs = [r["cost"] / r["clicks"] for r in r1 if r["clicks"]]
+mu = statistics.mean(cpcs)
+sd = statistics.stdev(cpcs)
+for c in cpcs:
+    z = (c - mu) / sd
+    print(f"{c:.3f} z={z:+.2f}", "outlier" if abs(z) > 1.5 else "")"##,
+        r##"0.550 z=+0.41 
+0.797 z=+1.82 outlier
+0.250 z=-1.30 
+0.348 z=-0.74 
+0.475 z=-0.01 
+0.523 z=+0.26 
+0.400 z=-0.44 
+"##,
+    ),
+    (
+        "math_rounding_helpers",
+        r##"import math
+print(math.floor(3.7), math.ceil(3.2), math.trunc(-3.7), math.floor(5), math.fsum([0.1] * 10), sum([0.1] * 10))
+print(math.factorial(10), math.gcd(12, 18), math.isqrt(99), math.comb(5, 2), math.prod([1, 2, 3, 4]))
+print(math.inf > 1e308, math.isnan(float("nan")), math.hypot(3, 4), math.degrees(math.pi), math.radians(180))"##,
+        r##"3 4 -3 5 1.0 0.9999999999999999
+3628800 6 9 10 24
+True True 5.0 180.0 3.141592653589793
+"##,
+    ),
+    (
+        "compound_interest_loop",
+        r##"balance = 1000.0
+rate = 0.05
+for year in range(1, 6):
+    balance *= 1 + rate
+    print(year, round(balance, 2))
+print(f"{balance:.10f}")"##,
+        r##"1 1050.0
+2 1102.5
+3 1157.62
+4 1215.51
+5 1276.28
+1276.2815625000
+"##,
+    ),
+    (
+        "nested_data_access",
+        r##"print(r2["account"], r2["targets"]["roas"], r2["daily"]["2024-03-02"])
+best_day = max(r2["daily"], key=lambda d: r2["daily"][d])
+print(best_day, r2["daily"][best_day])
+print(sum(r2["daily"].values()), round(sum(r2["daily"].values()), 2) == round(r2["spend_to_date"], 2))"##,
+        r##"acme-shop 4.0 2647.93
+2024-03-01 4060.25
+9809.33 True
+"##,
+    ),
+    (
+        "string_building_report",
+        r##"lines = []
+for r in r1[:3]:
+    lines.append(f"- {r['campaign']} ({r['channel']}): {r['clicks']:,} clicks, ${r['cost']:,.2f}")
+report = "\n".join(lines)
+print(report)
+print(len(report), report.count("\n"))"##,
+        r##"- Spring Sale (search): 3,412 clicks, $1,875.40
+- Spring Sale (display): 1,210 clicks, $964.10
+- Brand Always-On (search): 4,890 clicks, $1,220.75
+146 2
+"##,
+    ),
+    (
+        "ternary_and_chained",
+        r##"for r in r1:
+    cpc = r["cost"] / r["clicks"] if r["clicks"] else float("inf")
+    tier = "cheap" if cpc < 0.3 else "mid" if cpc < 0.6 else "pricey"
+    print(r["channel"], tier, 0.2 <= cpc < 1)"##,
+        r##"search mid True
+display pricey True
+search cheap True
+social mid True
+social mid True
+display mid True
+search mid True
+video pricey False
+"##,
+    ),
+    (
+        "global_and_closure",
+        r##"count = 0
+def bump(n=1):
+    global count
+    count += n
+    return count
+bump(); bump(5)
+print(count)
+def make_scaler(k):
+    return lambda x: x * k
+double = make_scaler(2)
+print(double(21), list(map(make_scaler(10), [1, 2, 3])), list(filter(lambda x: x % 2, range(7))))"##,
+        r##"6
+42 [10, 20, 30] [1, 3, 5]
+"##,
+    ),
+    (
+        "int_float_mixing",
+        r##"print(1 + 2.0, 3 * 1.5, 10 / 5, 10 // 5, 2 ** 3, 2.0 ** 3, 9 ** 0.5, -8 // 3, 8 % -3)
+print(True + True, 5 * True, 1e3 == 1000, 0.1 * 3 == 0.3, 7 / 7)
+print(sum([1, 2, 3]) / len([1, 2, 3]), sum([1.5, 2.5]), sum([[1], [2]], []))"##,
+        r##"3.0 4.5 2.0 2 8 8.0 3.0 -3 -1
+2 5 True False 1.0
+2.0 4.0 [1, 2]
+"##,
+    ),
+    (
+        "aggregate_by_date_and_channel",
+        r##"agg = {}
+for r in r1:
+    key = (r["date"], r["channel"])
+    agg[key] = agg.get(key, 0) + r["clicks"]
+for (date, ch), clicks in sorted(agg.items()):
+    print(date, ch, clicks)
+print(len(agg))"##,
+        r##"2024-03-01 display 1210
+2024-03-01 search 8302
+2024-03-02 display 980
+2024-03-02 social 5057
+2024-03-03 search 1502
+2024-03-03 video 0
+6
+"##,
+    ),
+    (
+        "efficiency_ranking",
+        r##"scored = []
+for r in r1:
+    if r["cost"] == 0:
+        continue
+    scored.append((round(r["revenue"] / r["cost"], 3), r["campaign"], r["channel"]))
+scored.sort(reverse=True)
+for rank, (score, camp, ch) in enumerate(scored, 1):
+    print(f"#{rank:<2} {camp:<16} {ch:<8} {score:>6.3f}")"##,
+        r##"#1  Brand Always-On  search   12.560
+#2  Retargeting Q1   search    6.637
+#3  Retargeting Q1   social    6.015
+#4  Spring Sale      search    4.863
+#5  Spring Sale      social    3.709
+#6  Spring Sale      display   1.909
+#7  Brand Always-On  display   1.191
+#8  Video Launch     video     0.000
+"##,
+    ),
+    (
+        "repr_of_containers",
+        r##"print(repr("it's"), repr('say "hi"'), repr("tab\tnew\nline"), str(["a", 'b"c', "d'e"]))
+print({"k": (1,), "t": (), "n": None, "f": 1.0, "s": {3}}, [[], {}, set()])
+print(tuple(r["clicks"] for r in r1[:2]), (1, 2) + (3,), [1] * 3, "ab" * 2)"##,
+        r##""it's" 'say "hi"' 'tab\tnew\nline' ['a', 'b"c', "d'e"]
+{'k': (1,), 't': (), 'n': None, 'f': 1.0, 's': {3}} [[], {}, set()]
+(3412, 1210) (1, 2, 3) [1, 1, 1] abab
+"##,
+    ),
+    (
+        "pct_of_total_by_campaign",
+        r##"rev_total = sum(r["revenue"] for r in r1)
+camp = {}
+for r in r1:
+    camp[r["campaign"]] = camp.get(r["campaign"], 0) + r["revenue"]
+for k in sorted(camp, key=camp.get, reverse=True):
+    print(f"{k}: {camp[k] / rev_total * 100:.2f}% ({camp[k]:.2f})")"##,
+        r##"Spring Sale: 39.90% (16160.55)
+Brand Always-On: 39.36% (15943.60)
+Retargeting Q1: 20.74% (8400.90)
+Video Launch: 0.00% (0.00)
+"##,
+    ),
+    (
+        "for_else_break_continue",
+        r##"for r in r1:
+    if r["channel"] == "video":
+        print("found video:", r["campaign"])
+        break
+else:
+    print("no video")
+for i in range(10):
+    if i % 3:
+        continue
+    print(i, end=" ")
+print()"##,
+        r##"found video: Video Launch
+0 3 6 9 
+"##,
+    ),
+    (
+        "large_numbers_and_grouping",
+        r##"total_impr = sum(r["impressions"] for r in r1)
+print(total_impr, f"{total_impr:,}", f"{total_impr:_}", f"{total_impr / 1e6:.2f}M")
+print(2 ** 62, 10 ** 18, -(2 ** 40), 1_000_000 * 3, f"{10**9:,.1f}")"##,
+        r##"1700860 1,700,860 1_700_860 1.70M
+4611686018427387904 1000000000000000000 -1099511627776 3000000 1,000,000,000.0
+"##,
+    ),
+    (
+        "range_and_accumulate",
+        r##"print(list(range(5)), list(range(2, 10, 3)), list(range(10, 0, -3)), len(range(0, 100, 7)))
+squares = {n: n * n for n in range(1, 6)}
+print(squares, sum(squares.values()), 49 in squares.values(), 3 in squares)"##,
+        r##"[0, 1, 2, 3, 4] [2, 5, 8] [10, 7, 4, 1] 15
+{1: 1, 2: 4, 3: 9, 4: 16, 5: 25} 55 False True
+"##,
+    ),
+    (
+        "assert_and_raise_caught",
+        r##"def safe_div(a, b):
+    if b == 0:
+        raise ValueError("division by zero requested")
+    return a / b
+try:
+    safe_div(1, 0)
+except ValueError as e:
+    print("caught:", e)
+try:
+    assert len(r1) == 8, "row count"
+    print("rows ok")
+except AssertionError:
+    print("bad rows")"##,
+        r##"caught: division by zero requested
+rows ok
+"##,
+    ),
+];
+
+fn calculator() -> Calculator {
+    Calculator::new(env!("CARGO_BIN_EXE_adbench-calculator"), Vec::<String>::new())
+}
+
+#[test]
+fn snippets_print_exactly_what_cpython_prints() {
+    assert!(CASES.len() >= 50, "the corpus must stay at 50 snippets or more");
+    let calc = calculator();
+    let mut mismatches = Vec::new();
+    for (name, code, expected) in CASES {
+        let reply = calc.run_request(&Request {
+            code: code.to_string(),
+            variables: vec![("r1".into(), R1.into()), ("r2".into(), R2.into())],
+        });
+        if reply.error.is_some() || reply.output != *expected {
+            mismatches.push(format!(
+                "{name}:\n--- expected\n{expected}--- got\n{}\n--- error {:?}",
+                reply.output, reply.error
+            ));
+        }
+    }
+    assert!(mismatches.is_empty(), "{} of {} snippets differ:\n{}", mismatches.len(), CASES.len(), mismatches.join("\n"));
+}
+
+#[test]
+fn a_run_is_deterministic() {
+    let calc = calculator();
+    let request = Request {
+        code: CASES.iter().map(|(_, code, _)| *code).take(12).collect::<Vec<_>>().join("\n"),
+        variables: vec![("r1".into(), R1.into()), ("r2".into(), R2.into())],
+    };
+    let first = calc.run_request(&request);
+    assert!(first.error.is_none(), "{:?}", first.error);
+    assert!(first.output.lines().count() > 20);
+    for _ in 0..3 {
+        assert_eq!(calc.run_request(&request), first);
+    }
+}
