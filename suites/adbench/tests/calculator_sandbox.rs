@@ -7,7 +7,10 @@ use std::time::{Duration, Instant};
 use adfarm_adbench::calculator::{Calculator, ErrorKind, Reply, Request, OUTPUT_LIMIT};
 
 fn calculator() -> Calculator {
-    Calculator::new(env!("CARGO_BIN_EXE_adbench-calculator"), Vec::<String>::new())
+    Calculator::new(
+        env!("CARGO_BIN_EXE_adbench-calculator"),
+        Vec::<String>::new(),
+    )
 }
 
 fn run(calc: &Calculator, code: &str) -> Reply {
@@ -19,13 +22,20 @@ fn run(calc: &Calculator, code: &str) -> Reply {
 
 /// After any failure the next, ordinary snippet must still get its answer.
 fn assert_still_serving(calc: &Calculator) {
-    let reply = run(calc, "xs = [3, 4]\nprint(sum(x * x for x in xs) ** 0.5, f'{2/3:.3f}')");
+    let reply = run(
+        calc,
+        "xs = [3, 4]\nprint(sum(x * x for x in xs) ** 0.5, f'{2/3:.3f}')",
+    );
     assert_eq!(reply.error, None);
     assert_eq!(reply.output, "5.0 0.667\n");
 }
 
 fn error_kind(reply: &Reply) -> ErrorKind {
-    reply.error.as_ref().map(|e| e.kind).unwrap_or_else(|| panic!("expected an error, got output {:?}", reply.output))
+    reply
+        .error
+        .as_ref()
+        .map(|e| e.kind)
+        .unwrap_or_else(|| panic!("expected an error, got output {:?}", reply.output))
 }
 
 #[test]
@@ -48,8 +58,14 @@ fn file_network_process_and_dynamic_imports_are_refused_by_name() {
         let reply = run(&calc, code);
         assert_eq!(error_kind(&reply), ErrorKind::Refused, "{code}");
         let message = &reply.error.as_ref().expect("an error").message;
-        assert!(message.contains(&format!("`{name}`")), "{code}: message {message:?} should name `{name}`");
-        assert_eq!(reply.output, "", "{code}: nothing may run before a refusal at parse time");
+        assert!(
+            message.contains(&format!("`{name}`")),
+            "{code}: message {message:?} should name `{name}`"
+        );
+        assert_eq!(
+            reply.output, "",
+            "{code}: nothing may run before a refusal at parse time"
+        );
         assert_still_serving(&calc);
     }
 }
@@ -60,7 +76,9 @@ fn a_refused_name_is_reported_where_it_is_reached() {
     let reply = run(&calc, "print('before')\nopen('x')");
     assert_eq!(error_kind(&reply), ErrorKind::Refused);
     assert_eq!(reply.output, "before\n");
-    assert!(reply.to_text().ends_with("[refused] `open` is not available: the calculator has no file access"));
+    assert!(reply
+        .to_text()
+        .ends_with("[refused] `open` is not available: the calculator has no file access"));
 }
 
 #[test]
@@ -83,7 +101,10 @@ fn a_silent_child_is_killed_at_the_wall_clock() {
     let reply = run(&sleeper, "print(1)");
     let took = started.elapsed();
     assert_eq!(error_kind(&reply), ErrorKind::Timeout);
-    assert!(took >= Duration::from_secs(5) && took < Duration::from_secs(7), "took {took:?}");
+    assert!(
+        took >= Duration::from_secs(5) && took < Duration::from_secs(7),
+        "took {took:?}"
+    );
 }
 
 #[test]
@@ -112,7 +133,11 @@ fn output_past_16_kib_is_cut_with_a_marker() {
     let full: String = (0..100000).map(|i| format!("row {i}\n")).collect();
     assert!(full.starts_with(&reply.output));
     let text = reply.to_text();
-    assert!(text.contains("[output cut] output passed 16 KiB"), "{}", &text[text.len() - 200..]);
+    assert!(
+        text.contains("[output cut] output passed 16 KiB"),
+        "{}",
+        &text[text.len() - 200..]
+    );
     assert_still_serving(&calc);
 }
 
@@ -122,11 +147,18 @@ fn runtime_errors_name_the_exception_and_line_and_keep_earlier_output() {
     let reply = run(&calc, "print('partial')\nrows = {'a': 1}\nx = rows['b']");
     assert_eq!(error_kind(&reply), ErrorKind::Runtime);
     assert_eq!(reply.output, "partial\n");
-    assert_eq!(reply.error.expect("an error").message, "KeyError: 'b' (line 3)");
+    assert_eq!(
+        reply.error.expect("an error").message,
+        "KeyError: 'b' (line 3)"
+    );
 
     let reply = run(&calc, "def f(n):\n    return f(n + 1)\nf(0)");
     assert_eq!(error_kind(&reply), ErrorKind::Runtime);
-    assert!(reply.error.expect("an error").message.starts_with("RecursionError"));
+    assert!(reply
+        .error
+        .expect("an error")
+        .message
+        .starts_with("RecursionError"));
 
     let reply = run(&calc, "print(2 ** 64)");
     assert_eq!(error_kind(&reply), ErrorKind::Runtime);
@@ -140,7 +172,10 @@ fn syntax_errors_say_where() {
     let reply = run(&calc, "x = 1\nif x > 0\n    print(x)");
     assert_eq!(error_kind(&reply), ErrorKind::Syntax);
     let message = reply.error.expect("an error").message;
-    assert!(message.starts_with("SyntaxError: line 2: expected `:`"), "{message}");
+    assert!(
+        message.starts_with("SyntaxError: line 2: expected `:`"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -149,13 +184,22 @@ fn tool_results_are_variables_with_their_key_order() {
     let reply = calc.run(
         "print(r1)\nprint(r2[0]['name'], len(r2), r2[1]['spend'] * 2)",
         &[
-            ("r1".to_string(), serde_json::json!({"zeta": 1, "alpha": [1.5, null, true, "s"]})),
-            ("r2".to_string(), serde_json::json!([{"name": "x"}, {"spend": 2.25}])),
+            (
+                "r1".to_string(),
+                serde_json::json!({"zeta": 1, "alpha": [1.5, null, true, "s"]}),
+            ),
+            (
+                "r2".to_string(),
+                serde_json::json!([{"name": "x"}, {"spend": 2.25}]),
+            ),
         ],
     );
     assert_eq!(reply.error, None);
     // serde_json::Value sorts keys; JSON text given directly keeps its order.
-    assert_eq!(reply.output, "{'alpha': [1.5, None, True, 's'], 'zeta': 1}\nx 2 4.5\n");
+    assert_eq!(
+        reply.output,
+        "{'alpha': [1.5, None, True, 's'], 'zeta': 1}\nx 2 4.5\n"
+    );
     let reply = calc.run_request(&Request {
         code: "print(list(r1), r1['b'][-1])".into(),
         variables: vec![("r1".into(), r#"{"b": [1, 2, 3], "a": 0}"#.into())],

@@ -14,15 +14,56 @@ use super::ops;
 use super::value::{compare, equals, range_len, Dict, Key, Module, Value, ViewKind};
 
 const FUNCTIONS: &[&str] = &[
-    "print", "len", "range", "abs", "round", "sum", "min", "max", "sorted", "reversed", "enumerate",
-    "zip", "map", "filter", "any", "all", "isinstance", "type", "divmod", "pow", "chr", "ord", "repr",
-    "format", "hex", "bin", "oct", "callable",
+    "print",
+    "len",
+    "range",
+    "abs",
+    "round",
+    "sum",
+    "min",
+    "max",
+    "sorted",
+    "reversed",
+    "enumerate",
+    "zip",
+    "map",
+    "filter",
+    "any",
+    "all",
+    "isinstance",
+    "type",
+    "divmod",
+    "pow",
+    "chr",
+    "ord",
+    "repr",
+    "format",
+    "hex",
+    "bin",
+    "oct",
+    "callable",
 ];
 
 /// Types that are also conversion functions, plus the names `type()` returns.
 const TYPES: &[&str] = &[
-    "int", "float", "str", "bool", "list", "tuple", "dict", "set", "frozenset", "NoneType", "range",
-    "function", "module", "type", "slice", "dict_keys", "dict_values", "dict_items",
+    "int",
+    "float",
+    "str",
+    "bool",
+    "list",
+    "tuple",
+    "dict",
+    "set",
+    "frozenset",
+    "NoneType",
+    "range",
+    "function",
+    "module",
+    "type",
+    "slice",
+    "dict_keys",
+    "dict_values",
+    "dict_items",
     "builtin_function_or_method",
 ];
 
@@ -30,7 +71,10 @@ const TYPES: &[&str] = &[
 const REFUSED: &[(&str, &str)] = &[
     ("open", "the calculator has no file access"),
     ("input", "the calculator has no input"),
-    ("__import__", "only `import math` and `import statistics` are allowed"),
+    (
+        "__import__",
+        "only `import math` and `import statistics` are allowed",
+    ),
     ("exec", "the calculator does not run generated code"),
     ("eval", "the calculator does not run generated code"),
     ("compile", "the calculator does not run generated code"),
@@ -56,7 +100,10 @@ const REFUSED: &[(&str, &str)] = &[
     ("memoryview", "byte buffers are not supported"),
     ("bytes", "byte strings are not supported"),
     ("bytearray", "byte strings are not supported"),
-    ("__builtins__", "the calculator does not expose its namespaces"),
+    (
+        "__builtins__",
+        "the calculator does not expose its namespaces",
+    ),
 ];
 
 pub fn is_type_name(name: &str) -> bool {
@@ -65,7 +112,11 @@ pub fn is_type_name(name: &str) -> bool {
 
 /// Resolves a name no variable defines.
 pub fn lookup(name: &str) -> Result<Value, Raised> {
-    if let Some(f) = FUNCTIONS.iter().chain(TYPES[..9].iter()).find(|f| **f == name) {
+    if let Some(f) = FUNCTIONS
+        .iter()
+        .chain(TYPES[..9].iter())
+        .find(|f| **f == name)
+    {
         return Ok(Value::Builtin(f));
     }
     if let Some(c) = EXCEPTION_CLASSES.iter().find(|c| **c == name) {
@@ -74,25 +125,83 @@ pub fn lookup(name: &str) -> Result<Value, Raised> {
     if let Some((n, why)) = REFUSED.iter().find(|(n, _)| *n == name) {
         return Err(Raised::refused(format!("`{n}` is not available: {why}")));
     }
-    Err(Raised::exc("NameError", format!("name '{name}' is not defined")))
+    Err(Raised::exc(
+        "NameError",
+        format!("name '{name}' is not defined"),
+    ))
 }
 
 const STR_METHODS: &[&str] = &[
-    "upper", "lower", "strip", "lstrip", "rstrip", "split", "rsplit", "join", "replace", "startswith",
-    "endswith", "find", "rfind", "index", "rindex", "count", "format", "title", "capitalize",
-    "isdigit", "isalpha", "isnumeric", "isdecimal", "isalnum", "isspace", "isupper", "islower",
-    "ljust", "rjust", "center", "zfill", "splitlines", "partition", "rpartition", "swapcase",
-    "casefold", "removeprefix", "removesuffix",
+    "upper",
+    "lower",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "split",
+    "rsplit",
+    "join",
+    "replace",
+    "startswith",
+    "endswith",
+    "find",
+    "rfind",
+    "index",
+    "rindex",
+    "count",
+    "format",
+    "title",
+    "capitalize",
+    "isdigit",
+    "isalpha",
+    "isnumeric",
+    "isdecimal",
+    "isalnum",
+    "isspace",
+    "isupper",
+    "islower",
+    "ljust",
+    "rjust",
+    "center",
+    "zfill",
+    "splitlines",
+    "partition",
+    "rpartition",
+    "swapcase",
+    "casefold",
+    "removeprefix",
+    "removesuffix",
 ];
 const LIST_METHODS: &[&str] = &[
-    "append", "extend", "insert", "pop", "remove", "index", "count", "sort", "reverse", "copy", "clear",
+    "append", "extend", "insert", "pop", "remove", "index", "count", "sort", "reverse", "copy",
+    "clear",
 ];
 const DICT_METHODS: &[&str] = &[
-    "get", "keys", "values", "items", "setdefault", "pop", "update", "copy", "clear", "popitem",
+    "get",
+    "keys",
+    "values",
+    "items",
+    "setdefault",
+    "pop",
+    "update",
+    "copy",
+    "clear",
+    "popitem",
 ];
 const SET_METHODS: &[&str] = &[
-    "add", "remove", "discard", "union", "intersection", "difference", "symmetric_difference",
-    "update", "issubset", "issuperset", "isdisjoint", "copy", "clear", "pop",
+    "add",
+    "remove",
+    "discard",
+    "union",
+    "intersection",
+    "difference",
+    "symmetric_difference",
+    "update",
+    "issubset",
+    "issuperset",
+    "isdisjoint",
+    "copy",
+    "clear",
+    "pop",
 ];
 const TUPLE_METHODS: &[&str] = &["index", "count"];
 
@@ -158,7 +267,11 @@ pub struct Kwargs {
 }
 
 impl Kwargs {
-    pub fn new(fname: &str, items: Vec<(String, Value)>, allowed: &[&str]) -> Result<Kwargs, Raised> {
+    pub fn new(
+        fname: &str,
+        items: Vec<(String, Value)>,
+        allowed: &[&str],
+    ) -> Result<Kwargs, Raised> {
         if let Some((bad, _)) = items.iter().find(|(k, _)| !allowed.contains(&k.as_str())) {
             return Err(Raised::type_error(format!(
                 "{fname}() got an unexpected keyword argument '{bad}'"
@@ -217,13 +330,21 @@ fn to_int(v: &Value, what: &str) -> Result<i64, Raised> {
 }
 
 /// Sorts stably with a fallible comparison, keeping the first error.
-pub fn sort_values(items: &mut [Value], keys: Option<Vec<Value>>, reverse: bool) -> Result<(), Raised> {
+pub fn sort_values(
+    items: &mut [Value],
+    keys: Option<Vec<Value>>,
+    reverse: bool,
+) -> Result<(), Raised> {
     let mut error: Option<Raised> = None;
     let mut cmp = |a: &Value, b: &Value| -> Ordering {
         if error.is_some() {
             return Ordering::Equal;
         }
-        let r = if reverse { compare(b, a) } else { compare(a, b) };
+        let r = if reverse {
+            compare(b, a)
+        } else {
+            compare(a, b)
+        };
         r.unwrap_or_else(|e| {
             error = Some(e);
             Ordering::Equal
@@ -232,7 +353,8 @@ pub fn sort_values(items: &mut [Value], keys: Option<Vec<Value>>, reverse: bool)
     match keys {
         None => items.sort_by(&mut cmp),
         Some(keys) => {
-            let mut pairs: Vec<(Value, Value)> = keys.into_iter().zip(items.iter().cloned()).collect();
+            let mut pairs: Vec<(Value, Value)> =
+                keys.into_iter().zip(items.iter().cloned()).collect();
             pairs.sort_by(|a, b| cmp(&a.0, &b.0));
             for (slot, (_, v)) in items.iter_mut().zip(pairs) {
                 *slot = v;
@@ -245,7 +367,11 @@ pub fn sort_values(items: &mut [Value], keys: Option<Vec<Value>>, reverse: bool)
     }
 }
 
-fn apply_key(interp: &mut Interp, key: &Option<Value>, items: &[Value]) -> Result<Option<Vec<Value>>, Raised> {
+fn apply_key(
+    interp: &mut Interp,
+    key: &Option<Value>,
+    items: &[Value],
+) -> Result<Option<Vec<Value>>, Raised> {
     match key {
         None | Some(Value::None) => Ok(None),
         Some(f) => {
@@ -258,23 +384,37 @@ fn apply_key(interp: &mut Interp, key: &Option<Value>, items: &[Value]) -> Resul
     }
 }
 
-fn min_max(interp: &mut Interp, name: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Result<Value, Raised> {
+fn min_max(
+    interp: &mut Interp,
+    name: &str,
+    args: Vec<Value>,
+    kwargs: Vec<(String, Value)>,
+) -> Result<Value, Raised> {
     let mut kw = Kwargs::new(name, kwargs, &["key", "default"])?;
     let key = kw.take("key");
     let default = kw.take("default");
     let items = match args.len() {
-        0 => return Err(Raised::type_error(format!("{name} expected at least 1 argument, got 0"))),
+        0 => {
+            return Err(Raised::type_error(format!(
+                "{name} expected at least 1 argument, got 0"
+            )))
+        }
         1 => ops::iterate(&args[0])?,
         _ => args,
     };
     if items.is_empty() {
-        return default.ok_or_else(|| Raised::value_error(format!("{name}() arg is an empty sequence")));
+        return default
+            .ok_or_else(|| Raised::value_error(format!("{name}() arg is an empty sequence")));
     }
     let keys = apply_key(interp, &key, &items)?.unwrap_or_else(|| items.clone());
     let mut best = 0;
     for i in 1..items.len() {
         let ord = compare(&keys[i], &keys[best])?;
-        let better = if name == "max" { ord == Ordering::Greater } else { ord == Ordering::Less };
+        let better = if name == "max" {
+            ord == Ordering::Greater
+        } else {
+            ord == Ordering::Less
+        };
         if better {
             best = i;
         }
@@ -289,16 +429,7 @@ pub fn round(x: &Value, ndigits: Option<&Value>) -> Result<Value, Raised> {
         Some(v) => Some(to_int(v, "round() ndigits")?),
     };
     match (x, nd) {
-        (Value::Float(f), None) => {
-            if f.is_nan() {
-                return Err(Raised::value_error("cannot convert float NaN to integer"));
-            }
-            let r = f.round_ties_even();
-            if !r.is_finite() || r.abs() >= 9.223_372_036_854_775_807e18 {
-                return Err(Raised::exc("OverflowError", "cannot convert float infinity to integer"));
-            }
-            Ok(Value::Int(r as i64))
-        }
+        (Value::Float(f), None) => Ok(Value::Int(ops::float_to_int(f.round_ties_even())?)),
         (Value::Float(f), Some(n)) => {
             if !f.is_finite() || n > 323 {
                 return Ok(Value::Float(*f));
@@ -323,8 +454,14 @@ pub fn round(x: &Value, ndigits: Option<&Value>) -> Result<Value, Raised> {
                     let p = 10i64.pow((-n) as u32);
                     let (q, r) = (i.div_euclid(p), i.rem_euclid(p));
                     let half = p / 2;
-                    let q = if r > half || (r == half && q % 2 != 0) { q + 1 } else { q };
-                    Ok(Value::Int(q.checked_mul(p).ok_or_else(|| Raised::exc("OverflowError", "integer too large"))?))
+                    let q = if r > half || (r == half && q % 2 != 0) {
+                        q + 1
+                    } else {
+                        q
+                    };
+                    Ok(Value::Int(q.checked_mul(p).ok_or_else(|| {
+                        Raised::exc("OverflowError", "integer too large")
+                    })?))
                 }
                 _ => Ok(Value::Int(i)),
             }
@@ -348,7 +485,11 @@ pub fn parse_int(text: &str, base: u32) -> Result<i64, Raised> {
         Some(rest) => (true, rest),
         None => (false, t.strip_prefix('+').unwrap_or(t)),
     };
-    if digits.is_empty() || digits.starts_with('_') || digits.ends_with('_') || digits.contains("__") {
+    if digits.is_empty()
+        || digits.starts_with('_')
+        || digits.ends_with('_')
+        || digits.contains("__")
+    {
         return Err(bad());
     }
     let clean: String = digits.chars().filter(|c| *c != '_').collect();
@@ -368,7 +509,8 @@ pub fn parse_float(text: &str) -> Result<f64, Raised> {
         return Ok(if lower.starts_with('-') { -v } else { v });
     }
     let valid = !t.is_empty()
-        && t.chars().all(|c| c.is_ascii_digit() || "+-.eE_".contains(c))
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || "+-.eE_".contains(c))
         && !t.contains("__");
     let clean: String = t.chars().filter(|c| *c != '_').collect();
     match clean.parse::<f64>() {
@@ -402,7 +544,10 @@ fn dict_from(v: &Value) -> Result<Dict, Raised> {
             )));
         }
         let mut pair = pair.into_iter();
-        let (k, val) = (pair.next().unwrap_or(Value::None), pair.next().unwrap_or(Value::None));
+        let (k, val) = (
+            pair.next().unwrap_or(Value::None),
+            pair.next().unwrap_or(Value::None),
+        );
         ops::dict_insert(&mut d, k, val)?;
     }
     Ok(d)
@@ -432,7 +577,12 @@ fn is_instance(v: &Value, class: &Value) -> Result<bool, Raised> {
     })
 }
 
-pub fn call(interp: &mut Interp, name: &'static str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Result<Value, Raised> {
+pub fn call(
+    interp: &mut Interp,
+    name: &'static str,
+    args: Vec<Value>,
+    kwargs: Vec<(String, Value)>,
+) -> Result<Value, Raised> {
     if let Some(f) = name.strip_prefix("math.") {
         Kwargs::new(name, kwargs.clone(), &["rel_tol", "abs_tol", "start"])?;
         return modules::call_math(f, args, kwargs);
@@ -475,17 +625,19 @@ pub fn call(interp: &mut Interp, name: &'static str, args: Vec<Value>, kwargs: V
         "round" => &["ndigits"],
         "int" => &["base"],
         "zip" => &["strict"],
-        "dict" => return {
-            let mut d = match args.as_slice() {
-                [] => Dict::new(),
-                [one] => dict_from(one)?,
-                _ => return Err(Raised::type_error("dict expected at most 1 argument")),
-            };
-            for (k, v) in kwargs {
-                ops::dict_insert(&mut d, Value::str(&k), v)?;
+        "dict" => {
+            return {
+                let mut d = match args.as_slice() {
+                    [] => Dict::new(),
+                    [one] => dict_from(one)?,
+                    _ => return Err(Raised::type_error("dict expected at most 1 argument")),
+                };
+                for (k, v) in kwargs {
+                    ops::dict_insert(&mut d, Value::str(&k), v)?;
+                }
+                Ok(Value::dict(d))
             }
-            Ok(Value::dict(d))
-        },
+        }
         _ => &[],
     };
     let mut kw = Kwargs::new(name, kwargs, kw_allowed)?;
@@ -510,7 +662,10 @@ pub fn call(interp: &mut Interp, name: &'static str, args: Vec<Value>, kwargs: V
         }
         "range" => {
             arity(name, &args, 1, 3)?;
-            let ints: Vec<i64> = args.iter().map(|a| to_int(a, "range")).collect::<Result<_, _>>()?;
+            let ints: Vec<i64> = args
+                .iter()
+                .map(|a| to_int(a, "range"))
+                .collect::<Result<_, _>>()?;
             let (start, stop, step) = match ints.as_slice() {
                 [stop] => (0, *stop, 1),
                 [start, stop] => (*start, *stop, 1),
@@ -547,9 +702,15 @@ pub fn call(interp: &mut Interp, name: &'static str, args: Vec<Value>, kwargs: V
         }
         "sum" => {
             arity(name, &args, 1, 2)?;
-            let mut total = args.get(1).cloned().or_else(|| kw.take("start")).unwrap_or(Value::Int(0));
+            let mut total = args
+                .get(1)
+                .cloned()
+                .or_else(|| kw.take("start"))
+                .unwrap_or(Value::Int(0));
             if matches!(total, Value::Str(_)) {
-                return Err(Raised::type_error("sum() can't sum strings [use ''.join(seq) instead]"));
+                return Err(Raised::type_error(
+                    "sum() can't sum strings [use ''.join(seq) instead]",
+                ));
             }
             for item in ops::iterate(&args[0])? {
                 total = ops::binary(super::ast::BinOp::Add, &total, &item)?;
@@ -594,19 +755,34 @@ pub fn call(interp: &mut Interp, name: &'static str, args: Vec<Value>, kwargs: V
             let lists: Vec<Vec<Value>> = args.iter().map(ops::iterate).collect::<Result<_, _>>()?;
             let n = lists.iter().map(Vec::len).min().unwrap_or(0);
             if strict && lists.iter().any(|l| l.len() != n) {
-                return Err(Raised::value_error("zip() arguments have different lengths"));
+                return Err(Raised::value_error(
+                    "zip() arguments have different lengths",
+                ));
             }
-            Value::list((0..n).map(|i| Value::tuple(lists.iter().map(|l| l[i].clone()).collect())).collect())
+            Value::list(
+                (0..n)
+                    .map(|i| Value::tuple(lists.iter().map(|l| l[i].clone()).collect()))
+                    .collect(),
+            )
         }
         "map" => {
             if args.len() < 2 {
-                return Err(Raised::type_error("map() must have at least two arguments."));
+                return Err(Raised::type_error(
+                    "map() must have at least two arguments.",
+                ));
             }
-            let lists: Vec<Vec<Value>> = args[1..].iter().map(ops::iterate).collect::<Result<_, _>>()?;
+            let lists: Vec<Vec<Value>> = args[1..]
+                .iter()
+                .map(ops::iterate)
+                .collect::<Result<_, _>>()?;
             let n = lists.iter().map(Vec::len).min().unwrap_or(0);
             let mut out = Vec::with_capacity(n);
             for i in 0..n {
-                out.push(interp.call(&args[0], lists.iter().map(|l| l[i].clone()).collect(), Vec::new())?);
+                out.push(interp.call(
+                    &args[0],
+                    lists.iter().map(|l| l[i].clone()).collect(),
+                    Vec::new(),
+                )?);
             }
             Value::list(out)
         }
@@ -652,16 +828,23 @@ pub fn call(interp: &mut Interp, name: &'static str, args: Vec<Value>, kwargs: V
         "pow" => {
             arity(name, &args, 2, 3)?;
             match args.get(2) {
-                None | Some(Value::None) => ops::binary(super::ast::BinOp::Pow, &args[0], &args[1])?,
+                None | Some(Value::None) => {
+                    ops::binary(super::ast::BinOp::Pow, &args[0], &args[1])?
+                }
                 Some(m) => {
-                    let (b, e, m) = (to_int(&args[0], "pow")?, to_int(&args[1], "pow")?, to_int(m, "pow")?);
+                    let (b, e, m) = (
+                        to_int(&args[0], "pow")?,
+                        to_int(&args[1], "pow")?,
+                        to_int(m, "pow")?,
+                    );
                     if m == 0 {
                         return Err(Raised::value_error("pow() 3rd argument cannot be 0"));
                     }
                     if e < 0 {
                         return Err(Raised::value_error("pow() negative exponent with modulus is not supported by the calculator"));
                     }
-                    let (mut result, mut base, mut exp, m128) = (1i128, (b as i128).rem_euclid(m as i128), e, m as i128);
+                    let (mut result, mut base, mut exp, m128) =
+                        (1i128, (b as i128).rem_euclid(m as i128), e, m as i128);
                     while exp > 0 {
                         if exp & 1 == 1 {
                             result = (result * base).rem_euclid(m128);
@@ -687,7 +870,9 @@ pub fn call(interp: &mut Interp, name: &'static str, args: Vec<Value>, kwargs: V
         "ord" => {
             arity(name, &args, 1, 1)?;
             match &args[0] {
-                Value::Str(s) if s.chars().count() == 1 => Value::Int(s.chars().next().map_or(0, |c| c as i64)),
+                Value::Str(s) if s.chars().count() == 1 => {
+                    Value::Int(s.chars().next().map_or(0, |c| c as i64))
+                }
                 Value::Str(s) => {
                     return Err(Raised::type_error(format!(
                         "ord() expected a character, but string of length {} found",
@@ -745,20 +930,14 @@ pub fn call(interp: &mut Interp, name: &'static str, args: Vec<Value>, kwargs: V
                 (Some(Value::Str(s)), Some(b)) => {
                     let b = to_int(&b, "int base")?;
                     if !(2..=36).contains(&b) {
-                        return Err(Raised::value_error("int() base must be >= 2 and <= 36, or 0"));
+                        return Err(Raised::value_error(
+                            "int() base must be >= 2 and <= 36, or 0",
+                        ));
                     }
                     Value::Int(parse_int(s, b as u32)?)
                 }
                 (Some(Value::Str(s)), None) => Value::Int(parse_int(s, 10)?),
-                (Some(Value::Float(f)), None) => {
-                    if f.is_nan() {
-                        return Err(Raised::value_error("cannot convert float NaN to integer"));
-                    }
-                    if !f.is_finite() || f.abs() >= 9.223_372_036_854_775_807e18 {
-                        return Err(Raised::exc("OverflowError", "cannot convert float infinity to integer"));
-                    }
-                    Value::Int(f.trunc() as i64)
-                }
+                (Some(Value::Float(f)), None) => Value::Int(ops::float_to_int(*f)?),
                 (Some(v), None) if v.as_int().is_some() => Value::Int(v.as_int().unwrap_or(0)),
                 (Some(v), _) => {
                     return Err(Raised::type_error(format!(
@@ -812,7 +991,9 @@ pub fn call(interp: &mut Interp, name: &'static str, args: Vec<Value>, kwargs: V
             })?
         }
         other => {
-            return Err(Raised::type_error(format!("cannot create '{other}' instances")));
+            return Err(Raised::type_error(format!(
+                "cannot create '{other}' instances"
+            )));
         }
     })
 }
@@ -833,7 +1014,11 @@ fn pad_str(s: &str, width: &Value, fill: Option<&str>, how: char) -> Result<Valu
     let fill = match fill {
         None => ' ',
         Some(f) if f.chars().count() == 1 => f.chars().next().unwrap_or(' '),
-        Some(_) => return Err(Raised::type_error("The fill character must be exactly one character long")),
+        Some(_) => {
+            return Err(Raised::type_error(
+                "The fill character must be exactly one character long",
+            ))
+        }
     };
     let n = s.chars().count();
     if n >= width {
@@ -869,7 +1054,13 @@ fn split_whitespace(s: &str, maxsplit: i64) -> Vec<Value> {
 }
 
 fn prefix_match(s: &str, arg: &Value, method: &str, starts: bool) -> Result<bool, Raised> {
-    let test = |p: &str| if starts { s.starts_with(p) } else { s.ends_with(p) };
+    let test = |p: &str| {
+        if starts {
+            s.starts_with(p)
+        } else {
+            s.ends_with(p)
+        }
+    };
     match arg {
         Value::Str(p) => Ok(test(p)),
         Value::Tuple(options) => {
@@ -895,14 +1086,23 @@ fn prefix_match(s: &str, arg: &Value, method: &str, starts: bool) -> Result<bool
 }
 
 fn char_find(s: &str, sub: &str, from_right: bool) -> i64 {
-    let found = if from_right { s.rfind(sub) } else { s.find(sub) };
+    let found = if from_right {
+        s.rfind(sub)
+    } else {
+        s.find(sub)
+    };
     match found {
         Some(byte) => s[..byte].chars().count() as i64,
         None => -1,
     }
 }
 
-fn str_method(s: &str, name: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Result<Value, Raised> {
+fn str_method(
+    s: &str,
+    name: &str,
+    args: Vec<Value>,
+    kwargs: Vec<(String, Value)>,
+) -> Result<Value, Raised> {
     if name == "format" {
         return Ok(Value::str(&str_format(s, &args, &kwargs)?));
     }
@@ -912,7 +1112,13 @@ fn str_method(s: &str, name: &str, args: Vec<Value>, kwargs: Vec<(String, Value)
         "lower" | "casefold" => Value::str(&s.to_lowercase()),
         "swapcase" => Value::str(
             &s.chars()
-                .map(|c| if c.is_uppercase() { c.to_lowercase().collect::<String>() } else { c.to_uppercase().collect() })
+                .map(|c| {
+                    if c.is_uppercase() {
+                        c.to_lowercase().collect::<String>()
+                    } else {
+                        c.to_uppercase().collect()
+                    }
+                })
                 .collect::<String>(),
         ),
         "strip" | "lstrip" | "rstrip" => {
@@ -954,7 +1160,8 @@ fn str_method(s: &str, name: &str, args: Vec<Value>, kwargs: Vec<(String, Value)
                     } else if name == "split" {
                         s.splitn(maxsplit as usize + 1, sep.as_str()).collect()
                     } else {
-                        let mut v: Vec<&str> = s.rsplitn(maxsplit as usize + 1, sep.as_str()).collect();
+                        let mut v: Vec<&str> =
+                            s.rsplitn(maxsplit as usize + 1, sep.as_str()).collect();
                         v.reverse();
                         v
                     };
@@ -964,13 +1171,26 @@ fn str_method(s: &str, name: &str, args: Vec<Value>, kwargs: Vec<(String, Value)
             Value::list(parts)
         }
         "splitlines" => {
-            let keep = kw.take("keepends").or_else(|| args.first().cloned()).is_some_and(|v| v.truthy());
+            let keep = kw
+                .take("keepends")
+                .or_else(|| args.first().cloned())
+                .is_some_and(|v| v.truthy());
             let mut out = Vec::new();
             let mut rest = s;
             while !rest.is_empty() {
                 let end = rest.find(['\n', '\r']).unwrap_or(rest.len());
-                let nl = if rest[end..].starts_with("\r\n") { 2 } else if end < rest.len() { 1 } else { 0 };
-                out.push(Value::str(if keep { &rest[..end + nl] } else { &rest[..end] }));
+                let nl = if rest[end..].starts_with("\r\n") {
+                    2
+                } else if end < rest.len() {
+                    1
+                } else {
+                    0
+                };
+                out.push(Value::str(if keep {
+                    &rest[..end + nl]
+                } else {
+                    &rest[..end]
+                }));
                 rest = &rest[end + nl..];
             }
             Value::list(out)
@@ -999,7 +1219,9 @@ fn str_method(s: &str, name: &str, args: Vec<Value>, kwargs: Vec<(String, Value)
             let old = str_arg(&args, 0, name)?.unwrap_or_default();
             let new = str_arg(&args, 1, name)?.unwrap_or_default();
             match args.get(2) {
-                Some(n) if to_int(n, "count")? >= 0 => Value::str(&s.replacen(old, new, to_int(n, "count")? as usize)),
+                Some(n) if to_int(n, "count")? >= 0 => {
+                    Value::str(&s.replacen(old, new, to_int(n, "count")? as usize))
+                }
                 _ => Value::str(&s.replace(old, new)),
             }
         }
@@ -1011,7 +1233,11 @@ fn str_method(s: &str, name: &str, args: Vec<Value>, kwargs: Vec<(String, Value)
             arity(name, &args, 1, 1)?;
             let sub = str_arg(&args, 0, name)?.unwrap_or_default();
             if name == "count" {
-                let n = if sub.is_empty() { s.chars().count() + 1 } else { s.matches(sub).count() };
+                let n = if sub.is_empty() {
+                    s.chars().count() + 1
+                } else {
+                    s.matches(sub).count()
+                };
                 return Ok(Value::Int(n as i64));
             }
             let pos = char_find(s, sub, name.starts_with('r'));
@@ -1041,17 +1267,26 @@ fn str_method(s: &str, name: &str, args: Vec<Value>, kwargs: Vec<(String, Value)
         "capitalize" => {
             let mut chars = s.chars();
             let out: String = match chars.next() {
-                Some(first) => first.to_uppercase().chain(chars.flat_map(char::to_lowercase)).collect(),
+                Some(first) => first
+                    .to_uppercase()
+                    .chain(chars.flat_map(char::to_lowercase))
+                    .collect(),
                 None => String::new(),
             };
             Value::str(&out)
         }
-        "isdigit" | "isnumeric" | "isdecimal" => Value::Bool(!s.is_empty() && s.chars().all(|c| c.is_numeric())),
+        "isdigit" | "isnumeric" | "isdecimal" => {
+            Value::Bool(!s.is_empty() && s.chars().all(|c| c.is_numeric()))
+        }
         "isalpha" => Value::Bool(!s.is_empty() && s.chars().all(char::is_alphabetic)),
         "isalnum" => Value::Bool(!s.is_empty() && s.chars().all(char::is_alphanumeric)),
         "isspace" => Value::Bool(!s.is_empty() && s.chars().all(char::is_whitespace)),
-        "isupper" => Value::Bool(s.chars().any(char::is_uppercase) && !s.chars().any(char::is_lowercase)),
-        "islower" => Value::Bool(s.chars().any(char::is_lowercase) && !s.chars().any(char::is_uppercase)),
+        "isupper" => {
+            Value::Bool(s.chars().any(char::is_uppercase) && !s.chars().any(char::is_lowercase))
+        }
+        "islower" => {
+            Value::Bool(s.chars().any(char::is_lowercase) && !s.chars().any(char::is_uppercase))
+        }
         "ljust" | "rjust" | "center" => {
             arity(name, &args, 1, 2)?;
             let fill = str_arg(&args, 1, name)?;
@@ -1082,7 +1317,11 @@ fn str_method(s: &str, name: &str, args: Vec<Value>, kwargs: Vec<(String, Value)
             if sep.is_empty() {
                 return Err(Raised::value_error("empty separator"));
             }
-            let found = if name == "partition" { s.split_once(sep) } else { s.rsplit_once(sep) };
+            let found = if name == "partition" {
+                s.split_once(sep)
+            } else {
+                s.rsplit_once(sep)
+            };
             let parts = match (found, name) {
                 (Some((a, b)), _) => [a, sep, b],
                 (None, "partition") => [s, "", ""],
@@ -1100,7 +1339,12 @@ fn str_method(s: &str, name: &str, args: Vec<Value>, kwargs: Vec<(String, Value)
             let p = str_arg(&args, 0, name)?.unwrap_or_default();
             Value::str(s.strip_suffix(p).unwrap_or(s))
         }
-        other => return Err(Raised::exc("AttributeError", format!("'str' object has no attribute '{other}'"))),
+        other => {
+            return Err(Raised::exc(
+                "AttributeError",
+                format!("'str' object has no attribute '{other}'"),
+            ))
+        }
     })
 }
 
@@ -1114,7 +1358,9 @@ pub fn call_method(
     if let Value::Builtin(type_name) = obj {
         let mut args = args.into_iter();
         let Some(receiver) = args.next() else {
-            return Err(Raised::type_error(format!("unbound method {type_name}.{name}() needs an argument")));
+            return Err(Raised::type_error(format!(
+                "unbound method {type_name}.{name}() needs an argument"
+            )));
         };
         if receiver.type_name() != *type_name {
             return Err(Raised::type_error(format!(
@@ -1130,8 +1376,12 @@ pub fn call_method(
         Value::Dict(d) => dict_method(d, name, args, kwargs),
         Value::Set(s) => set_method(s, name, args),
         Value::Tuple(t) => seq_query(t, name, &args, "tuple"),
-        Value::Float(f) if name == "is_integer" => Ok(Value::Bool(f.is_finite() && f.fract() == 0.0)),
-        Value::Int(i) if name == "bit_length" => Ok(Value::Int(64 - i.unsigned_abs().leading_zeros() as i64)),
+        Value::Float(f) if name == "is_integer" => {
+            Ok(Value::Bool(f.is_finite() && f.fract() == 0.0))
+        }
+        Value::Int(i) if name == "bit_length" => {
+            Ok(Value::Int(64 - i.unsigned_abs().leading_zeros() as i64))
+        }
         other => Err(no_attr(other, name)),
     }
 }
@@ -1139,7 +1389,9 @@ pub fn call_method(
 fn seq_query(items: &[Value], name: &str, args: &[Value], kind: &str) -> Result<Value, Raised> {
     arity(name, args, 1, 1)?;
     match name {
-        "count" => Ok(Value::Int(items.iter().filter(|v| equals(v, &args[0])).count() as i64)),
+        "count" => Ok(Value::Int(
+            items.iter().filter(|v| equals(v, &args[0])).count() as i64,
+        )),
         _ => items
             .iter()
             .position(|v| equals(v, &args[0]))
@@ -1155,7 +1407,15 @@ fn list_method(
     args: Vec<Value>,
     kwargs: Vec<(String, Value)>,
 ) -> Result<Value, Raised> {
-    let mut kw = Kwargs::new(name, kwargs, if name == "sort" { &["key", "reverse"] } else { &[] })?;
+    let mut kw = Kwargs::new(
+        name,
+        kwargs,
+        if name == "sort" {
+            &["key", "reverse"]
+        } else {
+            &[]
+        },
+    )?;
     match name {
         "append" => {
             arity(name, &args, 1, 1)?;
@@ -1221,12 +1481,22 @@ fn list_method(
         "reverse" => l.borrow_mut().reverse(),
         "copy" => return Ok(Value::list(l.borrow().clone())),
         "clear" => l.borrow_mut().clear(),
-        other => return Err(Raised::exc("AttributeError", format!("'list' object has no attribute '{other}'"))),
+        other => {
+            return Err(Raised::exc(
+                "AttributeError",
+                format!("'list' object has no attribute '{other}'"),
+            ))
+        }
     }
     Ok(Value::None)
 }
 
-fn dict_method(d: &Rc<RefCell<Dict>>, name: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Result<Value, Raised> {
+fn dict_method(
+    d: &Rc<RefCell<Dict>>,
+    name: &str,
+    args: Vec<Value>,
+    kwargs: Vec<(String, Value)>,
+) -> Result<Value, Raised> {
     if name == "update" {
         arity(name, &args, 0, 1)?;
         let mut new = match args.first() {
@@ -1299,7 +1569,12 @@ fn dict_method(d: &Rc<RefCell<Dict>>, name: &str, args: Vec<Value>, kwargs: Vec<
             d.borrow_mut().clear();
             Value::None
         }
-        other => return Err(Raised::exc("AttributeError", format!("'dict' object has no attribute '{other}'"))),
+        other => {
+            return Err(Raised::exc(
+                "AttributeError",
+                format!("'dict' object has no attribute '{other}'"),
+            ))
+        }
     })
 }
 
@@ -1316,7 +1591,9 @@ fn set_method(s: &Rc<RefCell<Dict>>, name: &str, args: Vec<Value>) -> Result<Val
         "add" => {
             arity(name, &args, 1, 1)?;
             let key = Key::of(&args[0])?;
-            s.borrow_mut().entry(key).or_insert((args[0].clone(), Value::None));
+            s.borrow_mut()
+                .entry(key)
+                .or_insert((args[0].clone(), Value::None));
             Value::None
         }
         "remove" | "discard" => {
@@ -1331,7 +1608,6 @@ fn set_method(s: &Rc<RefCell<Dict>>, name: &str, args: Vec<Value>) -> Result<Val
             let (_, (k, _)) = s
                 .borrow_mut()
                 .shift_remove_index(0)
-                .map(|(key, val)| (key, val))
                 .ok_or_else(|| Raised::exc("KeyError", "'pop from an empty set'"))?;
             k
         }
@@ -1357,10 +1633,20 @@ fn set_method(s: &Rc<RefCell<Dict>>, name: &str, args: Vec<Value>) -> Result<Val
                         }
                         u
                     }
-                    "intersection" => acc.into_iter().filter(|(k, _)| other.contains_key(k)).collect(),
-                    "difference" => acc.into_iter().filter(|(k, _)| !other.contains_key(k)).collect(),
+                    "intersection" => acc
+                        .into_iter()
+                        .filter(|(k, _)| other.contains_key(k))
+                        .collect(),
+                    "difference" => acc
+                        .into_iter()
+                        .filter(|(k, _)| !other.contains_key(k))
+                        .collect(),
                     _ => {
-                        let mut x: Dict = acc.iter().filter(|(k, _)| !other.contains_key(*k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+                        let mut x: Dict = acc
+                            .iter()
+                            .filter(|(k, _)| !other.contains_key(*k))
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect();
                         for (k, v) in other {
                             if !acc.contains_key(&k) {
                                 x.insert(k, v);
@@ -1387,6 +1673,11 @@ fn set_method(s: &Rc<RefCell<Dict>>, name: &str, args: Vec<Value>) -> Result<Val
             s.borrow_mut().clear();
             Value::None
         }
-        other => return Err(Raised::exc("AttributeError", format!("'set' object has no attribute '{other}'"))),
+        other => {
+            return Err(Raised::exc(
+                "AttributeError",
+                format!("'set' object has no attribute '{other}'"),
+            ))
+        }
     })
 }

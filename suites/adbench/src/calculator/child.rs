@@ -51,7 +51,11 @@ pub fn run_stdio() -> ExitCode {
     };
     let text = serde_json::to_string(&reply).unwrap_or_else(|_| "{}".to_string());
     let mut stdout = std::io::stdout().lock();
-    if stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush()).is_err() {
+    if stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+        .is_err()
+    {
         return ExitCode::from(3);
     }
     ExitCode::SUCCESS
@@ -91,11 +95,21 @@ pub fn evaluate(request: &Request) -> Reply {
     let mut interp = Interp::new(OUTPUT_LIMIT);
     for (name, text) in &request.variables {
         if !is_identifier(name) {
-            return failed(ErrorKind::Crashed, format!("variable name {name:?} is not an identifier"), String::new());
+            return failed(
+                ErrorKind::Crashed,
+                format!("variable name {name:?} is not an identifier"),
+                String::new(),
+            );
         }
         match json::parse(text) {
             Ok(v) => interp.set_global(name, v),
-            Err(e) => return failed(ErrorKind::Crashed, format!("variable {name} is not valid JSON: {e}"), String::new()),
+            Err(e) => {
+                return failed(
+                    ErrorKind::Crashed,
+                    format!("variable {name} is not valid JSON: {e}"),
+                    String::new(),
+                )
+            }
         }
     }
     let result = parse_program(&request.code).and_then(|program| interp.run(&program));
@@ -133,6 +147,8 @@ fn failed(kind: ErrorKind, message: String, output: String) -> Reply {
 
 fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }

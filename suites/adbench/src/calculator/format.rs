@@ -17,7 +17,11 @@ pub fn float_repr(x: f64) -> String {
         return if x > 0.0 { "inf".into() } else { "-inf".into() };
     }
     if x == 0.0 {
-        return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+        return if x.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
     }
     // `{:e}` gives the shortest round-trip digits, e.g. "1.2345e-7".
     let sci = format!("{:e}", x.abs());
@@ -29,7 +33,11 @@ pub fn float_repr(x: f64) -> String {
         let n = digits.len() as i32;
         let body = if exp >= 0 {
             if n > exp + 1 {
-                format!("{}.{}", &digits[..(exp + 1) as usize], &digits[(exp + 1) as usize..])
+                format!(
+                    "{}.{}",
+                    &digits[..(exp + 1) as usize],
+                    &digits[(exp + 1) as usize..]
+                )
             } else {
                 format!("{}{}.0", digits, "0".repeat((exp + 1 - n) as usize))
             }
@@ -43,7 +51,11 @@ pub fn float_repr(x: f64) -> String {
         } else {
             digits
         };
-        format!("{sign}{mant}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+        format!(
+            "{sign}{mant}e{}{:02}",
+            if exp < 0 { '-' } else { '+' },
+            exp.abs()
+        )
     }
 }
 
@@ -91,7 +103,11 @@ fn parse_spec(spec: &str) -> Result<Spec, Raised> {
         i += 1;
     }
     if i > start {
-        s.width = chars[start..i].iter().collect::<String>().parse().map_err(|_| bad_spec(spec))?;
+        s.width = chars[start..i]
+            .iter()
+            .collect::<String>()
+            .parse()
+            .map_err(|_| bad_spec(spec))?;
     }
     if i < chars.len() && matches!(chars[i], ',' | '_') {
         s.grouping = Some(chars[i]);
@@ -106,7 +122,13 @@ fn parse_spec(spec: &str) -> Result<Spec, Raised> {
         if i == start {
             return Err(Raised::value_error("Format specifier missing precision"));
         }
-        s.precision = Some(chars[start..i].iter().collect::<String>().parse().map_err(|_| bad_spec(spec))?);
+        s.precision = Some(
+            chars[start..i]
+                .iter()
+                .collect::<String>()
+                .parse()
+                .map_err(|_| bad_spec(spec))?,
+        );
     }
     if i < chars.len() {
         s.kind = Some(chars[i]);
@@ -141,7 +163,9 @@ pub fn format_value(v: &Value, spec: &str) -> Result<String, Raised> {
                 return Err(unknown_code(s.kind.unwrap_or('s'), v));
             }
             if s.sign.is_some() {
-                return Err(Raised::value_error("Sign not allowed in string format specifier"));
+                return Err(Raised::value_error(
+                    "Sign not allowed in string format specifier",
+                ));
             }
             let body: String = match s.precision {
                 Some(p) => text.chars().take(p).collect(),
@@ -157,7 +181,9 @@ pub fn format_value(v: &Value, spec: &str) -> Result<String, Raised> {
                 }
                 None | Some('d' | 'n') => {
                     if s.precision.is_some() {
-                        return Err(Raised::value_error("Precision not allowed in integer format specifier"));
+                        return Err(Raised::value_error(
+                            "Precision not allowed in integer format specifier",
+                        ));
                     }
                     let digits = group(&i.unsigned_abs().to_string(), s.grouping);
                     Ok(pad(&s, sign_of(i < 0, s.sign), &digits, '>'))
@@ -180,7 +206,9 @@ pub fn format_value(v: &Value, spec: &str) -> Result<String, Raised> {
                     let c = u32::try_from(i)
                         .ok()
                         .and_then(char::from_u32)
-                        .ok_or_else(|| Raised::exc("OverflowError", "%c arg not in range(0x110000)"))?;
+                        .ok_or_else(|| {
+                            Raised::exc("OverflowError", "%c arg not in range(0x110000)")
+                        })?;
                     Ok(pad(&s, "", &c.to_string(), '<'))
                 }
                 Some('e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%') => format_float(i as f64, &s),
@@ -213,7 +241,11 @@ fn format_float(x: f64, s: &Spec) -> Result<String, Raised> {
     let upper = matches!(s.kind, Some('E' | 'F' | 'G'));
     let mut body = if !a.is_finite() {
         let t = if a.is_nan() { "nan" } else { "inf" };
-        let t = if s.kind == Some('%') { format!("{t}%") } else { t.to_string() };
+        let t = if s.kind == Some('%') {
+            format!("{t}%")
+        } else {
+            t.to_string()
+        };
         if upper {
             t.to_uppercase()
         } else {
@@ -222,7 +254,10 @@ fn format_float(x: f64, s: &Spec) -> Result<String, Raised> {
     } else {
         match s.kind {
             Some('f' | 'F') => fixed(a, s.precision.unwrap_or(6), s.alternate),
-            Some('%') => format!("{}%", fixed(a * 100.0, s.precision.unwrap_or(6), s.alternate)),
+            Some('%') => format!(
+                "{}%",
+                fixed(a * 100.0, s.precision.unwrap_or(6), s.alternate)
+            ),
             Some('e' | 'E') => sci(a, s.precision.unwrap_or(6), upper, s.alternate),
             Some('g' | 'G') => general(a, s.precision.unwrap_or(6), upper, s.alternate),
             _ => match s.precision {
@@ -240,7 +275,9 @@ fn format_float(x: f64, s: &Spec) -> Result<String, Raised> {
         }
     };
     if s.grouping.is_some() && a.is_finite() {
-        let split = body.find(|c: char| !c.is_ascii_digit()).unwrap_or(body.len());
+        let split = body
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(body.len());
         body = format!("{}{}", group(&body[..split], s.grouping), &body[split..]);
     }
     Ok(pad(s, sign_of(negative, s.sign), &body, '>'))
@@ -263,7 +300,11 @@ fn sci(a: f64, precision: usize, upper: bool, alternate: bool) -> String {
         mant.push('.');
     }
     let e = if upper { 'E' } else { 'e' };
-    format!("{mant}{e}{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+    format!(
+        "{mant}{e}{}{:02}",
+        if exp < 0 { '-' } else { '+' },
+        exp.abs()
+    )
 }
 
 /// The `g` type: fixed or scientific by the exponent after rounding to
@@ -274,7 +315,9 @@ fn general(a: f64, precision: usize, upper: bool, alternate: bool) -> String {
         0
     } else {
         let raw = format!("{:.*e}", p - 1, a);
-        raw.split_once('e').map(|(_, e)| e.parse().unwrap_or(0)).unwrap_or(0)
+        raw.split_once('e')
+            .map(|(_, e)| e.parse().unwrap_or(0))
+            .unwrap_or(0)
     };
     let mut out = if -4 <= exp && exp < p as i32 {
         fixed(a, (p as i32 - 1 - exp) as usize, false)
@@ -308,7 +351,7 @@ fn group(digits: &str, sep: Option<char>) -> String {
     let n = digits.len();
     let mut out = String::with_capacity(n + n / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (n - i) % 3 == 0 {
+        if i > 0 && (n - i).is_multiple_of(3) {
             out.push(sep);
         }
         out.push(c);
@@ -374,7 +417,9 @@ pub fn percent_format(fmt: &str, args: &Value) -> Result<String, Raised> {
                 .position(|c| *c == ')')
                 .ok_or_else(|| Raised::value_error("incomplete format key"))?;
             let key: String = chars[i + 1..i + end].iter().collect();
-            let map = mapping.as_ref().ok_or_else(|| Raised::type_error("format requires a mapping"))?;
+            let map = mapping
+                .as_ref()
+                .ok_or_else(|| Raised::type_error("format requires a mapping"))?;
             let v = map
                 .borrow()
                 .get(&Key::Str(key.as_str().into()))
@@ -460,12 +505,17 @@ pub fn percent_format(fmt: &str, args: &Value) -> Result<String, Raised> {
                 let n = match &v {
                     Value::Float(f) if f.is_finite() => f.trunc() as i64,
                     other => other.as_int().ok_or_else(|| {
-                        Raised::type_error(format!("%{kind} format: a real number is required, not {}", other.type_name()))
+                        Raised::type_error(format!(
+                            "%{kind} format: a real number is required, not {}",
+                            other.type_name()
+                        ))
                     })?,
                 };
                 let digits = n.unsigned_abs().to_string();
                 let digits = match spec.precision {
-                    Some(p) if p > digits.len() => format!("{}{digits}", "0".repeat(p - digits.len())),
+                    Some(p) if p > digits.len() => {
+                        format!("{}{digits}", "0".repeat(p - digits.len()))
+                    }
                     _ => digits,
                 };
                 pad(&spec, sign_of(n < 0, spec.sign), &digits, '>')
@@ -485,7 +535,10 @@ pub fn percent_format(fmt: &str, args: &Value) -> Result<String, Raised> {
                         continue;
                     }
                     other => other.as_int().ok_or_else(|| {
-                        Raised::type_error(format!("%{kind} format: an integer is required, not {}", other.type_name()))
+                        Raised::type_error(format!(
+                            "%{kind} format: an integer is required, not {}",
+                            other.type_name()
+                        ))
                     })?,
                 };
                 let mut s2 = spec.clone();
@@ -502,7 +555,9 @@ pub fn percent_format(fmt: &str, args: &Value) -> Result<String, Raised> {
         out.push_str(&piece);
     }
     if next < positional.len() && !used_mapping && mapping.is_none() {
-        return Err(Raised::type_error("not all arguments converted during string formatting"));
+        return Err(Raised::type_error(
+            "not all arguments converted during string formatting",
+        ));
     }
     Ok(out)
 }
@@ -551,7 +606,9 @@ pub fn str_format(fmt: &str, args: &[Value], kwargs: &[(String, Value)]) -> Resu
                 i += 2;
                 continue;
             }
-            return Err(Raised::value_error("Single '}' encountered in format string"));
+            return Err(Raised::value_error(
+                "Single '}' encountered in format string",
+            ));
         }
         if c != '{' {
             out.push(c);
@@ -591,16 +648,21 @@ pub fn str_format(fmt: &str, args: &[Value], kwargs: &[(String, Value)]) -> Resu
         let split = name.find(['.', '[']).unwrap_or(name.len());
         let (base, mut accessors) = (&name[..split], &name[split..]);
         let mut value = if base.is_empty() {
-            let v = args
-                .get(auto)
-                .cloned()
-                .ok_or_else(|| Raised::exc("IndexError", format!("Replacement index {auto} out of range for positional args tuple")))?;
+            let v = args.get(auto).cloned().ok_or_else(|| {
+                Raised::exc(
+                    "IndexError",
+                    format!("Replacement index {auto} out of range for positional args tuple"),
+                )
+            })?;
             auto += 1;
             v
         } else if let Ok(n) = base.parse::<usize>() {
-            args.get(n)
-                .cloned()
-                .ok_or_else(|| Raised::exc("IndexError", format!("Replacement index {n} out of range for positional args tuple")))?
+            args.get(n).cloned().ok_or_else(|| {
+                Raised::exc(
+                    "IndexError",
+                    format!("Replacement index {n} out of range for positional args tuple"),
+                )
+            })?
         } else {
             kwargs
                 .iter()
@@ -609,7 +671,9 @@ pub fn str_format(fmt: &str, args: &[Value], kwargs: &[(String, Value)]) -> Resu
                 .ok_or_else(|| Raised::exc("KeyError", str_repr(base)))?
         };
         while let Some(rest) = accessors.strip_prefix('[') {
-            let end = rest.find(']').ok_or_else(|| Raised::value_error("Missing ']' in format string"))?;
+            let end = rest
+                .find(']')
+                .ok_or_else(|| Raised::value_error("Missing ']' in format string"))?;
             let key = &rest[..end];
             let key_value = match key.parse::<i64>() {
                 Ok(n) => Value::Int(n),
@@ -627,7 +691,11 @@ pub fn str_format(fmt: &str, args: &[Value], kwargs: &[(String, Value)]) -> Resu
             Some('r' | 'a') => Value::str(&value.repr()),
             Some('s') => Value::str(&value.to_str()),
             None => value,
-            Some(c) => return Err(Raised::value_error(format!("Unknown conversion specifier {c}"))),
+            Some(c) => {
+                return Err(Raised::value_error(format!(
+                    "Unknown conversion specifier {c}"
+                )))
+            }
         };
         out.push_str(&format_value(&value, &spec)?);
     }

@@ -15,7 +15,11 @@ pub struct Fraction {
 
 impl Fraction {
     pub fn new(num: BigInt, den: BigInt) -> Fraction {
-        let (num, den) = if den.is_negative() { (-num, -den) } else { (num, den) };
+        let (num, den) = if den.is_negative() {
+            (-num, -den)
+        } else {
+            (num, den)
+        };
         let g = num.gcd(&den);
         if g.is_zero() || g.is_one() {
             return Fraction { num, den };
@@ -39,7 +43,11 @@ impl Fraction {
         let negative = bits >> 63 == 1;
         let exp = ((bits >> 52) & 0x7ff) as i64;
         let frac = bits & ((1u64 << 52) - 1);
-        let (mantissa, e) = if exp == 0 { (frac, -1074) } else { (frac | (1u64 << 52), exp - 1075) };
+        let (mantissa, e) = if exp == 0 {
+            (frac, -1074)
+        } else {
+            (frac | (1u64 << 52), exp - 1075)
+        };
         let mut num = BigInt::from(mantissa);
         if negative {
             num = -num;

@@ -13,9 +13,10 @@ use super::format::format_value;
 use super::ops;
 use super::value::{Closure, Dict, Key, Module, Value};
 
-/// CPython's default is 1000; the calculator's evaluator uses more native
-/// stack per Python call, so it stops earlier (see `child::STACK_BYTES`).
-pub const MAX_CALL_DEPTH: usize = 200;
+/// CPython's default recursion limit; `child::STACK_BYTES` is sized so the
+/// evaluator's native recursion fits it (a deeper native overflow is
+/// reported as a memory error by the runner).
+pub const MAX_CALL_DEPTH: usize = 1000;
 
 /// One function call's (or comprehension's) local variables.
 pub struct Frame {
@@ -96,10 +97,12 @@ impl Interp {
     pub fn run(&mut self, program: &[Stmt]) -> Result<(), Raised> {
         match self.exec_block(program, &None)? {
             Flow::Normal => Ok(()),
-            Flow::Return(_) => Err(Raised::fault(Fault::Syntax("'return' outside function".into()))),
-            Flow::Break | Flow::Continue => {
-                Err(Raised::fault(Fault::Syntax("'break' or 'continue' outside loop".into())))
-            }
+            Flow::Return(_) => Err(Raised::fault(Fault::Syntax(
+                "'return' outside function".into(),
+            ))),
+            Flow::Break | Flow::Continue => Err(Raised::fault(Fault::Syntax(
+                "'break' or 'continue' outside loop".into(),
+            ))),
         }
     }
 
@@ -136,7 +139,11 @@ impl Interp {
                         ops::set_item(&o, i, new)?;
                         return Ok(Flow::Normal);
                     }
-                    _ => return Err(Raised::fault(Fault::Syntax("illegal augmented assignment".into()))),
+                    _ => {
+                        return Err(Raised::fault(Fault::Syntax(
+                            "illegal augmented assignment".into(),
+                        )))
+                    }
                 };
                 let rhs = self.eval(value, scope)?;
                 let new = ops::inplace(*op, current, rhs)?;
@@ -210,8 +217,12 @@ impl Interp {
             StmtKind::FromImport(module, names) => {
                 let m = module_value(module);
                 for (name, bound) in names {
-                    let v = builtins::get_attr(&m, name)
-                        .map_err(|_| Raised::exc("ImportError", format!("cannot import name '{name}' from '{module}'")))?;
+                    let v = builtins::get_attr(&m, name).map_err(|_| {
+                        Raised::exc(
+                            "ImportError",
+                            format!("cannot import name '{name}' from '{module}'"),
+                        )
+                    })?;
                     self.assign_name(bound, v, scope);
                 }
             }
@@ -225,7 +236,10 @@ impl Interp {
                 let Some(e) = e else {
                     return match self.handling.last() {
                         Some(exc) => Err(Raised::Exception(exc.clone())),
-                        None => Err(Raised::exc("RuntimeError", "No active exception to reraise")),
+                        None => Err(Raised::exc(
+                            "RuntimeError",
+                            "No active exception to reraise",
+                        )),
                     };
                 };
                 return Err(match self.eval(e, scope)? {
@@ -267,13 +281,14 @@ impl Interp {
     ) -> Result<Flow, Raised> {
         let mut result = match self.exec_block(body, scope) {
             Err(Raised::Exception(exc)) => {
-                let handler = handlers
-                    .iter()
-                    .find(|h| h.classes.is_empty() || h.classes.iter().any(|c| is_subclass(&exc.kind, c)));
+                let handler = handlers.iter().find(|h| {
+                    h.classes.is_empty() || h.classes.iter().any(|c| is_subclass(&exc.kind, c))
+                });
                 match handler {
                     Some(h) => {
                         if let Some(name) = &h.bind {
-                            let v = Value::Exception(Rc::new((exc.kind.clone(), exc.message.clone())));
+                            let v =
+                                Value::Exception(Rc::new((exc.kind.clone(), exc.message.clone())));
                             self.assign_name(name, v, scope);
                         }
                         self.handling.push(exc);
@@ -413,7 +428,10 @@ impl Interp {
                 if removed {
                     Ok(())
                 } else {
-                    Err(Raised::exc("NameError", format!("name '{n}' is not defined")))
+                    Err(Raised::exc(
+                        "NameError",
+                        format!("name '{n}' is not defined"),
+                    ))
                 }
             }
             Target::Index(obj, idx) => {
@@ -427,7 +445,9 @@ impl Interp {
                 }
                 Ok(())
             }
-            _ => Err(Raised::fault(Fault::Syntax("cannot delete this target".into()))),
+            _ => Err(Raised::fault(Fault::Syntax(
+                "cannot delete this target".into(),
+            ))),
         }
     }
 
@@ -461,7 +481,9 @@ impl Interp {
                 Value::dict(d)
             }
             Expr::Starred(_) => {
-                return Err(Raised::fault(Fault::Syntax("can't use starred expression here".into())))
+                return Err(Raised::fault(Fault::Syntax(
+                    "can't use starred expression here".into(),
+                )))
             }
             Expr::Attr(obj, name) => {
                 let o = self.eval(obj, scope)?;
@@ -499,7 +521,11 @@ impl Interp {
                                 for (k, v) in d.borrow().values() {
                                     match k {
                                         Value::Str(s) => kw.push((s.to_string(), v.clone())),
-                                        _ => return Err(Raised::type_error("keywords must be strings")),
+                                        _ => {
+                                            return Err(Raised::type_error(
+                                                "keywords must be strings",
+                                            ))
+                                        }
                                     }
                                 }
                             }
@@ -663,7 +689,12 @@ impl Interp {
 
     // ---- calls ----
 
-    pub fn call(&mut self, f: &Value, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Result<Value, Raised> {
+    pub fn call(
+        &mut self,
+        f: &Value,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Result<Value, Raised> {
         match f {
             Value::Func(closure) => self.call_closure(closure, args, kwargs),
             Value::Builtin(name) => builtins::call(self, name, args, kwargs),
@@ -676,11 +707,19 @@ impl Interp {
                 };
                 Ok(Value::Exception(Rc::new((kind.to_string(), message))))
             }
-            other => Err(Raised::type_error(format!("'{}' object is not callable", other.type_name()))),
+            other => Err(Raised::type_error(format!(
+                "'{}' object is not callable",
+                other.type_name()
+            ))),
         }
     }
 
-    fn call_closure(&mut self, closure: &Closure, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Result<Value, Raised> {
+    fn call_closure(
+        &mut self,
+        closure: &Closure,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Result<Value, Raised> {
         if self.depth >= MAX_CALL_DEPTH {
             return Err(Raised::exc(
                 "RecursionError",
@@ -717,7 +756,11 @@ impl Interp {
                 )));
             }
             for (name, v) in kwargs {
-                match def.params.iter().find(|p| p.name == name && p.kind == ParamKind::Normal) {
+                match def
+                    .params
+                    .iter()
+                    .find(|p| p.name == name && p.kind == ParamKind::Normal)
+                {
                     Some(p) => {
                         vars.insert(p.name.clone(), v);
                     }

@@ -40,7 +40,9 @@ impl<'de> Visitor<'de> for JsonVisitor {
 
     fn visit_u64<E>(self, u: u64) -> Result<Value, E> {
         // Beyond 64-bit signed the calculator has no exact integer: a float.
-        Ok(i64::try_from(u).map(Value::Int).unwrap_or(Value::Float(u as f64)))
+        Ok(i64::try_from(u)
+            .map(Value::Int)
+            .unwrap_or(Value::Float(u as f64)))
     }
 
     fn visit_f64<E>(self, f: f64) -> Result<Value, E> {
@@ -62,7 +64,8 @@ impl<'de> Visitor<'de> for JsonVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut d = Dict::new();
         while let Some((k, JsonValue(v))) = map.next_entry::<String, JsonValue>()? {
-            dict_insert(&mut d, Value::str(&k), v).map_err(|_| serde::de::Error::custom("unhashable key"))?;
+            dict_insert(&mut d, Value::str(&k), v)
+                .map_err(|_| serde::de::Error::custom("unhashable key"))?;
         }
         Ok(Value::dict(d))
     }
@@ -70,5 +73,7 @@ impl<'de> Visitor<'de> for JsonVisitor {
 
 /// Parses one variable's JSON text.
 pub fn parse(text: &str) -> Result<Value, String> {
-    serde_json::from_str::<JsonValue>(text).map(|j| j.0).map_err(|e| e.to_string())
+    serde_json::from_str::<JsonValue>(text)
+        .map(|j| j.0)
+        .map_err(|e| e.to_string())
 }

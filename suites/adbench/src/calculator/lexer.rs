@@ -99,7 +99,9 @@ impl Lexer {
                     self.pos += 2;
                     self.line += 1;
                 }
-                c if c.is_ascii_digit() || (c == '.' && self.peek(1).is_some_and(|d| d.is_ascii_digit())) => {
+                c if c.is_ascii_digit()
+                    || (c == '.' && self.peek(1).is_some_and(|d| d.is_ascii_digit())) =>
+                {
                     self.number()?
                 }
                 c if c.is_alphabetic() || c == '_' => self.name_or_string()?,
@@ -156,7 +158,10 @@ impl Lexer {
                 self.push(Tok::Dedent);
             }
             if width != *self.indents.last().unwrap_or(&0) {
-                return Err(syntax(self.line, "unindent does not match any outer indentation level"));
+                return Err(syntax(
+                    self.line,
+                    "unindent does not match any outer indentation level",
+                ));
             }
         }
         Ok(false)
@@ -164,7 +169,9 @@ impl Lexer {
 
     fn number(&mut self) -> Result<(), Raised> {
         let start = self.pos;
-        if self.peek(0) == Some('0') && matches!(self.peek(1), Some('x' | 'X' | 'o' | 'O' | 'b' | 'B')) {
+        if self.peek(0) == Some('0')
+            && matches!(self.peek(1), Some('x' | 'X' | 'o' | 'O' | 'b' | 'B'))
+        {
             let radix = match self.peek(1) {
                 Some('x' | 'X') => 16,
                 Some('o' | 'O') => 8,
@@ -172,12 +179,22 @@ impl Lexer {
             };
             self.pos += 2;
             let digits_start = self.pos;
-            while self.peek(0).is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            while self
+                .peek(0)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
                 self.pos += 1;
             }
-            let text: String = self.chars[digits_start..self.pos].iter().filter(|c| **c != '_').collect();
-            let value = i64::from_str_radix(&text, radix)
-                .map_err(|_| syntax(self.line, format!("invalid or too large integer literal 0{}", text)))?;
+            let text: String = self.chars[digits_start..self.pos]
+                .iter()
+                .filter(|c| **c != '_')
+                .collect();
+            let value = i64::from_str_radix(&text, radix).map_err(|_| {
+                syntax(
+                    self.line,
+                    format!("invalid or too large integer literal 0{}", text),
+                )
+            })?;
             self.push(Tok::Int(value));
             return Ok(());
         }
@@ -190,7 +207,8 @@ impl Lexer {
                 self.pos += 1;
             } else if (c == 'e' || c == 'E')
                 && (self.peek(1).is_some_and(|d| d.is_ascii_digit())
-                    || (matches!(self.peek(1), Some('+' | '-')) && self.peek(2).is_some_and(|d| d.is_ascii_digit())))
+                    || (matches!(self.peek(1), Some('+' | '-'))
+                        && self.peek(2).is_some_and(|d| d.is_ascii_digit())))
             {
                 is_float = true;
                 self.pos += 2;
@@ -198,12 +216,20 @@ impl Lexer {
                 break;
             }
         }
-        let text: String = self.chars[start..self.pos].iter().filter(|c| **c != '_').collect();
+        let text: String = self.chars[start..self.pos]
+            .iter()
+            .filter(|c| **c != '_')
+            .collect();
         if matches!(self.peek(0), Some('j' | 'J')) {
-            return Err(syntax(self.line, "complex numbers are not supported by the calculator"));
+            return Err(syntax(
+                self.line,
+                "complex numbers are not supported by the calculator",
+            ));
         }
         if is_float {
-            let v: f64 = text.parse().map_err(|_| syntax(self.line, format!("invalid number {text}")))?;
+            let v: f64 = text
+                .parse()
+                .map_err(|_| syntax(self.line, format!("invalid number {text}")))?;
             self.push(Tok::Float(v));
         } else {
             match text.parse::<i64>() {
@@ -211,7 +237,9 @@ impl Lexer {
                 Err(_) => {
                     return Err(syntax(
                         self.line,
-                        format!("integer literal {text} is too large: the calculator's integers are 64-bit"),
+                        format!(
+                        "integer literal {text} is too large: the calculator's integers are 64-bit"
+                    ),
                     ))
                 }
             }
@@ -221,7 +249,10 @@ impl Lexer {
 
     fn name_or_string(&mut self) -> Result<(), Raised> {
         let start = self.pos;
-        while self.peek(0).is_some_and(|c| c.is_alphanumeric() || c == '_') {
+        while self
+            .peek(0)
+            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        {
             self.pos += 1;
         }
         let name: String = self.chars[start..self.pos].iter().collect();
@@ -233,7 +264,10 @@ impl Lexer {
                 "rf" | "fr" => (true, true),
                 "u" => (false, false),
                 "b" | "br" | "rb" => {
-                    return Err(syntax(self.line, "bytes literals are not supported by the calculator"))
+                    return Err(syntax(
+                        self.line,
+                        "bytes literals are not supported by the calculator",
+                    ))
                 }
                 _ => {
                     self.push(Tok::Name(name));
@@ -256,7 +290,9 @@ impl Lexer {
             let Some(c) = self.peek(0) else {
                 return Err(syntax(start_line, "unterminated string literal"));
             };
-            if c == quote && (!triple || (self.peek(1) == Some(quote) && self.peek(2) == Some(quote))) {
+            if c == quote
+                && (!triple || (self.peek(1) == Some(quote) && self.peek(2) == Some(quote)))
+            {
                 self.pos += if triple { 3 } else { 1 };
                 break;
             }
@@ -312,7 +348,12 @@ impl Lexer {
     fn operator(&mut self) -> Result<(), Raised> {
         for op in OPS {
             let len = op.len();
-            if self.pos + len <= self.chars.len() && self.chars[self.pos..self.pos + len].iter().copied().eq(op.chars()) {
+            if self.pos + len <= self.chars.len()
+                && self.chars[self.pos..self.pos + len]
+                    .iter()
+                    .copied()
+                    .eq(op.chars())
+            {
                 self.pos += len;
                 match *op {
                     "(" | "[" | "{" => self.depth += 1,
@@ -323,7 +364,10 @@ impl Lexer {
                 return Ok(());
             }
         }
-        Err(syntax(self.line, format!("unexpected character {:?}", self.chars[self.pos])))
+        Err(syntax(
+            self.line,
+            format!("unexpected character {:?}", self.chars[self.pos]),
+        ))
     }
 }
 

@@ -10,18 +10,61 @@ use super::ops;
 use super::value::{equals, Value};
 
 const MATH_FUNCTIONS: &[&str] = &[
-    "math.sqrt", "math.log", "math.log10", "math.log2", "math.log1p", "math.exp", "math.expm1",
-    "math.floor", "math.ceil", "math.trunc", "math.fabs", "math.pow", "math.isclose", "math.fsum",
-    "math.prod", "math.factorial", "math.gcd", "math.lcm", "math.isqrt", "math.comb", "math.perm",
-    "math.sin", "math.cos", "math.tan", "math.asin", "math.acos", "math.atan", "math.atan2",
-    "math.sinh", "math.cosh", "math.tanh", "math.hypot", "math.degrees", "math.radians",
-    "math.isnan", "math.isinf", "math.isfinite", "math.copysign", "math.fmod", "math.modf",
+    "math.sqrt",
+    "math.log",
+    "math.log10",
+    "math.log2",
+    "math.log1p",
+    "math.exp",
+    "math.expm1",
+    "math.floor",
+    "math.ceil",
+    "math.trunc",
+    "math.fabs",
+    "math.pow",
+    "math.isclose",
+    "math.fsum",
+    "math.prod",
+    "math.factorial",
+    "math.gcd",
+    "math.lcm",
+    "math.isqrt",
+    "math.comb",
+    "math.perm",
+    "math.sin",
+    "math.cos",
+    "math.tan",
+    "math.asin",
+    "math.acos",
+    "math.atan",
+    "math.atan2",
+    "math.sinh",
+    "math.cosh",
+    "math.tanh",
+    "math.hypot",
+    "math.degrees",
+    "math.radians",
+    "math.isnan",
+    "math.isinf",
+    "math.isfinite",
+    "math.copysign",
+    "math.fmod",
+    "math.modf",
 ];
 
 const STATISTICS_FUNCTIONS: &[&str] = &[
-    "statistics.mean", "statistics.fmean", "statistics.median", "statistics.median_low",
-    "statistics.median_high", "statistics.mode", "statistics.multimode", "statistics.variance",
-    "statistics.pvariance", "statistics.stdev", "statistics.pstdev", "statistics.quantiles",
+    "statistics.mean",
+    "statistics.fmean",
+    "statistics.median",
+    "statistics.median_low",
+    "statistics.median_high",
+    "statistics.mode",
+    "statistics.multimode",
+    "statistics.variance",
+    "statistics.pvariance",
+    "statistics.stdev",
+    "statistics.pstdev",
+    "statistics.quantiles",
     "statistics.geometric_mean",
 ];
 
@@ -89,21 +132,20 @@ fn checked(x: f64, r: f64) -> Result<Value, Raised> {
 
 fn int_arg(v: &Value, fname: &str) -> Result<i64, Raised> {
     match v {
-        Value::Float(_) => Err(Raised::type_error(format!("'float' object cannot be interpreted as an integer ({fname})"))),
+        Value::Float(_) => Err(Raised::type_error(format!(
+            "'float' object cannot be interpreted as an integer ({fname})"
+        ))),
         other => other.as_int().ok_or_else(|| {
-            Raised::type_error(format!("'{}' object cannot be interpreted as an integer", other.type_name()))
+            Raised::type_error(format!(
+                "'{}' object cannot be interpreted as an integer",
+                other.type_name()
+            ))
         }),
     }
 }
 
 fn float_to_int(f: f64) -> Result<Value, Raised> {
-    if f.is_nan() {
-        return Err(Raised::value_error("cannot convert float NaN to integer"));
-    }
-    if !f.is_finite() || f.abs() >= 9.223_372_036_854_775_807e18 {
-        return Err(Raised::exc("OverflowError", "cannot convert float infinity to integer"));
-    }
-    Ok(Value::Int(f as i64))
+    ops::float_to_int(f).map(Value::Int)
 }
 
 fn exact_sum(values: &[Value], fname: &str) -> Result<Fraction, Raised> {
@@ -128,15 +170,23 @@ fn exact(v: &Value, fname: &str) -> Result<Fraction, Raised> {
 }
 
 fn fsum(values: &[Value]) -> Result<f64, Raised> {
-    let floats: Vec<f64> = values.iter().map(|v| to_f64(v, "fsum")).collect::<Result<_, _>>()?;
+    let floats: Vec<f64> = values
+        .iter()
+        .map(|v| to_f64(v, "fsum"))
+        .collect::<Result<_, _>>()?;
     if floats.iter().any(|f| !f.is_finite()) {
         // CPython: NaN if any NaN or +inf and -inf both present, else the infinity.
         return Ok(floats.iter().sum());
     }
-    let total = floats.iter().fold(Fraction::from_int(0), |acc, f| acc.add(&Fraction::from_f64(*f)));
+    let total = floats.iter().fold(Fraction::from_int(0), |acc, f| {
+        acc.add(&Fraction::from_f64(*f))
+    });
     let r = total.to_f64();
     if r.is_infinite() {
-        return Err(Raised::exc("OverflowError", "intermediate overflow in fsum"));
+        return Err(Raised::exc(
+            "OverflowError",
+            "intermediate overflow in fsum",
+        ));
     }
     Ok(r)
 }
@@ -226,8 +276,16 @@ pub fn call_math(f: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Res
         "isclose" => {
             arity(&fname, &args, 2, 2)?;
             let mut kw = Kwargs::new(&fname, kwargs, &["rel_tol", "abs_tol"])?;
-            let rel = kw.take("rel_tol").map(|v| to_f64(&v, "isclose")).transpose()?.unwrap_or(1e-9);
-            let abs = kw.take("abs_tol").map(|v| to_f64(&v, "isclose")).transpose()?.unwrap_or(0.0);
+            let rel = kw
+                .take("rel_tol")
+                .map(|v| to_f64(&v, "isclose"))
+                .transpose()?
+                .unwrap_or(1e-9);
+            let abs = kw
+                .take("abs_tol")
+                .map(|v| to_f64(&v, "isclose"))
+                .transpose()?
+                .unwrap_or(0.0);
             if rel < 0.0 || abs < 0.0 {
                 return Err(Raised::value_error("tolerances must be non-negative"));
             }
@@ -259,12 +317,17 @@ pub fn call_math(f: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Res
             arity(&fname, &args, 1, 1)?;
             let n = int_arg(&args[0], &fname)?;
             if n < 0 {
-                return Err(Raised::value_error("factorial() not defined for negative values"));
+                return Err(Raised::value_error(
+                    "factorial() not defined for negative values",
+                ));
             }
             let mut acc: i64 = 1;
             for k in 2..=n {
                 acc = acc.checked_mul(k).ok_or_else(|| {
-                    Raised::exc("OverflowError", "factorial result too large: the calculator's integers are 64-bit")
+                    Raised::exc(
+                        "OverflowError",
+                        "factorial result too large: the calculator's integers are 64-bit",
+                    )
                 })?;
             }
             Value::Int(acc)
@@ -308,12 +371,19 @@ pub fn call_math(f: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Res
                 None => n,
             };
             if n < 0 || k < 0 {
-                return Err(Raised::value_error(format!("{f}() arguments must be non-negative")));
+                return Err(Raised::value_error(format!(
+                    "{f}() arguments must be non-negative"
+                )));
             }
             if k > n {
                 return Ok(Value::Int(0));
             }
-            let too_big = || Raised::exc("OverflowError", format!("{f}() result too large: the calculator's integers are 64-bit"));
+            let too_big = || {
+                Raised::exc(
+                    "OverflowError",
+                    format!("{f}() result too large: the calculator's integers are 64-bit"),
+                )
+            };
             let mut acc: i128 = 1;
             let k = if f == "comb" { k.min(n - k) } else { k };
             for i in 0..k {
@@ -344,7 +414,10 @@ pub fn call_math(f: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Res
             Value::Float(to_f64(&args[0], &fname)?.atan2(to_f64(&args[1], &fname)?))
         }
         "hypot" => {
-            let xs: Vec<f64> = args.iter().map(|a| to_f64(a, &fname)).collect::<Result<_, _>>()?;
+            let xs: Vec<f64> = args
+                .iter()
+                .map(|a| to_f64(a, &fname))
+                .collect::<Result<_, _>>()?;
             Value::Float(match xs.as_slice() {
                 [] => 0.0,
                 [x] => x.abs(),
@@ -375,7 +448,10 @@ pub fn call_math(f: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Res
             Value::tuple(vec![Value::Float((x - int).copysign(x)), Value::Float(int)])
         }
         other => {
-            return Err(Raised::exc("AttributeError", format!("module 'math' has no attribute '{other}'")));
+            return Err(Raised::exc(
+                "AttributeError",
+                format!("module 'math' has no attribute '{other}'"),
+            ));
         }
     })
 }
@@ -454,9 +530,21 @@ fn sorted_data(data: &[Value]) -> Result<Vec<Value>, Raised> {
     Ok(sorted)
 }
 
-pub fn call_statistics(f: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Result<Value, Raised> {
+pub fn call_statistics(
+    f: &str,
+    args: Vec<Value>,
+    kwargs: Vec<(String, Value)>,
+) -> Result<Value, Raised> {
     let fname = f.to_string();
-    let mut kw = Kwargs::new(&fname, kwargs, if f == "quantiles" { &["n", "method"] } else { &[] })?;
+    let mut kw = Kwargs::new(
+        &fname,
+        kwargs,
+        if f == "quantiles" {
+            &["n", "method"]
+        } else {
+            &[]
+        },
+    )?;
     let max_args = match f {
         "variance" | "stdev" | "pvariance" | "pstdev" => 2,
         _ => 1,
@@ -490,7 +578,9 @@ pub fn call_statistics(f: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) 
             for v in &data {
                 let x = to_f64(v, "geometric_mean")?;
                 if x <= 0.0 {
-                    return Err(stats_error("geometric mean requires a non-empty dataset containing positive numbers"));
+                    return Err(stats_error(
+                        "geometric mean requires a non-empty dataset containing positive numbers",
+                    ));
                 }
                 logs.push(Value::Float(x.ln()));
             }
@@ -530,7 +620,13 @@ pub fn call_statistics(f: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) 
                     .map(|(v, _)| v)
                     .ok_or_else(|| stats_error("no mode for empty data"));
             }
-            Value::list(counts.into_iter().filter(|(_, c)| *c == best).map(|(v, _)| v).collect())
+            Value::list(
+                counts
+                    .into_iter()
+                    .filter(|(_, c)| *c == best)
+                    .map(|(v, _)| v)
+                    .collect(),
+            )
         }
         "variance" | "pvariance" | "stdev" | "pstdev" => {
             let (data, all_int) = numeric_data(&args, f)?;
@@ -578,7 +674,12 @@ pub fn call_statistics(f: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) 
             };
             let method = match kw.take("method") {
                 Some(Value::Str(s)) => s.to_string(),
-                Some(other) => return Err(Raised::value_error(format!("Unknown method: {}", other.repr()))),
+                Some(other) => {
+                    return Err(Raised::value_error(format!(
+                        "Unknown method: {}",
+                        other.repr()
+                    )))
+                }
                 None => "exclusive".to_string(),
             };
             if n < 1 {
@@ -593,7 +694,11 @@ pub fn call_statistics(f: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) 
             let interpolate = |lo: &Value, hi: &Value, delta: i64| -> Result<Value, Raised> {
                 let a = ops::binary(BinOp::Mul, lo, &Value::Int(n - delta))?;
                 let b = ops::binary(BinOp::Mul, hi, &Value::Int(delta))?;
-                ops::binary(BinOp::Div, &ops::binary(BinOp::Add, &a, &b)?, &Value::Int(n))
+                ops::binary(
+                    BinOp::Div,
+                    &ops::binary(BinOp::Add, &a, &b)?,
+                    &Value::Int(n),
+                )
             };
             match method.as_str() {
                 "inclusive" => {
@@ -609,7 +714,11 @@ pub fn call_statistics(f: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) 
                     for i in 1..n {
                         let j = (i * m).div_euclid(n).clamp(1, ld - 1);
                         let delta = i * m - j * n;
-                        result.push(interpolate(&data[j as usize - 1], &data[j as usize], delta)?);
+                        result.push(interpolate(
+                            &data[j as usize - 1],
+                            &data[j as usize],
+                            delta,
+                        )?);
                     }
                 }
                 other => return Err(Raised::value_error(format!("Unknown method: '{other}'"))),

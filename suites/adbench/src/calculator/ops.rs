@@ -123,10 +123,17 @@ fn float_divmod(x: f64, y: f64) -> Result<(f64, f64), Raised> {
 
 fn int_floordiv(a: i64, b: i64) -> Result<i64, Raised> {
     if b == 0 {
-        return Err(Raised::exc("ZeroDivisionError", "integer division or modulo by zero"));
+        return Err(Raised::exc(
+            "ZeroDivisionError",
+            "integer division or modulo by zero",
+        ));
     }
     let q = a.checked_div(b).ok_or_else(overflow)?;
-    Ok(if a % b != 0 && ((a < 0) != (b < 0)) { q - 1 } else { q })
+    Ok(if a % b != 0 && ((a < 0) != (b < 0)) {
+        q - 1
+    } else {
+        q
+    })
 }
 
 fn int_mod(a: i64, b: i64) -> Result<i64, Raised> {
@@ -134,7 +141,30 @@ fn int_mod(a: i64, b: i64) -> Result<i64, Raised> {
         return Err(Raised::exc("ZeroDivisionError", "integer modulo by zero"));
     }
     let r = a.checked_rem(b).unwrap_or(0);
-    Ok(if r != 0 && ((r < 0) != (b < 0)) { r + b } else { r })
+    Ok(if r != 0 && ((r < 0) != (b < 0)) {
+        r + b
+    } else {
+        r
+    })
+}
+
+/// A float's integer part as a 64-bit int, with CPython's errors for NaN
+/// and infinity (and the calculator's own for values past 64 bits).
+pub fn float_to_int(f: f64) -> Result<i64, Raised> {
+    if f.is_nan() {
+        return Err(Raised::value_error("cannot convert float NaN to integer"));
+    }
+    if f.is_infinite() {
+        return Err(Raised::exc(
+            "OverflowError",
+            "cannot convert float infinity to integer",
+        ));
+    }
+    // 2**63 is exact as a float; everything below it truncates into an i64.
+    if f.abs() >= i64::MAX as f64 {
+        return Err(overflow());
+    }
+    Ok(f.trunc() as i64)
 }
 
 pub fn int_pow(base: i64, exp: i64) -> Result<Value, Raised> {
@@ -165,14 +195,20 @@ pub fn float_pow(a: f64, b: f64) -> Result<Value, Raised> {
     }
     let r = a.powf(b);
     if r.is_infinite() && a.is_finite() && b.is_finite() {
-        return Err(Raised::exc("OverflowError", "(34, 'Numerical result out of range')"));
+        return Err(Raised::exc(
+            "OverflowError",
+            "(34, 'Numerical result out of range')",
+        ));
     }
     Ok(Value::Float(r))
 }
 
 fn repeat_seq(items: &[Value], n: i64, what: &str) -> Result<Vec<Value>, Raised> {
     let n = n.max(0) as usize;
-    let total = items.len().checked_mul(n).ok_or_else(|| memory_error(what))?;
+    let total = items
+        .len()
+        .checked_mul(n)
+        .ok_or_else(|| memory_error(what))?;
     let mut out = Vec::new();
     reserve(&mut out, total, what)?;
     if n > 0 {
@@ -188,9 +224,13 @@ fn repeat_seq(items: &[Value], n: i64, what: &str) -> Result<Vec<Value>, Raised>
 
 fn repeat_str(s: &str, n: i64) -> Result<Value, Raised> {
     let n = n.max(0) as usize;
-    let total = s.len().checked_mul(n).ok_or_else(|| memory_error("the string"))?;
+    let total = s
+        .len()
+        .checked_mul(n)
+        .ok_or_else(|| memory_error("the string"))?;
     let mut out: Vec<u8> = Vec::new();
-    out.try_reserve(total).map_err(|_| memory_error("the string"))?;
+    out.try_reserve(total)
+        .map_err(|_| memory_error("the string"))?;
     if n > 0 {
         out.extend_from_slice(s.as_bytes());
     }
@@ -219,9 +259,15 @@ pub fn binary(op: BinOp, a: &Value, b: &Value) -> Result<Value, Raised> {
             BinOp::FloorDiv => Value::Int(int_floordiv(x, y)?),
             BinOp::Mod => Value::Int(int_mod(x, y)?),
             BinOp::Pow => int_pow(x, y)?,
-            BinOp::BitAnd if matches!((a, b), (Value::Bool(_), Value::Bool(_))) => Value::Bool(x & y != 0),
-            BinOp::BitOr if matches!((a, b), (Value::Bool(_), Value::Bool(_))) => Value::Bool(x | y != 0),
-            BinOp::BitXor if matches!((a, b), (Value::Bool(_), Value::Bool(_))) => Value::Bool(x ^ y != 0),
+            BinOp::BitAnd if matches!((a, b), (Value::Bool(_), Value::Bool(_))) => {
+                Value::Bool(x & y != 0)
+            }
+            BinOp::BitOr if matches!((a, b), (Value::Bool(_), Value::Bool(_))) => {
+                Value::Bool(x | y != 0)
+            }
+            BinOp::BitXor if matches!((a, b), (Value::Bool(_), Value::Bool(_))) => {
+                Value::Bool(x ^ y != 0)
+            }
             BinOp::BitAnd => Value::Int(x & y),
             BinOp::BitOr => Value::Int(x | y),
             BinOp::BitXor => Value::Int(x ^ y),
@@ -259,7 +305,10 @@ pub fn binary(op: BinOp, a: &Value, b: &Value) -> Result<Value, Raised> {
             }
             BinOp::FloorDiv => {
                 if y == 0.0 {
-                    return Err(Raised::exc("ZeroDivisionError", "float floor division by zero"));
+                    return Err(Raised::exc(
+                        "ZeroDivisionError",
+                        "float floor division by zero",
+                    ));
                 }
                 Value::Float(float_divmod(x, y)?.0)
             }
@@ -301,12 +350,24 @@ pub fn binary(op: BinOp, a: &Value, b: &Value) -> Result<Value, Raised> {
         (BinOp::Mul, Value::Str(s), n) | (BinOp::Mul, n, Value::Str(s)) if n.as_int().is_some() => {
             repeat_str(s, n.as_int().unwrap_or(0))
         }
-        (BinOp::Mul, Value::List(l), n) | (BinOp::Mul, n, Value::List(l)) if n.as_int().is_some() => {
+        (BinOp::Mul, Value::List(l), n) | (BinOp::Mul, n, Value::List(l))
+            if n.as_int().is_some() =>
+        {
             let items = l.borrow().clone();
-            Ok(Value::list(repeat_seq(&items, n.as_int().unwrap_or(0), "the list")?))
+            Ok(Value::list(repeat_seq(
+                &items,
+                n.as_int().unwrap_or(0),
+                "the list",
+            )?))
         }
-        (BinOp::Mul, Value::Tuple(t), n) | (BinOp::Mul, n, Value::Tuple(t)) if n.as_int().is_some() => {
-            Ok(Value::tuple(repeat_seq(t, n.as_int().unwrap_or(0), "the tuple")?))
+        (BinOp::Mul, Value::Tuple(t), n) | (BinOp::Mul, n, Value::Tuple(t))
+            if n.as_int().is_some() =>
+        {
+            Ok(Value::tuple(repeat_seq(
+                t,
+                n.as_int().unwrap_or(0),
+                "the tuple",
+            )?))
         }
         (BinOp::Mod, Value::Str(fmt), args) => Ok(Value::str(&percent_format(fmt, args)?)),
         (BinOp::BitOr, Value::Dict(x), Value::Dict(y)) => {
@@ -316,12 +377,28 @@ pub fn binary(op: BinOp, a: &Value, b: &Value) -> Result<Value, Raised> {
             }
             Ok(Value::dict(d))
         }
-        (BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor, Value::Set(x), Value::Set(y)) => {
+        (
+            BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor,
+            Value::Set(x),
+            Value::Set(y),
+        ) => {
             let (x, y) = (x.borrow(), y.borrow());
             let out: Dict = match op {
-                BinOp::BitOr => x.iter().chain(y.iter()).map(|(k, v)| (k.clone(), v.clone())).collect(),
-                BinOp::BitAnd => x.iter().filter(|(k, _)| y.contains_key(*k)).map(|(k, v)| (k.clone(), v.clone())).collect(),
-                BinOp::Sub => x.iter().filter(|(k, _)| !y.contains_key(*k)).map(|(k, v)| (k.clone(), v.clone())).collect(),
+                BinOp::BitOr => x
+                    .iter()
+                    .chain(y.iter())
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+                BinOp::BitAnd => x
+                    .iter()
+                    .filter(|(k, _)| y.contains_key(*k))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+                BinOp::Sub => x
+                    .iter()
+                    .filter(|(k, _)| !y.contains_key(*k))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
                 _ => x
                     .iter()
                     .filter(|(k, _)| !y.contains_key(*k))
@@ -417,7 +494,11 @@ pub fn contains(container: &Value, item: &Value) -> Result<bool, Raised> {
         Value::Dict(d) | Value::Set(d) => d.borrow().contains_key(&Key::of(item)?),
         Value::Range(a, b, c) => match item.as_int() {
             Some(i) => {
-                let in_bounds = if *c > 0 { i >= *a && i < *b } else { i <= *a && i > *b };
+                let in_bounds = if *c > 0 {
+                    i >= *a && i < *b
+                } else {
+                    i <= *a && i > *b
+                };
                 in_bounds && (i - a) % c == 0
             }
             None => false,
@@ -460,7 +541,10 @@ pub fn iterate(v: &Value) -> Result<Vec<Value>, Raised> {
     Ok(match v {
         Value::List(l) => l.borrow().clone(),
         Value::Tuple(t) | Value::View(_, t) => t.to_vec(),
-        Value::Str(s) => s.chars().map(|c| Value::str(c.encode_utf8(&mut [0; 4]))).collect(),
+        Value::Str(s) => s
+            .chars()
+            .map(|c| Value::str(c.encode_utf8(&mut [0; 4])))
+            .collect(),
         Value::Dict(d) | Value::Set(d) => d.borrow().values().map(|(k, _)| k.clone()).collect(),
         Value::Range(a, b, c) => range_items(*a, *b, *c)?,
         other => {
@@ -514,7 +598,10 @@ fn slice_positions(parts: &[Option<i64>; 3], len: usize) -> Result<Vec<usize>, R
 fn index_of(i: i64, len: usize, what: &str) -> Result<usize, Raised> {
     let j = if i < 0 { i + len as i64 } else { i };
     if j < 0 || j >= len as i64 {
-        return Err(Raised::exc("IndexError", format!("{what} index out of range")));
+        return Err(Raised::exc(
+            "IndexError",
+            format!("{what} index out of range"),
+        ));
     }
     Ok(j as usize)
 }
@@ -534,14 +621,20 @@ pub fn subscript(obj: &Value, idx: &Value) -> Result<Value, Raised> {
             let l = l.borrow();
             match idx {
                 Value::Slice(parts) => Ok(Value::list(
-                    slice_positions(parts, l.len())?.into_iter().map(|i| l[i].clone()).collect(),
+                    slice_positions(parts, l.len())?
+                        .into_iter()
+                        .map(|i| l[i].clone())
+                        .collect(),
                 )),
                 _ => Ok(l[index_of(int_index(idx, "list")?, l.len(), "list")?].clone()),
             }
         }
         Value::Tuple(t) => match idx {
             Value::Slice(parts) => Ok(Value::tuple(
-                slice_positions(parts, t.len())?.into_iter().map(|i| t[i].clone()).collect(),
+                slice_positions(parts, t.len())?
+                    .into_iter()
+                    .map(|i| t[i].clone())
+                    .collect(),
             )),
             _ => Ok(t[index_of(int_index(idx, "tuple")?, t.len(), "tuple")?].clone()),
         },
@@ -549,7 +642,10 @@ pub fn subscript(obj: &Value, idx: &Value) -> Result<Value, Raised> {
             let chars: Vec<char> = s.chars().collect();
             match idx {
                 Value::Slice(parts) => Ok(Value::str(
-                    &slice_positions(parts, chars.len())?.into_iter().map(|i| chars[i]).collect::<String>(),
+                    &slice_positions(parts, chars.len())?
+                        .into_iter()
+                        .map(|i| chars[i])
+                        .collect::<String>(),
                 )),
                 _ => {
                     let c = chars[index_of(int_index(idx, "string")?, chars.len(), "string")?];
@@ -565,7 +661,9 @@ pub fn subscript(obj: &Value, idx: &Value) -> Result<Value, Raised> {
         Value::Range(a, b, c) => {
             let n = range_len(*a, *b, *c) as usize;
             match idx {
-                Value::Slice(_) => Err(Raised::type_error("slicing a range is not supported by the calculator; use list(range(...))")),
+                Value::Slice(_) => Err(Raised::type_error(
+                    "slicing a range is not supported by the calculator; use list(range(...))",
+                )),
                 _ => {
                     let i = index_of(int_index(idx, "range object")?, n, "range object")?;
                     Ok(Value::Int(a + c * i as i64))

@@ -51,7 +51,9 @@ fn relocate(e: Raised, line: u32) -> Raised {
     match e {
         Raised::Fault(Fault::Syntax(msg)) => {
             let rest = msg.split_once(": ").map(|(_, r)| r).unwrap_or(&msg);
-            Raised::fault(Fault::Syntax(format!("line {line}: in an f-string: {rest}")))
+            Raised::fault(Fault::Syntax(format!(
+                "line {line}: in an f-string: {rest}"
+            )))
         }
         other => other,
     }
@@ -66,7 +68,9 @@ struct Parser {
 fn refused_statement(keyword: &str) -> Option<&'static str> {
     Some(match keyword {
         "class" => "`class` is not supported by the calculator; use dicts and functions",
-        "with" => "`with` is not supported by the calculator: there are no files or resources to open",
+        "with" => {
+            "`with` is not supported by the calculator: there are no files or resources to open"
+        }
         "yield" => "`yield` (generators) is not supported by the calculator; build a list instead",
         "async" | "await" => "`async`/`await` are not supported by the calculator",
         "nonlocal" => "`nonlocal` is not supported by the calculator; return the new value instead",
@@ -204,7 +208,11 @@ impl Parser {
                 self.pos += 1;
                 let cond = self.test()?;
                 let body = self.block()?;
-                let orelse = if self.eat_kw("else") { self.block()? } else { Vec::new() };
+                let orelse = if self.eat_kw("else") {
+                    self.block()?
+                } else {
+                    Vec::new()
+                };
                 StmtKind::While(cond, body, orelse)
             }
             "for" => {
@@ -213,7 +221,11 @@ impl Parser {
                 self.expect_kw("in")?;
                 let iter = self.expr_list()?;
                 let body = self.block()?;
-                let orelse = if self.eat_kw("else") { self.block()? } else { Vec::new() };
+                let orelse = if self.eat_kw("else") {
+                    self.block()?
+                } else {
+                    Vec::new()
+                };
                 StmtKind::For(target, iter, body, orelse)
             }
             "def" => {
@@ -244,7 +256,11 @@ impl Parser {
                                 for item in items {
                                     match item {
                                         Expr::Name(n) => classes.push(n),
-                                        _ => return Err(self.error("`except` takes exception class names")),
+                                        _ => {
+                                            return Err(
+                                                self.error("`except` takes exception class names")
+                                            )
+                                        }
                                     }
                                 }
                             }
@@ -260,8 +276,16 @@ impl Parser {
                         body: self.block()?,
                     });
                 }
-                let orelse = if self.eat_kw("else") { self.block()? } else { Vec::new() };
-                let finally = if self.eat_kw("finally") { self.block()? } else { Vec::new() };
+                let orelse = if self.eat_kw("else") {
+                    self.block()?
+                } else {
+                    Vec::new()
+                };
+                let finally = if self.eat_kw("finally") {
+                    self.block()?
+                } else {
+                    Vec::new()
+                };
                 if handlers.is_empty() && finally.is_empty() {
                     return Err(self.error("`try` needs an `except` or `finally`"));
                 }
@@ -379,7 +403,11 @@ impl Parser {
             "assert" => {
                 self.pos += 1;
                 let cond = self.test()?;
-                let msg = if self.eat_op(",") { Some(self.test()?) } else { None };
+                let msg = if self.eat_op(",") {
+                    Some(self.test()?)
+                } else {
+                    None
+                };
                 StmtKind::Assert(cond, msg)
             }
             "import" => {
@@ -387,7 +415,11 @@ impl Parser {
                 loop {
                     let module = self.dotted_name()?;
                     check_import(&module, line)?;
-                    let bound = if self.eat_kw("as") { self.name()? } else { module.clone() };
+                    let bound = if self.eat_kw("as") {
+                        self.name()?
+                    } else {
+                        module.clone()
+                    };
                     out.push(Stmt {
                         line,
                         kind: StmtKind::Import(module, bound),
@@ -411,7 +443,11 @@ impl Parser {
                 let mut names = Vec::new();
                 loop {
                     let name = self.name()?;
-                    let bound = if self.eat_kw("as") { self.name()? } else { name.clone() };
+                    let bound = if self.eat_kw("as") {
+                        self.name()?
+                    } else {
+                        name.clone()
+                    };
                     names.push((name, bound));
                     if !self.eat_op(",") || (parens && self.at_op(")")) {
                         break;
@@ -492,9 +528,12 @@ impl Parser {
                     self.line()
                 )))
             }
-            Expr::Tuple(items) | Expr::List(items) => {
-                Target::Tuple(items.into_iter().map(|i| self.to_target(i)).collect::<Result<_, _>>()?)
-            }
+            Expr::Tuple(items) | Expr::List(items) => Target::Tuple(
+                items
+                    .into_iter()
+                    .map(|i| self.to_target(i))
+                    .collect::<Result<_, _>>()?,
+            ),
             Expr::Starred(inner) => Target::Starred(Box::new(self.to_target(*inner)?)),
             _ => return Err(self.error("cannot assign to this expression")),
         })
@@ -545,8 +584,16 @@ impl Parser {
             if close == ")" && self.eat_op(":") {
                 self.test()?;
             }
-            let default = if self.eat_op("=") { Some(self.test()?) } else { None };
-            params.push(Param { name, default, kind });
+            let default = if self.eat_op("=") {
+                Some(self.test()?)
+            } else {
+                None
+            };
+            params.push(Param {
+                name,
+                default,
+                kind,
+            });
             if !self.eat_op(",") {
                 break;
             }
@@ -682,7 +729,9 @@ impl Parser {
                 Tok::Op(">") => CmpOp::Gt,
                 Tok::Op(">=") => CmpOp::Ge,
                 Tok::Name(n) if n == "in" => CmpOp::In,
-                Tok::Name(n) if n == "not" && matches!(self.peek_at(1), Tok::Name(m) if m == "in") => {
+                Tok::Name(n)
+                    if n == "not" && matches!(self.peek_at(1), Tok::Name(m) if m == "in") =>
+                {
                     self.pos += 1;
                     CmpOp::NotIn
                 }
@@ -809,7 +858,11 @@ impl Parser {
     }
 
     fn slice_item(&mut self) -> Result<Expr, Raised> {
-        let lower = if self.at_op(":") { None } else { Some(Box::new(self.test()?)) };
+        let lower = if self.at_op(":") {
+            None
+        } else {
+            Some(Box::new(self.test()?))
+        };
         if !self.eat_op(":") {
             return Ok(*lower.expect("an index expression"));
         }
@@ -833,7 +886,8 @@ impl Parser {
                 args.push(Arg::StarStar(self.test()?));
             } else if self.eat_op("*") {
                 args.push(Arg::Star(self.test()?));
-            } else if matches!(self.peek(), Tok::Name(_)) && matches!(self.peek_at(1), Tok::Op("=")) {
+            } else if matches!(self.peek(), Tok::Name(_)) && matches!(self.peek_at(1), Tok::Op("="))
+            {
                 let name = self.name()?;
                 self.pos += 1;
                 args.push(Arg::Kw(name, self.test()?));
@@ -855,7 +909,12 @@ impl Parser {
         Ok(args)
     }
 
-    fn comprehension(&mut self, kind: CompKind, elt: Expr, value: Option<Expr>) -> Result<Expr, Raised> {
+    fn comprehension(
+        &mut self,
+        kind: CompKind,
+        elt: Expr,
+        value: Option<Expr>,
+    ) -> Result<Expr, Raised> {
         let mut clauses = Vec::new();
         while self.eat_kw("for") {
             let target = self.target_list()?;
@@ -866,7 +925,11 @@ impl Parser {
                 self.pos += 1;
                 conds.push(self.or_test_no_ternary()?);
             }
-            clauses.push(CompClause { target, iter, conds });
+            clauses.push(CompClause {
+                target,
+                iter,
+                conds,
+            });
         }
         Ok(Expr::Comp {
             kind,
@@ -990,7 +1053,9 @@ impl Parser {
             return Ok(Expr::Dict(Vec::new()));
         }
         if self.at_op("**") {
-            return Err(self.error("`**` unpacking in a dict display is not supported; use dict.update"));
+            return Err(
+                self.error("`**` unpacking in a dict display is not supported; use dict.update")
+            );
         }
         let first = self.star_or_test()?;
         if self.eat_op(":") {
@@ -1153,9 +1218,14 @@ fn parse_fstring(body: &str, line: u32) -> Result<Vec<FPart>, Raised> {
             conversion = Some('r');
         }
         if chars.get(i) == Some(&'!') {
-            let conv = chars.get(i + 1).copied().ok_or_else(|| err("missing conversion"))?;
+            let conv = chars
+                .get(i + 1)
+                .copied()
+                .ok_or_else(|| err("missing conversion"))?;
             if !"rsa".contains(conv) {
-                return Err(err("invalid conversion character: expected 's', 'r', or 'a'"));
+                return Err(err(
+                    "invalid conversion character: expected 's', 'r', or 'a'",
+                ));
             }
             conversion = Some(conv);
             i += 2;

@@ -35,7 +35,10 @@ pub struct Calculator {
 impl Calculator {
     /// A calculator whose child is `program args...` (it must call
     /// `calculator::run_stdio`).
-    pub fn new(program: impl Into<PathBuf>, args: impl IntoIterator<Item = impl Into<OsString>>) -> Calculator {
+    pub fn new(
+        program: impl Into<PathBuf>,
+        args: impl IntoIterator<Item = impl Into<OsString>>,
+    ) -> Calculator {
         Calculator {
             program: program.into(),
             args: args.into_iter().map(Into::into).collect(),
@@ -46,7 +49,10 @@ impl Calculator {
     /// The production command: this executable's hidden `adbench calculator`
     /// subcommand.
     pub fn from_current_exe() -> std::io::Result<Calculator> {
-        Ok(Calculator::new(std::env::current_exe()?, ["adbench", "calculator"]))
+        Ok(Calculator::new(
+            std::env::current_exe()?,
+            ["adbench", "calculator"],
+        ))
     }
 
     /// Runs `code` with earlier tool results readable as variables
@@ -66,7 +72,12 @@ impl Calculator {
     pub fn run_request(&self, request: &Request) -> Reply {
         let payload = match serde_json::to_vec(request) {
             Ok(p) => p,
-            Err(e) => return failure(ErrorKind::Crashed, format!("could not encode the request: {e}")),
+            Err(e) => {
+                return failure(
+                    ErrorKind::Crashed,
+                    format!("could not encode the request: {e}"),
+                )
+            }
         };
         let mut child = match Command::new(&self.program)
             .args(&self.args)
@@ -81,14 +92,22 @@ impl Calculator {
             Err(e) => {
                 return failure(
                     ErrorKind::Crashed,
-                    format!("could not start the calculator ({}): {e}", self.program.display()),
+                    format!(
+                        "could not start the calculator ({}): {e}",
+                        self.program.display()
+                    ),
                 )
             }
         };
-        let (Some(mut stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take()) else {
+        let (Some(mut stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
             let _ = child.kill();
             let _ = child.wait();
-            return failure(ErrorKind::Crashed, "the calculator's pipes were not set up".into());
+            return failure(
+                ErrorKind::Crashed,
+                "the calculator's pipes were not set up".into(),
+            );
         };
         // A child that dies early closes its stdin; the write error is moot then.
         let writer = thread::spawn(move || {
@@ -115,16 +134,25 @@ impl Calculator {
         };
         let status = child.wait();
         let _ = writer.join();
-        let stderr_text = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
+        let stderr_text =
+            String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
         if timed_out {
             return failure(
                 ErrorKind::Timeout,
-                format!("the snippet ran past the {} s wall-clock limit and was stopped", self.wall.as_secs()),
+                format!(
+                    "the snippet ran past the {} s wall-clock limit and was stopped",
+                    self.wall.as_secs()
+                ),
             );
         }
         let status = match status {
             Ok(s) => s,
-            Err(e) => return failure(ErrorKind::Crashed, format!("waiting for the calculator: {e}")),
+            Err(e) => {
+                return failure(
+                    ErrorKind::Crashed,
+                    format!("waiting for the calculator: {e}"),
+                )
+            }
         };
         if status.success() {
             if let Ok(reply) = serde_json::from_slice::<Reply>(&reply_bytes) {
@@ -139,11 +167,17 @@ fn classify_death(signal: Option<i32>, code: Option<i32>, stderr: &str) -> Reply
     if stderr.contains("memory allocation") || stderr.contains("out of memory") {
         return failure(
             ErrorKind::Memory,
-            format!("MemoryError: the snippet needed more than the calculator's {} MiB", super::MEMORY_BYTES >> 20),
+            format!(
+                "MemoryError: the snippet needed more than the calculator's {} MiB",
+                super::MEMORY_BYTES >> 20
+            ),
         );
     }
     if stderr.contains("overflowed its stack") {
-        return failure(ErrorKind::Memory, "MemoryError: nesting or recursion too deep".into());
+        return failure(
+            ErrorKind::Memory,
+            "MemoryError: nesting or recursion too deep".into(),
+        );
     }
     match signal {
         Some(SIGXCPU) | Some(SIGKILL) => failure(

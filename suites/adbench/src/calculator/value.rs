@@ -89,7 +89,12 @@ impl Key {
             Value::Str(s) => Key::Str(s.clone()),
             Value::Tuple(items) => Key::Tuple(items.iter().map(Key::of).collect::<Result<_, _>>()?),
             Value::Range(a, b, c) => Key::Tuple(vec![Key::Int(*a), Key::Int(*b), Key::Int(*c)]),
-            other => return Err(Raised::type_error(format!("unhashable type: '{}'", other.type_name()))),
+            other => {
+                return Err(Raised::type_error(format!(
+                    "unhashable type: '{}'",
+                    other.type_name()
+                )))
+            }
         })
     }
 }
@@ -293,7 +298,13 @@ fn write_repr(out: &mut String, v: &Value, depth: usize) {
         }
         Value::Slice(parts) => {
             let show = |p: &Option<i64>| p.map_or("None".to_string(), |i| i.to_string());
-            let _ = write!(out, "slice({}, {}, {})", show(&parts[0]), show(&parts[1]), show(&parts[2]));
+            let _ = write!(
+                out,
+                "slice({}, {}, {})",
+                show(&parts[0]),
+                show(&parts[1]),
+                show(&parts[2])
+            );
         }
         Value::Func(f) => {
             let _ = write!(out, "<function {}>", f.def.name);
@@ -302,11 +313,19 @@ fn write_repr(out: &mut String, v: &Value, depth: usize) {
             if super::builtins::is_type_name(name) {
                 let _ = write!(out, "<class '{name}'>");
             } else {
-                let _ = write!(out, "<built-in function {}>", name.rsplit('.').next().unwrap_or(name));
+                let _ = write!(
+                    out,
+                    "<built-in function {}>",
+                    name.rsplit('.').next().unwrap_or(name)
+                );
             }
         }
         Value::Method(obj, name) => {
-            let _ = write!(out, "<built-in method {name} of {} object>", obj.type_name());
+            let _ = write!(
+                out,
+                "<built-in method {name} of {} object>",
+                obj.type_name()
+            );
         }
         Value::Module(m) => {
             let name = match m {
@@ -326,7 +345,11 @@ fn write_repr(out: &mut String, v: &Value, depth: usize) {
 
 /// CPython's `repr(str)`: single quotes unless the text has one and no double.
 pub fn str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     let mut out = String::with_capacity(s.len() + 2);
     out.push(quote);
     for c in s.chars() {
@@ -369,7 +392,8 @@ pub fn equals(a: &Value, b: &Value) -> bool {
             }
             let (x, y) = (x.borrow(), y.borrow());
             x.len() == y.len()
-                && x.iter().all(|(k, (_, v))| y.get(k).is_some_and(|(_, w)| equals(v, w)))
+                && x.iter()
+                    .all(|(k, (_, v))| y.get(k).is_some_and(|(_, w)| equals(v, w)))
         }
         (Value::Set(x), Value::Set(y)) => {
             let (x, y) = (x.borrow(), y.borrow());
