@@ -841,6 +841,242 @@ except AssertionError:
 rows ok
 "##,
     ),
+    (
+        "views_and_spread",
+        r##"d = {"a": 1, "b": 2}
+print(d.keys(), d.values(), d.items())
+merged = {**d, "c": 3, **{"a": 9}}
+print(merged, [*d, *"xy"], len(merged))"##,
+        r##"dict_keys(['a', 'b']) dict_values([1, 2]) dict_items([('a', 1), ('b', 2)])
+{'a': 9, 'b': 2, 'c': 3} ['a', 'b', 'x', 'y'] 3
+"##,
+    ),
+    (
+        "correlation",
+        r##"import statistics
+x = [r["clicks"] for r in r1]
+y = [r["revenue"] for r in r1]
+print(statistics.correlation(x, y))
+print(statistics.covariance(x, y))
+print(round(statistics.correlation(x, y), 4))"##,
+        r##"0.9627439131400646
+7602650.279464285
+0.9627
+"##,
+    ),
+    (
+        "format_widths",
+        r##"for r in r1[:3]:
+    print(f"{r['campaign']:<20}{r['cost']:>10.2f}{r['clicks']:>8,}{r['conversions'] / r['clicks']:>9.2%}")
+print("=" * 47)
+print(f"{'TOTAL':<20}{sum(r['cost'] for r in r1[:3]):>10.2f}")"##,
+        r##"Spring Sale            1875.40   3,412    4.16%
+Spring Sale             964.10   1,210    2.56%
+Brand Always-On        1220.75   4,890    6.16%
+===============================================
+TOTAL                  4060.25
+"##,
+    ),
+    (
+        "misc_floats",
+        r##"print(float("inf"), -float("inf"), 1e100, 1.5e300 * 1e10, 2.5e-10, 0.000123, 123e-7)
+print(3.0 * 1.1, 1.1 + 2.2, 100 * 1.1, 0.1 * 3, 4.35 * 100, 1 - 0.9)
+print(str(1/3), repr(2/3), f"{1/3}", format(2/3), format(2/3, ".3"), format(1234.5, ",.1f"))"##,
+        r##"inf -inf 1e+100 inf 2.5e-10 0.000123 1.23e-05
+3.3000000000000003 3.3000000000000003 110.00000000000001 0.30000000000000004 434.99999999999994 0.09999999999999998
+0.3333333333333333 0.6666666666666666 0.3333333333333333 0.6666666666666666 0.667 1,234.5
+"##,
+    ),
+    (
+        "sum_of_squares_math",
+        r##"import math
+vals = [r["cost"] for r in r1]
+mean = sum(vals) / len(vals)
+var = sum((v - mean) ** 2 for v in vals) / (len(vals) - 1)
+print(mean, var, math.sqrt(var))"##,
+        r##"1226.16625 469498.8746839286 685.1998793665456
+"##,
+    ),
+    (
+        "sorted_dict_output",
+        r##"by_channel = {}
+for r in r1:
+    by_channel[r["channel"]] = by_channel.get(r["channel"], 0) + r["cost"]
+print(dict(sorted(by_channel.items(), key=lambda x: x[1], reverse=True)))
+for k, v in sorted(by_channel.items()):
+    print(f"{k}: {v:.2f} ({v / sum(by_channel.values()):.1%})")"##,
+        r##"{'search': 3697.3, 'video': 2500.0, 'social': 2135.33, 'display': 1476.7}
+display: 1476.70 (15.1%)
+search: 3697.30 (37.7%)
+social: 2135.33 (21.8%)
+video: 2500.00 (25.5%)
+"##,
+    ),
+    (
+        "string_ops_2",
+        r##"s = "Spring Sale | search | 2024-03-01"
+parts = [p.strip() for p in s.split("|")]
+print(parts, s.upper(), s.lower().count("s"), s.index("|"), s.rsplit("|", 1))
+print("  x  ".lstrip(), "|", "xxhixx".strip("x"), "a-b-c".split("-", 1), "%s" % [1, 2])
+print("abc" < "abd", "Z" < "a", "10" < "9", sorted(["10", "9", "1"]), ",".join(str(i) for i in range(5)))"##,
+        r##"['Spring Sale', 'search', '2024-03-01'] SPRING SALE | SEARCH | 2024-03-01 3 12 ['Spring Sale | search ', ' 2024-03-01']
+x   | hi ['a', 'b-c'] [1, 2]
+True True True ['1', '10', '9'] 0,1,2,3,4
+"##,
+    ),
+    (
+        "nested_functions_lambda",
+        r##"def apply(rows, fn):
+    return [fn(r) for r in rows]
+ctrs = apply(r1, lambda r: round(r["clicks"] / r["impressions"], 4))
+print(ctrs)
+key = lambda kv: kv[1]
+print(sorted({"a": 3, "b": 1, "c": 2}.items(), key=key))"##,
+        r##"[0.0283, 0.0036, 0.0873, 0.0237, 0.0196, 0.0024, 0.065, 0.0]
+[('b', 1), ('c', 2), ('a', 3)]
+"##,
+    ),
+    (
+        "integer_ops",
+        r##"print(17 // 5, 17 % 5, -17 // 5, -17 % 5, 17 // -5, 2 ** 31, 7 ** 0, 0 ** 0)
+print(abs(-7), pow(2, 8), pow(2, 8, 5), pow(2, -2), 10 ** -2, 1 << 10, 255 >> 4, 6 & 3, 6 | 3, 6 ^ 3, ~5)
+print(int("ff", 16), int("0b101", 0) if False else int("101", 2), hex(255), bin(5), oct(8))"##,
+        r##"3 2 -4 3 -4 2147483648 1 1
+7 256 1 0.25 0.01 1024 15 2 7 5 -6
+255 5 0xff 0b101 0o10
+"##,
+    ),
+    (
+        "average_order_value",
+        r##"aov = {}
+for r in r1:
+    if r["conversions"]:
+        aov.setdefault(r["campaign"], []).append(r["revenue"] / r["conversions"])
+for k, v in aov.items():
+    print(k, [round(x, 2) for x in v], round(sum(v) / len(v), 2))"##,
+        r##"Spring Sale [64.23, 59.35, 53.61] 59.06
+Brand Always-On [50.94, 50.87] 50.9
+Retargeting Q1 [50.12, 51.82] 50.97
+"##,
+    ),
+    (
+        "isinstance_and_types",
+        r##"vals = [1, 2.5, "3", None, True, [1], {"a": 1}]
+for v in vals:
+    print(type(v).__name__, isinstance(v, (int, float)) and not isinstance(v, bool))
+print(type(1), type("x"), type([]) is list)"##,
+        r##"int True
+float True
+str False
+NoneType False
+bool False
+list False
+dict False
+<class 'int'> <class 'str'> True
+"##,
+    ),
+    (
+        "while_with_else_and_nested_break",
+        r##"i = 0
+while i < 3:
+    i += 1
+else:
+    print("loop done", i)
+found = None
+for r in r1:
+    for k in ("clicks", "conversions"):
+        if r[k] == 0:
+            found = (r["campaign"], k)
+            break
+    if found:
+        break
+print(found)"##,
+        r##"loop done 3
+('Video Launch', 'clicks')
+"##,
+    ),
+    (
+        "except_tuple_and_reraise",
+        r##"def parse(x):
+    try:
+        return float(x)
+    except (TypeError, ValueError) as e:
+        return f"bad: {e}"
+print(parse("1.5"), parse("abc"), parse(None))
+try:
+    try:
+        {}["k"]
+    except KeyError:
+        raise
+except LookupError as e:
+    print("outer caught", repr(e), type(e).__name__)"##,
+        r##"1.5 bad: could not convert string to float: 'abc' bad: float() argument must be a string or a real number, not 'NoneType'
+outer caught KeyError('k') KeyError
+"##,
+    ),
+    (
+        "percent_format_tuple_width",
+        r##"rows = [("search", 0.12345), ("display", 0.0123), ("video", 0.0)]
+for name, rate in rows:
+    print("%-10s|%8.3f%%|%+.1e" % (name, rate * 100, rate))
+print("%5d|%-5d|%05d|%x" % (42, 42, 42, 42), "%s" % (1,), "%.3s" % "abcdef", "%c" % 65)"##,
+        r##"search    |  12.345%|+1.2e-01
+display   |   1.230%|+1.2e-02
+video     |   0.000%|+0.0e+00
+   42|42   |00042|2a 1 abc A
+"##,
+    ),
+    (
+        "statistics_on_ints_exact",
+        r##"import statistics
+print(statistics.mean([1, 2, 3, 4, 4]), statistics.mean([1, 2]), statistics.median([1, 2, 3, 4]))
+print(statistics.variance([1, 2, 3, 4]), statistics.pvariance([1, 2, 3, 4]), statistics.stdev([2, 4, 4, 4, 5, 5, 7, 9]))
+print(statistics.mean([0.5, 0.25, 0.125]), statistics.mean([1e50, 1, -1e50]), statistics.geometric_mean([1, 4, 16]))"##,
+        r##"2.8 1.5 2.5
+1.6666666666666667 1.25 2.138089935299395
+0.2916666666666667 0.3333333333333333 4.0
+"##,
+    ),
+    (
+        "comprehension_scoping",
+        r##"x = "outer"
+squares = [x * x for x in range(4)]
+print(x, squares)
+pairs = [(i, j) for i in range(3) for j in range(i)]
+print(pairs)
+print({k: [v for v in range(k)] for k in range(3)})"##,
+        r##"outer [0, 1, 4, 9]
+[(1, 0), (2, 0), (2, 1)]
+{0: [], 1: [0], 2: [0, 1]}
+"##,
+    ),
+    (
+        "round_to_int_display",
+        r##"for v in [0.5, 1.5, 2.5, -1.5, 1234.5, 0.49999999999999994]:
+    print(v, round(v), round(v, 0), int(v))"##,
+        r##"0.5 0 0.0 0
+1.5 2 2.0 1
+2.5 2 2.0 2
+-1.5 -2 -2.0 -1
+1234.5 1234 1234.0 1234
+0.49999999999999994 0 0.0 0
+"##,
+    ),
+    (
+        "growth_rates",
+        r##"series = [100, 120, 90, 135, 135]
+for a, b in zip(series, series[1:]):
+    g = (b - a) / a
+    print(f"{a}->{b}: {g:+.1%}", "up" if g > 0 else "down" if g < 0 else "flat")
+cagr = (series[-1] / series[0]) ** (1 / (len(series) - 1)) - 1
+print(f"CAGR {cagr:.4%}", cagr)"##,
+        r##"100->120: +20.0% up
+120->90: -25.0% down
+90->135: +50.0% up
+135->135: +0.0% flat
+CAGR 7.7912% 0.07791233588925262
+"##,
+    ),
 ];
 
 fn calculator() -> Calculator {

@@ -86,7 +86,8 @@ pub enum Expr {
     List(Vec<Expr>),
     Tuple(Vec<Expr>),
     Set(Vec<Expr>),
-    Dict(Vec<(Expr, Expr)>),
+    /// Key/value pairs; a `None` key is a `**mapping` spread.
+    Dict(Vec<(Option<Expr>, Expr)>),
     Starred(Box<Expr>),
     Attr(Box<Expr>, String),
     Index(Box<Expr>, Box<Expr>),

@@ -474,9 +474,26 @@ impl Interp {
             Expr::Dict(pairs) => {
                 let mut d = Dict::new();
                 for (k, v) in pairs {
-                    let k = self.eval(k, scope)?;
-                    let v = self.eval(v, scope)?;
-                    ops::dict_insert(&mut d, k, v)?;
+                    match k {
+                        Some(k) => {
+                            let k = self.eval(k, scope)?;
+                            let v = self.eval(v, scope)?;
+                            ops::dict_insert(&mut d, k, v)?;
+                        }
+                        None => match self.eval(v, scope)? {
+                            Value::Dict(other) => {
+                                for (k, v) in other.borrow().values() {
+                                    ops::dict_insert(&mut d, k.clone(), v.clone())?;
+                                }
+                            }
+                            other => {
+                                return Err(Raised::type_error(format!(
+                                    "'{}' object is not a mapping",
+                                    other.type_name()
+                                )))
+                            }
+                        },
+                    }
                 }
                 Value::dict(d)
             }

@@ -66,6 +66,8 @@ const STATISTICS_FUNCTIONS: &[&str] = &[
     "statistics.pstdev",
     "statistics.quantiles",
     "statistics.geometric_mean",
+    "statistics.correlation",
+    "statistics.covariance",
 ];
 
 pub fn math_attr(name: &str) -> Result<Value, Raised> {
@@ -545,11 +547,12 @@ pub fn call_statistics(
             &[]
         },
     )?;
-    let max_args = match f {
-        "variance" | "stdev" | "pvariance" | "pstdev" => 2,
-        _ => 1,
+    let (min_args, max_args) = match f {
+        "variance" | "stdev" | "pvariance" | "pstdev" => (1, 2),
+        "correlation" | "covariance" => (2, 2),
+        _ => (1, 1),
     };
-    arity(kw.name(), &args, 1, max_args)?;
+    arity(kw.name(), &args, min_args, max_args)?;
     Ok(match f {
         "mean" => {
             let (data, all_int) = numeric_data(&args, f)?;
@@ -585,6 +588,46 @@ pub fn call_statistics(
                 logs.push(Value::Float(x.ln()));
             }
             Value::Float((fsum(&logs)? / logs.len() as f64).exp())
+        }
+        "correlation" | "covariance" => {
+            let floats = |v: &Value| -> Result<Vec<f64>, Raised> {
+                ops::iterate(v)?.iter().map(|x| to_f64(x, f)).collect()
+            };
+            let (x, y) = (
+                floats(&args[0])?,
+                floats(args.get(1).unwrap_or(&Value::None))?,
+            );
+            let n = x.len();
+            if y.len() != n {
+                return Err(stats_error(&format!(
+                    "{f} requires that both inputs have same number of data points"
+                )));
+            }
+            if n < 2 {
+                return Err(stats_error(&format!(
+                    "{f} requires at least two data points"
+                )));
+            }
+            let fsum_of =
+                |xs: Vec<f64>| fsum(&xs.into_iter().map(Value::Float).collect::<Vec<_>>());
+            let xbar = fsum_of(x.clone())? / n as f64;
+            let ybar = fsum_of(y.clone())? / n as f64;
+            let sxy = fsum_of(
+                x.iter()
+                    .zip(&y)
+                    .map(|(a, b)| (a - xbar) * (b - ybar))
+                    .collect(),
+            )?;
+            if f == "covariance" {
+                return Ok(Value::Float(sxy / (n - 1) as f64));
+            }
+            let sxx = fsum_of(x.iter().map(|a| (a - xbar) * (a - xbar)).collect())?;
+            let syy = fsum_of(y.iter().map(|b| (b - ybar) * (b - ybar)).collect())?;
+            let den = (sxx * syy).sqrt();
+            if den == 0.0 {
+                return Err(stats_error("at least one of the inputs is constant"));
+            }
+            Value::Float(sxy / den)
         }
         "median" | "median_low" | "median_high" => {
             let data = sorted_data(&ops::iterate(&args[0])?)?;

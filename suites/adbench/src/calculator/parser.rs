@@ -1053,9 +1053,7 @@ impl Parser {
             return Ok(Expr::Dict(Vec::new()));
         }
         if self.at_op("**") {
-            return Err(
-                self.error("`**` unpacking in a dict display is not supported; use dict.update")
-            );
+            return self.dict_display(Vec::new());
         }
         let first = self.star_or_test()?;
         if self.eat_op(":") {
@@ -1065,17 +1063,11 @@ impl Parser {
                 self.expect_op("}")?;
                 return Ok(comp);
             }
-            let mut pairs = vec![(first, value)];
-            while self.eat_op(",") {
-                if self.at_op("}") {
-                    break;
-                }
-                let k = self.test()?;
-                self.expect_op(":")?;
-                pairs.push((k, self.test()?));
+            if !self.eat_op(",") {
+                self.expect_op("}")?;
+                return Ok(Expr::Dict(vec![(Some(first), value)]));
             }
-            self.expect_op("}")?;
-            return Ok(Expr::Dict(pairs));
+            return self.dict_display(vec![(Some(first), value)]);
         }
         if self.at_kw("for") {
             let comp = self.comprehension(CompKind::Set, first, None)?;
@@ -1091,6 +1083,24 @@ impl Parser {
         }
         self.expect_op("}")?;
         Ok(Expr::Set(items))
+    }
+
+    /// The rest of a dict display: `key: value` and `**mapping` items.
+    fn dict_display(&mut self, mut pairs: Vec<(Option<Expr>, Expr)>) -> Result<Expr, Raised> {
+        while !self.eat_op("}") {
+            if self.eat_op("**") {
+                pairs.push((None, self.or_expr()?));
+            } else {
+                let k = self.test()?;
+                self.expect_op(":")?;
+                pairs.push((Some(k), self.test()?));
+            }
+            if !self.eat_op(",") {
+                self.expect_op("}")?;
+                break;
+            }
+        }
+        Ok(Expr::Dict(pairs))
     }
 
     /// Adjacent string literals concatenate, f-strings included.

@@ -338,7 +338,13 @@ fn write_repr(out: &mut String, v: &Value, depth: usize) {
             let _ = write!(out, "<class '{name}'>");
         }
         Value::Exception(e) => {
-            let _ = write!(out, "{}({})", e.0, str_repr(&e.1));
+            // A KeyError's message is already its key's repr.
+            let arg = match (e.0.as_str(), e.1.is_empty()) {
+                (_, true) => String::new(),
+                ("KeyError", false) => e.1.clone(),
+                _ => str_repr(&e.1),
+            };
+            let _ = write!(out, "{}({arg})", e.0);
         }
     }
 }
