@@ -1077,6 +1077,35 @@ print(f"CAGR {cagr:.4%}", cagr)"##,
 CAGR 7.7912% 0.07791233588925262
 "##,
     ),
+    (
+        "next_and_generators",
+        r##"first_video = next((r for r in r1 if r["channel"] == "video"), None)
+print(first_video["campaign"] if first_video else "none")
+missing = next((r for r in r1 if r["channel"] == "tv"), None)
+print(missing)
+it = iter(r2["daily"])
+print(next(it), next(it))
+gen = (r["clicks"] for r in r1)
+print(sum(gen), sum(gen))
+z = zip([1, 2], "ab")
+print(list(z), list(z))"##,
+        r##"Video Launch
+None
+2024-03-01 2024-03-02
+17051 0
+[(1, 'a'), (2, 'b')] []
+"##,
+    ),
+    (
+        "iterator_consumers",
+        r##"print(list(enumerate("ab", 1)), dict(enumerate("xy")), list(reversed(range(4))))
+print(list(map(str, [1, 2])), list(filter(None, [0, 1, "", "a"])), sorted(map(abs, [-3, 1, -2])))
+print(max(zip([1, 3, 2], "abc")), tuple(x * 2 for x in range(3)), set(x % 3 for x in range(10)))"##,
+        r##"[(1, 'a'), (2, 'b')] {0: 'x', 1: 'y'} [3, 2, 1, 0]
+['1', '2'] [1, 'a'] [1, 2, 3]
+(3, 'b') (0, 2, 4) {0, 1, 2}
+"##,
+    ),
 ];
 
 fn calculator() -> Calculator {

@@ -42,6 +42,8 @@ const FUNCTIONS: &[&str] = &[
     "bin",
     "oct",
     "callable",
+    "iter",
+    "next",
 ];
 
 /// Types that are also conversion functions, plus the names `type()` returns.
@@ -733,7 +735,7 @@ pub fn call(
             }
             let mut items = ops::iterate(&args[0])?;
             items.reverse();
-            Value::list(items)
+            Value::iter("list_reverseiterator", items)
         }
         "enumerate" => {
             arity(name, &args, 1, 2)?;
@@ -742,7 +744,8 @@ pub fn call(
                 None => 0,
             };
             let items = ops::iterate(&args[0])?;
-            Value::list(
+            Value::iter(
+                "enumerate",
                 items
                     .into_iter()
                     .enumerate()
@@ -759,7 +762,8 @@ pub fn call(
                     "zip() arguments have different lengths",
                 ));
             }
-            Value::list(
+            Value::iter(
+                "zip",
                 (0..n)
                     .map(|i| Value::tuple(lists.iter().map(|l| l[i].clone()).collect()))
                     .collect(),
@@ -784,7 +788,7 @@ pub fn call(
                     Vec::new(),
                 )?);
             }
-            Value::list(out)
+            Value::iter("map", out)
         }
         "filter" => {
             arity(name, &args, 2, 2)?;
@@ -798,7 +802,45 @@ pub fn call(
                     out.push(item);
                 }
             }
-            Value::list(out)
+            Value::iter("filter", out)
+        }
+        "iter" => {
+            arity(name, &args, 1, 1)?;
+            match &args[0] {
+                Value::Iter(_) => args[0].clone(),
+                other => {
+                    let kind = match other {
+                        Value::List(_) => "list_iterator",
+                        Value::Tuple(_) => "tuple_iterator",
+                        Value::Str(_) => "str_ascii_iterator",
+                        Value::Dict(_) => "dict_keyiterator",
+                        Value::Set(_) => "set_iterator",
+                        Value::Range(..) => "range_iterator",
+                        _ => "iterator",
+                    };
+                    Value::iter(kind, ops::iterate(other)?)
+                }
+            }
+        }
+        "next" => {
+            arity(name, &args, 1, 2)?;
+            let Value::Iter(it) = &args[0] else {
+                return Err(Raised::type_error(format!(
+                    "'{}' object is not an iterator",
+                    args[0].type_name()
+                )));
+            };
+            let mut it = it.borrow_mut();
+            match it.items.get(it.pos).cloned() {
+                Some(v) => {
+                    it.pos += 1;
+                    v
+                }
+                None => match args.get(1) {
+                    Some(default) => default.clone(),
+                    None => return Err(Raised::exc("StopIteration", "")),
+                },
+            }
         }
         "any" => {
             arity(name, &args, 1, 1)?;

@@ -623,7 +623,8 @@ impl Interp {
                     Ok(())
                 })?;
                 match kind {
-                    CompKind::List | CompKind::Gen => Value::list(items),
+                    CompKind::List => Value::list(items),
+                    CompKind::Gen => Value::iter("generator", items),
                     CompKind::Dict => Value::dict(dict),
                     CompKind::Set => {
                         let mut set = Dict::new();

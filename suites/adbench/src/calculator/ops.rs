@@ -471,6 +471,7 @@ fn identical(a: &Value, b: &Value) -> bool {
         (Value::Tuple(x), Value::Tuple(y)) => Rc::ptr_eq(x, y),
         (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
         (Value::Func(x), Value::Func(y)) => Rc::ptr_eq(x, y),
+        (Value::Iter(x), Value::Iter(y)) => Rc::ptr_eq(x, y),
         (Value::Builtin(x), Value::Builtin(y)) => x == y,
         (Value::Module(x), Value::Module(y)) => x == y,
         (Value::ExcClass(x), Value::ExcClass(y)) => x == y,
@@ -491,6 +492,7 @@ pub fn contains(container: &Value, item: &Value) -> Result<bool, Raised> {
         },
         Value::List(l) => l.borrow().iter().any(|v| equals(v, item)),
         Value::Tuple(t) | Value::View(_, t) => t.iter().any(|v| equals(v, item)),
+        Value::Iter(_) => iterate(container)?.iter().any(|v| equals(v, item)),
         Value::Dict(d) | Value::Set(d) => d.borrow().contains_key(&Key::of(item)?),
         Value::Range(a, b, c) => match item.as_int() {
             Some(i) => {
@@ -547,6 +549,14 @@ pub fn iterate(v: &Value) -> Result<Vec<Value>, Raised> {
             .collect(),
         Value::Dict(d) | Value::Set(d) => d.borrow().values().map(|(k, _)| k.clone()).collect(),
         Value::Range(a, b, c) => range_items(*a, *b, *c)?,
+        Value::Iter(it) => {
+            // Iterating consumes what is left.
+            let mut it = it.borrow_mut();
+            let pos = it.pos.min(it.items.len());
+            let rest = it.items.split_off(pos);
+            it.pos = it.items.len();
+            rest
+        }
         other => {
             return Err(Raised::type_error(format!(
                 "'{}' object is not iterable",

@@ -41,6 +41,9 @@ pub enum Value {
     /// A snapshot of `d.keys()`/`values()`/`items()`, printed like CPython's views.
     View(ViewKind, Rc<[Value]>),
     Range(i64, i64, i64),
+    /// A one-pass iterator (`zip(...)`, a generator expression...): its
+    /// items are computed eagerly, but consumed once, as in Python.
+    Iter(Rc<RefCell<IterState>>),
     /// `a[start:stop:step]`'s index; only made by slice syntax.
     Slice(Box<[Option<i64>; 3]>),
     Func(Rc<Closure>),
@@ -52,6 +55,13 @@ pub enum Value {
     /// An exception class such as `ValueError`, callable to make an instance.
     ExcClass(&'static str),
     Exception(Rc<(String, String)>),
+}
+
+pub struct IterState {
+    /// The CPython type name: `zip`, `generator`, `enumerate`...
+    pub kind: &'static str,
+    pub items: Vec<Value>,
+    pub pos: usize,
 }
 
 pub struct Closure {
@@ -112,6 +122,14 @@ impl Value {
         Value::Tuple(Rc::from(items))
     }
 
+    pub fn iter(kind: &'static str, items: Vec<Value>) -> Value {
+        Value::Iter(Rc::new(RefCell::new(IterState {
+            kind,
+            items,
+            pos: 0,
+        })))
+    }
+
     pub fn dict(d: Dict) -> Value {
         Value::Dict(Rc::new(RefCell::new(d)))
     }
@@ -131,6 +149,7 @@ impl Value {
             Value::View(ViewKind::Values, _) => "dict_values",
             Value::View(ViewKind::Items, _) => "dict_items",
             Value::Range(..) => "range",
+            Value::Iter(it) => it.borrow().kind,
             Value::Slice(_) => "slice",
             Value::Func(_) => "function",
             Value::Builtin(_) | Value::Method(..) => "builtin_function_or_method",
@@ -296,6 +315,9 @@ fn write_repr(out: &mut String, v: &Value, depth: usize) {
                 let _ = write!(out, "range({a}, {b}, {c})");
             }
         }
+        Value::Iter(it) => {
+            let _ = write!(out, "<{} object>", it.borrow().kind);
+        }
         Value::Slice(parts) => {
             let show = |p: &Option<i64>| p.map_or("None".to_string(), |i| i.to_string());
             let _ = write!(
@@ -410,6 +432,7 @@ pub fn equals(a: &Value, b: &Value) -> bool {
         (Value::ExcClass(x), Value::ExcClass(y)) => x == y,
         (Value::Module(x), Value::Module(y)) => x == y,
         (Value::Func(x), Value::Func(y)) => Rc::ptr_eq(x, y),
+        (Value::Iter(x), Value::Iter(y)) => Rc::ptr_eq(x, y),
         (Value::Exception(x), Value::Exception(y)) => Rc::ptr_eq(x, y),
         _ => false,
     }
