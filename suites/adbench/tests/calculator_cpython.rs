@@ -3,7 +3,7 @@
 //! under CPython 3.11.7 with `r1`/`r2` bound to the same JSON.
 //!
 //! Deliberate differences from CPython are not exercised here (see the
-//! calculator module's doc): 64-bit integers, list-returning `zip`/`map`.
+//! calculator module's doc), such as 64-bit integers and set order.
 
 use adfarm_adbench::calculator::{Calculator, Request};
 
@@ -1104,6 +1104,22 @@ print(max(zip([1, 3, 2], "abc")), tuple(x * 2 for x in range(3)), set(x % 3 for 
         r##"[(1, 'a'), (2, 'b')] {0: 'x', 1: 'y'} [3, 2, 1, 0]
 ['1', '2'] [1, 'a'] [1, 2, 3]
 (3, 'b') (0, 2, 4) {0, 1, 2}
+"##,
+    ),
+    (
+        "script_style_main",
+        r##"def main():
+    totals = dict.fromkeys(["search", "social"], 0)
+    for r in r1:
+        if r["channel"] in totals:
+            totals[r["channel"]] += r["clicks"]
+    print(totals)
+    print("{:>{}}|{:<{w}}|".format("x", 5, "y", w=3))
+
+if __name__ == "__main__":
+    main()"##,
+        r##"{'search': 9804, 'social': 5057}
+    x|y  |
 "##,
     ),
 ];

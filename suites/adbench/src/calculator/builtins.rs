@@ -243,6 +243,9 @@ pub fn get_attr(obj: &Value, name: &str) -> Result<Value, Raised> {
         // `str.lower` and friends: unbound methods, called with the object first.
         Value::Builtin("str") => STR_METHODS,
         Value::Builtin("list") => LIST_METHODS,
+        Value::Builtin("dict") if name == "fromkeys" => {
+            return Ok(Value::Method(Box::new(obj.clone()), name.into()))
+        }
         Value::Builtin("dict") => DICT_METHODS,
         Value::Builtin("set") => SET_METHODS,
         Value::Builtin("tuple") => TUPLE_METHODS,
@@ -1397,6 +1400,15 @@ pub fn call_method(
     args: Vec<Value>,
     kwargs: Vec<(String, Value)>,
 ) -> Result<Value, Raised> {
+    if let (Value::Builtin("dict"), "fromkeys") = (obj, name) {
+        arity("fromkeys", &args, 1, 2)?;
+        let fill = args.get(1).cloned().unwrap_or(Value::None);
+        let mut d = Dict::new();
+        for k in ops::iterate(&args[0])? {
+            ops::dict_insert(&mut d, k, fill.clone())?;
+        }
+        return Ok(Value::dict(d));
+    }
     if let Value::Builtin(type_name) = obj {
         let mut args = args.into_iter();
         let Some(receiver) = args.next() else {

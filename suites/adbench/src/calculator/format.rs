@@ -589,9 +589,19 @@ fn spec_string(s: &Spec) -> String {
 
 /// `str.format(*args, **kwargs)`.
 pub fn str_format(fmt: &str, args: &[Value], kwargs: &[(String, Value)]) -> Result<String, Raised> {
+    str_format_numbered(fmt, args, kwargs, &mut 0)
+}
+
+/// `auto` is the next automatic field number, shared with nested specs
+/// (`"{:>{}}"`), which CPython numbers after their outer field.
+fn str_format_numbered(
+    fmt: &str,
+    args: &[Value],
+    kwargs: &[(String, Value)],
+    auto: &mut usize,
+) -> Result<String, Raised> {
     let chars: Vec<char> = fmt.chars().collect();
     let mut out = String::new();
-    let mut auto = 0usize;
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
@@ -640,21 +650,16 @@ pub fn str_format(fmt: &str, args: &[Value], kwargs: &[(String, Value)]) -> Resu
             Some(k) => (&head[..k], head[k + 1..].chars().next()),
             None => (head, None),
         };
-        let spec = if spec.contains('{') {
-            str_format(spec, args, kwargs)?
-        } else {
-            spec.to_string()
-        };
         let split = name.find(['.', '[']).unwrap_or(name.len());
         let (base, mut accessors) = (&name[..split], &name[split..]);
         let mut value = if base.is_empty() {
-            let v = args.get(auto).cloned().ok_or_else(|| {
+            let v = args.get(*auto).cloned().ok_or_else(|| {
                 Raised::exc(
                     "IndexError",
                     format!("Replacement index {auto} out of range for positional args tuple"),
                 )
             })?;
-            auto += 1;
+            *auto += 1;
             v
         } else if let Ok(n) = base.parse::<usize>() {
             args.get(n).cloned().ok_or_else(|| {
@@ -687,6 +692,11 @@ pub fn str_format(fmt: &str, args: &[Value], kwargs: &[(String, Value)]) -> Resu
                 "attribute access in format fields (`{name}`) is not supported by the calculator"
             )));
         }
+        let spec = if spec.contains('{') {
+            str_format_numbered(spec, args, kwargs, auto)?
+        } else {
+            spec.to_string()
+        };
         let value = match conversion {
             Some('r' | 'a') => Value::str(&value.repr()),
             Some('s') => Value::str(&value.to_str()),

@@ -78,8 +78,10 @@ pub struct Interp {
 
 impl Interp {
     pub fn new(output_limit: usize) -> Interp {
+        // Snippets written as scripts guard with `if __name__ == "__main__":`.
+        let globals = HashMap::from([("__name__".to_string(), Value::str("__main__"))]);
         Interp {
-            globals: HashMap::new(),
+            globals,
             out: Output {
                 text: String::new(),
                 limit: output_limit,

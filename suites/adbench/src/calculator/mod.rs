@@ -17,9 +17,10 @@
 //! adds OS limits on memory and CPU; the runner adds the wall clock.
 //!
 //! Deliberate differences from CPython: integers are 64-bit (overflow is
-//! an `OverflowError`), `zip`/`map`/`filter`/`enumerate`/`reversed` and
-//! generator expressions return lists, sets iterate in insertion order,
-//! and the recursion limit is lower.
+//! an `OverflowError` that says so); generator expressions and
+//! `zip`/`map`/`filter`/`enumerate`/`reversed` compute their items eagerly
+//! (they are still one-pass iterators, so `next()` and re-iteration behave);
+//! sets iterate in insertion order; iterators print without an address.
 
 mod ast;
 mod builtins;
