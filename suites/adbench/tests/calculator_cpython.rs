@@ -1122,6 +1122,166 @@ if __name__ == "__main__":
     x|y  |
 "##,
     ),
+    (
+        "full_channel_report",
+        r##"import statistics
+channels = sorted({r["channel"] for r in r1})
+print(f"{'Channel':<10}{'Spend':>12}{'Clicks':>8}{'CTR':>8}{'CPC':>8}{'ROAS':>7}")
+print("-" * 53)
+for ch in channels:
+    rows = [r for r in r1 if r["channel"] == ch]
+    spend = sum(r["cost"] for r in rows)
+    clicks = sum(r["clicks"] for r in rows)
+    impr = sum(r["impressions"] for r in rows)
+    rev = sum(r["revenue"] for r in rows)
+    ctr = clicks / impr if impr else 0
+    cpc = spend / clicks if clicks else float("nan")
+    print(f"{ch:<10}{spend:>12,.2f}{clicks:>8,}{ctr:>8.2%}{cpc:>8.2f}{rev / spend:>7.2f}")
+print("-" * 53)
+print("median spend per row:", statistics.median(r["cost"] for r in r1))"##,
+        r##"Channel          Spend  Clicks     CTR     CPC   ROAS
+-----------------------------------------------------
+display       1,476.70   2,190   0.29%    0.67   1.66
+search        3,697.30   9,804   4.91%    0.38   7.69
+social        2,135.33   5,057   2.12%    0.42   4.50
+video         2,500.00       0   0.00%     nan   0.00
+-----------------------------------------------------
+median spend per row: 1092.425
+"##,
+    ),
+    (
+        "anomaly_detection_iqr",
+        r##"import statistics
+vals = sorted(r["cost"] for r in r1)
+q1, q2, q3 = statistics.quantiles(vals, n=4)
+iqr = q3 - q1
+lo, hi = q1 - 1.5 * iqr, q3 + 1.5 * iqr
+print(q1, q2, q3, iqr)
+print([v for v in vals if v < lo or v > hi], round(lo, 3), round(hi, 3))"##,
+        r##"634.1949999999999 1092.425 1757.0500000000002 1122.8550000000002
+[] -1050.088 3441.333
+"##,
+    ),
+    (
+        "budget_allocation",
+        r##"budget = r2["budget"]
+roas = {}
+for r in r1:
+    if r["cost"]:
+        roas[r["campaign"]] = roas.get(r["campaign"], 0) + r["revenue"] / r["cost"]
+total = sum(roas.values())
+alloc = {k: budget * v / total for k, v in roas.items()}
+for k, v in sorted(alloc.items(), key=lambda kv: kv[1], reverse=True):
+    print(f"{k:<18} ${v:>10,.2f}  ({v / budget:.1%})")
+print(round(sum(alloc.values()), 6))"##,
+        r##"Brand Always-On    $  4,473.87  (37.3%)
+Retargeting Q1     $  4,116.29  (34.3%)
+Spring Sale        $  3,409.84  (28.4%)
+Video Launch       $      0.00  (0.0%)
+12000.0
+"##,
+    ),
+    (
+        "date_string_handling",
+        r##"dates = sorted({r["date"] for r in r1})
+print(dates, dates[0][:7], [d.replace("-", "") for d in dates])
+y, m, d = map(int, dates[-1].split("-"))
+print(y, m, d, f"{y}/{m:02d}/{d:02d}", y * 10000 + m * 100 + d)
+per_day = {d: round(sum(r["cost"] for r in r1 if r["date"] == d), 2) for d in dates}
+print(per_day)"##,
+        r##"['2024-03-01', '2024-03-02', '2024-03-03'] 2024-03 ['20240301', '20240302', '20240303']
+2024 3 3 2024/03/03 20240303
+{'2024-03-01': 4060.25, '2024-03-02': 2647.93, '2024-03-03': 3101.15}
+"##,
+    ),
+    (
+        "cumulative_share_pareto",
+        r##"rev = sorted((r["revenue"] for r in r1), reverse=True)
+total = sum(rev)
+cum = 0
+for i, v in enumerate(rev, 1):
+    cum += v
+    print(f"top {i}: {cum / total:6.1%}")
+    if cum / total >= 0.8:
+        break"##,
+        r##"top 1:  37.9%
+top 2:  60.4%
+top 3:  73.2%
+top 4:  84.1%
+"##,
+    ),
+    (
+        "hypothesis_like_math",
+        r##"import math
+p1, n1 = 142 / 3412, 3412
+p2, n2 = 31 / 1210, 1210
+p = (142 + 31) / (n1 + n2)
+se = math.sqrt(p * (1 - p) * (1 / n1 + 1 / n2))
+z = (p1 - p2) / se
+print(f"p1={p1:.4f} p2={p2:.4f} z={z:.3f}")
+print(round(0.5 * (1 + math.erf(z / math.sqrt(2))), 6), math.erf(0.5), math.erfc(1.7812))"##,
+        r##"p1=0.0416 p2=0.0256 z=2.519
+0.994115 0.5204998778130465 0.011768959349410508
+"##,
+    ),
+    (
+        "text_histogram",
+        r##"clicks = {r["campaign"] + "/" + r["channel"]: r["clicks"] for r in r1}
+scale = max(clicks.values()) / 30
+for k, v in clicks.items():
+    print(f"{k[:22]:<22} {'#' * int(v / scale):<30} {v}")"##,
+        r##"Spring Sale/search     ####################           3412
+Spring Sale/display    #######                        1210
+Brand Always-On/search ############################## 4890
+Retargeting Q1/social  ############                   2107
+Spring Sale/social     ##################             2950
+Brand Always-On/displa ######                         980
+Retargeting Q1/search  #########                      1502
+Video Launch/video                                    0
+"##,
+    ),
+    (
+        "string_formatting_money",
+        r##"def money(x):
+    return f"${x:,.2f}" if x >= 0 else f"-${-x:,.2f}"
+print(money(1234567.891), money(-42.5), money(0), money(0.005), money(0.015))
+print("{:.2f}".format(0.125), "{:.2f}".format(0.375), "{:.1f}".format(0.25), "{:.0f}".format(2.5), "{:.0f}".format(3.5))"##,
+        r##"$1,234,567.89 -$42.50 $0.00 $0.01 $0.01
+0.12 0.38 0.2 2 4
+"##,
+    ),
+    (
+        "nested_dict_update",
+        r##"summary = {}
+for r in r1:
+    c = summary.setdefault(r["campaign"], {"rows": 0, "channels": set(), "spend": 0.0})
+    c["rows"] += 1
+    c["channels"].add(r["channel"])
+    c["spend"] += r["cost"]
+for name in sorted(summary):
+    s = summary[name]
+    print(name, s["rows"], sorted(s["channels"]), f"{s['spend']:.2f}")"##,
+        r##"Brand Always-On 2 ['display', 'search'] 1733.35
+Retargeting Q1 2 ['search', 'social'] 1334.48
+Spring Sale 3 ['display', 'search', 'social'] 4241.50
+Video Launch 1 ['video'] 2500.00
+"##,
+    ),
+    (
+        "ratio_edge_cases",
+        r##"def safe_ratio(a, b, default=0.0):
+    try:
+        return a / b
+    except ZeroDivisionError:
+        return default
+print([round(safe_ratio(r["revenue"], r["cost"]), 3) for r in r1])
+print([safe_ratio(r["conversions"], r["clicks"], None) for r in r1][-1])
+print(float("inf") > 10 ** 18, -float("inf") < -1e308, float("nan") == float("nan"))"##,
+        r##"[4.863, 1.909, 12.56, 6.015, 3.709, 1.191, 6.637, 0.0]
+None
+True True False
+"##,
+    ),
 ];
 
 fn calculator() -> Calculator {

@@ -20,7 +20,10 @@
 //! an `OverflowError` that says so); generator expressions and
 //! `zip`/`map`/`filter`/`enumerate`/`reversed` compute their items eagerly
 //! (they are still one-pass iterators, so `next()` and re-iteration behave);
-//! sets iterate in insertion order; iterators print without an address.
+//! sets iterate in insertion order; iterators print without an address;
+//! `exp`, `log`, `sin`... come from the platform's libm and `erf`/`erfc`
+//! from fdlibm, so they can differ from a given CPython build in the last
+//! digit.
 
 mod ast;
 mod builtins;

@@ -50,6 +50,8 @@ const MATH_FUNCTIONS: &[&str] = &[
     "math.copysign",
     "math.fmod",
     "math.modf",
+    "math.erf",
+    "math.erfc",
 ];
 
 const STATISTICS_FUNCTIONS: &[&str] = &[
@@ -411,6 +413,9 @@ pub fn call_math(f: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Res
             };
             checked(x, r)?
         }
+        // fdlibm's erf, the same algorithm as glibc's, which CPython calls.
+        "erf" => Value::Float(libm::erf(one(&args)?)),
+        "erfc" => Value::Float(libm::erfc(one(&args)?)),
         "atan2" => {
             arity(&fname, &args, 2, 2)?;
             Value::Float(to_f64(&args[0], &fname)?.atan2(to_f64(&args[1], &fname)?))
