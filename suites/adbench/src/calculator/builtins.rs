@@ -752,7 +752,7 @@ pub fn call(
                 items
                     .into_iter()
                     .enumerate()
-                    .map(|(i, v)| Value::tuple(vec![Value::Int(start + i as i64), v]))
+                    .map(|(i, v)| Value::tuple(vec![Value::Int(start.saturating_add(i as i64)), v]))
                     .collect(),
             )
         }

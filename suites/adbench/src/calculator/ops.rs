@@ -501,7 +501,7 @@ pub fn contains(container: &Value, item: &Value) -> Result<bool, Raised> {
                 } else {
                     i <= *a && i > *b
                 };
-                in_bounds && (i - a) % c == 0
+                in_bounds && (i as i128 - *a as i128) % *c as i128 == 0
             }
             None => false,
         },
@@ -600,7 +600,10 @@ fn slice_positions(parts: &[Option<i64>; 3], len: usize) -> Result<Vec<usize>, R
     let mut i = start;
     while (step > 0 && i < stop) || (step < 0 && i > stop) {
         out.push(i as usize);
-        i += step;
+        i = match i.checked_add(step) {
+            Some(next) => next,
+            None => break,
+        };
     }
     Ok(out)
 }
