@@ -10,6 +10,7 @@ use super::ast::*;
 use super::builtins;
 use super::error::{is_subclass, Fault, PyException, Raised};
 use super::format::format_value;
+use super::methods;
 use super::ops;
 use super::value::{Closure, Dict, Key, Module, Value};
 
@@ -219,7 +220,7 @@ impl Interp {
             StmtKind::FromImport(module, names) => {
                 let m = module_value(module);
                 for (name, bound) in names {
-                    let v = builtins::get_attr(&m, name).map_err(|_| {
+                    let v = methods::get_attr(&m, name).map_err(|_| {
                         Raised::exc(
                             "ImportError",
                             format!("cannot import name '{name}' from '{module}'"),
@@ -506,7 +507,7 @@ impl Interp {
             }
             Expr::Attr(obj, name) => {
                 let o = self.eval(obj, scope)?;
-                builtins::get_attr(&o, name)?
+                methods::get_attr(&o, name)?
             }
             Expr::Index(obj, idx) => {
                 let o = self.eval(obj, scope)?;
@@ -718,7 +719,7 @@ impl Interp {
         match f {
             Value::Func(closure) => self.call_closure(closure, args, kwargs),
             Value::Builtin(name) => builtins::call(self, name, args, kwargs),
-            Value::Method(obj, name) => builtins::call_method(self, obj, name, args, kwargs),
+            Value::Method(obj, name) => methods::call_method(self, obj, name, args, kwargs),
             Value::ExcClass(kind) => {
                 let message = match args.as_slice() {
                     [] => String::new(),

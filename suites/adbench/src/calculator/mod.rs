@@ -34,6 +34,7 @@ mod fraction;
 mod interp;
 mod json;
 mod lexer;
+mod methods;
 mod modules;
 mod ops;
 mod parser;
