@@ -79,6 +79,7 @@ pub enum Expr {
     None,
     Bool(bool),
     Int(i64),
+    BigInt(Rc<num_bigint::BigInt>),
     Float(f64),
     Str(Rc<str>),
     FString(Vec<FPart>),

@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
+use super::bigint;
 use super::error::{is_subclass, Raised, EXCEPTION_CLASSES};
 use super::format::format_value;
 use super::interp::Interp;
@@ -301,7 +302,8 @@ pub fn round(x: &Value, ndigits: Option<&Value>) -> Result<Value, Raised> {
         Some(v) => Some(to_int(v, "round() ndigits")?),
     };
     match (x, nd) {
-        (Value::Float(f), None) => Ok(Value::Int(ops::float_to_int(f.round_ties_even())?)),
+        (Value::Float(f), None) => bigint::from_f64_trunc(f.round_ties_even()),
+        (Value::BigInt(_), _) => Ok(x.clone()),
         (Value::Float(f), Some(n)) => {
             if !f.is_finite() || n > 323 {
                 return Ok(Value::Float(*f));
@@ -345,7 +347,7 @@ pub fn round(x: &Value, ndigits: Option<&Value>) -> Result<Value, Raised> {
     }
 }
 
-pub fn parse_int(text: &str, base: u32) -> Result<i64, Raised> {
+pub fn parse_int(text: &str, base: u32) -> Result<Value, Raised> {
     let bad = || {
         Raised::value_error(format!(
             "invalid literal for int() with base {base}: {}",
@@ -365,8 +367,8 @@ pub fn parse_int(text: &str, base: u32) -> Result<i64, Raised> {
         return Err(bad());
     }
     let clean: String = digits.chars().filter(|c| *c != '_').collect();
-    let mag = i64::from_str_radix(&clean, base).map_err(|_| bad())?;
-    Ok(if neg { -mag } else { mag })
+    let mag = num_bigint::BigInt::parse_bytes(clean.as_bytes(), base).ok_or_else(bad)?;
+    bigint::int_value(if neg { -mag } else { mag })
 }
 
 pub fn parse_float(text: &str) -> Result<f64, Raised> {
@@ -553,12 +555,10 @@ pub fn call(
             arity(name, &args, 1, 1)?;
             match &args[0] {
                 Value::Float(f) => Value::Float(f.abs()),
-                v if v.as_int().is_some() => Value::Int(
-                    v.as_int()
-                        .unwrap_or(0)
-                        .checked_abs()
-                        .ok_or_else(|| Raised::exc("OverflowError", "integer too large"))?,
-                ),
+                v if v.is_integral() => {
+                    let b = bigint::as_big(v).unwrap_or_default();
+                    bigint::int_value(num_traits::Signed::abs(&b))?
+                }
                 other => {
                     return Err(Raised::type_error(format!(
                         "bad operand type for abs(): '{}'",
@@ -819,13 +819,15 @@ pub fn call(
         }
         "hex" | "bin" | "oct" => {
             arity(name, &args, 1, 1)?;
-            let i = to_int(&args[0], name)?;
+            if !args[0].is_integral() {
+                to_int(&args[0], name)?;
+            }
             let spec = match name {
                 "hex" => "#x",
                 "bin" => "#b",
                 _ => "#o",
             };
-            Value::str(&format_value(&Value::Int(i), spec)?)
+            Value::str(&format_value(&args[0], spec)?)
         }
         "callable" => {
             arity(name, &args, 1, 1)?;
@@ -846,10 +848,11 @@ pub fn call(
                             "int() base must be >= 2 and <= 36, or 0",
                         ));
                     }
-                    Value::Int(parse_int(s, b as u32)?)
+                    parse_int(s, b as u32)?
                 }
-                (Some(Value::Str(s)), None) => Value::Int(parse_int(s, 10)?),
-                (Some(Value::Float(f)), None) => Value::Int(ops::float_to_int(*f)?),
+                (Some(Value::Str(s)), None) => parse_int(s, 10)?,
+                (Some(Value::Float(f)), None) => bigint::from_f64_trunc(*f)?,
+                (Some(Value::BigInt(b)), None) => Value::BigInt(b.clone()),
                 (Some(v), None) if v.as_int().is_some() => Value::Int(v.as_int().unwrap_or(0)),
                 (Some(v), _) => {
                     return Err(Raised::type_error(format!(
@@ -864,6 +867,7 @@ pub fn call(
             match args.first() {
                 None => Value::Float(0.0),
                 Some(Value::Str(s)) => Value::Float(parse_float(s)?),
+                Some(Value::BigInt(b)) => Value::Float(bigint::big_to_f64(b)?),
                 Some(v) if v.is_number() => Value::Float(v.as_f64().unwrap_or(0.0)),
                 Some(v) => {
                     return Err(Raised::type_error(format!(

@@ -4,6 +4,9 @@
 //! Rust's `{:.N}` rounds the exact binary value half-to-even like CPython's
 //! dtoa, so fixed-precision output agrees digit for digit.
 
+use num_traits::{Signed, ToPrimitive};
+
+use super::bigint::{as_big, big_to_f64, from_f64_trunc};
 use super::error::Raised;
 use super::value::{str_repr, Key, Value};
 
@@ -173,8 +176,9 @@ pub fn format_value(v: &Value, spec: &str) -> Result<String, Raised> {
             };
             Ok(pad(&s, "", &body, '<'))
         }
-        Value::Bool(_) | Value::Int(_) => {
-            let i = v.as_int().unwrap_or(0);
+        Value::Bool(_) | Value::Int(_) | Value::BigInt(_) => {
+            let n = as_big(v).unwrap_or_default();
+            let (negative, mag) = (n.is_negative(), n.magnitude());
             match s.kind {
                 None if matches!(v, Value::Bool(_)) && s.precision.is_none() => {
                     Ok(pad(&s, "", &v.to_str(), '<'))
@@ -185,33 +189,29 @@ pub fn format_value(v: &Value, spec: &str) -> Result<String, Raised> {
                             "Precision not allowed in integer format specifier",
                         ));
                     }
-                    let digits = group(&i.unsigned_abs().to_string(), s.grouping);
-                    Ok(pad(&s, sign_of(i < 0, s.sign), &digits, '>'))
+                    let digits = group(&mag.to_string(), s.grouping);
+                    Ok(pad(&s, sign_of(negative, s.sign), &digits, '>'))
                 }
                 Some(k @ ('x' | 'X' | 'o' | 'b')) => {
-                    let mag = i.unsigned_abs();
                     let (digits, prefix) = match k {
                         'x' => (format!("{mag:x}"), "0x"),
                         'X' => (format!("{mag:X}"), "0X"),
                         'o' => (format!("{mag:o}"), "0o"),
                         _ => (format!("{mag:b}"), "0b"),
                     };
-                    let mut sign = sign_of(i < 0, s.sign).to_string();
+                    let mut sign = sign_of(negative, s.sign).to_string();
                     if s.alternate {
                         sign.push_str(prefix);
                     }
                     Ok(pad(&s, &sign, &digits, '>'))
                 }
                 Some('c') => {
-                    let c = u32::try_from(i)
-                        .ok()
-                        .and_then(char::from_u32)
-                        .ok_or_else(|| {
-                            Raised::exc("OverflowError", "%c arg not in range(0x110000)")
-                        })?;
+                    let c = n.to_u32().and_then(char::from_u32).ok_or_else(|| {
+                        Raised::exc("OverflowError", "%c arg not in range(0x110000)")
+                    })?;
                     Ok(pad(&s, "", &c.to_string(), '<'))
                 }
-                Some('e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%') => format_float(i as f64, &s),
+                Some('e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%') => format_float(big_to_f64(&n)?, &s),
                 Some(k) => Err(unknown_code(k, v)),
             }
         }
@@ -502,23 +502,25 @@ pub fn percent_format(fmt: &str, args: &Value) -> Result<String, Raised> {
                 pad(&spec, "", &text, '>')
             }
             'd' | 'i' | 'u' => {
-                let n = match &v {
-                    Value::Float(f) if f.is_finite() => f.trunc() as i64,
-                    other => other.as_int().ok_or_else(|| {
-                        Raised::type_error(format!(
+                let int = match &v {
+                    Value::Float(f) => from_f64_trunc(*f)?,
+                    other if other.is_integral() => other.clone(),
+                    other => {
+                        return Err(Raised::type_error(format!(
                             "%{kind} format: a real number is required, not {}",
                             other.type_name()
-                        ))
-                    })?,
+                        )))
+                    }
                 };
-                let digits = n.unsigned_abs().to_string();
+                let n = as_big(&int).unwrap_or_default();
+                let digits = n.magnitude().to_string();
                 let digits = match spec.precision {
                     Some(p) if p > digits.len() => {
                         format!("{}{digits}", "0".repeat(p - digits.len()))
                     }
                     _ => digits,
                 };
-                pad(&spec, sign_of(n < 0, spec.sign), &digits, '>')
+                pad(&spec, sign_of(n.is_negative(), spec.sign), &digits, '>')
             }
             'f' | 'F' | 'e' | 'E' | 'g' | 'G' => {
                 let f = v.as_f64().ok_or_else(|| {

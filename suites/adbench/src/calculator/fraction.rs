@@ -80,9 +80,10 @@ impl Fraction {
         self.den.is_one()
     }
 
-    pub fn to_i64(&self) -> Option<i64> {
+    /// The value when it is an integer.
+    pub fn to_bigint(&self) -> Option<BigInt> {
         if self.is_integer() {
-            self.num.to_i64()
+            Some(self.num.clone())
         } else {
             None
         }

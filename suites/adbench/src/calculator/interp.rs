@@ -461,6 +461,7 @@ impl Interp {
             Expr::None => Value::None,
             Expr::Bool(b) => Value::Bool(*b),
             Expr::Int(i) => Value::Int(*i),
+            Expr::BigInt(b) => Value::BigInt(b.clone()),
             Expr::Float(f) => Value::Float(*f),
             Expr::Str(s) => Value::Str(s.clone()),
             Expr::FString(parts) => Value::str(&self.fstring(parts, scope)?),

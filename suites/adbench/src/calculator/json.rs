@@ -39,10 +39,10 @@ impl<'de> Visitor<'de> for JsonVisitor {
     }
 
     fn visit_u64<E>(self, u: u64) -> Result<Value, E> {
-        // Beyond 64-bit signed the calculator has no exact integer: a float.
-        Ok(i64::try_from(u)
-            .map(Value::Int)
-            .unwrap_or(Value::Float(u as f64)))
+        Ok(match i64::try_from(u) {
+            Ok(i) => Value::Int(i),
+            Err(_) => Value::BigInt(std::rc::Rc::new(u.into())),
+        })
     }
 
     fn visit_f64<E>(self, f: f64) -> Result<Value, E> {

@@ -8,6 +8,8 @@ use super::error::{Fault, Raised};
 pub enum Tok {
     Name(String),
     Int(i64),
+    /// A decimal integer literal past 64 bits, as written.
+    BigInt(String),
     Float(f64),
     Str(String),
     /// An f-string's body, unparsed: the parser splits fields and parses them.
@@ -234,14 +236,7 @@ impl Lexer {
         } else {
             match text.parse::<i64>() {
                 Ok(v) => self.push(Tok::Int(v)),
-                Err(_) => {
-                    return Err(syntax(
-                        self.line,
-                        format!(
-                        "integer literal {text} is too large: the calculator's integers are 64-bit"
-                    ),
-                    ))
-                }
+                Err(_) => self.push(Tok::BigInt(text)),
             }
         }
         Ok(())

@@ -16,16 +16,18 @@
 //! CPython does, and names every construct it refuses. The child process
 //! adds OS limits on memory and CPU; the runner adds the wall clock.
 //!
-//! Deliberate differences from CPython: integers are 64-bit (overflow is
-//! an `OverflowError` that says so); generator expressions and
-//! `zip`/`map`/`filter`/`enumerate`/`reversed` compute their items eagerly
-//! (they are still one-pass iterators, so `next()` and re-iteration behave);
+//! Deliberate differences from CPython: ints past 4300 digits are an
+//! `OverflowError` (CPython cannot print them either); generator
+//! expressions and `zip`/`map`/`filter`/`enumerate`/`reversed` compute
+//! their items eagerly (they are still one-pass iterators, so `next()` and
+//! re-iteration behave);
 //! sets iterate in insertion order; iterators print without an address;
 //! `exp`, `log`, `sin`... come from the platform's libm and `erf`/`erfc`
 //! from fdlibm, so they can differ from a given CPython build in the last
 //! digit.
 
 mod ast;
+mod bigint;
 mod builtins;
 pub mod child;
 mod error;

@@ -3,6 +3,7 @@
 //! correctly rounded square roots) so results match digit for digit.
 
 use super::ast::BinOp;
+use super::bigint;
 use super::builtins::{arity, sort_values, to_f64, Kwargs};
 use super::error::Raised;
 use super::fraction::Fraction;
@@ -149,7 +150,7 @@ fn int_arg(v: &Value, fname: &str) -> Result<i64, Raised> {
 }
 
 fn float_to_int(f: f64) -> Result<Value, Raised> {
-    ops::float_to_int(f).map(Value::Int)
+    bigint::from_f64_trunc(f)
 }
 
 fn exact_sum(values: &[Value], fname: &str) -> Result<Fraction, Raised> {
@@ -163,8 +164,8 @@ fn exact_sum(values: &[Value], fname: &str) -> Result<Fraction, Raised> {
 fn exact(v: &Value, fname: &str) -> Result<Fraction, Raised> {
     match v {
         Value::Float(f) => Ok(Fraction::from_f64(*f)),
-        other => match other.as_int() {
-            Some(i) => Ok(Fraction::from_int(i)),
+        other => match bigint::as_big(other) {
+            Some(i) => Ok(Fraction::new(i, 1.into())),
             None => Err(Raised::type_error(format!(
                 "{fname}: can't convert type '{}' to numerator/denominator",
                 other.type_name()
@@ -258,6 +259,7 @@ pub fn call_math(f: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Res
                     "ceil" => x.ceil(),
                     _ => x.trunc(),
                 })?,
+                Value::BigInt(b) => Value::BigInt(b.clone()),
                 v => Value::Int(int_arg(v, &fname)?),
             }
         }
@@ -325,16 +327,14 @@ pub fn call_math(f: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Res
                     "factorial() not defined for negative values",
                 ));
             }
-            let mut acc: i64 = 1;
+            let mut acc = num_bigint::BigInt::from(1);
             for k in 2..=n {
-                acc = acc.checked_mul(k).ok_or_else(|| {
-                    Raised::exc(
-                        "OverflowError",
-                        "factorial result too large: the calculator's integers are 64-bit",
-                    )
-                })?;
+                acc *= k;
+                if acc.bits() > bigint::MAX_INT_BITS {
+                    return Err(bigint::too_large());
+                }
             }
-            Value::Int(acc)
+            bigint::int_value(acc)?
         }
         "gcd" | "lcm" => {
             let mut acc: i64 = if f == "gcd" { 0 } else { 1 };
@@ -382,21 +382,19 @@ pub fn call_math(f: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Res
             if k > n {
                 return Ok(Value::Int(0));
             }
-            let too_big = || {
-                Raised::exc(
-                    "OverflowError",
-                    format!("{f}() result too large: the calculator's integers are 64-bit"),
-                )
-            };
-            let mut acc: i128 = 1;
+            let mut acc = num_bigint::BigInt::from(1);
             let k = if f == "comb" { k.min(n - k) } else { k };
             for i in 0..k {
-                acc = acc.checked_mul((n - i) as i128).ok_or_else(too_big)?;
+                acc *= n - i;
                 if f == "comb" {
-                    acc /= (i + 1) as i128;
+                    // Exact: a product of i + 1 consecutive ints divides by (i + 1)!.
+                    acc /= i + 1;
+                }
+                if acc.bits() > bigint::MAX_INT_BITS {
+                    return Err(bigint::too_large());
                 }
             }
-            Value::Int(i64::try_from(acc).map_err(|_| too_big())?)
+            bigint::int_value(acc)?
         }
         "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "sinh" | "cosh" | "tanh" => {
             let x = one(&args)?;
@@ -477,8 +475,8 @@ fn stats_error(msg: &str) -> Raised {
 /// CPython's `_convert`: an int result stays int when exact.
 fn convert(value: Fraction, all_int: bool) -> Value {
     if all_int {
-        if let Some(i) = value.to_i64() {
-            return Value::Int(i);
+        if let Some(v) = value.to_bigint().and_then(|b| bigint::int_value(b).ok()) {
+            return v;
         }
     }
     Value::Float(value.to_f64())
@@ -490,7 +488,7 @@ fn numeric_data(args: &[Value], fname: &str) -> Result<(Vec<Value>, bool), Raise
     for v in &data {
         match v {
             Value::Float(_) => all_int = false,
-            other if other.as_int().is_some() => {}
+            other if other.is_integral() => {}
             other => {
                 return Err(Raised::type_error(format!(
                     "{fname}: can't convert type '{}' to numerator/denominator",

@@ -5,7 +5,10 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use num_bigint::BigInt;
+
 use super::ast::{BinOp, CmpOp, UnOp};
+use super::bigint;
 use super::error::{Fault, Raised};
 use super::format::percent_format;
 use super::value::{compare, equals, range_len, Dict, Key, Value};
@@ -26,13 +29,6 @@ pub fn reserve<T>(v: &mut Vec<T>, n: usize, what: &str) -> Result<(), Raised> {
         return Err(memory_error(what));
     }
     v.try_reserve(n).map_err(|_| memory_error(what))
-}
-
-fn overflow() -> Raised {
-    Raised::exc(
-        "OverflowError",
-        "integer result too large: the calculator's integers are 64-bit",
-    )
 }
 
 fn unsupported(op: &str, a: &Value, b: &Value) -> Raised {
@@ -65,11 +61,18 @@ pub fn unary(op: UnOp, v: &Value) -> Result<Value, Raised> {
         (UnOp::Not, v) => Value::Bool(!v.truthy()),
         (UnOp::Neg, Value::Float(f)) => Value::Float(-f),
         (UnOp::Neg, v) if v.as_int().is_some() => {
-            Value::Int(v.as_int().unwrap_or(0).checked_neg().ok_or_else(overflow)?)
+            let i = v.as_int().unwrap_or(0);
+            match i.checked_neg() {
+                Some(n) => Value::Int(n),
+                None => bigint::int_value(-BigInt::from(i))?,
+            }
         }
+        (UnOp::Neg, Value::BigInt(b)) => bigint::int_value(-(**b).clone())?,
         (UnOp::Pos, Value::Float(f)) => Value::Float(*f),
         (UnOp::Pos, v) if v.as_int().is_some() => Value::Int(v.as_int().unwrap_or(0)),
+        (UnOp::Pos, Value::BigInt(b)) => Value::BigInt(b.clone()),
         (UnOp::Invert, v) if v.as_int().is_some() => Value::Int(!v.as_int().unwrap_or(0)),
+        (UnOp::Invert, Value::BigInt(b)) => bigint::int_value(!(**b).clone())?,
         (op, v) => {
             let sym = match op {
                 UnOp::Neg => "-",
@@ -121,19 +124,22 @@ fn float_divmod(x: f64, y: f64) -> Result<(f64, f64), Raised> {
     Ok((floordiv, m))
 }
 
-fn int_floordiv(a: i64, b: i64) -> Result<i64, Raised> {
+/// Floored division; `None` for the one overflow, `i64::MIN // -1`.
+fn int_floordiv(a: i64, b: i64) -> Result<Option<i64>, Raised> {
     if b == 0 {
         return Err(Raised::exc(
             "ZeroDivisionError",
             "integer division or modulo by zero",
         ));
     }
-    let q = a.checked_div(b).ok_or_else(overflow)?;
-    Ok(if a % b != 0 && ((a < 0) != (b < 0)) {
+    let Some(q) = a.checked_div(b) else {
+        return Ok(None);
+    };
+    Ok(Some(if a % b != 0 && ((a < 0) != (b < 0)) {
         q - 1
     } else {
         q
-    })
+    }))
 }
 
 fn int_mod(a: i64, b: i64) -> Result<i64, Raised> {
@@ -148,26 +154,8 @@ fn int_mod(a: i64, b: i64) -> Result<i64, Raised> {
     })
 }
 
-/// A float's integer part as a 64-bit int, with CPython's errors for NaN
-/// and infinity (and the calculator's own for values past 64 bits).
-pub fn float_to_int(f: f64) -> Result<i64, Raised> {
-    if f.is_nan() {
-        return Err(Raised::value_error("cannot convert float NaN to integer"));
-    }
-    if f.is_infinite() {
-        return Err(Raised::exc(
-            "OverflowError",
-            "cannot convert float infinity to integer",
-        ));
-    }
-    // 2**63 is exact as a float; everything below it truncates into an i64.
-    if f.abs() >= i64::MAX as f64 {
-        return Err(overflow());
-    }
-    Ok(f.trunc() as i64)
-}
-
-pub fn int_pow(base: i64, exp: i64) -> Result<Value, Raised> {
+/// `base ** exp` for 64-bit ints; `None` when the result needs more bits.
+pub fn int_pow(base: i64, exp: i64) -> Result<Option<Value>, Raised> {
     if exp < 0 {
         if base == 0 {
             return Err(Raised::exc(
@@ -175,10 +163,12 @@ pub fn int_pow(base: i64, exp: i64) -> Result<Value, Raised> {
                 "0.0 cannot be raised to a negative power",
             ));
         }
-        return Ok(Value::Float((base as f64).powf(exp as f64)));
+        return Ok(Some(Value::Float((base as f64).powf(exp as f64))));
     }
-    let exp = u32::try_from(exp).map_err(|_| overflow())?;
-    base.checked_pow(exp).map(Value::Int).ok_or_else(overflow)
+    Ok(u32::try_from(exp)
+        .ok()
+        .and_then(|e| base.checked_pow(e))
+        .map(Value::Int))
 }
 
 pub fn float_pow(a: f64, b: f64) -> Result<Value, Raised> {
@@ -243,55 +233,75 @@ fn repeat_str(s: &str, n: i64) -> Result<Value, Raised> {
     Ok(Value::Str(text.into()))
 }
 
+/// 64-bit integer arithmetic; `None` when the result needs more bits.
+fn small_int_binary(
+    op: BinOp,
+    a: &Value,
+    b: &Value,
+    x: i64,
+    y: i64,
+) -> Result<Option<Value>, Raised> {
+    let both_bool = matches!((a, b), (Value::Bool(_), Value::Bool(_)));
+    Ok(match op {
+        BinOp::Add => x.checked_add(y).map(Value::Int),
+        BinOp::Sub => x.checked_sub(y).map(Value::Int),
+        BinOp::Mul => x.checked_mul(y).map(Value::Int),
+        BinOp::Div => {
+            if y == 0 {
+                return Err(Raised::exc("ZeroDivisionError", "division by zero"));
+            }
+            Some(Value::Float(int_true_div(x, y)))
+        }
+        BinOp::FloorDiv => int_floordiv(x, y)?.map(Value::Int),
+        BinOp::Mod => Some(Value::Int(int_mod(x, y)?)),
+        BinOp::Pow => int_pow(x, y)?,
+        BinOp::BitAnd if both_bool => Some(Value::Bool(x & y != 0)),
+        BinOp::BitOr if both_bool => Some(Value::Bool(x | y != 0)),
+        BinOp::BitXor if both_bool => Some(Value::Bool(x ^ y != 0)),
+        BinOp::BitAnd => Some(Value::Int(x & y)),
+        BinOp::BitOr => Some(Value::Int(x | y)),
+        BinOp::BitXor => Some(Value::Int(x ^ y)),
+        BinOp::Shl => {
+            if y < 0 {
+                return Err(Raised::value_error("negative shift count"));
+            }
+            if x == 0 {
+                Some(Value::Int(0))
+            } else if y >= 63 {
+                None
+            } else {
+                x.checked_mul(1i64 << y).map(Value::Int)
+            }
+        }
+        BinOp::Shr => {
+            if y < 0 {
+                return Err(Raised::value_error("negative shift count"));
+            }
+            Some(Value::Int(x >> y.min(63)))
+        }
+    })
+}
+
 pub fn binary(op: BinOp, a: &Value, b: &Value) -> Result<Value, Raised> {
-    // Integer arithmetic (bools count as ints).
+    // Integer arithmetic (bools count as ints), past 64 bits when needed.
     if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
-        return Ok(match op {
-            BinOp::Add => Value::Int(x.checked_add(y).ok_or_else(overflow)?),
-            BinOp::Sub => Value::Int(x.checked_sub(y).ok_or_else(overflow)?),
-            BinOp::Mul => Value::Int(x.checked_mul(y).ok_or_else(overflow)?),
-            BinOp::Div => {
-                if y == 0 {
-                    return Err(Raised::exc("ZeroDivisionError", "division by zero"));
-                }
-                Value::Float(int_true_div(x, y))
-            }
-            BinOp::FloorDiv => Value::Int(int_floordiv(x, y)?),
-            BinOp::Mod => Value::Int(int_mod(x, y)?),
-            BinOp::Pow => int_pow(x, y)?,
-            BinOp::BitAnd if matches!((a, b), (Value::Bool(_), Value::Bool(_))) => {
-                Value::Bool(x & y != 0)
-            }
-            BinOp::BitOr if matches!((a, b), (Value::Bool(_), Value::Bool(_))) => {
-                Value::Bool(x | y != 0)
-            }
-            BinOp::BitXor if matches!((a, b), (Value::Bool(_), Value::Bool(_))) => {
-                Value::Bool(x ^ y != 0)
-            }
-            BinOp::BitAnd => Value::Int(x & y),
-            BinOp::BitOr => Value::Int(x | y),
-            BinOp::BitXor => Value::Int(x ^ y),
-            BinOp::Shl => {
-                if y < 0 {
-                    return Err(Raised::value_error("negative shift count"));
-                }
-                if x == 0 {
-                    Value::Int(0)
-                } else if y >= 63 {
-                    return Err(overflow());
-                } else {
-                    Value::Int(x.checked_mul(1i64 << y).ok_or_else(overflow)?)
-                }
-            }
-            BinOp::Shr => {
-                if y < 0 {
-                    return Err(Raised::value_error("negative shift count"));
-                }
-                Value::Int(x >> y.min(63))
-            }
-        });
+        if let Some(v) = small_int_binary(op, a, b, x, y)? {
+            return Ok(v);
+        }
+        return bigint::binary(op, x.into(), y.into());
+    }
+    if a.is_integral() && b.is_integral() {
+        if let (Some(x), Some(y)) = (bigint::as_big(a), bigint::as_big(b)) {
+            return bigint::binary(op, x, y);
+        }
     }
     if a.is_number() && b.is_number() {
+        // A huge int meeting a float converts, or fails as in CPython.
+        for v in [a, b] {
+            if let Value::BigInt(big) = v {
+                bigint::big_to_f64(big)?;
+            }
+        }
         let (x, y) = (a.as_f64().unwrap_or(0.0), b.as_f64().unwrap_or(0.0));
         return Ok(match op {
             BinOp::Add => Value::Float(x + y),

@@ -949,6 +949,15 @@ impl Parser {
         self.pos += 1;
         Ok(match tok {
             Tok::Int(v) => Expr::Int(v),
+            Tok::BigInt(digits) => {
+                let big = digits
+                    .parse::<num_bigint::BigInt>()
+                    .map_err(|_| self.error("invalid integer literal"))?;
+                if big.bits() > super::bigint::MAX_INT_BITS {
+                    return Err(self.error("integer literal has more than 4300 digits"));
+                }
+                Expr::BigInt(Rc::new(big))
+            }
             Tok::Float(v) => Expr::Float(v),
             Tok::Str(_) | Tok::FStr(_) => {
                 self.pos -= 1;

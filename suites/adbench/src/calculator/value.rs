@@ -32,6 +32,8 @@ pub enum Value {
     None,
     Bool(bool),
     Int(i64),
+    /// An int past 64 bits (never one that fits: see `bigint::int_value`).
+    BigInt(Rc<num_bigint::BigInt>),
     Float(f64),
     Str(Rc<str>),
     List(Rc<RefCell<Vec<Value>>>),
@@ -79,6 +81,7 @@ pub enum Key {
     None,
     Int(i64),
     Float(u64),
+    Big(num_bigint::BigInt),
     Str(Rc<str>),
     Tuple(Vec<Key>),
 }
@@ -89,6 +92,7 @@ impl Key {
             Value::None => Key::None,
             Value::Bool(b) => Key::Int(*b as i64),
             Value::Int(i) => Key::Int(*i),
+            Value::BigInt(b) => Key::Big((**b).clone()),
             Value::Float(f) => {
                 if f.fract() == 0.0 && f.abs() < 9.2e18 {
                     Key::Int(*f as i64)
@@ -138,7 +142,7 @@ impl Value {
         match self {
             Value::None => "NoneType",
             Value::Bool(_) => "bool",
-            Value::Int(_) => "int",
+            Value::Int(_) | Value::BigInt(_) => "int",
             Value::Float(_) => "float",
             Value::Str(_) => "str",
             Value::List(_) => "list",
@@ -164,6 +168,7 @@ impl Value {
             Value::None => false,
             Value::Bool(b) => *b,
             Value::Int(i) => *i != 0,
+            Value::BigInt(_) => true,
             Value::Float(f) => *f != 0.0,
             Value::Str(s) => !s.is_empty(),
             Value::List(l) => !l.borrow().is_empty(),
@@ -189,12 +194,28 @@ impl Value {
             Value::Bool(b) => Some(*b as i64 as f64),
             Value::Int(i) => Some(*i as f64),
             Value::Float(f) => Some(*f),
+            // Past the float range this is infinite; arithmetic checks first.
+            Value::BigInt(b) => Some(super::bigint::big_to_f64(b).unwrap_or(
+                if b.sign() == num_bigint::Sign::Minus {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                },
+            )),
             _ => None,
         }
     }
 
     pub fn is_number(&self) -> bool {
-        matches!(self, Value::Bool(_) | Value::Int(_) | Value::Float(_))
+        matches!(
+            self,
+            Value::Bool(_) | Value::Int(_) | Value::BigInt(_) | Value::Float(_)
+        )
+    }
+
+    /// An exact integer: int, bool or big int.
+    pub fn is_integral(&self) -> bool {
+        matches!(self, Value::Bool(_) | Value::Int(_) | Value::BigInt(_))
     }
 
     pub fn repr(&self) -> String {
@@ -254,6 +275,9 @@ fn write_repr(out: &mut String, v: &Value, depth: usize) {
         Value::Bool(false) => out.push_str("False"),
         Value::Int(i) => {
             let _ = write!(out, "{i}");
+        }
+        Value::BigInt(b) => {
+            let _ = write!(out, "{b}");
         }
         Value::Float(f) => out.push_str(&float_repr(*f)),
         Value::Str(s) => out.push_str(&str_repr(s)),
@@ -407,6 +431,9 @@ pub fn equals(a: &Value, b: &Value) -> bool {
         (Value::Str(x), Value::Str(y)) => x == y,
         (x, y) if x.is_number() && y.is_number() => match (x.as_int(), y.as_int()) {
             (Some(i), Some(j)) => i == j,
+            _ if x.is_integral() && y.is_integral() => {
+                super::bigint::as_big(x) == super::bigint::as_big(y)
+            }
             _ => x.as_f64() == y.as_f64(),
         },
         (Value::List(x), Value::List(y)) => {
@@ -448,6 +475,9 @@ pub fn compare(a: &Value, b: &Value) -> Result<Ordering, Raised> {
     match (a, b) {
         (x, y) if x.is_number() && y.is_number() => match (x.as_int(), y.as_int()) {
             (Some(i), Some(j)) => Ok(i.cmp(&j)),
+            _ if x.is_integral() && y.is_integral() => {
+                Ok(super::bigint::as_big(x).cmp(&super::bigint::as_big(y)))
+            }
             _ => {
                 let (p, q) = (x.as_f64().unwrap_or(0.0), y.as_f64().unwrap_or(0.0));
                 // NaN compares false both ways; treat as equal for sorting.
