@@ -194,6 +194,12 @@ pub fn to_f64(v: &Value, fname: &str) -> Result<f64, Raised> {
 }
 
 pub fn to_int(v: &Value, what: &str) -> Result<i64, Raised> {
+    if let Value::BigInt(_) = v {
+        return Err(Raised::exc(
+            "OverflowError",
+            format!("Python int too large to convert to C ssize_t ({what})"),
+        ));
+    }
     v.as_int().ok_or_else(|| {
         Raised::type_error(format!(
             "'{}' object cannot be interpreted as an integer ({what})",

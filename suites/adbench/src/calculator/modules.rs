@@ -140,6 +140,10 @@ fn int_arg(v: &Value, fname: &str) -> Result<i64, Raised> {
         Value::Float(_) => Err(Raised::type_error(format!(
             "'float' object cannot be interpreted as an integer ({fname})"
         ))),
+        Value::BigInt(_) => Err(Raised::exc(
+            "OverflowError",
+            format!("{fname}: Python int too large to convert to C long"),
+        )),
         other => other.as_int().ok_or_else(|| {
             Raised::type_error(format!(
                 "'{}' object cannot be interpreted as an integer",
