@@ -1314,21 +1314,75 @@ print(sum(r["impressions"] ** 3 for r in r1))"##,
 248547568956136000
 "##,
     ),
+    (
+        "error_messages_when_caught",
+        r##"tests = [
+    lambda: 1 / 0, lambda: 1.0 / 0, lambda: 1 // 0, lambda: 1 % 0, lambda: 1.5 // 0,
+    lambda: [1][5], lambda: {"a": 1}["b"], lambda: {}[1], lambda: int("x1"), lambda: float("abc"),
+    lambda: undefined_var, lambda: 1 + "a", lambda: "a" + 1, lambda: [1] + (1,), lambda: None + 1,
+    lambda: None.x, lambda: "abc".nope, lambda: len(5), lambda: [1, 2].index(3), lambda: "abc".index("z"),
+    lambda: sorted([1, "a"]), lambda: 1 < "a", lambda: max([]), lambda: int(None), lambda: [].pop(),
+    lambda: {}.pop("k"), lambda: (1, 2)[9], lambda: "abc"[10], lambda: None[0], lambda: 5(),
+    lambda: dict([1, 2]), lambda: abs("x"), lambda: round("x"), lambda: sum(["a", "b"]), lambda: -"a",
+    lambda: [1, 2, 3].remove(9), lambda: chr(-1), lambda: "x" * "y", lambda: {[1]: 2}, lambda: set([[1]]),
+]
+for t in tests:
+    try:
+        t()
+        print("no error")
+    except Exception as e:
+        print(type(e).__name__, "|", e)"##,
+        r##"ZeroDivisionError | division by zero
+ZeroDivisionError | float division by zero
+ZeroDivisionError | integer division or modulo by zero
+ZeroDivisionError | integer modulo by zero
+ZeroDivisionError | float floor division by zero
+IndexError | list index out of range
+KeyError | 'b'
+KeyError | 1
+ValueError | invalid literal for int() with base 10: 'x1'
+ValueError | could not convert string to float: 'abc'
+NameError | name 'undefined_var' is not defined
+TypeError | unsupported operand type(s) for +: 'int' and 'str'
+TypeError | can only concatenate str (not "int") to str
+TypeError | can only concatenate list (not "tuple") to list
+TypeError | unsupported operand type(s) for +: 'NoneType' and 'int'
+AttributeError | 'NoneType' object has no attribute 'x'
+AttributeError | 'str' object has no attribute 'nope'
+TypeError | object of type 'int' has no len()
+ValueError | 3 is not in list
+ValueError | substring not found
+TypeError | '<' not supported between instances of 'str' and 'int'
+TypeError | '<' not supported between instances of 'int' and 'str'
+ValueError | max() arg is an empty sequence
+TypeError | int() argument must be a string, a bytes-like object or a real number, not 'NoneType'
+IndexError | pop from empty list
+KeyError | 'k'
+IndexError | tuple index out of range
+IndexError | string index out of range
+TypeError | 'NoneType' object is not subscriptable
+TypeError | 'int' object is not callable
+TypeError | cannot convert dictionary update sequence element #0 to a sequence
+TypeError | bad operand type for abs(): 'str'
+TypeError | type str doesn't define __round__ method
+TypeError | unsupported operand type(s) for +: 'int' and 'str'
+TypeError | bad operand type for unary -: 'str'
+ValueError | list.remove(x): x not in list
+ValueError | chr() arg not in range(0x110000)
+TypeError | can't multiply sequence by non-int of type 'str'
+TypeError | unhashable type: 'list'
+TypeError | unhashable type: 'list'
+"##,
+    ),
 ];
 
 fn calculator() -> Calculator {
-    Calculator::new(
-        env!("CARGO_BIN_EXE_adbench-calculator"),
-        Vec::<String>::new(),
-    )
+    Calculator::new(env!("CARGO_BIN_EXE_adbench-calculator"), Vec::<String>::new())
 }
 
 #[test]
 fn snippets_print_exactly_what_cpython_prints() {
-    assert!(
-        CASES.len() >= 50,
-        "the corpus must stay at 50 snippets or more"
-    );
+    assert!(CASES.len() >= 50, "the corpus must stay at 50 snippets or more");
     let calc = calculator();
     let mut mismatches = Vec::new();
     for (name, code, expected) in CASES {
@@ -1343,25 +1397,14 @@ fn snippets_print_exactly_what_cpython_prints() {
             ));
         }
     }
-    assert!(
-        mismatches.is_empty(),
-        "{} of {} snippets differ:\n{}",
-        mismatches.len(),
-        CASES.len(),
-        mismatches.join("\n")
-    );
+    assert!(mismatches.is_empty(), "{} of {} snippets differ:\n{}", mismatches.len(), CASES.len(), mismatches.join("\n"));
 }
 
 #[test]
 fn a_run_is_deterministic() {
     let calc = calculator();
     let request = Request {
-        code: CASES
-            .iter()
-            .map(|(_, code, _)| *code)
-            .take(12)
-            .collect::<Vec<_>>()
-            .join("\n"),
+        code: CASES.iter().map(|(_, code, _)| *code).take(12).collect::<Vec<_>>().join("\n"),
         variables: vec![("r1".into(), R1.into()), ("r2".into(), R2.into())],
     };
     let first = calc.run_request(&request);

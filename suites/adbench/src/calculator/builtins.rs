@@ -416,7 +416,11 @@ pub fn dict_from(v: &Value) -> Result<Dict, Raised> {
     }
     let mut d = Dict::new();
     for (i, item) in ops::iterate(v)?.into_iter().enumerate() {
-        let pair = ops::iterate(&item)?;
+        let pair = ops::iterate(&item).map_err(|_| {
+            Raised::type_error(format!(
+                "cannot convert dictionary update sequence element #{i} to a sequence"
+            ))
+        })?;
         if pair.len() != 2 {
             return Err(Raised::value_error(format!(
                 "dictionary update sequence element #{i} has length {}; 2 is required",
@@ -862,7 +866,7 @@ pub fn call(
                 (Some(v), None) if v.as_int().is_some() => Value::Int(v.as_int().unwrap_or(0)),
                 (Some(v), _) => {
                     return Err(Raised::type_error(format!(
-                        "int() argument must be a string or a real number, not '{}'",
+                        "int() argument must be a string, a bytes-like object or a real number, not '{}'",
                         v.type_name()
                     )))
                 }

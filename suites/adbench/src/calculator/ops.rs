@@ -418,6 +418,13 @@ pub fn binary(op: BinOp, a: &Value, b: &Value) -> Result<Value, Raised> {
             };
             Ok(Value::Set(Rc::new(RefCell::new(out))))
         }
+        (BinOp::Mul, Value::Str(_) | Value::List(_) | Value::Tuple(_), other)
+        | (BinOp::Mul, other, Value::Str(_) | Value::List(_) | Value::Tuple(_)) => {
+            Err(Raised::type_error(format!(
+                "can't multiply sequence by non-int of type '{}'",
+                other.type_name()
+            )))
+        }
         _ => Err(unsupported(op_symbol(op), a, b)),
     }
 }

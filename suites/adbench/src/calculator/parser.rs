@@ -923,7 +923,7 @@ impl Parser {
             let mut conds = Vec::new();
             while self.at_kw("if") {
                 self.pos += 1;
-                conds.push(self.or_test_no_ternary()?);
+                conds.push(self.or_test()?);
             }
             clauses.push(CompClause {
                 target,
@@ -937,10 +937,6 @@ impl Parser {
             value: value.map(Box::new),
             clauses,
         })
-    }
-
-    fn or_test_no_ternary(&mut self) -> Result<Expr, Raised> {
-        self.or_test()
     }
 
     fn atom(&mut self) -> Result<Expr, Raised> {

@@ -56,7 +56,8 @@ impl Calculator {
     }
 
     /// Runs `code` with earlier tool results readable as variables
-    /// (`("r1", json)`...).
+    /// (`("r1", json)`...). Blocks for up to the wall-clock limit: async
+    /// callers run it on a blocking thread.
     pub fn run(&self, code: &str, variables: &[(String, serde_json::Value)]) -> Reply {
         let variables = variables
             .iter()

@@ -13,7 +13,7 @@ use super::error::Raised;
 use super::format::float_repr;
 use super::interp::Frame;
 
-/// A builtin function or method, dispatched by name in `builtins`.
+/// The importable modules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Module {
     Math,
@@ -233,7 +233,7 @@ impl Value {
     }
 }
 
-/// The names of the builtin types, which double as conversion functions.
+/// The static name of an exception class (`Exception` for unknown ones).
 pub fn exception_type_name(kind: &str) -> &'static str {
     super::error::EXCEPTION_CLASSES
         .iter()
