@@ -85,9 +85,11 @@ fn a_refused_name_is_reported_where_it_is_reached() {
 fn an_endless_loop_is_stopped_at_the_time_limit() {
     let calc = calculator();
     let started = Instant::now();
-    let reply = run(&calc, "n = 0\nwhile True:\n    n += 1");
+    let reply = run(&calc, "print('started')\nn = 0\nwhile True:\n    n += 1");
     let took = started.elapsed();
     assert_eq!(error_kind(&reply), ErrorKind::Timeout);
+    // What it printed before it was killed still reaches the agent.
+    assert_eq!(reply.output, "started\n");
     // CPU limit (2 s) or the wall clock (5 s), whichever comes first.
     assert!(took < Duration::from_millis(5800), "took {took:?}");
     assert_still_serving(&calc);
@@ -115,10 +117,16 @@ fn a_gibibyte_allocation_is_a_memory_error_not_a_crash() {
         "big = [0] * (1 << 30)\nprint(len(big))",
         "big = list(range(1 << 30))",
         // Grows through the allocator until the address-space limit aborts the child.
-        "s = 'a' * (100 << 20)\nt = s + s\nu = t + t\nprint(len(u))",
+        "print('before')\ns = 'a' * (100 << 20)\nt = s + s\nu = t + t\nprint(len(u))",
     ] {
         let reply = run(&calc, code);
         assert_eq!(error_kind(&reply), ErrorKind::Memory, "{code}: {reply:?}");
+        let expected_output = if code.starts_with("print") {
+            "before\n"
+        } else {
+            ""
+        };
+        assert_eq!(reply.output, expected_output, "{code}");
         assert!(reply.to_text().contains("[memory limit]"), "{code}");
         assert_still_serving(&calc);
     }

@@ -1,6 +1,7 @@
 //! The calculator's child process: it limits itself (address space, CPU
-//! seconds, no core files), reads one request from stdin, interprets it
-//! and writes one reply to stdout. The production binary reaches this
+//! seconds, no core files), reads one request from stdin, interprets it,
+//! streams what it prints to stdout and ends with the reply. The
+//! production binary reaches this
 //! through a hidden subcommand; tests through the `adbench-calculator` bin.
 
 use std::io::{Read, Write};
@@ -9,10 +10,10 @@ use std::process::ExitCode;
 use nix::sys::resource::{setrlimit, Resource};
 
 use super::error::{Fault, Raised};
-use super::interp::Interp;
+use super::interp::{Echo, Interp};
 use super::json;
 use super::parser::parse_program;
-use super::protocol::{ErrorKind, Reply, Request, RunError};
+use super::protocol::{ChildLine, ErrorKind, Reply, Request, RunError};
 use super::{CPU_SECONDS, MEMORY_BYTES, OUTPUT_LIMIT};
 
 /// The interpreter recurses natively per Python call and nesting level; it
@@ -49,23 +50,34 @@ pub fn run_stdio() -> ExitCode {
             return ExitCode::from(3);
         }
     };
-    let text = serde_json::to_string(&reply).unwrap_or_else(|_| "{}".to_string());
-    let mut stdout = std::io::stdout().lock();
-    if stdout
-        .write_all(text.as_bytes())
-        .and_then(|_| stdout.flush())
-        .is_err()
-    {
+    if !write_line(&ChildLine::Reply(reply)) {
         return ExitCode::from(3);
     }
     ExitCode::SUCCESS
 }
 
+/// Writes one protocol line to stdout, flushed so the runner has it even
+/// if this process is killed next.
+fn write_line(line: &ChildLine) -> bool {
+    let Ok(mut text) = serde_json::to_string(line) else {
+        return false;
+    };
+    text.push('\n');
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+        .is_ok()
+}
+
 fn evaluate_on_big_stack(request: Request) -> Reply {
+    let echo = |printed: &str| {
+        write_line(&ChildLine::Printed(printed.to_string()));
+    };
     let worker = std::thread::Builder::new()
         .name("calculator".into())
         .stack_size(STACK_BYTES)
-        .spawn(move || evaluate(&request));
+        .spawn(move || evaluate_echoing(&request, Some(Box::new(echo))));
     match worker.map(|h| h.join()) {
         Ok(Ok(reply)) => reply,
         Ok(Err(_)) => crashed("the interpreter panicked"),
@@ -92,7 +104,12 @@ fn crashed(message: &str) -> Reply {
 /// Interprets one request in this process (no limits of its own: the
 /// caller is the limited child, or a test).
 pub fn evaluate(request: &Request) -> Reply {
+    evaluate_echoing(request, None)
+}
+
+fn evaluate_echoing(request: &Request, echo: Option<Echo>) -> Reply {
     let mut interp = Interp::new(OUTPUT_LIMIT);
+    interp.out.echo = echo;
     for (name, text) in &request.variables {
         if !is_identifier(name) {
             return failed(

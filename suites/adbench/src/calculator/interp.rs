@@ -46,24 +46,37 @@ enum Flow {
     Return(Value),
 }
 
+/// Receives each piece of printed text as it is printed.
+pub type Echo = Box<dyn FnMut(&str)>;
+
 /// Printed text, capped: past the cap the run stops with `OutputFull`.
 pub struct Output {
     pub text: String,
     pub limit: usize,
     pub cut: bool,
+    /// Also hands each kept piece to the child's stdout as it is printed.
+    pub echo: Option<Echo>,
 }
 
 impl Output {
     pub fn write(&mut self, s: &str) -> Result<(), Raised> {
-        if self.text.len() + s.len() <= self.limit {
-            self.text.push_str(s);
+        let mut room = self.limit - self.text.len();
+        let fits = s.len() <= room;
+        if !fits {
+            while !s.is_char_boundary(room) {
+                room -= 1;
+            }
+        }
+        let kept = if fits { s } else { &s[..room] };
+        self.text.push_str(kept);
+        if let Some(echo) = self.echo.as_mut() {
+            if !kept.is_empty() {
+                echo(kept);
+            }
+        }
+        if fits {
             return Ok(());
         }
-        let mut room = self.limit - self.text.len();
-        while !s.is_char_boundary(room) {
-            room -= 1;
-        }
-        self.text.push_str(&s[..room]);
         self.cut = true;
         Err(Raised::fault(Fault::OutputFull))
     }
@@ -87,6 +100,7 @@ impl Interp {
                 text: String::new(),
                 limit: output_limit,
                 cut: false,
+                echo: None,
             },
             depth: 0,
             handling: Vec::new(),

@@ -1,5 +1,6 @@
 //! What the runner and the child process say to each other: one JSON
-//! request on the child's stdin, one JSON reply on its stdout.
+//! request on the child's stdin; on its stdout, JSON lines of printed
+//! text as it is printed, then the reply.
 
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +41,15 @@ pub struct RunError {
 pub struct Reply {
     pub output: String,
     pub error: Option<RunError>,
+}
+
+/// One line of the child's stdout: text as it is printed (so a run that
+/// is killed still shows what it printed), then the reply.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChildLine {
+    Printed(String),
+    Reply(Reply),
 }
 
 impl Reply {

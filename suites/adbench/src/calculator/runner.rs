@@ -10,12 +10,12 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use super::protocol::{ErrorKind, Reply, Request, RunError};
+use super::protocol::{ChildLine, ErrorKind, Reply, Request, RunError};
 use super::{CPU_SECONDS, OUTPUT_LIMIT, WALL_SECONDS};
 
-/// A reply is the output (at most 16 KiB, JSON-escaped) plus a message;
-/// anything much longer is not a reply.
-const REPLY_CAP: u64 = (OUTPUT_LIMIT as u64) * 8 + 64 * 1024;
+/// The child's stdout kept: printed pieces and the reply, each holding at
+/// most 16 KiB of output, JSON-escaped. Anything past it is drained unread.
+const REPLY_CAP: u64 = (OUTPUT_LIMIT as u64) * 16 + 64 * 1024;
 const STDERR_CAP: u64 = 8 * 1024;
 
 // Signal numbers on Linux, named for the causes the runner reports.
@@ -122,21 +122,29 @@ impl Calculator {
         let (done, finished) = mpsc::channel();
         thread::spawn(move || {
             let mut buf = Vec::new();
-            let _ = stdout.take(REPLY_CAP).read_to_end(&mut buf);
+            let mut kept = stdout.take(REPLY_CAP);
+            let _ = kept.read_to_end(&mut buf);
+            // Keep reading so a chatty child never blocks on a full pipe.
+            let _ = std::io::copy(&mut kept.into_inner(), &mut std::io::sink());
             let _ = done.send(buf);
         });
         // stdout closes when the child exits: that is the end of the run.
-        let (reply_bytes, timed_out) = match finished.recv_timeout(self.wall) {
+        let (stdout_bytes, timed_out) = match finished.recv_timeout(self.wall) {
             Ok(bytes) => (bytes, false),
             Err(_) => {
                 let _ = child.kill();
-                (Vec::new(), true)
+                // The killed child's stdout closes; what it printed arrives.
+                let bytes = finished
+                    .recv_timeout(Duration::from_secs(1))
+                    .unwrap_or_default();
+                (bytes, true)
             }
         };
         let status = child.wait();
         let _ = writer.join();
         let stderr_text =
             String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
+        let (printed, reply) = parse_child_stdout(&stdout_bytes);
         if timed_out {
             return failure(
                 ErrorKind::Timeout,
@@ -144,7 +152,8 @@ impl Calculator {
                     "the snippet ran past the {} s wall-clock limit and was stopped",
                     self.wall.as_secs()
                 ),
-            );
+            )
+            .with_output(printed);
         }
         let status = match status {
             Ok(s) => s,
@@ -155,13 +164,29 @@ impl Calculator {
                 )
             }
         };
-        if status.success() {
-            if let Ok(reply) = serde_json::from_slice::<Reply>(&reply_bytes) {
-                return reply;
-            }
+        match reply {
+            Some(reply) if status.success() => reply,
+            _ => classify_death(status.signal(), status.code(), &stderr_text).with_output(printed),
         }
-        classify_death(status.signal(), status.code(), &stderr_text)
     }
+}
+
+/// Splits the child's stdout into what it printed and its final reply.
+fn parse_child_stdout(bytes: &[u8]) -> (String, Option<Reply>) {
+    let mut printed = String::new();
+    let mut reply = None;
+    for line in bytes.split(|b| *b == b'\n') {
+        match serde_json::from_slice::<ChildLine>(line) {
+            Ok(ChildLine::Printed(text)) if printed.len() + text.len() <= OUTPUT_LIMIT => {
+                printed.push_str(&text)
+            }
+            Ok(ChildLine::Printed(_)) => {}
+            Ok(ChildLine::Reply(r)) => reply = Some(r),
+            // A line cut short by a kill, or none at all.
+            Err(_) => {}
+        }
+    }
+    (printed, reply)
 }
 
 fn classify_death(signal: Option<i32>, code: Option<i32>, stderr: &str) -> Reply {
@@ -198,6 +223,13 @@ fn classify_death(signal: Option<i32>, code: Option<i32>, stderr: &str) -> Reply
             let detail = stderr.lines().last().unwrap_or("").trim();
             failure(ErrorKind::Crashed, format!("the calculator process ended with {how} without a reply {detail}").trim_end().to_string())
         }
+    }
+}
+
+impl Reply {
+    fn with_output(mut self, output: String) -> Reply {
+        self.output = output;
+        self
     }
 }
 
