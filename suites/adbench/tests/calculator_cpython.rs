@@ -1374,6 +1374,51 @@ TypeError | unhashable type: 'list'
 TypeError | unhashable type: 'list'
 "##,
     ),
+    (
+        "syntax_variety",
+        r##"def stats(rows):
+    """Return (count, total) of clicks."""
+    total = 0  # running total
+    for r in rows: total += r["clicks"]
+    return len(rows), total
+
+n, total = stats(r1)
+x, = [n]
+a = b = []
+a.append(1)
+print(n, total, x, b, "#not a comment", 'it\'s')
+if total > 0: print("positive")
+report = {
+    "rows": n,
+    "avg": round(total / n, 1),
+}
+value = (1 +
+         2) \
+    * 3
+print(report, value)
+result = (
+    "  Multi  "
+    .strip()
+    .lower()
+)
+print(result, [r["campaign"] for r in r1
+               if r["clicks"] > 3000])
+f = lambda *args, **kw: (sum(args), sorted(kw))
+print(f(1, 2, 3, z=1, a=2))
+def g(x, *, scale=2, offset=0):
+    return x * scale + offset
+print(g(5), g(5, scale=3), g(5, offset=1))
+print(None is not None, 3 not in [1, 2], not 0)
+"##,
+        r##"8 17051 8 [1] #not a comment it's
+positive
+{'rows': 8, 'avg': 2131.4} 9
+multi ['Spring Sale', 'Brand Always-On']
+(6, ['a', 'z'])
+10 15 11
+False True True
+"##,
+    ),
 ];
 
 fn calculator() -> Calculator {

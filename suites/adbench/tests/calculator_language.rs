@@ -33,6 +33,7 @@ fn unsupported_constructs_are_named_so_the_agent_can_rephrase() {
         ("from math import *", "import *"),
         ("class Row:\n    pass", "`class`"),
         ("with open('f') as fh:\n    pass", "`with`"),
+        ("@cache\ndef f():\n    pass", "decorators"),
     ];
     for (code, needle) in cases {
         let (kind, message) = failure(code);

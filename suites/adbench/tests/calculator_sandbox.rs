@@ -220,6 +220,18 @@ fn tool_results_are_variables_with_their_key_order() {
 }
 
 #[test]
+fn the_child_runs_with_an_empty_environment() {
+    // Exit 9 when the child sees no variables (a shell adds only PWD), 7 otherwise.
+    let probe = Calculator::new(
+        "/bin/sh",
+        ["-c", "env | grep -v '^PWD=' | grep -q . && exit 7; exit 9"],
+    );
+    let reply = run(&probe, "print(1)");
+    let message = reply.error.expect("the probe never replies").message;
+    assert!(message.contains("exit code 9"), "{message}");
+}
+
+#[test]
 fn a_child_that_dies_without_reply_is_reported() {
     let broken = Calculator::new("/bin/false", Vec::<String>::new());
     let reply = run(&broken, "print(1)");

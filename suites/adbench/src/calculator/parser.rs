@@ -187,6 +187,11 @@ impl Parser {
         if let Some(msg) = refused_statement(&kw) {
             return Err(Raised::refused(format!("line {line}: {msg}")));
         }
+        if self.at_op("@") {
+            return Err(Raised::refused(format!(
+                "line {line}: decorators (`@`) are not supported by the calculator; call the function directly"
+            )));
+        }
         let kind = match kw.as_str() {
             "if" => {
                 self.pos += 1;
