@@ -185,6 +185,24 @@ fn variables_must_be_identifiers_holding_json() {
 }
 
 #[test]
+fn json_numbers_and_strings_arrive_exactly_as_cpythons_json_loads_reads_them() {
+    // 17-digit floats that a best-effort float parser reads one ulp off.
+    let floats = "[964842.2176518505, -6.792475937705741e+155, -3.0989065991270934e-37, 973398.2175685347, 182.55333333333334]";
+    let reply = evaluate(&Request {
+        code: "print(r1)\nprint(r2)".into(),
+        variables: vec![
+            ("r1".into(), floats.into()),
+            ("r2".into(), r#"{"s": "\u00e9\ud83d\ude00 \"q\" \\ \n", "n": [1E5, -0, 12345678901234567890123]}"#.into()),
+        ],
+    });
+    assert_eq!(reply.error, None);
+    assert_eq!(
+        reply.output,
+        format!("{floats}\n{{'s': 'é😀 \"q\" \\\\ \\n', 'n': [100000.0, 0, 12345678901234567890123]}}\n")
+    );
+}
+
+#[test]
 fn names_shadow_builtins_and_functions_see_globals() {
     let reply = eval(
         "sum = 0\nfor v in [1, 2, 3]:\n    sum += v\nprint(sum)\n\

@@ -26,8 +26,14 @@ pub fn float_repr(x: f64) -> String {
             "0.0".into()
         };
     }
-    // `{:e}` gives the shortest round-trip digits, e.g. "1.2345e-7".
-    let sci = format!("{:e}", x.abs());
+    // `{:e}` gives how many digits round-trip; among the numbers with that
+    // many digits CPython prints the one nearest the exact value (ties to
+    // even), which is what fixed-precision formatting computes.
+    let shortest = format!("{:e}", x.abs());
+    let digit_count = shortest
+        .split_once('e')
+        .map_or(1, |(m, _)| m.replace('.', "").len());
+    let sci = format!("{:.*e}", digit_count - 1, x.abs());
     let (mantissa, exp) = sci.split_once('e').expect("exponent in {:e} output");
     let exp: i32 = exp.parse().expect("integer exponent");
     let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
@@ -180,9 +186,6 @@ pub fn format_value(v: &Value, spec: &str) -> Result<String, Raised> {
             let n = as_big(v).unwrap_or_default();
             let (negative, mag) = (n.is_negative(), n.magnitude());
             match s.kind {
-                None if matches!(v, Value::Bool(_)) && s.precision.is_none() => {
-                    Ok(pad(&s, "", &v.to_str(), '<'))
-                }
                 None | Some('d' | 'n') => {
                     if s.precision.is_some() {
                         return Err(Raised::value_error(

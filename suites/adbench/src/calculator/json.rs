@@ -1,79 +1,220 @@
-//! Earlier tool results (JSON) as calculator values: objects become dicts
-//! in the order their keys were written, arrays lists, numbers int or float.
+//! Earlier tool results (JSON text) as calculator values: objects become
+//! dicts in the order their keys were written, arrays lists, numbers int or
+//! float. A small parser of its own because serde_json's default float
+//! parsing can land one ulp off (about one 17-digit number in eight), and
+//! CPython's `json.loads` never does: numbers go through Rust's correctly
+//! rounded `str::parse` here.
 
-use std::fmt;
+use num_bigint::BigInt;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-
+use super::bigint::int_value;
 use super::ops::dict_insert;
 use super::value::{Dict, Value};
 
-/// A JSON document decoded straight into a calculator value.
-pub struct JsonValue(pub Value);
-
-impl<'de> Deserialize<'de> for JsonValue {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<JsonValue, D::Error> {
-        d.deserialize_any(JsonVisitor).map(JsonValue)
-    }
-}
-
-struct JsonVisitor;
-
-impl<'de> Visitor<'de> for JsonVisitor {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::None)
-    }
-
-    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
-        Ok(Value::Bool(b))
-    }
-
-    fn visit_i64<E>(self, i: i64) -> Result<Value, E> {
-        Ok(Value::Int(i))
-    }
-
-    fn visit_u64<E>(self, u: u64) -> Result<Value, E> {
-        Ok(match i64::try_from(u) {
-            Ok(i) => Value::Int(i),
-            Err(_) => Value::BigInt(std::rc::Rc::new(u.into())),
-        })
-    }
-
-    fn visit_f64<E>(self, f: f64) -> Result<Value, E> {
-        Ok(Value::Float(f))
-    }
-
-    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
-        Ok(Value::str(s))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::new();
-        while let Some(JsonValue(v)) = seq.next_element()? {
-            items.push(v);
-        }
-        Ok(Value::list(items))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut d = Dict::new();
-        while let Some((k, JsonValue(v))) = map.next_entry::<String, JsonValue>()? {
-            dict_insert(&mut d, Value::str(&k), v)
-                .map_err(|_| serde::de::Error::custom("unhashable key"))?;
-        }
-        Ok(Value::dict(d))
-    }
-}
+/// Nesting deeper than this is refused rather than recursed into.
+const MAX_DEPTH: usize = 500;
 
 /// Parses one variable's JSON text.
 pub fn parse(text: &str) -> Result<Value, String> {
-    serde_json::from_str::<JsonValue>(text)
-        .map(|j| j.0)
-        .map_err(|e| e.to_string())
+    let mut p = Parser {
+        bytes: text.as_bytes(),
+        pos: 0,
+    };
+    let v = p.value(0)?;
+    p.skip_ws();
+    if p.pos != p.bytes.len() {
+        return Err(p.error("trailing characters"));
+    }
+    Ok(v)
+}
+
+struct Parser<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Parser<'_> {
+    fn error(&self, what: &str) -> String {
+        format!("{what} at byte {}", self.pos)
+    }
+
+    fn skip_ws(&mut self) {
+        while self.pos < self.bytes.len()
+            && matches!(self.bytes[self.pos], b' ' | b'\t' | b'\n' | b'\r')
+        {
+            self.pos += 1;
+        }
+    }
+
+    fn eat(&mut self, b: u8) -> bool {
+        self.skip_ws();
+        if self.bytes.get(self.pos) == Some(&b) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn literal(&mut self, word: &str, v: Value) -> Result<Value, String> {
+        if self.bytes[self.pos..].starts_with(word.as_bytes()) {
+            self.pos += word.len();
+            Ok(v)
+        } else {
+            Err(self.error("invalid literal"))
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value, String> {
+        if depth > MAX_DEPTH {
+            return Err(self.error("nested too deeply"));
+        }
+        self.skip_ws();
+        match self.bytes.get(self.pos) {
+            Some(b'{') => {
+                self.pos += 1;
+                let mut d = Dict::new();
+                if self.eat(b'}') {
+                    return Ok(Value::dict(d));
+                }
+                loop {
+                    self.skip_ws();
+                    let key = self.string()?;
+                    if !self.eat(b':') {
+                        return Err(self.error("expected ':'"));
+                    }
+                    let v = self.value(depth + 1)?;
+                    dict_insert(&mut d, Value::str(&key), v).map_err(|_| self.error("bad key"))?;
+                    if self.eat(b',') {
+                        continue;
+                    }
+                    if self.eat(b'}') {
+                        return Ok(Value::dict(d));
+                    }
+                    return Err(self.error("expected ',' or '}'"));
+                }
+            }
+            Some(b'[') => {
+                self.pos += 1;
+                let mut items = Vec::new();
+                if self.eat(b']') {
+                    return Ok(Value::list(items));
+                }
+                loop {
+                    items.push(self.value(depth + 1)?);
+                    if self.eat(b',') {
+                        continue;
+                    }
+                    if self.eat(b']') {
+                        return Ok(Value::list(items));
+                    }
+                    return Err(self.error("expected ',' or ']'"));
+                }
+            }
+            Some(b'"') => Ok(Value::str(&self.string()?)),
+            Some(b't') => self.literal("true", Value::Bool(true)),
+            Some(b'f') => self.literal("false", Value::Bool(false)),
+            Some(b'n') => self.literal("null", Value::None),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ => Err(self.error("expected a value")),
+        }
+    }
+
+    fn number(&mut self) -> Result<Value, String> {
+        let start = self.pos;
+        let mut is_float = false;
+        while let Some(&b) = self.bytes.get(self.pos) {
+            match b {
+                b'0'..=b'9' | b'-' | b'+' => {}
+                b'.' | b'e' | b'E' => is_float = true,
+                _ => break,
+            }
+            self.pos += 1;
+        }
+        let text = std::str::from_utf8(&self.bytes[start..self.pos])
+            .map_err(|_| self.error("bad number"))?;
+        if is_float {
+            return text
+                .parse::<f64>()
+                .map(Value::Float)
+                .map_err(|_| self.error("bad number"));
+        }
+        if let Ok(i) = text.parse::<i64>() {
+            return Ok(Value::Int(i));
+        }
+        let big: BigInt = text.parse().map_err(|_| self.error("bad number"))?;
+        int_value(big).map_err(|_| self.error("integer too large"))
+    }
+
+    fn hex4(&mut self) -> Result<u32, String> {
+        let digits = self
+            .bytes
+            .get(self.pos..self.pos + 4)
+            .ok_or_else(|| self.error("short \\u escape"))?;
+        let text = std::str::from_utf8(digits).map_err(|_| self.error("bad \\u escape"))?;
+        let code = u32::from_str_radix(text, 16).map_err(|_| self.error("bad \\u escape"))?;
+        self.pos += 4;
+        Ok(code)
+    }
+
+    fn string(&mut self) -> Result<String, String> {
+        if self.bytes.get(self.pos) != Some(&b'"') {
+            return Err(self.error("expected a string"));
+        }
+        self.pos += 1;
+        let mut out = String::new();
+        loop {
+            let start = self.pos;
+            while let Some(&b) = self.bytes.get(self.pos) {
+                if b == b'"' || b == b'\\' {
+                    break;
+                }
+                self.pos += 1;
+            }
+            out.push_str(
+                std::str::from_utf8(&self.bytes[start..self.pos])
+                    .map_err(|_| self.error("invalid UTF-8"))?,
+            );
+            match self.bytes.get(self.pos) {
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    let esc = *self
+                        .bytes
+                        .get(self.pos)
+                        .ok_or_else(|| self.error("unterminated string"))?;
+                    self.pos += 1;
+                    match esc {
+                        b'"' => out.push('"'),
+                        b'\\' => out.push('\\'),
+                        b'/' => out.push('/'),
+                        b'b' => out.push('\u{8}'),
+                        b'f' => out.push('\u{c}'),
+                        b'n' => out.push('\n'),
+                        b'r' => out.push('\r'),
+                        b't' => out.push('\t'),
+                        b'u' => {
+                            let mut code = self.hex4()?;
+                            // A surrogate pair spells one character outside the BMP.
+                            if (0xD800..0xDC00).contains(&code)
+                                && self.bytes[self.pos..].starts_with(b"\\u")
+                            {
+                                self.pos += 2;
+                                let low = self.hex4()?;
+                                code = 0x10000
+                                    + ((code - 0xD800) << 10)
+                                    + (low.wrapping_sub(0xDC00) & 0x3FF);
+                            }
+                            out.push(char::from_u32(code).unwrap_or('\u{FFFD}'));
+                        }
+                        _ => return Err(self.error("bad escape")),
+                    }
+                }
+                _ => return Err(self.error("unterminated string")),
+            }
+        }
+    }
 }
