@@ -1419,21 +1419,109 @@ multi ['Spring Sale', 'Brand Always-On']
 False True True
 "##,
     ),
+    (
+        "format_and_repr_edges",
+        r##"cases = [
+ lambda: "{:,d}".format(-1234567), lambda: format(5, "=+10"), lambda: format(-5, "010"), lambda: format(3.14159, "010.3f"),
+ lambda: format(1234567.891, ",.1f"), lambda: format(0.000012345, ".3g"), lambda: format(123456789.0, ".3g"), lambda: format(1e-10, "f"),
+ lambda: format(2.5, ".0f"), lambda: format(-0.0, ".1f"), lambda: format(float("nan"), ".2f"), lambda: format(float("inf"), ">8"),
+ lambda: format(12, "b"), lambda: format(255, "#06x"), lambda: format(-255, "#x"), lambda: format(65, "c"),
+ lambda: format("abc", ">6"), lambda: format("abc", "*^7"), lambda: format("abcdef", ".2"), lambda: format(True, ">6"),
+ lambda: format(1.5, "%"), lambda: format(0.123456, ".2%"), lambda: format(1234.5, ","), lambda: format(1e20, ","),
+ lambda: format(12345.6789, "e"), lambda: format(12345.6789, ".2E"), lambda: format(0.0, "e"), lambda: format(1e16, ""),
+ lambda: format(123.456, ".10g"), lambda: format(100000.0, "g"), lambda: format(1000000.0, "g"), lambda: format(1e-5, "g"),
+ lambda: format(0.0001, "g"), lambda: format(1.0, "#g"), lambda: format(123.0, ".2"), lambda: format(0.5, ".1"),
+ lambda: "%5.1f|%-8.3e|%+d|% d|%05.1f|%.0f|%#x|%o" % (3.14159, 1234.5, 5, 7, -2.5, 0.5, 255, 8),
+ lambda: "%s %s" % ("a", [1, 2]), lambda: "%r" % "x", lambda: "%3s|%-3s|" % ("a", "b"), lambda: "%.2s" % "xyz",
+ lambda: "%i%%" % 42.9, lambda: "%(x)05.1f" % {"x": 2.25}, lambda: "{0:{1}}".format(3.14159, ".2f"),
+ lambda: "{:{fill}>{w}}".format("x", fill="*", w=4), lambda: "{!r:>6}".format("a"), lambda: f"{3.14159:{'.3f'}}",
+ lambda: f"{'nested'!s:^12}", lambda: f"{12345:_}", lambda: f"{-12345.678:+,.2f}", lambda: f"{0.1 + 0.2!r}",
+ lambda: f"{1_000_000:,}", lambda: f"{42:+05d}", lambda: f"{2/3:.{3}f}", lambda: f"{'a' 'b'}",
+ lambda: round(0.285, 2), lambda: round(1.005, 2), lambda: round(-1.5), lambda: round(5e-324, 300), lambda: round(123.456, -1),
+ lambda: str(123456789.123456789), lambda: str(0.1 * 0.1), lambda: str(1/9e10), lambda: repr(1e-7), lambda: 1e22, lambda: 1.0e15 + 0.3,
+]
+for c in cases:
+    try:
+        print(repr(c()))
+    except Exception as e:
+        print("ERR", type(e).__name__, e)"##,
+        r##"'-1,234,567'
+'+        5'
+'-000000005'
+'000003.142'
+'1,234,567.9'
+'1.23e-05'
+'1.23e+08'
+'0.000000'
+'2'
+'-0.0'
+'nan'
+'     inf'
+'1100'
+'0x00ff'
+'-0xff'
+'A'
+'   abc'
+'**abc**'
+'ab'
+'     1'
+'150.000000%'
+'12.35%'
+'1,234.5'
+'1e+20'
+'1.234568e+04'
+'1.23E+04'
+'0.000000e+00'
+'1e+16'
+'123.456'
+'100000'
+'1e+06'
+'1e-05'
+'0.0001'
+'1.00000'
+'1.2e+02'
+'0.5'
+'  3.1|1.234e+03|+5| 7|-02.5|0|0xff|10'
+'a [1, 2]'
+"'x'"
+'  a|b  |'
+'xy'
+'42%'
+'002.2'
+'3.14'
+'***x'
+"   'a'"
+'3.142'
+'   nested   '
+'12_345'
+'-12,345.68'
+'0.30000000000000004'
+'1,000,000'
+'+0042'
+'0.667'
+'ab'
+0.28
+1.0
+-2
+0.0
+120.0
+'123456789.12345679'
+'0.010000000000000002'
+'1.1111111111111111e-11'
+'1e-07'
+1e+22
+1000000000000000.2
+"##,
+    ),
 ];
 
 fn calculator() -> Calculator {
-    Calculator::new(
-        env!("CARGO_BIN_EXE_adbench-calculator"),
-        Vec::<String>::new(),
-    )
+    Calculator::new(env!("CARGO_BIN_EXE_adbench-calculator"), Vec::<String>::new())
 }
 
 #[test]
 fn snippets_print_exactly_what_cpython_prints() {
-    assert!(
-        CASES.len() >= 50,
-        "the corpus must stay at 50 snippets or more"
-    );
+    assert!(CASES.len() >= 50, "the corpus must stay at 50 snippets or more");
     let calc = calculator();
     let mut mismatches = Vec::new();
     for (name, code, expected) in CASES {
@@ -1448,25 +1536,14 @@ fn snippets_print_exactly_what_cpython_prints() {
             ));
         }
     }
-    assert!(
-        mismatches.is_empty(),
-        "{} of {} snippets differ:\n{}",
-        mismatches.len(),
-        CASES.len(),
-        mismatches.join("\n")
-    );
+    assert!(mismatches.is_empty(), "{} of {} snippets differ:\n{}", mismatches.len(), CASES.len(), mismatches.join("\n"));
 }
 
 #[test]
 fn a_run_is_deterministic() {
     let calc = calculator();
     let request = Request {
-        code: CASES
-            .iter()
-            .map(|(_, code, _)| *code)
-            .take(12)
-            .collect::<Vec<_>>()
-            .join("\n"),
+        code: CASES.iter().map(|(_, code, _)| *code).take(12).collect::<Vec<_>>().join("\n"),
         variables: vec![("r1".into(), R1.into()), ("r2".into(), R2.into())],
     };
     let first = calc.run_request(&request);
