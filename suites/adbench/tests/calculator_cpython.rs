@@ -3,7 +3,7 @@
 //! under CPython 3.11.7 with `r1`/`r2` bound to the same JSON.
 //!
 //! Deliberate differences from CPython are not exercised here (see the
-//! calculator module's doc), such as set order and ints past 4300 digits.
+//! calculator module's doc), such as ints past 4300 digits.
 
 use adfarm_adbench::calculator::{Calculator, Request};
 
@@ -1513,15 +1513,50 @@ for c in cases:
 1000000000000000.2
 "##,
     ),
+    (
+        "set_iteration_order",
+        r##"seed = 12345
+def rnd(lo, hi):
+    global seed
+    seed = (seed * 1103515245 + 12345) % 2147483648
+    return lo + seed % (hi - lo + 1)
+print({3, 1, 2}, set([10, 5, 8, 100, 7, 64]), {-1, -2, 0, 1}, {True, 2, 1.0}, set(range(20, 0, -1)))
+for n in (5, 12, 30, 70, 200, 1000):
+    xs = [rnd(-1000, 100000) for _ in range(n)]
+    print(list(set(xs))[:12])
+print({2**40, 2**61, 2**61 - 1, -2**61, 2**64 + 5, 7})
+s = {5, 3, 9}
+print(s.pop(), s, {x % 10 for x in range(95, 120)}, {1, 2} | {9, 0}, {1, 2, 3, 40} - {2})
+for x in {33, 1, 17}:
+    print(x, end=" ")
+print()"##,
+        r##"{1, 2, 3} {64, 100, 5, 7, 8, 10} {0, 1, -1, -2} {True, 2} {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}
+[40195, 88677, 96295, 573, 10303]
+[73825, 58691, 86212, 84583, 97928, 74889, 64139, 36525, 28048, 24853, 6750, 76383]
+[15361, 2694, 60681, 12815, 18320, 72351, 57896, 63914, 559, 65715, 47925, 33722]
+[4737, 20994, 88707, 92550, 39048, 33289, 80266, 49803, 52746, 95496, 34703, 84753]
+[36864, 55296, 85506, 43014, 35342, 22031, 24081, 77843, 30740, 36375, 26135, 16410]
+[10243, 3, 2052, 36870, 69639, 34824, 88073, 20487, 18443, 57355, 20492, 45061]
+{1099511627776, 2305843009213693952, 2305843009213693951, 7, 18446744073709551621, -2305843009213693952}
+9 {3, 5} {0, 1, 2, 3, 4, 5, 6, 7, 8, 9} {0, 1, 2, 9} {40, 1, 3}
+33 1 17 
+"##,
+    ),
 ];
 
 fn calculator() -> Calculator {
-    Calculator::new(env!("CARGO_BIN_EXE_adbench-calculator"), Vec::<String>::new())
+    Calculator::new(
+        env!("CARGO_BIN_EXE_adbench-calculator"),
+        Vec::<String>::new(),
+    )
 }
 
 #[test]
 fn snippets_print_exactly_what_cpython_prints() {
-    assert!(CASES.len() >= 50, "the corpus must stay at 50 snippets or more");
+    assert!(
+        CASES.len() >= 50,
+        "the corpus must stay at 50 snippets or more"
+    );
     let calc = calculator();
     let mut mismatches = Vec::new();
     for (name, code, expected) in CASES {
@@ -1536,14 +1571,25 @@ fn snippets_print_exactly_what_cpython_prints() {
             ));
         }
     }
-    assert!(mismatches.is_empty(), "{} of {} snippets differ:\n{}", mismatches.len(), CASES.len(), mismatches.join("\n"));
+    assert!(
+        mismatches.is_empty(),
+        "{} of {} snippets differ:\n{}",
+        mismatches.len(),
+        CASES.len(),
+        mismatches.join("\n")
+    );
 }
 
 #[test]
 fn a_run_is_deterministic() {
     let calc = calculator();
     let request = Request {
-        code: CASES.iter().map(|(_, code, _)| *code).take(12).collect::<Vec<_>>().join("\n"),
+        code: CASES
+            .iter()
+            .map(|(_, code, _)| *code)
+            .take(12)
+            .collect::<Vec<_>>()
+            .join("\n"),
         variables: vec![("r1".into(), R1.into()), ("r2".into(), R2.into())],
     };
     let first = calc.run_request(&request);

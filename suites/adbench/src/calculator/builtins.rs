@@ -405,7 +405,8 @@ pub fn parse_float(text: &str) -> Result<f64, Raised> {
 fn set_of(items: Vec<Value>) -> Result<Value, Raised> {
     let mut set = Dict::new();
     for v in items {
-        set.insert(Key::of(&v)?, (v, Value::None));
+        // A set keeps the first of equal elements (`{True, 1.0}` holds True).
+        set.entry(Key::of(&v)?).or_insert((v, Value::None));
     }
     Ok(Value::Set(Rc::new(RefCell::new(set))))
 }

@@ -485,7 +485,8 @@ impl Interp {
             Expr::Set(items) => {
                 let mut set = Dict::new();
                 for v in self.eval_items(items, scope)? {
-                    set.insert(Key::of(&v)?, (v, Value::None));
+                    // A set keeps the first of equal elements (`{True, 1.0}` holds True).
+                    set.entry(Key::of(&v)?).or_insert((v, Value::None));
                 }
                 Value::Set(Rc::new(RefCell::new(set)))
             }
@@ -647,7 +648,8 @@ impl Interp {
                     CompKind::Set => {
                         let mut set = Dict::new();
                         for v in items {
-                            set.insert(Key::of(&v)?, (v, Value::None));
+                            // A set keeps the first of equal elements (`{True, 1.0}` holds True).
+                            set.entry(Key::of(&v)?).or_insert((v, Value::None));
                         }
                         Value::Set(Rc::new(RefCell::new(set)))
                     }

@@ -761,11 +761,13 @@ fn set_method(s: &Rc<RefCell<Dict>>, name: &str, args: Vec<Value>) -> Result<Val
             Value::None
         }
         "pop" => {
-            let (_, (k, _)) = s
-                .borrow_mut()
-                .shift_remove_index(0)
+            // CPython pops the element its iteration would visit first.
+            let first = super::setorder::iteration_order(&s.borrow())
+                .into_iter()
+                .next()
                 .ok_or_else(|| Raised::exc("KeyError", "'pop from an empty set'"))?;
-            k
+            s.borrow_mut().shift_remove(&Key::of(&first)?);
+            first
         }
         "update" => {
             for a in &args {

@@ -21,7 +21,9 @@
 //! expressions and `zip`/`map`/`filter`/`enumerate`/`reversed` compute
 //! their items eagerly (they are still one-pass iterators, so `next()` and
 //! re-iteration behave);
-//! sets iterate in insertion order; iterators print without an address;
+//! sets of strings iterate in insertion order (CPython's order for them
+//! changes per process; sets of ints follow CPython's hash-table order);
+//! iterators print without an address;
 //! `exp`, `log`, `sin`... come from the platform's libm and `erf`/`erfc`
 //! from fdlibm, so they can differ from a given CPython build in the last
 //! digit.
@@ -42,6 +44,7 @@ mod ops;
 mod parser;
 pub mod protocol;
 mod runner;
+mod setorder;
 mod value;
 
 pub use child::{evaluate, run_stdio};

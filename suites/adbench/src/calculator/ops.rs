@@ -396,7 +396,7 @@ pub fn binary(op: BinOp, a: &Value, b: &Value) -> Result<Value, Raised> {
             let out: Dict = match op {
                 BinOp::BitOr => x
                     .iter()
-                    .chain(y.iter())
+                    .chain(y.iter().filter(|(k, _)| !x.contains_key(*k)))
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect(),
                 BinOp::BitAnd => x
@@ -564,7 +564,8 @@ pub fn iterate(v: &Value) -> Result<Vec<Value>, Raised> {
             .chars()
             .map(|c| Value::str(c.encode_utf8(&mut [0; 4])))
             .collect(),
-        Value::Dict(d) | Value::Set(d) => d.borrow().values().map(|(k, _)| k.clone()).collect(),
+        Value::Dict(d) => d.borrow().values().map(|(k, _)| k.clone()).collect(),
+        Value::Set(s) => super::setorder::iteration_order(&s.borrow()),
         Value::Range(a, b, c) => range_items(*a, *b, *c)?,
         Value::Iter(it) => {
             // Iterating consumes what is left.

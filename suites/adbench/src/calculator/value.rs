@@ -313,7 +313,7 @@ fn write_repr(out: &mut String, v: &Value, depth: usize) {
                 return;
             }
             out.push('{');
-            for (i, (k, _)) in s.values().enumerate() {
+            for (i, k) in super::setorder::iteration_order(&s).iter().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
