@@ -52,11 +52,9 @@ fn insert(table: &mut [Option<usize>], hash: i64, slot_value: usize) {
         } else {
             0
         };
-        for j in i..=i + probes {
-            if table[j].is_none() {
-                table[j] = Some(slot_value);
-                return;
-            }
+        if let Some(free) = table[i..=i + probes].iter_mut().find(|slot| slot.is_none()) {
+            *free = Some(slot_value);
+            return;
         }
         perturb >>= PERTURB_SHIFT;
         i = (i
