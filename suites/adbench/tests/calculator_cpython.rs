@@ -1542,21 +1542,36 @@ print()"##,
 33 1 17 
 "##,
     ),
+    (
+        "int_parsing_bases",
+        r##"cases = ["0x1f", "0X1F", "1f", "0o17", "0b101", "010", "0", "00", "-0x10", " +42 ", "1_000", "0x_ff", "12a", "", "1__0"]
+for base in (0, 2, 8, 10, 16, 36):
+    out = []
+    for c in cases:
+        try:
+            out.append(int(c, base))
+        except ValueError as e:
+            out.append("E")
+    print(base, out)
+print(int("42"), int("-7"), int("  9 "), int("10", 2), int("z", 36))"##,
+        r##"0 [31, 31, 'E', 15, 5, 'E', 0, 0, -16, 42, 1000, 255, 'E', 'E', 'E']
+2 ['E', 'E', 'E', 'E', 5, 2, 0, 0, 'E', 'E', 8, 'E', 'E', 'E', 'E']
+8 ['E', 'E', 'E', 15, 'E', 8, 0, 0, 'E', 34, 512, 'E', 'E', 'E', 'E']
+10 ['E', 'E', 'E', 'E', 'E', 10, 0, 0, 'E', 42, 1000, 'E', 'E', 'E', 'E']
+16 [31, 31, 31, 'E', 45313, 16, 0, 0, -16, 66, 4096, 255, 298, 'E', 'E']
+36 [42819, 42819, 51, 31147, 514513, 36, 0, 0, -42804, 146, 46656, 43323, 1378, 'E', 'E']
+42 -7 9 2 35
+"##,
+    ),
 ];
 
 fn calculator() -> Calculator {
-    Calculator::new(
-        env!("CARGO_BIN_EXE_adbench-calculator"),
-        Vec::<String>::new(),
-    )
+    Calculator::new(env!("CARGO_BIN_EXE_adbench-calculator"), Vec::<String>::new())
 }
 
 #[test]
 fn snippets_print_exactly_what_cpython_prints() {
-    assert!(
-        CASES.len() >= 50,
-        "the corpus must stay at 50 snippets or more"
-    );
+    assert!(CASES.len() >= 50, "the corpus must stay at 50 snippets or more");
     let calc = calculator();
     let mut mismatches = Vec::new();
     for (name, code, expected) in CASES {
@@ -1571,25 +1586,14 @@ fn snippets_print_exactly_what_cpython_prints() {
             ));
         }
     }
-    assert!(
-        mismatches.is_empty(),
-        "{} of {} snippets differ:\n{}",
-        mismatches.len(),
-        CASES.len(),
-        mismatches.join("\n")
-    );
+    assert!(mismatches.is_empty(), "{} of {} snippets differ:\n{}", mismatches.len(), CASES.len(), mismatches.join("\n"));
 }
 
 #[test]
 fn a_run_is_deterministic() {
     let calc = calculator();
     let request = Request {
-        code: CASES
-            .iter()
-            .map(|(_, code, _)| *code)
-            .take(12)
-            .collect::<Vec<_>>()
-            .join("\n"),
+        code: CASES.iter().map(|(_, code, _)| *code).take(12).collect::<Vec<_>>().join("\n"),
         variables: vec![("r1".into(), R1.into()), ("r2".into(), R2.into())],
     };
     let first = calc.run_request(&request);

@@ -353,6 +353,8 @@ pub fn round(x: &Value, ndigits: Option<&Value>) -> Result<Value, Raised> {
     }
 }
 
+/// `int(text, base)`: signs, underscores between digits, `0x`/`0o`/`0b`
+/// prefixes matching the base, and base 0 meaning "as a literal".
 pub fn parse_int(text: &str, base: u32) -> Result<Value, Raised> {
     let bad = || {
         Raised::value_error(format!(
@@ -361,10 +363,29 @@ pub fn parse_int(text: &str, base: u32) -> Result<Value, Raised> {
         ))
     };
     let t = text.trim();
-    let (neg, digits) = match t.strip_prefix('-') {
+    let (neg, mut digits) = match t.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, t.strip_prefix('+').unwrap_or(t)),
     };
+    let mut radix = base;
+    let lower = digits.get(..2).map(str::to_ascii_lowercase);
+    for (prefix, prefix_radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
+        if lower.as_deref() == Some(prefix) && (base == 0 || base == prefix_radix) {
+            radix = prefix_radix;
+            // A prefix may be followed by one underscore: 0x_ff.
+            digits = digits[2..].strip_prefix('_').unwrap_or(&digits[2..]);
+        }
+    }
+    if radix == 0 {
+        radix = 10;
+        // Base 0 reads a literal, and literals have no leading zeros.
+        if digits.len() > 1
+            && digits.starts_with('0')
+            && digits.chars().any(|c| c != '0' && c != '_')
+        {
+            return Err(bad());
+        }
+    }
     if digits.is_empty()
         || digits.starts_with('_')
         || digits.ends_with('_')
@@ -373,7 +394,7 @@ pub fn parse_int(text: &str, base: u32) -> Result<Value, Raised> {
         return Err(bad());
     }
     let clean: String = digits.chars().filter(|c| *c != '_').collect();
-    let mag = num_bigint::BigInt::parse_bytes(clean.as_bytes(), base).ok_or_else(bad)?;
+    let mag = num_bigint::BigInt::parse_bytes(clean.as_bytes(), radix).ok_or_else(bad)?;
     bigint::int_value(if neg { -mag } else { mag })
 }
 
@@ -854,7 +875,7 @@ pub fn call(
                 (None, _) => Value::Int(0),
                 (Some(Value::Str(s)), Some(b)) => {
                     let b = to_int(&b, "int base")?;
-                    if !(2..=36).contains(&b) {
+                    if b != 0 && !(2..=36).contains(&b) {
                         return Err(Raised::value_error(
                             "int() base must be >= 2 and <= 36, or 0",
                         ));
