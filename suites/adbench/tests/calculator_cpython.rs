@@ -1563,6 +1563,14 @@ print(int("42"), int("-7"), int("  9 "), int("10", 2), int("z", 36))"##,
 42 -7 9 2 35
 "##,
     ),
+    (
+        "fstring_debug_specs",
+        r##"x = 3.14159
+name = "ctr"
+print(f"{x=}", f"{x = :.2f}", f"{name=}", f"{name=!s}", f"{x*2=:>10.1f}|", f"{len(name) = }")"##,
+        r##"x=3.14159 x = 3.14 name='ctr' name=ctr x*2=       6.3| len(name) = 3
+"##,
+    ),
 ];
 
 fn calculator() -> Calculator {

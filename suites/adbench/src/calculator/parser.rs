@@ -1226,8 +1226,11 @@ fn parse_fstring(body: &str, line: u32) -> Result<Vec<FPart>, Raised> {
         }
         let expr = parse_inline_expr(&src, line)?;
         let mut conversion = None;
+        let mut debug = false;
         if chars.get(i) == Some(&'=') {
-            // `{x = }` prints the expression text, `=` and spacing, then the repr.
+            // `{x = }` prints the expression text, `=` and spacing, then the
+            // repr (or, given a format spec, the formatted value).
+            debug = true;
             let mut text = format!("{src}=");
             i += 1;
             while chars.get(i).is_some_and(|c| c.is_whitespace()) {
@@ -1235,7 +1238,6 @@ fn parse_fstring(body: &str, line: u32) -> Result<Vec<FPart>, Raised> {
                 i += 1;
             }
             parts.push(FPart::Lit(text));
-            conversion = Some('r');
         }
         if chars.get(i) == Some(&'!') {
             let conv = chars
@@ -1271,6 +1273,9 @@ fn parse_fstring(body: &str, line: u32) -> Result<Vec<FPart>, Raised> {
             return Err(err("expecting '}'"));
         }
         i += 1;
+        if debug && conversion.is_none() && spec.is_empty() {
+            conversion = Some('r');
+        }
         parts.push(FPart::Field {
             expr: Box::new(expr),
             conversion,
