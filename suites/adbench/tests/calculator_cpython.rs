@@ -1571,6 +1571,16 @@ print(f"{x=}", f"{x = :.2f}", f"{name=}", f"{name=!s}", f"{x*2=:>10.1f}|", f"{le
         r##"x=3.14159 x = 3.14 name='ctr' name=ctr x*2=       6.3| len(name) = 3
 "##,
     ),
+    (
+        "star_imports",
+        r##"from math import *
+from statistics import *
+print(sqrt(16), floor(pi * 100) / 100, mean([1, 2, 3, 4]), stdev([2, 4, 4, 4, 5, 5, 7, 9]), e, isclose(0.1 + 0.2, 0.3))
+print(exp2(10), fsum([0.1] * 10), median([5, 1, 3]), inf > 1e308)"##,
+        r##"4.0 3.14 2.5 2.138089935299395 2.718281828459045 True
+1024.0 1.0 3 True
+"##,
+    ),
 ];
 
 fn calculator() -> Calculator {

@@ -30,7 +30,6 @@ fn unsupported_constructs_are_named_so_the_agent_can_rephrase() {
         ("if (n := 3) > 2:\n    print(n)", "`:=`"),
         ("async def f():\n    pass", "`async`"),
         ("d = {}\nd.total = 3", "setting attributes"),
-        ("from math import *", "import *"),
         ("class Row:\n    pass", "`class`"),
         ("with open('f') as fh:\n    pass", "`with`"),
         ("@cache\ndef f():\n    pass", "decorators"),

@@ -11,6 +11,7 @@ use super::builtins;
 use super::error::{is_subclass, Fault, PyException, Raised};
 use super::format::format_value;
 use super::methods;
+use super::modules;
 use super::ops;
 use super::value::{Closure, Dict, Key, Module, Value};
 
@@ -233,6 +234,12 @@ impl Interp {
             }
             StmtKind::FromImport(module, names) => {
                 let m = module_value(module);
+                if names.iter().any(|(name, _)| name == "*") {
+                    for (name, v) in modules::public_names(&m) {
+                        self.assign_name(name, v, scope);
+                    }
+                    return Ok(Flow::Normal);
+                }
                 for (name, bound) in names {
                     let v = methods::get_attr(&m, name).map_err(|_| {
                         Raised::exc(

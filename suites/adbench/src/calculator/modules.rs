@@ -53,6 +53,8 @@ const MATH_FUNCTIONS: &[&str] = &[
     "math.modf",
     "math.erf",
     "math.erfc",
+    "math.cbrt",
+    "math.exp2",
 ];
 
 const STATISTICS_FUNCTIONS: &[&str] = &[
@@ -72,6 +74,26 @@ const STATISTICS_FUNCTIONS: &[&str] = &[
     "statistics.correlation",
     "statistics.covariance",
 ];
+
+/// What `from module import *` binds: every function and constant.
+pub fn public_names(module: &Value) -> Vec<(&'static str, Value)> {
+    let (table, constants): (&[&'static str], &[&'static str]) = match module {
+        Value::Module(super::value::Module::Statistics) => {
+            (STATISTICS_FUNCTIONS, &["StatisticsError"])
+        }
+        _ => (MATH_FUNCTIONS, &["pi", "e", "tau", "inf", "nan"]),
+    };
+    let attr = match module {
+        Value::Module(super::value::Module::Statistics) => statistics_attr,
+        _ => math_attr,
+    };
+    table
+        .iter()
+        .filter_map(|f| f.split_once('.').map(|(_, n)| n))
+        .chain(constants.iter().copied())
+        .filter_map(|n| attr(n).ok().map(|v| (n, v)))
+        .collect()
+}
 
 pub fn math_attr(name: &str) -> Result<Value, Raised> {
     let constant = match name {
@@ -418,6 +440,11 @@ pub fn call_math(f: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> Res
         // fdlibm's erf, the same algorithm as glibc's, which CPython calls.
         "erf" => Value::Float(libm::erf(one(&args)?)),
         "erfc" => Value::Float(libm::erfc(one(&args)?)),
+        "cbrt" => Value::Float(one(&args)?.cbrt()),
+        "exp2" => {
+            let x = one(&args)?;
+            checked(x, x.exp2())?
+        }
         "atan2" => {
             arity(&fname, &args, 2, 2)?;
             Value::Float(to_f64(&args[0], &fname)?.atan2(to_f64(&args[1], &fname)?))

@@ -439,33 +439,47 @@ impl Parser {
                 let module = self.dotted_name()?;
                 check_import(&module, line)?;
                 self.expect_kw("import")?;
-                if self.at_op("*") {
-                    return Err(Raised::refused(format!(
-                        "line {line}: `from {module} import *` is not supported by the calculator; import the names you use"
-                    )));
+                if self.eat_op("*") {
+                    // Every public name of the module; "*" marks it.
+                    StmtKind::FromImport(module, vec![("*".to_string(), "*".to_string())])
+                } else {
+                    return self.from_import_names(module, line, out);
                 }
-                let parens = self.eat_op("(");
-                let mut names = Vec::new();
-                loop {
-                    let name = self.name()?;
-                    let bound = if self.eat_kw("as") {
-                        self.name()?
-                    } else {
-                        name.clone()
-                    };
-                    names.push((name, bound));
-                    if !self.eat_op(",") || (parens && self.at_op(")")) {
-                        break;
-                    }
-                }
-                if parens {
-                    self.expect_op(")")?;
-                }
-                StmtKind::FromImport(module, names)
             }
             _ => self.expression_statement()?,
         };
         out.push(Stmt { line, kind });
+        Ok(())
+    }
+
+    /// The names of `from module import a, b as c`, parenthesised or not.
+    fn from_import_names(
+        &mut self,
+        module: String,
+        line: u32,
+        out: &mut Vec<Stmt>,
+    ) -> Result<(), Raised> {
+        let parens = self.eat_op("(");
+        let mut names = Vec::new();
+        loop {
+            let name = self.name()?;
+            let bound = if self.eat_kw("as") {
+                self.name()?
+            } else {
+                name.clone()
+            };
+            names.push((name, bound));
+            if !self.eat_op(",") || (parens && self.at_op(")")) {
+                break;
+            }
+        }
+        if parens {
+            self.expect_op(")")?;
+        }
+        out.push(Stmt {
+            line,
+            kind: StmtKind::FromImport(module, names),
+        });
         Ok(())
     }
 
