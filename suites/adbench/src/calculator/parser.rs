@@ -443,7 +443,7 @@ impl Parser {
                     // Every public name of the module; "*" marks it.
                     StmtKind::FromImport(module, vec![("*".to_string(), "*".to_string())])
                 } else {
-                    return self.from_import_names(module, line, out);
+                    return self.imported_names(module, line, out);
                 }
             }
             _ => self.expression_statement()?,
@@ -453,7 +453,7 @@ impl Parser {
     }
 
     /// The names of `from module import a, b as c`, parenthesised or not.
-    fn from_import_names(
+    fn imported_names(
         &mut self,
         module: String,
         line: u32,
