@@ -16,17 +16,22 @@
 //! CPython does, and names every construct it refuses. The child process
 //! adds OS limits on memory and CPU; the runner adds the wall clock.
 //!
-//! Deliberate differences from CPython: ints past 4300 digits are an
-//! `OverflowError` (CPython cannot print them either); generator
-//! expressions and `zip`/`map`/`filter`/`enumerate`/`reversed` compute
-//! their items eagerly (they are still one-pass iterators, so `next()` and
-//! re-iteration behave);
-//! sets of strings iterate in insertion order (CPython's order for them
-//! changes per process; sets of ints follow CPython's hash-table order);
-//! iterators print without an address;
-//! `exp`, `log`, `sin`... come from the platform's libm and `erf`/`erfc`
-//! from fdlibm, so they can differ from a given CPython build in the last
-//! digit.
+//! Refused by name: `class`, `with`, `yield`, `async`, `nonlocal`, `:=`,
+//! decorators, attribute assignment, imports other than math/statistics,
+//! and builtins such as `open`, `eval`, `__import__`, `input`.
+//!
+//! Deliberate differences from CPython:
+//! - ints past 4300 digits are an `OverflowError` (CPython cannot print
+//!   them either);
+//! - generator expressions and `zip`/`map`/`filter`/`enumerate`/`reversed`
+//!   compute their items eagerly (still one-pass iterators, so `next()`
+//!   and re-iteration behave);
+//! - sets of strings iterate in insertion order (CPython's order for them
+//!   changes per process); sets of ints follow CPython's hash-table order;
+//! - iterators print without an address;
+//! - `exp`, `log`, `sin`, `cbrt`... come from the platform's libm and
+//!   `erf`/`erfc` from fdlibm, so they can differ from a given CPython
+//!   build in the last digit.
 
 mod ast;
 mod bigint;
