@@ -1581,21 +1581,30 @@ print(exp2(10), fsum([0.1] * 10), median([5, 1, 3]), inf > 1e308)"##,
 1024.0 1.0 3 True
 "##,
     ),
+    (
+        "linear_regression_trend",
+        r##"import statistics
+days = [1, 2, 3, 4, 5, 6, 7]
+spend = [4060.25, 2647.93, 3101.15, 3500.0, 3720.5, 3999.99, 4210.0]
+fit = statistics.linear_regression(days, spend)
+print(fit)
+print(fit.slope, fit.intercept, round(fit.slope * 8 + fit.intercept, 2))
+slope, intercept = statistics.linear_regression(days, spend, proportional=True)
+print(slope, intercept, fit[0] == fit.slope, len(fit))"##,
+        r##"LinearRegression(slope=134.73999999999998, intercept=3066.7285714285713)
+134.73999999999998 3066.7285714285713 4144.65
+748.0857142857143 0.0 True 2
+"##,
+    ),
 ];
 
 fn calculator() -> Calculator {
-    Calculator::new(
-        env!("CARGO_BIN_EXE_adbench-calculator"),
-        Vec::<String>::new(),
-    )
+    Calculator::new(env!("CARGO_BIN_EXE_adbench-calculator"), Vec::<String>::new())
 }
 
 #[test]
 fn snippets_print_exactly_what_cpython_prints() {
-    assert!(
-        CASES.len() >= 50,
-        "the corpus must stay at 50 snippets or more"
-    );
+    assert!(CASES.len() >= 50, "the corpus must stay at 50 snippets or more");
     let calc = calculator();
     let mut mismatches = Vec::new();
     for (name, code, expected) in CASES {
@@ -1610,25 +1619,14 @@ fn snippets_print_exactly_what_cpython_prints() {
             ));
         }
     }
-    assert!(
-        mismatches.is_empty(),
-        "{} of {} snippets differ:\n{}",
-        mismatches.len(),
-        CASES.len(),
-        mismatches.join("\n")
-    );
+    assert!(mismatches.is_empty(), "{} of {} snippets differ:\n{}", mismatches.len(), CASES.len(), mismatches.join("\n"));
 }
 
 #[test]
 fn a_run_is_deterministic() {
     let calc = calculator();
     let request = Request {
-        code: CASES
-            .iter()
-            .map(|(_, code, _)| *code)
-            .take(12)
-            .collect::<Vec<_>>()
-            .join("\n"),
+        code: CASES.iter().map(|(_, code, _)| *code).take(12).collect::<Vec<_>>().join("\n"),
         variables: vec![("r1".into(), R1.into()), ("r2".into(), R2.into())],
     };
     let first = calc.run_request(&request);

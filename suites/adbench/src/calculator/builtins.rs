@@ -555,6 +555,7 @@ pub fn call(
                 Value::Str(s) => s.chars().count(),
                 Value::List(l) => l.borrow().len(),
                 Value::Tuple(t) | Value::View(_, t) => t.len(),
+                Value::Record(r) => r.values.len(),
                 Value::Dict(d) | Value::Set(d) => d.borrow().len(),
                 Value::Range(a, b, c) => range_len(*a, *b, *c) as usize,
                 other => {

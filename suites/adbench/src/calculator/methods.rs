@@ -95,6 +95,12 @@ pub fn get_attr(obj: &Value, name: &str) -> Result<Value, Raised> {
         Value::Dict(_) => DICT_METHODS,
         Value::Set(_) => SET_METHODS,
         Value::Tuple(_) => TUPLE_METHODS,
+        Value::Record(r) => {
+            return match r.fields.iter().position(|f| *f == name) {
+                Some(i) => Ok(r.values[i].clone()),
+                None => Err(no_attr(obj, name)),
+            }
+        }
         Value::Float(f) => {
             return match name {
                 "is_integer" => Ok(Value::Method(Box::new(obj.clone()), name.into())),

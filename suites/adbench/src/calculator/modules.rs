@@ -8,7 +8,7 @@ use super::builtins::{arity, sort_values, to_f64, Kwargs};
 use super::error::Raised;
 use super::fraction::Fraction;
 use super::ops;
-use super::value::{equals, Value};
+use super::value::{equals, Record, Value};
 
 const MATH_FUNCTIONS: &[&str] = &[
     "math.sqrt",
@@ -72,6 +72,7 @@ const STATISTICS_FUNCTIONS: &[&str] = &[
     "statistics.quantiles",
     "statistics.geometric_mean",
     "statistics.correlation",
+    "statistics.linear_regression",
     "statistics.covariance",
 ];
 
@@ -575,15 +576,15 @@ pub fn call_statistics(
     let mut kw = Kwargs::new(
         &fname,
         kwargs,
-        if f == "quantiles" {
-            &["n", "method"]
-        } else {
-            &[]
+        match f {
+            "quantiles" => &["n", "method"],
+            "linear_regression" => &["proportional"],
+            _ => &[],
         },
     )?;
     let (min_args, max_args) = match f {
         "variance" | "stdev" | "pvariance" | "pstdev" => (1, 2),
-        "correlation" | "covariance" => (2, 2),
+        "correlation" | "covariance" | "linear_regression" => (2, 2),
         _ => (1, 1),
     };
     arity(kw.name(), &args, min_args, max_args)?;
@@ -622,6 +623,62 @@ pub fn call_statistics(
                 logs.push(Value::Float(x.ln()));
             }
             Value::Float((fsum(&logs)? / logs.len() as f64).exp())
+        }
+        "linear_regression" => {
+            let proportional = kw.take("proportional").is_some_and(|v| v.truthy());
+            let floats = |v: &Value| -> Result<Vec<f64>, Raised> {
+                ops::iterate(v)?.iter().map(|x| to_f64(x, f)).collect()
+            };
+            let (x, y) = (floats(&args[0])?, floats(&args[1])?);
+            let n = x.len();
+            if y.len() != n {
+                return Err(stats_error(
+                    "linear regression requires that both inputs have same number of data points",
+                ));
+            }
+            if n < 2 {
+                return Err(stats_error(
+                    "linear regression requires at least two data points",
+                ));
+            }
+            let fsum_of =
+                |xs: Vec<f64>| fsum(&xs.into_iter().map(Value::Float).collect::<Vec<_>>());
+            let (sxy, sxx, xbar, ybar) = if proportional {
+                (
+                    fsum_of(x.iter().zip(&y).map(|(a, b)| a * b).collect())?,
+                    fsum_of(x.iter().map(|a| a * a).collect())?,
+                    0.0,
+                    0.0,
+                )
+            } else {
+                let xbar = fsum_of(x.clone())? / n as f64;
+                let ybar = fsum_of(y.clone())? / n as f64;
+                (
+                    fsum_of(
+                        x.iter()
+                            .zip(&y)
+                            .map(|(a, b)| (a - xbar) * (b - ybar))
+                            .collect(),
+                    )?,
+                    fsum_of(x.iter().map(|a| (a - xbar) * (a - xbar)).collect())?,
+                    xbar,
+                    ybar,
+                )
+            };
+            if sxx == 0.0 {
+                return Err(stats_error("x is constant"));
+            }
+            let slope = sxy / sxx;
+            let intercept = if proportional {
+                0.0
+            } else {
+                ybar - slope * xbar
+            };
+            Value::Record(std::rc::Rc::new(Record {
+                type_name: "LinearRegression",
+                fields: &["slope", "intercept"],
+                values: std::rc::Rc::from(vec![Value::Float(slope), Value::Float(intercept)]),
+            }))
         }
         "correlation" | "covariance" => {
             let floats = |v: &Value| -> Result<Vec<f64>, Raised> {

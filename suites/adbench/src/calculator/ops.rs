@@ -560,6 +560,7 @@ pub fn iterate(v: &Value) -> Result<Vec<Value>, Raised> {
     Ok(match v {
         Value::List(l) => l.borrow().clone(),
         Value::Tuple(t) | Value::View(_, t) => t.to_vec(),
+        Value::Record(r) => r.values.to_vec(),
         Value::Str(s) => s
             .chars()
             .map(|c| Value::str(c.encode_utf8(&mut [0; 4])))
@@ -660,6 +661,7 @@ pub fn subscript(obj: &Value, idx: &Value) -> Result<Value, Raised> {
                 _ => Ok(l[index_of(int_index(idx, "list")?, l.len(), "list")?].clone()),
             }
         }
+        Value::Record(r) => subscript(&Value::Tuple(r.values.clone()), idx),
         Value::Tuple(t) => match idx {
             Value::Slice(parts) => Ok(Value::tuple(
                 slice_positions(parts, t.len())?

@@ -38,6 +38,9 @@ pub enum Value {
     Str(Rc<str>),
     List(Rc<RefCell<Vec<Value>>>),
     Tuple(Rc<[Value]>),
+    /// A named tuple such as `LinearRegression(slope=..., intercept=...)`:
+    /// a tuple whose fields are also attributes.
+    Record(Rc<Record>),
     Dict(Rc<RefCell<Dict>>),
     Set(Rc<RefCell<Dict>>),
     /// A snapshot of `d.keys()`/`values()`/`items()`, printed like CPython's views.
@@ -57,6 +60,12 @@ pub enum Value {
     /// An exception class such as `ValueError`, callable to make an instance.
     ExcClass(&'static str),
     Exception(Rc<(String, String)>),
+}
+
+pub struct Record {
+    pub type_name: &'static str,
+    pub fields: &'static [&'static str],
+    pub values: Rc<[Value]>,
 }
 
 pub struct IterState {
@@ -147,6 +156,7 @@ impl Value {
             Value::Str(_) => "str",
             Value::List(_) => "list",
             Value::Tuple(_) => "tuple",
+            Value::Record(r) => r.type_name,
             Value::Dict(_) => "dict",
             Value::Set(_) => "set",
             Value::View(ViewKind::Keys, _) => "dict_keys",
@@ -173,6 +183,7 @@ impl Value {
             Value::Str(s) => !s.is_empty(),
             Value::List(l) => !l.borrow().is_empty(),
             Value::Tuple(t) => !t.is_empty(),
+            Value::Record(r) => !r.values.is_empty(),
             Value::Dict(d) | Value::Set(d) => !d.borrow().is_empty(),
             Value::View(_, items) => !items.is_empty(),
             Value::Range(a, b, c) => range_len(*a, *b, *c) > 0,
@@ -291,6 +302,17 @@ fn write_repr(out: &mut String, v: &Value, depth: usize) {
             write_seq(out, items, depth);
             if items.len() == 1 {
                 out.push(',');
+            }
+            out.push(')');
+        }
+        Value::Record(r) => {
+            let _ = write!(out, "{}(", r.type_name);
+            for (i, (field, v)) in r.fields.iter().zip(r.values.iter()).enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                let _ = write!(out, "{field}=");
+                write_repr(out, v, depth + 1);
             }
             out.push(')');
         }
@@ -440,6 +462,10 @@ pub fn equals(a: &Value, b: &Value) -> bool {
             Rc::ptr_eq(x, y) || seq_equals(&x.borrow(), &y.borrow())
         }
         (Value::Tuple(x), Value::Tuple(y)) => seq_equals(x, y),
+        (Value::Record(x), Value::Record(y)) => seq_equals(&x.values, &y.values),
+        (Value::Record(x), Value::Tuple(y)) | (Value::Tuple(y), Value::Record(x)) => {
+            seq_equals(&x.values, y)
+        }
         (Value::View(kx, x), Value::View(ky, y)) => kx == ky && seq_equals(x, y),
         (Value::Dict(x), Value::Dict(y)) => {
             if Rc::ptr_eq(x, y) {
