@@ -1596,6 +1596,48 @@ print(slope, intercept, fit[0] == fit.slope, len(fit))"##,
 748.0857142857143 0.0 True 2
 "##,
     ),
+    (
+        "python_semantics_aliasing_closures",
+        r##"def f(x, acc=[]):
+    acc.append(x)
+    return acc
+f(1); print(f(2))
+grid = [[0] * 3] * 2
+grid[0][0] = 1
+print(grid)
+fs = [lambda: i for i in range(3)]
+print([g() for g in fs])
+a = [1, 2]; b = a; b += [3]; print(a)
+t = (1,); u = t; u += (2,); print(t, u)
+d = {"k": 1}; d["k"] += 1; print(d)
+xs = [1, 2, 3]
+for i in range(len(xs)): xs[i] *= 2
+print(xs, -2 ** 2, not 1 == 2, .1 + .2, 1_000.5, 2 ** -1, *[1, 2, 3])
+print(10 / 3 * 3, True + 1, "b" > "a" > "A", [1, 2] < [1, 3], (1, "a") < (1, "b"))
+x = 5
+def show():
+    print(x)
+x = 6
+show()
+def counter():
+    count = [0]
+    def inc():
+        count[0] += 1
+        return count[0]
+    return inc
+c = counter(); c(); print(c())"##,
+        r##"[1, 2]
+[[1, 0, 0], [1, 0, 0]]
+[2, 2, 2]
+[1, 2, 3]
+(1,) (1, 2)
+{'k': 2}
+[2, 4, 6] -4 True 0.30000000000000004 1000.5 0.5 1 2 3
+10.0 2 True True True
+6
+2
+"##,
+    ),
 ];
 
 fn calculator() -> Calculator {
