@@ -1638,6 +1638,35 @@ c = counter(); c(); print(c())"##,
 2
 "##,
     ),
+    (
+        "normal_dist_ab_test",
+        r##"from statistics import NormalDist
+import statistics
+z = NormalDist()
+print(z, z.mean, z.stdev, z.variance)
+print(z.inv_cdf(0.975), z.inv_cdf(0.95), z.inv_cdf(0.5), z.inv_cdf(0.001), z.inv_cdf(1e-10), z.inv_cdf(0.999999))
+print([round(z.cdf(x), 6) for x in (-3, -1.96, -1, 0, 0.5, 1.645, 2.576)])
+print(z.pdf(0), z.pdf(1.5), z.zscore(2.5), z.quantiles(), NormalDist(100, 15).quantiles(10)[:3])
+ctr_a, n_a = 142 / 3412, 3412
+ctr_b, n_b = 97 / 2950, 2950
+pooled = (142 + 97) / (n_a + n_b)
+se = (pooled * (1 - pooled) * (1 / n_a + 1 / n_b)) ** 0.5
+zstat = (ctr_a - ctr_b) / se
+p = 2 * (1 - NormalDist().cdf(abs(zstat)))
+print(f"z={zstat:.3f} p={p:.4f} significant={p < 0.05}")
+d = NormalDist.from_samples([r for r in [2.5, 3.1, 2.9, 3.6, 3.3, 2.8]])
+print(d, round(d.cdf(3.0), 4))
+lo, hi = NormalDist(mu=0.05, sigma=0.01).inv_cdf(0.025), NormalDist(mu=0.05, sigma=0.01).inv_cdf(0.975)
+print(f"95% CI: [{lo:.4f}, {hi:.4f}]")"##,
+        r##"NormalDist(mu=0.0, sigma=1.0) 0.0 1.0 1.0
+1.9599639845400536 1.6448536269514715 0.0 -3.090232306167813 -6.361340902404056 4.753424308817089
+[0.00135, 0.024998, 0.158655, 0.5, 0.691462, 0.950015, 0.995002]
+0.3989422804014327 0.12951759566589174 2.5 [-0.6744897501960817, 0.0, 0.6744897501960817] [80.77672651683099, 87.37568149640629, 92.1339923093794]
+z=1.828 p=0.0676 significant=False
+NormalDist(mu=3.033333333333333, sigma=0.38815804341359034) 0.4658
+95% CI: [0.0304, 0.0696]
+"##,
+    ),
 ];
 
 fn calculator() -> Calculator {

@@ -9,6 +9,7 @@ use super::error::Raised;
 use super::format::str_format;
 use super::interp::Interp;
 use super::modules;
+use super::normaldist;
 use super::ops;
 use super::value::{equals, Dict, Key, Module, Value, ViewKind};
 
@@ -95,11 +96,20 @@ pub fn get_attr(obj: &Value, name: &str) -> Result<Value, Raised> {
         Value::Dict(_) => DICT_METHODS,
         Value::Set(_) => SET_METHODS,
         Value::Tuple(_) => TUPLE_METHODS,
+        Value::Record(r) if normaldist::is_normal_dist(r) => {
+            if let Some(v) = normaldist::property(r, name) {
+                return Ok(v);
+            }
+            normaldist::METHODS
+        }
         Value::Record(r) => {
             return match r.fields.iter().position(|f| *f == name) {
                 Some(i) => Ok(r.values[i].clone()),
                 None => Err(no_attr(obj, name)),
             }
+        }
+        Value::Builtin("statistics.NormalDist") if name == "from_samples" => {
+            return Ok(Value::Method(Box::new(obj.clone()), name.into()))
         }
         Value::Float(f) => {
             return match name {
@@ -508,6 +518,12 @@ pub fn call_method(
     args: Vec<Value>,
     kwargs: Vec<(String, Value)>,
 ) -> Result<Value, Raised> {
+    if let (Value::Builtin("statistics.NormalDist"), "from_samples") = (obj, name) {
+        return normaldist::from_samples(args);
+    }
+    if let Value::Record(r) = obj {
+        return normaldist::call(r, name, args);
+    }
     if let (Value::Builtin("dict"), "fromkeys") = (obj, name) {
         arity("fromkeys", &args, 1, 2)?;
         let fill = args.get(1).cloned().unwrap_or(Value::None);

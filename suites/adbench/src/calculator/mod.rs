@@ -45,6 +45,7 @@ mod json;
 mod lexer;
 mod methods;
 mod modules;
+mod normaldist;
 mod ops;
 mod parser;
 pub mod protocol;

@@ -7,6 +7,7 @@ use super::bigint;
 use super::builtins::{arity, sort_values, to_f64, Kwargs};
 use super::error::Raised;
 use super::fraction::Fraction;
+use super::normaldist;
 use super::ops;
 use super::value::{equals, Record, Value};
 
@@ -73,6 +74,7 @@ const STATISTICS_FUNCTIONS: &[&str] = &[
     "statistics.geometric_mean",
     "statistics.correlation",
     "statistics.linear_regression",
+    "statistics.NormalDist",
     "statistics.covariance",
 ];
 
@@ -572,6 +574,9 @@ pub fn call_statistics(
     args: Vec<Value>,
     kwargs: Vec<(String, Value)>,
 ) -> Result<Value, Raised> {
+    if f == "NormalDist" {
+        return normaldist::construct(args, kwargs);
+    }
     let fname = f.to_string();
     let mut kw = Kwargs::new(
         &fname,
