@@ -47,8 +47,8 @@ const FUNCTIONS: &[&str] = &[
     "next",
 ];
 
-/// Types that are also conversion functions, plus the names `type()` returns.
-const TYPES: &[&str] = &[
+/// Types that are also conversion functions (`int("3")`), reachable by name.
+const CONVERSIONS: &[&str] = &[
     "int",
     "float",
     "str",
@@ -58,6 +58,10 @@ const TYPES: &[&str] = &[
     "dict",
     "set",
     "frozenset",
+];
+
+/// The other type names `type()` returns; they print as classes.
+const OTHER_TYPES: &[&str] = &[
     "NoneType",
     "range",
     "function",
@@ -110,14 +114,14 @@ const REFUSED: &[(&str, &str)] = &[
 ];
 
 pub fn is_type_name(name: &str) -> bool {
-    TYPES.contains(&name)
+    CONVERSIONS.contains(&name) || OTHER_TYPES.contains(&name)
 }
 
 /// Resolves a name no variable defines.
 pub fn lookup(name: &str) -> Result<Value, Raised> {
     if let Some(f) = FUNCTIONS
         .iter()
-        .chain(TYPES[..9].iter())
+        .chain(CONVERSIONS.iter())
         .find(|f| **f == name)
     {
         return Ok(Value::Builtin(f));
