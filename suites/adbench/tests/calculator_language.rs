@@ -202,6 +202,19 @@ fn json_numbers_and_strings_arrive_exactly_as_cpythons_json_loads_reads_them() {
 }
 
 #[test]
+fn the_tool_text_names_errors_and_silent_runs() {
+    assert_eq!(
+        eval("x = 2 * 21\nx").to_text(),
+        "[no output] the snippet ran but printed nothing; use print(...) to show values"
+    );
+    assert_eq!(eval("print(6 * 7)").to_text(), "42\n");
+    assert_eq!(
+        eval("print('a', end='')\nprint(1 / 0)").to_text(),
+        "a\n[error] ZeroDivisionError: division by zero (line 2)"
+    );
+}
+
+#[test]
 fn names_shadow_builtins_and_functions_see_globals() {
     let reply = eval(
         "sum = 0\nfor v in [1, 2, 3]:\n    sum += v\nprint(sum)\n\

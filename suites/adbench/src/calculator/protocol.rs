@@ -57,6 +57,10 @@ impl Reply {
     /// a bracketed line naming the error, if any, so it can rephrase.
     pub fn to_text(&self) -> String {
         let mut text = self.output.clone();
+        if text.is_empty() && self.error.is_none() {
+            // Scripts print nothing unless told to; say so rather than return "".
+            return "[no output] the snippet ran but printed nothing; use print(...) to show values".into();
+        }
         if let Some(e) = &self.error {
             if !text.is_empty() && !text.ends_with('\n') {
                 text.push('\n');
