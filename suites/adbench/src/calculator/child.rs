@@ -77,7 +77,16 @@ fn evaluate_on_big_stack(request: Request) -> Reply {
     let worker = std::thread::Builder::new()
         .name("calculator".into())
         .stack_size(STACK_BYTES)
-        .spawn(move || evaluate_echoing(&request, Some(Box::new(echo))));
+        .spawn(move || {
+            evaluate_echoing(&request, Some(Box::new(echo)), |reply| {
+                // Reply and exit before the snippet's values are dropped: a
+                // million-deep nested list would overflow the stack freeing
+                // itself, long after it printed the right answer.
+                if write_line(&ChildLine::Reply(reply.clone())) {
+                    std::process::exit(0);
+                }
+            })
+        });
     match worker.map(|h| h.join()) {
         Ok(Ok(reply)) => reply,
         Ok(Err(_)) => crashed("the interpreter panicked"),
@@ -104,10 +113,12 @@ fn crashed(message: &str) -> Reply {
 /// Interprets one request in this process (no limits of its own: the
 /// caller is the limited child, or a test).
 pub fn evaluate(request: &Request) -> Reply {
-    evaluate_echoing(request, None)
+    evaluate_echoing(request, None, |_| {})
 }
 
-fn evaluate_echoing(request: &Request, echo: Option<Echo>) -> Reply {
+/// Interprets `request`; `finish` sees the reply while the interpreter's
+/// values are still alive (see `evaluate_on_big_stack`).
+fn evaluate_echoing(request: &Request, echo: Option<Echo>, finish: impl FnOnce(&Reply)) -> Reply {
     let mut interp = Interp::new(OUTPUT_LIMIT);
     interp.out.echo = echo;
     for (name, text) in &request.variables {
@@ -131,7 +142,7 @@ fn evaluate_echoing(request: &Request, echo: Option<Echo>) -> Reply {
     }
     let result = parse_program(&request.code).and_then(|program| interp.run(&program));
     let output = std::mem::take(&mut interp.out.text);
-    match result {
+    let reply = match result {
         Ok(()) => Reply { output, error: None },
         Err(Raised::Exception(e)) => {
             let at = e.line.map(|l| format!(" (line {l})")).unwrap_or_default();
@@ -152,7 +163,9 @@ fn evaluate_echoing(request: &Request, echo: Option<Echo>) -> Reply {
                 output,
             ),
         },
-    }
+    };
+    finish(&reply);
+    reply
 }
 
 fn failed(kind: ErrorKind, message: String, output: String) -> Reply {
