@@ -26,7 +26,9 @@ pub enum ErrorKind {
     Memory,
     /// Printed output passed 16 KiB; it was cut there.
     OutputTooLong,
-    /// The child ended without a reply (a bug, not the snippet's fault).
+    /// The child ended without a reply, or the request itself was bad
+    /// (variables that are not JSON): a fault of the caller or the
+    /// calculator, not of the snippet.
     Crashed,
 }
 
