@@ -1667,21 +1667,34 @@ NormalDist(mu=3.033333333333333, sigma=0.38815804341359034) 0.4658
 95% CI: [0.0304, 0.0696]
 "##,
     ),
+    (
+        "string_search_ranges",
+        r##"s = "campaign,channel,date,cost"
+print(s.find(","), s.find(",", 9), s.find(",", 9, 12), s.rfind(","), s.rfind(",", 0, 10), s.find("x"), s.count(","), s.count(",", 10), s.count("", 3, 6))
+print(s.index("date"), s.find(",", -5), s.find("", 100), s.count(",", 5, 2), "héllo wörld".find("ö"), "aaa".count("aa"))
+parts, pos = [], 0
+while True:
+    nxt = s.find(",", pos)
+    if nxt == -1:
+        parts.append(s[pos:])
+        break
+    parts.append(s[pos:nxt])
+    pos = nxt + 1
+print(parts)"##,
+        r##"8 16 -1 21 8 -1 3 2 4
+17 21 -1 0 7 1
+['campaign', 'channel', 'date', 'cost']
+"##,
+    ),
 ];
 
 fn calculator() -> Calculator {
-    Calculator::new(
-        env!("CARGO_BIN_EXE_adbench-calculator"),
-        Vec::<String>::new(),
-    )
+    Calculator::new(env!("CARGO_BIN_EXE_adbench-calculator"), Vec::<String>::new())
 }
 
 #[test]
 fn snippets_print_exactly_what_cpython_prints() {
-    assert!(
-        CASES.len() >= 50,
-        "the corpus must stay at 50 snippets or more"
-    );
+    assert!(CASES.len() >= 50, "the corpus must stay at 50 snippets or more");
     let calc = calculator();
     let mut mismatches = Vec::new();
     for (name, code, expected) in CASES {
@@ -1696,25 +1709,14 @@ fn snippets_print_exactly_what_cpython_prints() {
             ));
         }
     }
-    assert!(
-        mismatches.is_empty(),
-        "{} of {} snippets differ:\n{}",
-        mismatches.len(),
-        CASES.len(),
-        mismatches.join("\n")
-    );
+    assert!(mismatches.is_empty(), "{} of {} snippets differ:\n{}", mismatches.len(), CASES.len(), mismatches.join("\n"));
 }
 
 #[test]
 fn a_run_is_deterministic() {
     let calc = calculator();
     let request = Request {
-        code: CASES
-            .iter()
-            .map(|(_, code, _)| *code)
-            .take(12)
-            .collect::<Vec<_>>()
-            .join("\n"),
+        code: CASES.iter().map(|(_, code, _)| *code).take(12).collect::<Vec<_>>().join("\n"),
         variables: vec![("r1".into(), R1.into()), ("r2".into(), R2.into())],
     };
     let first = calc.run_request(&request);

@@ -393,21 +393,51 @@ fn str_method(
             Value::Bool(prefix_match(s, &args[0], name, name == "startswith")?)
         }
         "find" | "rfind" | "index" | "rindex" | "count" => {
-            arity(name, &args, 1, 1)?;
+            arity(name, &args, 1, 3)?;
             let sub = str_arg(&args, 0, name)?.unwrap_or_default();
+            // `s.find(sub, start, end)` searches `s[start:end]`, in characters.
+            let chars: Vec<char> = s.chars().collect();
+            let bound = |i: usize, default: usize| -> Result<usize, Raised> {
+                match args.get(i) {
+                    None | Some(Value::None) => Ok(default),
+                    Some(v) => {
+                        let n = chars.len() as i64;
+                        let k = to_int(v, name)?;
+                        Ok((if k < 0 { (k + n).max(0) } else { k.min(n) }) as usize)
+                    }
+                }
+            };
+            let (start, end) = (bound(1, 0)?, bound(2, chars.len())?);
+            // A start past the end finds nothing, not even "" (CPython).
+            let past_end = args
+                .get(1)
+                .and_then(Value::as_int)
+                .is_some_and(|k| k > chars.len() as i64);
+            let (start, end) = if past_end { (1, 0) } else { (start, end) };
+            let window: String = if start <= end {
+                chars[start..end].iter().collect()
+            } else {
+                String::new()
+            };
             if name == "count" {
-                let n = if sub.is_empty() {
-                    s.chars().count() + 1
+                let n = if start > end {
+                    0
+                } else if sub.is_empty() {
+                    window.chars().count() + 1
                 } else {
-                    s.matches(sub).count()
+                    window.matches(sub).count()
                 };
                 return Ok(Value::Int(n as i64));
             }
-            let pos = char_find(s, sub, name.starts_with('r'));
+            let pos = if start > end {
+                -1
+            } else {
+                char_find(&window, sub, name.starts_with('r'))
+            };
             if pos < 0 && name.ends_with("index") {
                 return Err(Raised::value_error("substring not found"));
             }
-            Value::Int(pos)
+            Value::Int(if pos < 0 { pos } else { pos + start as i64 })
         }
         "title" => {
             let mut out = String::new();
