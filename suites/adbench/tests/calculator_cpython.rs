@@ -1686,6 +1686,21 @@ print(parts)"##,
 ['campaign', 'channel', 'date', 'cost']
 "##,
     ),
+    (
+        "harmonic_mean_and_module_exceptions",
+        r##"import statistics
+print(statistics.harmonic_mean([40, 60]), statistics.harmonic_mean([2.5, 3, 10]), statistics.harmonic_mean([1, 0, 3]), statistics.harmonic_mean([7]))
+cpcs = [r / c for r, c in [(1875.4, 3412), (964.1, 1210), (1220.75, 4890)]]
+print(statistics.harmonic_mean(cpcs), statistics.geometric_mean(cpcs))
+try:
+    statistics.harmonic_mean([1, -2])
+except statistics.StatisticsError as e:
+    print("error:", e)"##,
+        r##"48.0 3.6 0 7
+0.42372067934501584 0.47816724725903187
+error: harmonic mean does not support negative values
+"##,
+    ),
 ];
 
 fn calculator() -> Calculator {

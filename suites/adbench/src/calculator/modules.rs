@@ -75,6 +75,7 @@ const STATISTICS_FUNCTIONS: &[&str] = &[
     "statistics.correlation",
     "statistics.linear_regression",
     "statistics.NormalDist",
+    "statistics.harmonic_mean",
     "statistics.covariance",
 ];
 
@@ -611,6 +612,42 @@ pub fn call_statistics(
                 return Err(stats_error("fmean requires at least one data point"));
             }
             Value::Float(fsum(&data)? / data.len() as f64)
+        }
+        "harmonic_mean" => {
+            let data = ops::iterate(&args[0])?;
+            let negative = || stats_error("harmonic mean does not support negative values");
+            if data.is_empty() {
+                return Err(stats_error(
+                    "harmonic_mean requires at least one data point",
+                ));
+            }
+            if data.len() == 1 {
+                if !data[0].is_number() {
+                    return Err(Raised::type_error("unsupported type"));
+                }
+                if data[0].as_f64().unwrap_or(0.0) < 0.0 {
+                    return Err(negative());
+                }
+                return Ok(data[0].clone());
+            }
+            // CPython sums 1 / x (Python division) exactly, then divides n by it.
+            let mut total = Fraction::from_int(0);
+            for x in &data {
+                if x.as_f64().is_some_and(|f| f < 0.0) {
+                    return Err(negative());
+                }
+                match ops::binary(BinOp::Div, &Value::Int(1), x) {
+                    Ok(term) => total = total.add(&exact(&term, f)?),
+                    Err(Raised::Exception(e)) if e.kind == "ZeroDivisionError" => {
+                        return Ok(Value::Int(0))
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            if total.is_negative() || total == Fraction::from_int(0) {
+                return Err(stats_error("Weighted sum must be positive"));
+            }
+            Value::Float(Fraction::from_int(data.len() as i64).div(&total).to_f64())
         }
         "geometric_mean" => {
             let data = ops::iterate(&args[0])?;

@@ -255,21 +255,22 @@ impl Parser {
                     let mut bind = None;
                     if !self.at_op(":") {
                         let e = self.test()?;
-                        match e {
-                            Expr::Name(n) => classes.push(n),
-                            Expr::Tuple(items) => {
-                                for item in items {
-                                    match item {
-                                        Expr::Name(n) => classes.push(n),
-                                        _ => {
-                                            return Err(
-                                                self.error("`except` takes exception class names")
-                                            )
-                                        }
-                                    }
+                        // `ValueError`, `statistics.StatisticsError`, or a tuple of them.
+                        let class_name = |e: Expr| match e {
+                            Expr::Name(n) | Expr::Attr(_, n) => Some(n),
+                            _ => None,
+                        };
+                        let items = match e {
+                            Expr::Tuple(items) => items,
+                            single => vec![single],
+                        };
+                        for item in items {
+                            match class_name(item) {
+                                Some(n) => classes.push(n),
+                                None => {
+                                    return Err(self.error("`except` takes exception class names"))
                                 }
                             }
-                            _ => return Err(self.error("`except` takes exception class names")),
                         }
                         if self.eat_kw("as") {
                             bind = Some(self.name()?);
