@@ -202,6 +202,19 @@ fn json_numbers_and_strings_arrive_exactly_as_cpythons_json_loads_reads_them() {
 }
 
 #[test]
+fn a_refused_import_can_be_caught_like_cpythons_module_not_found() {
+    let reply = eval("try:\n    import numpy as np\nexcept ImportError as e:\n    np = None\n    print(type(e).__name__, 'numpy' in str(e))\nprint(np)");
+    assert_eq!(reply.error, None);
+    assert_eq!(reply.output, "ModuleNotFoundError True\nNone\n");
+    let (kind, message) = failure("print('a')\nimport json");
+    assert_eq!(kind, ErrorKind::Refused);
+    assert!(
+        message.starts_with("line 2: import of `json` is refused"),
+        "{message}"
+    );
+}
+
+#[test]
 fn the_tool_text_names_errors_and_silent_runs() {
     assert_eq!(
         eval("x = 2 * 21\nx").to_text(),

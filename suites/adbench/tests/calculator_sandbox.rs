@@ -62,10 +62,7 @@ fn file_network_process_and_dynamic_imports_are_refused_by_name() {
             message.contains(&format!("`{name}`")),
             "{code}: message {message:?} should name `{name}`"
         );
-        assert_eq!(
-            reply.output, "",
-            "{code}: nothing may run before a refusal at parse time"
-        );
+        assert_eq!(reply.output, "", "{code}: nothing ran before the refusal");
         assert_still_serving(&calc);
     }
 }

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use nix::sys::resource::{setrlimit, Resource};
 
 use super::error::{Fault, Raised};
-use super::interp::{Echo, Interp};
+use super::interp::{Echo, Interp, REFUSED_IMPORT};
 use super::json;
 use super::parser::parse_program;
 use super::protocol::{ChildLine, ErrorKind, Reply, Request, RunError};
@@ -144,6 +144,10 @@ fn evaluate_echoing(request: &Request, echo: Option<Echo>, finish: impl FnOnce(&
     let output = std::mem::take(&mut interp.out.text);
     let reply = match result {
         Ok(()) => Reply { output, error: None },
+        Err(Raised::Exception(e)) if e.kind == REFUSED_IMPORT => {
+            let at = e.line.map(|l| format!("line {l}: ")).unwrap_or_default();
+            failed(ErrorKind::Refused, format!("{at}{}", e.message), output)
+        }
         Err(Raised::Exception(e)) => {
             let at = e.line.map(|l| format!(" (line {l})")).unwrap_or_default();
             let text = if e.message.is_empty() {

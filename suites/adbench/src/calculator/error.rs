@@ -78,6 +78,7 @@ pub fn is_subclass(kind: &str, base: &str) -> bool {
         "UnboundLocalError" => "NameError",
         "RecursionError" => "RuntimeError",
         "StatisticsError" => "ValueError",
+        "ModuleNotFoundError" => "ImportError",
         _ => return false,
     };
     is_subclass(parent, base)
@@ -104,4 +105,6 @@ pub const EXCEPTION_CLASSES: &[&str] = &[
     "StopIteration",
     "NotImplementedError",
     "StatisticsError",
+    "ImportError",
+    "ModuleNotFoundError",
 ];

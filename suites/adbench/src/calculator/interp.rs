@@ -229,11 +229,11 @@ impl Interp {
                 self.assign_name(&def.name, f, scope);
             }
             StmtKind::Import(module, bound) => {
-                let m = module_value(module);
+                let m = module_value(module)?;
                 self.assign_name(bound, m, scope);
             }
             StmtKind::FromImport(module, names) => {
-                let m = module_value(module);
+                let m = module_value(module)?;
                 if names.iter().any(|(name, _)| name == "*") {
                     for (name, v) in modules::public_names(&m) {
                         self.assign_name(name, v, scope);
@@ -848,9 +848,20 @@ impl Interp {
     }
 }
 
-fn module_value(name: &str) -> Value {
+/// The exception class of a refused import. Uncaught, it ends the run as
+/// a refusal; a snippet may still catch it (`except ImportError:`).
+pub const REFUSED_IMPORT: &str = "ModuleNotFoundError";
+
+/// The two importable modules; any other import is refused by name.
+fn module_value(name: &str) -> Result<Value, Raised> {
     match name {
-        "statistics" => Value::Module(Module::Statistics),
-        _ => Value::Module(Module::Math),
+        "math" => Ok(Value::Module(Module::Math)),
+        "statistics" => Ok(Value::Module(Module::Statistics)),
+        other => Err(Raised::exc(
+            REFUSED_IMPORT,
+            format!(
+                "import of `{other}` is refused: the calculator has no file, network, process or clock access; only `math` and `statistics` can be imported"
+            ),
+        )),
     }
 }

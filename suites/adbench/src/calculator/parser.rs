@@ -1,16 +1,14 @@
 //! Recursive-descent parser from tokens to the syntax tree. Constructs the
-//! calculator does not run (classes, `with`, generators' `yield`, imports
-//! other than math/statistics) are refused here, by name, so the agent
-//! learns what to rephrase before anything runs.
+//! calculator does not run (classes, `with`, generators' `yield`...) are
+//! refused here, by name, so the agent learns what to rephrase before
+//! anything runs. Imports are checked when they run (see `interp`), so
+//! that `try: import numpy / except ImportError:` works as in CPython.
 
 use std::rc::Rc;
 
 use super::ast::*;
 use super::error::{Fault, Raised};
 use super::lexer::{tokenize, unescape, Tok, Token};
-
-/// Modules a snippet may import; both are built in and pure.
-pub const IMPORTABLE: &[&str] = &["math", "statistics"];
 
 /// Deep nesting would overflow the parser's stack before any limit fires.
 const MAX_DEPTH: usize = 200;
@@ -420,7 +418,6 @@ impl Parser {
                 self.pos += 1;
                 loop {
                     let module = self.dotted_name()?;
-                    check_import(&module, line)?;
                     let bound = if self.eat_kw("as") {
                         self.name()?
                     } else {
@@ -438,7 +435,6 @@ impl Parser {
             "from" => {
                 self.pos += 1;
                 let module = self.dotted_name()?;
-                check_import(&module, line)?;
                 self.expect_kw("import")?;
                 if self.eat_op("*") {
                     // Every public name of the module; "*" marks it.
@@ -1301,15 +1297,6 @@ fn parse_fstring(body: &str, line: u32) -> Result<Vec<FPart>, Raised> {
         parts.push(FPart::Lit(unescape(&lit, line)?));
     }
     Ok(parts)
-}
-
-fn check_import(module: &str, line: u32) -> Result<(), Raised> {
-    if IMPORTABLE.contains(&module) {
-        return Ok(());
-    }
-    Err(Raised::refused(format!(
-        "line {line}: import of `{module}` is refused: the calculator has no file, network, process or clock access; only `math` and `statistics` can be imported"
-    )))
 }
 
 fn aug_op(op: &str) -> Option<BinOp> {
