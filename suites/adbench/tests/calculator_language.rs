@@ -107,7 +107,10 @@ fn policy_refusals_and_limits_cannot_be_caught() {
 fn uncaught_errors_report_the_innermost_line() {
     let (kind, message) = failure("def cpa(cost, conv):\n    return cost / conv\n\nrows = [(10, 2), (5, 0)]\nfor c, v in rows:\n    print(cpa(c, v))");
     assert_eq!(kind, ErrorKind::Runtime);
-    assert_eq!(message, "ZeroDivisionError: division by zero (line 2)");
+    assert_eq!(
+        message,
+        "ZeroDivisionError: division by zero (line 2, in cpa)"
+    );
 
     let (_, message) = failure("x = 1\nraise ValueError(f'bad value {x}')");
     assert_eq!(message, "ValueError: bad value 1 (line 2)");

@@ -149,7 +149,11 @@ fn evaluate_echoing(request: &Request, echo: Option<Echo>, finish: impl FnOnce(&
             failed(ErrorKind::Refused, format!("{at}{}", e.message), output)
         }
         Err(Raised::Exception(e)) => {
-            let at = e.line.map(|l| format!(" (line {l})")).unwrap_or_default();
+            let at = match (e.line, &e.function) {
+                (Some(l), Some(f)) => format!(" (line {l}, in {f})"),
+                (Some(l), None) => format!(" (line {l})"),
+                _ => String::new(),
+            };
             let text = if e.message.is_empty() {
                 format!("{}{at}", e.kind)
             } else {

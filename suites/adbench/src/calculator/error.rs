@@ -8,6 +8,8 @@ pub struct PyException {
     pub message: String,
     /// The source line where it was raised, once known.
     pub line: Option<u32>,
+    /// The function that line is in, when it is not module level.
+    pub function: Option<String>,
 }
 
 /// What ends a run regardless of the snippet's `try` blocks.
@@ -38,6 +40,7 @@ impl Raised {
             kind: kind.to_string(),
             message: message.into(),
             line: None,
+            function: None,
         })
     }
 

@@ -841,6 +841,14 @@ impl Interp {
         self.depth += 1;
         let result = self.exec_block(&def.body, &Some(frame));
         self.depth -= 1;
+        let result = result.map_err(|e| match e {
+            // The innermost function names where the error happened.
+            Raised::Exception(mut exc) if exc.function.is_none() && exc.line.is_some() => {
+                exc.function = Some(def.name.clone());
+                Raised::Exception(exc)
+            }
+            other => other,
+        });
         match result? {
             Flow::Return(v) => Ok(v),
             _ => Ok(Value::None),
