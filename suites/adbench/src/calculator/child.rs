@@ -1,8 +1,8 @@
 //! The calculator's child process: it limits itself (address space, CPU
 //! seconds, no core files), reads one request from stdin, interprets it,
 //! streams what it prints to stdout and ends with the reply. The
-//! production binary reaches this
-//! through a hidden subcommand; tests through the `adbench-calculator` bin.
+//! production binary reaches this through a hidden subcommand; tests
+//! through the `adbench-calculator` bin.
 
 use std::io::{Read, Write};
 use std::process::ExitCode;
@@ -32,7 +32,9 @@ pub fn limit_self() -> Result<(), String> {
     Ok(())
 }
 
-/// The child's whole life: limit, read, interpret, reply. Returns the exit code.
+/// The child's whole life: limit, read, interpret, reply. Returns the exit
+/// code. Call it first thing, before any runtime or thread pool starts:
+/// the 256 MiB address-space limit counts everything already mapped.
 pub fn run_stdio() -> ExitCode {
     if let Err(e) = limit_self() {
         eprintln!("calculator: {e}");
