@@ -534,21 +534,22 @@ pub fn percent_format(fmt: &str, args: &Value) -> Result<String, Raised> {
             }
             'x' | 'X' | 'o' | 'c' => {
                 spec.kind = Some(kind);
-                let n = match &v {
+                let int = match &v {
                     Value::Str(s) if kind == 'c' && s.chars().count() == 1 => {
                         out.push_str(&pad(&spec, "", s, '>'));
                         continue;
                     }
-                    other => other.as_int().ok_or_else(|| {
-                        Raised::type_error(format!(
+                    other if other.is_integral() => other.clone(),
+                    other => {
+                        return Err(Raised::type_error(format!(
                             "%{kind} format: an integer is required, not {}",
                             other.type_name()
-                        ))
-                    })?,
+                        )))
+                    }
                 };
                 let mut s2 = spec.clone();
                 s2.precision = None;
-                format_value(&Value::Int(n), &spec_string(&s2))?
+                format_value(&int, &spec_string(&s2))?
             }
             other => {
                 return Err(Raised::value_error(format!(
