@@ -218,10 +218,14 @@ fn tool_results_are_variables_with_their_key_order() {
 
 #[test]
 fn the_child_runs_with_an_empty_environment() {
-    // Exit 9 when the child sees no variables (a shell adds only PWD), 7 otherwise.
+    // Exit 9 when the child sees no variables but the ones a shell sets
+    // itself (PWD, SHLVL, _), 7 otherwise.
     let probe = Calculator::new(
         "/bin/sh",
-        ["-c", "env | grep -v '^PWD=' | grep -q . && exit 7; exit 9"],
+        [
+            "-c",
+            "env | grep -v -E '^(PWD|OLDPWD|SHLVL|_)=' | grep -q . && exit 7; exit 9",
+        ],
     );
     let reply = run(&probe, "print(1)");
     let message = reply.error.expect("the probe never replies").message;
