@@ -1701,21 +1701,53 @@ except statistics.StatisticsError as e:
 error: harmonic mean does not support negative values
 "##,
     ),
+    (
+        "report_table_transpose_counting",
+        r##"rows = [("search", 3412, 1875.4), ("display", 1210, 964.1), ("social", 2950, 1402.0), ("video", 0, 2500.0)]
+names, clicks, costs = zip(*rows)
+print(names, sum(clicks), max(costs))
+print("\n".join(f"{n:>8}: {c:>6,} clicks, ${k:>9,.2f}" for n, c, k in rows))
+inverse = {v: k for k, v in {"a": 1, "b": 2}.items()}
+print(inverse, sum(1 for r in rows if r[1] > 1000), any(c == 0 for _, c, _ in rows), all(k > 500 for *_, k in rows))
+matrix = [[1, 2, 3], [4, 5, 6]]
+print([list(col) for col in zip(*matrix)], [x for row in matrix for x in row if x % 2], matrix[1][::-1])
+dates = ["2024-03-03", "2024-03-01", "2024-03-02"]
+print(min(dates), max(dates), sorted(dates, reverse=True)[0], "2024-03-02" in dates)
+words = "the quick brown fox jumps over the lazy dog the end".split()
+freq = {}
+for w in words:
+    freq[w] = freq.get(w, 0) + 1
+top = sorted(freq.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
+print(top, "|".join(w.upper() for w, _ in top), len(set(words)))
+table = [["Channel", "CPC"]] + [[n, f"{k / c:.3f}" if c else "n/a"] for n, c, k in rows]
+widths = [max(len(str(r[i])) for r in table) for i in range(2)]
+for r in table:
+    print("  ".join(str(cell).ljust(w) for cell, w in zip(r, widths)).rstrip())"##,
+        r##"('search', 'display', 'social', 'video') 7572 2500.0
+  search:  3,412 clicks, $ 1,875.40
+ display:  1,210 clicks, $   964.10
+  social:  2,950 clicks, $ 1,402.00
+   video:      0 clicks, $ 2,500.00
+{1: 'a', 2: 'b'} 3 True True
+[[1, 4], [2, 5], [3, 6]] [1, 3, 5] [6, 5, 4]
+2024-03-01 2024-03-03 2024-03-03 True
+[('the', 3), ('brown', 1), ('dog', 1)] THE|BROWN|DOG 9
+Channel  CPC
+search   0.550
+display  0.797
+social   0.475
+video    n/a
+"##,
+    ),
 ];
 
 fn calculator() -> Calculator {
-    Calculator::new(
-        env!("CARGO_BIN_EXE_adbench-calculator"),
-        Vec::<String>::new(),
-    )
+    Calculator::new(env!("CARGO_BIN_EXE_adbench-calculator"), Vec::<String>::new())
 }
 
 #[test]
 fn snippets_print_exactly_what_cpython_prints() {
-    assert!(
-        CASES.len() >= 50,
-        "the corpus must stay at 50 snippets or more"
-    );
+    assert!(CASES.len() >= 50, "the corpus must stay at 50 snippets or more");
     let calc = calculator();
     let mut mismatches = Vec::new();
     for (name, code, expected) in CASES {
@@ -1730,25 +1762,14 @@ fn snippets_print_exactly_what_cpython_prints() {
             ));
         }
     }
-    assert!(
-        mismatches.is_empty(),
-        "{} of {} snippets differ:\n{}",
-        mismatches.len(),
-        CASES.len(),
-        mismatches.join("\n")
-    );
+    assert!(mismatches.is_empty(), "{} of {} snippets differ:\n{}", mismatches.len(), CASES.len(), mismatches.join("\n"));
 }
 
 #[test]
 fn a_run_is_deterministic() {
     let calc = calculator();
     let request = Request {
-        code: CASES
-            .iter()
-            .map(|(_, code, _)| *code)
-            .take(12)
-            .collect::<Vec<_>>()
-            .join("\n"),
+        code: CASES.iter().map(|(_, code, _)| *code).take(12).collect::<Vec<_>>().join("\n"),
         variables: vec![("r1".into(), R1.into()), ("r2".into(), R2.into())],
     };
     let first = calc.run_request(&request);
