@@ -1742,12 +1742,18 @@ video    n/a
 ];
 
 fn calculator() -> Calculator {
-    Calculator::new(env!("CARGO_BIN_EXE_adbench-calculator"), Vec::<String>::new())
+    Calculator::new(
+        env!("CARGO_BIN_EXE_adbench-calculator"),
+        Vec::<String>::new(),
+    )
 }
 
 #[test]
 fn snippets_print_exactly_what_cpython_prints() {
-    assert!(CASES.len() >= 50, "the corpus must stay at 50 snippets or more");
+    assert!(
+        CASES.len() >= 50,
+        "the corpus must stay at 50 snippets or more"
+    );
     let calc = calculator();
     let mut mismatches = Vec::new();
     for (name, code, expected) in CASES {
@@ -1762,14 +1768,25 @@ fn snippets_print_exactly_what_cpython_prints() {
             ));
         }
     }
-    assert!(mismatches.is_empty(), "{} of {} snippets differ:\n{}", mismatches.len(), CASES.len(), mismatches.join("\n"));
+    assert!(
+        mismatches.is_empty(),
+        "{} of {} snippets differ:\n{}",
+        mismatches.len(),
+        CASES.len(),
+        mismatches.join("\n")
+    );
 }
 
 #[test]
 fn a_run_is_deterministic() {
     let calc = calculator();
     let request = Request {
-        code: CASES.iter().map(|(_, code, _)| *code).take(12).collect::<Vec<_>>().join("\n"),
+        code: CASES
+            .iter()
+            .map(|(_, code, _)| *code)
+            .take(12)
+            .collect::<Vec<_>>()
+            .join("\n"),
         variables: vec![("r1".into(), R1.into()), ("r2".into(), R2.into())],
     };
     let first = calc.run_request(&request);
