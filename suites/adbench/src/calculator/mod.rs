@@ -1,0 +1,67 @@
+//! AD-Bench's `calculator` tool: agents send Python snippets; a sandboxed
+//! interpreter runs them in a child process and returns what they print.
+//!
+//! Why a purpose-built interpreter rather than a candidate engine:
+//! - `starlark` would need a Python re-lexing front anyway: its lexer
+//!   reserves `while`/`try`/`is`/`import`, its f-strings and `%`/`format`
+//!   take no precision specs (`f"{x:.2f}"` is the most common agent
+//!   idiom), it has no generator arguments (`sum(x for x in rows)`), and
+//!   its errors would name rewritten code rather than the agent's.
+//! - `rustpython` is a whole Python VM whose builtins (`open`, `__import__`)
+//!   and stdlib would have to be cut away to sandbox it, a very heavy build.
+//! - `monty` needs Rust 1.96; this workspace is pinned to 1.95.
+//!
+//! This subset (lexer, parser, evaluator, math/statistics) has no file,
+//! network, process or clock access by construction, formats numbers as
+//! CPython does, and names every construct it refuses. The child process
+//! adds OS limits on memory and CPU; the runner adds the wall clock.
+//!
+//! Refused by name: `class`, `with`, `yield`, `async`, `nonlocal`, `:=`,
+//! decorators, attribute assignment, imports other than math/statistics,
+//! and builtins such as `open`, `eval`, `__import__`, `input`.
+//!
+//! Deliberate differences from CPython:
+//! - ints past 4300 digits are an `OverflowError` (CPython cannot print
+//!   them either);
+//! - generator expressions and `zip`/`map`/`filter`/`enumerate`/`reversed`
+//!   compute their items eagerly (still one-pass iterators, so `next()`
+//!   and re-iteration behave);
+//! - sets of strings iterate in insertion order (CPython's order for them
+//!   changes per process); sets of ints follow CPython's hash-table order;
+//! - iterators print without an address;
+//! - `exp`, `log`, `sin`, `cbrt`... come from the platform's libm and
+//!   `erf`/`erfc` from fdlibm, so they can differ from a given CPython
+//!   build in the last digit.
+
+mod ast;
+mod bigint;
+mod builtins;
+pub mod child;
+mod error;
+mod format;
+mod fraction;
+mod interp;
+mod json;
+mod lexer;
+mod methods;
+mod modules;
+mod normaldist;
+mod ops;
+mod parser;
+pub mod protocol;
+mod runner;
+mod setorder;
+mod value;
+
+pub use child::{evaluate, run_stdio};
+pub use protocol::{ErrorKind, Reply, Request, RunError};
+pub use runner::Calculator;
+
+/// Address space of the child process.
+pub const MEMORY_BYTES: u64 = 256 << 20;
+/// CPU seconds of the child process.
+pub const CPU_SECONDS: u64 = 2;
+/// Wall-clock seconds before the runner kills the child.
+pub const WALL_SECONDS: u64 = 5;
+/// Printed output kept per run.
+pub const OUTPUT_LIMIT: usize = 16 * 1024;

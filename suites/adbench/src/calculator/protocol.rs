@@ -1,0 +1,83 @@
+//! What the runner and the child process say to each other: one JSON
+//! request on the child's stdin; on its stdout, JSON lines of printed
+//! text as it is printed, then the reply.
+
+use serde::{Deserialize, Serialize};
+
+/// A snippet and the variables it may read (`r1`, `r2`, ...), each as JSON text
+/// so that object key order survives the trip.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Request {
+    pub code: String,
+    pub variables: Vec<(String, String)>,
+}
+
+/// How a run failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// An import, name or construct the calculator refuses by policy.
+    Refused,
+    Syntax,
+    /// A Python exception the snippet did not catch.
+    Runtime,
+    /// The CPU or wall-clock limit killed the run.
+    Timeout,
+    Memory,
+    /// Printed output passed 16 KiB; it was cut there.
+    OutputTooLong,
+    /// The child ended without a reply, or the request itself was bad
+    /// (variables that are not JSON): a fault of the caller or the
+    /// calculator, not of the snippet.
+    Crashed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+/// A run's result: what it printed, and the error that ended it, if any.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reply {
+    pub output: String,
+    pub error: Option<RunError>,
+}
+
+/// One line of the child's stdout: text as it is printed (so a run that
+/// is killed still shows what it printed), then the reply.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChildLine {
+    Printed(String),
+    Reply(Reply),
+}
+
+impl Reply {
+    /// The text an agent reads as the tool's result: the printed lines, then
+    /// a bracketed line naming the error, if any, so it can rephrase.
+    pub fn to_text(&self) -> String {
+        let mut text = self.output.clone();
+        if text.is_empty() && self.error.is_none() {
+            // Scripts print nothing unless told to; say so rather than return "".
+            return "[no output] the snippet ran but printed nothing; use print(...) to show values".into();
+        }
+        if let Some(e) = &self.error {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            let label = match e.kind {
+                ErrorKind::Refused => "refused",
+                ErrorKind::Syntax => "syntax error",
+                ErrorKind::Runtime => "error",
+                ErrorKind::Timeout => "time limit",
+                ErrorKind::Memory => "memory limit",
+                ErrorKind::OutputTooLong => "output cut",
+                ErrorKind::Crashed => "calculator failure",
+            };
+            text.push_str(&format!("[{label}] {}", e.message));
+        }
+        text
+    }
+}
