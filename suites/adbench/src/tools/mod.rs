@@ -1,1 +1,29 @@
-//! Tools.
+//! The agent-facing tools of the simulated platform. An episode calls
+//! [`Platform::call`] with a tool name and JSON arguments against its own
+//! [`EpisodeState`]; the reply is an [`Observation`] whose full text the
+//! episode layer cuts to [`OBSERVATION_CHARS`].
+//!
+//! - `spec`: the published JSON Schemas; `args`: typed argument reading;
+//! - `error`: error observations; `episode`: per-episode state and flags;
+//! - `platform`: dispatch and the [`ExternalTool`] seam (calculator);
+//! - `fields`, `table`: metric columns, ordering and paging;
+//! - `accounts`, `reports`, `insight`: the tools themselves.
+//!
+//! Design decision: the state is a plain value the caller owns, so an
+//! episode is a pure function of (world, calls) and replays byte for byte.
+
+pub mod accounts;
+pub mod args;
+pub mod episode;
+pub mod error;
+pub mod fields;
+pub mod insight;
+pub mod platform;
+pub mod reports;
+pub mod spec;
+pub mod table;
+
+pub use episode::{Config, EpisodeState, Flag, FlagKind, Outcome, StoredResult};
+pub use error::ToolError;
+pub use platform::{ExternalTool, Observation, Platform, OBSERVATION_CHARS};
+pub use spec::specs;
