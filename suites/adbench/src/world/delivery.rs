@@ -215,10 +215,9 @@ impl World {
         self.day_cells_full(g, day, out);
         if day == self.today {
             let mut hours = Vec::new();
-            for i in 0..out.len() {
-                let cell = out[i];
-                self.cell_hours(g, day, &cell, &mut hours);
-                out[i].counts = hours[..self.hour as usize].iter().copied().sum();
+            for cell in out.iter_mut() {
+                self.cell_hours(g, day, cell, &mut hours);
+                cell.counts = hours[..self.hour as usize].iter().copied().sum();
             }
         }
     }

@@ -283,7 +283,7 @@ pub fn generate(seed: u64, today: Day) -> Entities {
 
 fn generate_account(seed: u64, user: usize, serial: u64, main: Industry, today: Day, window_start: Day, out: &mut Entities) -> usize {
     let h = |k: u64| hash(&[seed, tag::ACCOUNT, serial, k]);
-    let industry = if h(0) % 5 == 0 { Industry::ALL[(h(1) % 6) as usize] } else { main };
+    let industry = if h(0).is_multiple_of(5) { Industry::ALL[(h(1) % 6) as usize] } else { main };
     let created = epoch().plus(-(range(h(2), 0, 400) as i32));
     // Budgets are log-uniform between 2k and 200k CNY a day.
     let base = 10f64.powf(uniform(h(3), 3.3, 5.3)) * 100.0;
@@ -304,7 +304,7 @@ fn generate_account(seed: u64, user: usize, serial: u64, main: Industry, today: 
         let hh = hash(&[seed, tag::HOLD, serial, block as u64]);
         if hh % 100 < 4 {
             let at = start.plus(range(hh >> 8, 0, 29) as i32);
-            let kind = if hash(&[hh, 1]) % 3 == 0 { Audit::Rejected } else { Audit::Pending };
+            let kind = if hash(&[hh, 1]).is_multiple_of(3) { Audit::Rejected } else { Audit::Pending };
             holds.push((at, at.plus(range(hash(&[hh, 2]), 1, 4) as i32), kind));
         }
         block += 1;
@@ -396,8 +396,8 @@ fn generate_group(
         1 => 0b110,
         _ => 0b111,
     };
-    let ages = if (ht >> 8) % 3 == 0 { 0b10_0000 | (0b1111 << ((ht >> 12) % 2)) as u8 } else { 0b11_1111 };
-    let regions = if (ht >> 16) % 3 == 0 { ((ht >> 20) as u8) | 1 } else { 0xFF };
+    let ages = if (ht >> 8).is_multiple_of(3) { 0b10_0000 | (0b1111 << ((ht >> 12) % 2)) as u8 } else { 0b11_1111 };
+    let regions = if (ht >> 16).is_multiple_of(3) { ((ht >> 20) as u8) | 1 } else { 0xFF };
     let (lo, hi) = bid_range(industry);
     let bid0 = uniform(h(17), lo, hi).round() as u64;
     let mut bids = vec![(launch, bid0)];
