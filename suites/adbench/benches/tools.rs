@@ -1,1 +1,120 @@
-fn main() {}
+//! Tool latency on the largest user: every daily grouping over 90 days,
+//! every hourly grouping for yesterday, and the other tools, each called
+//! through `Platform::call` (argument checks, generation, JSON rendering).
+//! Prints p50 / p99 / max per call; the target is p99 ≤ 5 ms for the
+//! 90-day ADGROUP_ID report. Run: `cargo bench -p adfarm-adbench --bench tools`.
+
+use std::time::{Duration, Instant};
+
+use adfarm_adbench::tools::{Config, EpisodeState, Platform};
+use adfarm_adbench::world::{DailyGrouping, Day, HourlyGrouping, World};
+use serde_json::{json, Value};
+
+const ITERATIONS: usize = 200;
+const TARGET: Duration = Duration::from_millis(5);
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// Times `ITERATIONS` calls; returns (min, p50, p99, max, observation length).
+fn time(p: &Platform, st: &mut EpisodeState, tool: &str, args: &Value) -> (Duration, Duration, Duration, Duration, usize) {
+    let probe = p.call(st, tool, args);
+    assert!(probe.ok(), "{tool}: {}", probe.text);
+    let mut samples = Vec::with_capacity(ITERATIONS);
+    for _ in 0..ITERATIONS {
+        let t = Instant::now();
+        let o = p.call(st, tool, args);
+        samples.push(t.elapsed());
+        std::hint::black_box(o);
+    }
+    // Keep the episode small: results accumulate per call.
+    st.results.truncate(1);
+    samples.sort();
+    (samples[0], percentile(&samples, 0.5), percentile(&samples, 0.99), samples[samples.len() - 1], probe.text.len())
+}
+
+fn main() {
+    let today = Day::parse("2026-11-20").expect("date");
+    let t = Instant::now();
+    let world = World::new(2026, today, 12).expect("world");
+    let build = t.elapsed();
+    let u = world.largest_user();
+    let user = world.users()[u].id;
+    let accounts: Vec<u64> = world.users()[u].accounts.iter().map(|&a| world.accounts()[a].id).collect();
+    let groups: usize = world.users()[u].accounts.iter().map(|&a| world.accounts()[a].groups.len()).sum();
+    println!(
+        "world: {} users, {} accounts, {} ad groups, {} creatives; built in {:.2} ms",
+        world.users().len(),
+        world.accounts().len(),
+        world.groups().len(),
+        world.creatives().len(),
+        ms(build)
+    );
+    println!("largest user {user}: {} accounts, {groups} ad groups; {ITERATIONS} calls each\n", accounts.len());
+    // The generator alone: ns per ad-group day, the unit a daily query pays.
+    let window: Vec<(usize, Day)> = world.users()[u]
+        .accounts
+        .iter()
+        .flat_map(|&a| world.accounts()[a].groups.iter().copied())
+        .flat_map(|g| (1..=90).map(move |back| (g, today.plus(-back))))
+        .filter(|&(g, d)| d >= world.groups()[g].launch && d < world.groups()[g].end)
+        .collect();
+    let mut best = Duration::MAX;
+    for _ in 0..30 {
+        let t = Instant::now();
+        for &(g, d) in &window {
+            std::hint::black_box(world.group_day_full(g, d));
+        }
+        best = best.min(t.elapsed());
+    }
+    println!("generator: {} ad-group days in the 90-day window; {:.0} ns each (best of 30 passes)", window.len(), best.as_nanos() as f64 / window.len() as f64);
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!("machine: {} cores, load average {}\n", std::thread::available_parallelism().map_or(0, |n| n.get()), load.split_whitespace().next().unwrap_or("?"));
+    let p = Platform::new(world, Config::default());
+    let mut st = EpisodeState::default();
+    p.call(&mut st, "get_user_account_list", &json!({"user_id": user, "page_size": 100}));
+    let fields = json!(["cost", "view_count", "valid_click_count", "ctr", "cpc", "conversions_count", "conversions_rate", "conversions_cost"]);
+    println!("{:<52} {:>9} {:>9} {:>9} {:>9} {:>8}", "call", "min ms", "p50 ms", "p99 ms", "max ms", "chars");
+    let row = |name: String, r: (Duration, Duration, Duration, Duration, usize)| {
+        println!("{:<52} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>8}", name, ms(r.0), ms(r.1), ms(r.2), ms(r.3), r.4);
+        r.2
+    };
+    let mut adgroup_p99 = Duration::ZERO;
+    for (_, name) in DailyGrouping::ALL {
+        let args = json!({
+            "user_id": user, "begin": today.plus(-90).to_string(), "end": today.plus(-1).to_string(), "group_by_type": name,
+            "fields": fields, "account_id_list": accounts, "page_size": 100,
+        });
+        let p99 = row(format!("daily 90 days {name}"), time(&p, &mut st, "daily_data_by_group_and_field", &args));
+        if name == "ADGROUP_ID" {
+            adgroup_p99 = p99;
+        }
+    }
+    for (_, name) in HourlyGrouping::ALL {
+        let args = json!({"user_id": user, "date": today.plus(-1).to_string(), "group_by_type": name, "fields": fields, "page_size": 100});
+        row(format!("hourly yesterday {name}"), time(&p, &mut st, "hourly_data_by_group_and_field", &args));
+    }
+    let args = json!({"user_id": user, "date": today.to_string(), "group_by_type": "HOUR", "fields": fields, "page_size": 100});
+    row("hourly today HOUR".into(), time(&p, &mut st, "hourly_data_by_group_and_field", &args));
+    row("get_account_info (all accounts)".into(), time(&p, &mut st, "get_account_info", &json!({"user_id": user, "account_id_list": accounts})));
+    row(
+        "get_account_adgroup_info (first account)".into(),
+        time(&p, &mut st, "get_account_adgroup_info", &json!({"user_id": user, "account_id": accounts[0], "page_size": 100})),
+    );
+    row("search".into(), time(&p, &mut st, "search", &json!({"query": "conversion cost"})));
+    row(
+        "get_top_good_creative".into(),
+        time(&p, &mut st, "get_top_good_creative", &json!({"industry": "GAME", "site_set": "SITE_SET_MOMENTS", "creative_type": "VIDEO"})),
+    );
+    println!(
+        "\ntarget: daily 90 days ADGROUP_ID p99 {:.3} ms <= {:.0} ms: {}",
+        ms(adgroup_p99),
+        ms(TARGET),
+        if adgroup_p99 <= TARGET { "met" } else { "MISSED" }
+    );
+}

@@ -5,9 +5,9 @@
 //! the total, and a query at ad-group level never computes a finer cell.
 
 use super::calendar::{season_factor, weekday_factor, Day};
-use super::catalog::{Audit, SiteSet, AGES, CITIES, CITY_WEIGHTS, REGIONS, REGION_WEIGHTS};
+use super::catalog::{Audit, CreativeType, Industry, SiteSet, AGES, CITIES, CITY_WEIGHTS, REGIONS, REGION_WEIGHTS};
 use super::counts::Counts;
-use super::entities::{epoch, AdGroup};
+use super::entities::{epoch, Account, AdGroup};
 use super::rng::{binomial, gamma_factor, hash, mix, poisson, split, uniform};
 use super::World;
 
@@ -57,52 +57,130 @@ mod tag {
     pub const AUDIENCE: u64 = 108;
 }
 
+/// Most cells one split handles (24 hours is the widest split).
+pub const MAX_SPLIT: usize = 32;
+
 /// Splits `total` over cells with the given relative rates, keeping
 /// clicks ≤ views, conversions ≤ clicks and deep ≤ conversions in each cell.
+/// Works on stack arrays: it runs for every cell of every finer grouping.
 pub fn split_counts(key: u64, total: Counts, rates: &[Rates], out: &mut Vec<Counts>) {
     out.clear();
     let m = rates.len();
+    assert!(m <= MAX_SPLIT, "a split has at most {MAX_SPLIT} cells");
     if m == 0 {
         return;
     }
-    let mut a = Vec::with_capacity(m);
-    let mut b = Vec::with_capacity(m);
-    let mut w: Vec<f64> = rates.iter().map(|r| r.views).collect();
-    split(mix(key ^ 1), total.views, &w, None, &mut a);
+    let mut views = [0u64; MAX_SPLIT];
+    let mut clicks = [0u64; MAX_SPLIT];
+    let mut conv = [0u64; MAX_SPLIT];
+    let mut tmp = [0u64; MAX_SPLIT];
+    let mut w = [0f64; MAX_SPLIT];
     for i in 0..m {
-        w[i] = a[i] as f64 * rates[i].ctr;
+        w[i] = rates[i].views;
     }
-    split(mix(key ^ 2), total.clicks, &w, Some(&a), &mut b);
+    split(mix(key ^ 1), total.views, &w[..m], None, &mut views[..m]);
     for i in 0..m {
-        out.push(Counts { views: a[i], clicks: b[i], ..Counts::default() });
-        w[i] = b[i] as f64 * rates[i].cpc;
+        w[i] = views[i] as f64 * rates[i].ctr;
     }
-    split(mix(key ^ 3), total.cost, &w, None, &mut a);
+    split(mix(key ^ 2), total.clicks, &w[..m], Some(&views[..m]), &mut clicks[..m]);
     for i in 0..m {
-        out[i].cost = a[i];
-        w[i] = b[i] as f64 * rates[i].cvr;
+        w[i] = clicks[i] as f64 * rates[i].cpc;
     }
-    split(mix(key ^ 4), total.conversions, &w, Some(&b), &mut a);
+    split(mix(key ^ 3), total.cost, &w[..m], None, &mut tmp[..m]);
     for i in 0..m {
-        out[i].conversions = a[i];
-        w[i] = a[i] as f64 * rates[i].deep;
+        out.push(Counts { views: views[i], clicks: clicks[i], cost: tmp[i], ..Counts::default() });
+        w[i] = clicks[i] as f64 * rates[i].cvr;
     }
-    split(mix(key ^ 5), total.deep, &w, Some(&a), &mut b);
+    split(mix(key ^ 4), total.conversions, &w[..m], Some(&clicks[..m]), &mut conv[..m]);
     for i in 0..m {
-        out[i].deep = b[i];
+        w[i] = conv[i] as f64 * rates[i].deep;
+    }
+    split(mix(key ^ 5), total.deep, &w[..m], Some(&conv[..m]), &mut tmp[..m]);
+    for i in 0..m {
+        out[i].conversions = conv[i];
+        out[i].deep = tmp[i];
+    }
+}
+
+/// Demand factor of an account on a day: daily budget (fen) × sales peaks ×
+/// weekday pattern × yearly trend and wave; zero while the account is held
+/// in audit.
+pub fn demand(account: &Account, day: Day) -> f64 {
+    demand_with(account, day, calendar_factor(account.industry, day))
+}
+
+fn calendar_factor(ind: Industry, day: Day) -> f64 {
+    season_factor(day, ind.peak_sensitivity()) * weekday_factor(day, ind.weekend_tilt())
+}
+
+fn demand_with(account: &Account, day: Day, calendar: f64) -> f64 {
+    if account.audit_on(day) != Audit::Approved {
+        return 0.0;
+    }
+    let years = day.since(epoch()) as f64 / 365.25;
+    let wave = 1.0 + 0.08 * (years * std::f64::consts::TAU + (account.serial % 7) as f64).sin();
+    account.budget_on(day) as f64 * calendar * (account.trend * years).exp() * wave
+}
+
+/// [`demand`] for every account and day in `first..=last`, with the
+/// calendar computed once per industry and day.
+pub fn demand_table(accounts: &[Account], first: Day, last: Day) -> Vec<Vec<f64>> {
+    let days = last.since(first) as usize + 1;
+    let calendar: Vec<[f64; 6]> = (0..days)
+        .map(|i| {
+            let day = first.plus(i as i32);
+            Industry::ALL.map(|ind| calendar_factor(ind, day))
+        })
+        .collect();
+    accounts
+        .iter()
+        .map(|a| (0..days).map(|i| demand_with(a, first.plus(i as i32), calendar[i][a.industry as usize])).collect())
+        .collect()
+}
+
+/// A cell's rates from its creative, site set, traffic weight and appeal.
+#[inline]
+fn cell_rates_of(kind: CreativeType, site: SiteSet, weight: f64, appeal: f64) -> Rates {
+    Rates { views: weight * appeal.sqrt(), ctr: kind.ctr_factor() * site.ctr_factor() * appeal, cpc: site.cpc_factor(), cvr: site.cvr_factor(), deep: 1.0 }
+}
+
+/// Traffic-weighted sums of a group-day's cell rates: all the group-level
+/// total needs, computed without materialising cells.
+#[derive(Debug, Clone, Copy, Default)]
+struct Mix {
+    cells: usize,
+    views: f64,
+    ctr: f64,
+    cpc: f64,
+    cvr: f64,
+}
+
+impl Mix {
+    fn add(&mut self, r: &Rates) {
+        self.cells += 1;
+        self.views += r.views;
+        self.ctr += r.views * r.ctr;
+        self.cpc += r.views * r.ctr * r.cpc;
+        self.cvr += r.views * r.ctr * r.cvr;
     }
 }
 
 impl World {
+    /// True when ad group `g` and its account may serve on `day`.
+    fn group_serves(&self, g: usize, day: Day) -> bool {
+        let group = &self.groups[g];
+        group.serves_on(day) && self.demand_on(group.account, day) > 0.0
+    }
+
     /// The creative × site-set cells an ad group could serve on `day`, with
     /// their rates; empty when the group, its account or all its creatives
     /// are off that day.
     pub fn cell_rates(&self, g: usize, day: Day, out: &mut Vec<(usize, SiteSet, Rates)>) {
         out.clear();
-        let group = &self.groups[g];
-        if !group.serves_on(day) || self.accounts[group.account].audit_on(day) != Audit::Approved {
+        if !self.group_serves(g, day) {
             return;
         }
+        let group = &self.groups[g];
         for &c in &group.creatives {
             let cr = &self.creatives[c];
             let appeal = cr.appeal_on(day);
@@ -110,17 +188,7 @@ impl World {
                 continue;
             }
             for &(site, weight) in &group.site_sets {
-                out.push((
-                    c,
-                    site,
-                    Rates {
-                        views: weight * appeal.sqrt(),
-                        ctr: cr.kind.ctr_factor() * site.ctr_factor() * appeal,
-                        cpc: site.cpc_factor(),
-                        cvr: site.cvr_factor(),
-                        deep: 1.0,
-                    },
-                ));
+                out.push((c, site, cell_rates_of(cr.kind, site, weight, appeal)));
             }
         }
     }
@@ -128,48 +196,41 @@ impl World {
     /// The full-day delivery of ad group `g` on `day`, as if the day were
     /// complete (today's partial day is cut by [`World::group_day`]).
     pub fn group_day_full(&self, g: usize, day: Day) -> Counts {
-        let mut cells = Vec::new();
-        self.cell_rates(g, day, &mut cells);
-        self.total_from_rates(g, day, &cells)
-    }
-
-    fn total_from_rates(&self, g: usize, day: Day, cells: &[(usize, SiteSet, Rates)]) -> Counts {
-        if cells.is_empty() {
+        if !self.group_serves(g, day) {
             return Counts::default();
         }
         let group = &self.groups[g];
-        let account = &self.accounts[group.account];
-        let ind = account.industry;
-        let (mut wv, mut wctr, mut wcpc, mut wcvr) = (0.0, 0.0, 0.0, 0.0);
-        for (_, _, r) in cells {
-            wv += r.views;
-            wctr += r.views * r.ctr;
-            wcpc += r.views * r.ctr * r.cpc;
-            wcvr += r.views * r.ctr * r.cvr;
+        let mut mix = Mix::default();
+        for &c in &group.creatives {
+            let cr = &self.creatives[c];
+            let appeal = cr.appeal_on(day);
+            if appeal > 0.0 {
+                for &(site, weight) in &group.site_sets {
+                    mix.add(&cell_rates_of(cr.kind, site, weight, appeal));
+                }
+            }
         }
-        let ctr = (ind.base_ctr() * wctr / wv).min(0.3);
-        let cvr = (ind.base_cvr() * wcvr / wctr).min(0.6);
-        let bid = group.bid_on(day) as f64;
-        let cpc = bid * 0.7 * wcpc / wctr;
-        let years = day.since(epoch()) as f64 / 365.25;
-        let wave = 1.0 + 0.08 * (years * std::f64::consts::TAU + (account.serial % 7) as f64).sin();
+        self.total_from_mix(g, day, &mix)
+    }
+
+    fn total_from_mix(&self, g: usize, day: Day, rates: &Mix) -> Counts {
+        if rates.cells == 0 || rates.views <= 0.0 {
+            return Counts::default();
+        }
+        let group = &self.groups[g];
+        let ind = self.accounts[group.account].industry;
+        let ctr = (ind.base_ctr() * rates.ctr / rates.views).min(0.3);
+        let cvr = (ind.base_cvr() * rates.cvr / rates.ctr).min(0.6);
+        let (bid, bid_lift) = group.bid_and_lift_on(day);
+        let cpc = bid as f64 * 0.7 * rates.cpc / rates.ctr;
         // New groups ramp up through a learning phase.
         let age = day.since(group.launch) as f64;
         let learning = if age < 7.0 { 0.35 + 0.65 * age / 7.0 } else { 1.0 };
-        let bid_lift = (bid / group.bids[0].1 as f64).powf(0.6);
         let h = hash(&[self.seed, tag::TOTAL, group.id, day.0 as u64]);
-        let spend = account.budget_on(day) as f64
-            * group.budget_share
-            * 0.55
-            * season_factor(day, ind.peak_sensitivity())
-            * weekday_factor(day, ind.weekend_tilt())
-            * (account.trend * years).exp()
-            * wave
-            * learning
-            * bid_lift
-            * (wv / cells.len() as f64 * 1.6).sqrt()
-            * gamma_factor(h, 8.0);
-        let spend = spend.min(account.budget_on(day) as f64);
+        let demand = self.demand_on(group.account, day);
+        let spend = demand * group.budget_share * 0.55 * learning * bid_lift * (rates.views / rates.cells as f64 * 1.6).sqrt() * gamma_factor(h, 8.0);
+        // The account budget caps any one group's spend.
+        let spend = spend.min(self.accounts[group.account].budget_on(day) as f64);
         let views = poisson(mix(h ^ 1), spend / cpc / ctr);
         let clicks = binomial(mix(h ^ 2), views, ctr);
         let cost = (clicks as f64 * cpc * uniform(mix(h ^ 3), 0.92, 1.08)).round() as u64;
@@ -183,7 +244,11 @@ impl World {
         out.clear();
         let mut rates = Vec::new();
         self.cell_rates(g, day, &mut rates);
-        let total = self.total_from_rates(g, day, &rates);
+        let mut mix = Mix::default();
+        for r in &rates {
+            mix.add(&r.2);
+        }
+        let total = self.total_from_mix(g, day, &mix);
         if total.is_zero() {
             return;
         }
@@ -197,14 +262,12 @@ impl World {
     pub fn cell_hours(&self, g: usize, day: Day, cell: &Cell, out: &mut Vec<Counts>) {
         let group = &self.groups[g];
         let curve = cell.site.hour_curve();
-        let rates: Vec<Rates> = (0..24)
-            .map(|h| {
-                let on = group.hours >> h & 1 == 1;
-                // Late-night clicks convert less.
-                let cvr = if (1..6).contains(&h) { 0.7 } else { 1.0 };
-                Rates { views: if on { curve[h] } else { 0.0 }, ctr: 1.0, cpc: 1.0, cvr, deep: 1.0 }
-            })
-            .collect();
+        let rates: [Rates; 24] = std::array::from_fn(|h| {
+            let on = group.hours >> h & 1 == 1;
+            // Late-night clicks convert less.
+            let cvr = if (1..6).contains(&h) { 0.7 } else { 1.0 };
+            Rates { views: if on { curve[h] } else { 0.0 }, ctr: 1.0, cpc: 1.0, cvr, deep: 1.0 }
+        });
         let key = hash(&[self.seed, tag::HOURS, self.creatives[cell.creative].id, cell.site as u64, day.0 as u64]);
         split_counts(key, cell.counts, &rates, out);
     }
@@ -247,7 +310,7 @@ impl World {
         match dim {
             Audience::Gender => {
                 let male = match ind {
-                    super::catalog::Industry::Game | super::catalog::Industry::Automotive | super::catalog::Industry::Finance => 1.4,
+                    Industry::Game | Industry::Automotive | Industry::Finance => 1.4,
                     _ => 0.8,
                 };
                 let base = [male, 1.0, 0.15];

@@ -85,6 +85,9 @@ pub struct AdGroup {
     pub pauses: Vec<(Day, Day)>,
     /// Bid in fen, as (from day, value), ascending.
     pub bids: Vec<(Day, u64)>,
+    /// Delivery lift of each bid relative to the first, `(bid/bid0)^0.6`
+    /// (precomputed: it is read for every ad-group day).
+    pub bid_lifts: Vec<f64>,
     /// Ad group audit: approved from `audit_until` unless rejected for good.
     pub audit_until: Day,
     /// Rejected at review and never delivered.
@@ -114,6 +117,12 @@ impl AdGroup {
     pub fn bid_on(&self, day: Day) -> u64 {
         let i = self.bids.partition_point(|(d, _)| *d <= day);
         self.bids[i.saturating_sub(1)].1
+    }
+
+    /// Bid in fen and its delivery lift on `day`.
+    pub fn bid_and_lift_on(&self, day: Day) -> (u64, f64) {
+        let i = self.bids.partition_point(|(d, _)| *d <= day).saturating_sub(1);
+        (self.bids[i].1, self.bid_lifts[i])
     }
 
     /// True when the group is paused on `day`.
@@ -433,6 +442,7 @@ fn generate_group(
         launch,
         end,
         pauses,
+        bid_lifts: bids.iter().map(|b| (b.1 as f64 / bid0 as f64).powf(0.6)).collect(),
         bids,
         audit_until,
         rejected,

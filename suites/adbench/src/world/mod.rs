@@ -68,6 +68,10 @@ pub struct World {
     user_index: HashMap<u64, usize>,
     account_index: HashMap<u64, usize>,
     group_index: HashMap<u64, usize>,
+    /// Per account, per day of the history window: the demand factor
+    /// (budget × calendar × trend, 0 on audit holds). Precomputed because
+    /// every ad-group day reads it and calendar arithmetic is the slow part.
+    demand: Vec<Vec<f64>>,
 }
 
 impl World {
@@ -87,6 +91,7 @@ impl World {
         let user_index = e.users.iter().enumerate().map(|(i, u)| (u.id, i)).collect();
         let account_index = e.accounts.iter().enumerate().map(|(i, a)| (a.id, i)).collect();
         let group_index = e.groups.iter().enumerate().map(|(i, g)| (g.id, i)).collect();
+        let demand = delivery::demand_table(&e.accounts, today.plus(-HISTORY_DAYS), today);
         Ok(World {
             seed,
             today,
@@ -98,6 +103,7 @@ impl World {
             user_index,
             account_index,
             group_index,
+            demand,
         })
     }
 
@@ -154,6 +160,15 @@ impl World {
     /// Index of the ad group with public id `id`.
     pub fn group_by_id(&self, id: u64) -> Option<usize> {
         self.group_index.get(&id).copied()
+    }
+
+    /// Demand factor of account `a` on `day` (see [`delivery::demand`]).
+    pub fn demand_on(&self, a: usize, day: Day) -> f64 {
+        let i = day.since(self.history_start());
+        match self.demand[a].get(i as usize) {
+            Some(v) if i >= 0 => *v,
+            _ => delivery::demand(&self.accounts[a], day),
+        }
     }
 
     /// The user with the most ad groups (the heaviest queries).

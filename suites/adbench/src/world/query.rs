@@ -176,6 +176,7 @@ impl World {
         let end = end.min(self.today());
         let mut cells = Vec::new();
         let mut parts = Vec::new();
+        let mut pending: Option<(Key, Counts)> = None;
         for g in self.scoped_groups(scope) {
             let group = &self.groups()[g];
             let from = begin.max(group.launch);
@@ -228,11 +229,22 @@ impl World {
                             DailyGrouping::MarketingAsset => Key::Asset(group.account, group.asset),
                             _ => Key::Sum,
                         };
-                        *rows.entry(key).or_default() += total;
+                        // Consecutive days mostly share a key: add locally, flush on change.
+                        match &mut pending {
+                            Some((k, acc)) if *k == key => *acc += total,
+                            _ => {
+                                if let Some((k, acc)) = pending.replace((key, total)) {
+                                    *rows.entry(k).or_default() += acc;
+                                }
+                            }
+                        }
                     }
                 }
                 day = day.plus(1);
             }
+        }
+        if let Some((k, acc)) = pending {
+            *rows.entry(k).or_default() += acc;
         }
         finish(rows, grouping == DailyGrouping::Sum)
     }
