@@ -2,7 +2,10 @@
 //! bad argument rejected by name, dependency flags (and errors under strict
 //! dependencies), result ids, the episode's end, and byte-identical replays.
 
-use adfarm_adbench::tools::{Config, EpisodeState, ExternalTool, FlagKind, Observation, Outcome, Platform, ToolError, OBSERVATION_CHARS};
+use adfarm_adbench::tools::{
+    Config, EpisodeState, ExternalTool, FlagKind, Observation, Outcome, Platform, ToolError,
+    OBSERVATION_CHARS,
+};
 use adfarm_adbench::world::{Day, World};
 use adfarm_llm::Tool;
 use serde_json::{json, Value};
@@ -11,7 +14,12 @@ const D: &str = "2026-11-20";
 
 fn platform(strict: bool) -> Platform {
     let w = World::new(2026, Day::parse(D).expect("date"), 12).expect("world");
-    Platform::new(w, Config { strict_dependencies: strict })
+    Platform::new(
+        w,
+        Config {
+            strict_dependencies: strict,
+        },
+    )
 }
 
 fn parse(o: &Observation) -> Value {
@@ -22,14 +30,25 @@ fn parse(o: &Observation) -> Value {
 fn largest(p: &Platform) -> (u64, Vec<u64>) {
     let w = p.world();
     let u = w.largest_user();
-    (w.users()[u].id, w.users()[u].accounts.iter().map(|&a| w.accounts()[a].id).collect())
+    (
+        w.users()[u].id,
+        w.users()[u]
+            .accounts
+            .iter()
+            .map(|&a| w.accounts()[a].id)
+            .collect(),
+    )
 }
 
 /// An episode that has listed the largest user's accounts.
 fn listed(p: &Platform) -> (EpisodeState, u64, Vec<u64>) {
     let (user, accounts) = largest(p);
     let mut st = EpisodeState::default();
-    let o = p.call(&mut st, "get_user_account_list", &json!({"user_id": user, "page_size": 100}));
+    let o = p.call(
+        &mut st,
+        "get_user_account_list",
+        &json!({"user_id": user, "page_size": 100}),
+    );
     assert!(o.ok(), "{}", o.text);
     (st, user, accounts)
 }
@@ -64,41 +83,78 @@ fn schemas_are_published_for_every_tool() {
         assert_eq!(t.parameters["additionalProperties"], false, "{}", t.name);
         let props = t.parameters["properties"].as_object().expect("properties");
         for r in t.parameters["required"].as_array().expect("required") {
-            assert!(props.contains_key(r.as_str().expect("name")), "{} requires undeclared {r}", t.name);
+            assert!(
+                props.contains_key(r.as_str().expect("name")),
+                "{} requires undeclared {r}",
+                t.name
+            );
         }
         assert!(!t.description.is_empty());
     }
     let daily = &p.specs()[3].parameters["properties"];
-    assert_eq!(daily["group_by_type"]["enum"].as_array().map(Vec::len), Some(15));
-    assert_eq!(daily["fields"]["items"]["enum"].as_array().map(Vec::len), Some(11));
-    assert_eq!(p.specs()[4].parameters["properties"]["group_by_type"]["enum"].as_array().map(Vec::len), Some(7));
+    assert_eq!(
+        daily["group_by_type"]["enum"].as_array().map(Vec::len),
+        Some(15)
+    );
+    assert_eq!(
+        daily["fields"]["items"]["enum"].as_array().map(Vec::len),
+        Some(11)
+    );
+    assert_eq!(
+        p.specs()[4].parameters["properties"]["group_by_type"]["enum"]
+            .as_array()
+            .map(Vec::len),
+        Some(7)
+    );
 }
 
 #[test]
 fn happy_path_through_every_tool() {
     let p = platform(false);
     let (mut st, user, accounts) = listed(&p);
-    let listing = parse(&p.call(&mut EpisodeState::default(), "get_user_account_list", &json!({"user_id": user, "page_size": 100})));
+    let listing = parse(&p.call(
+        &mut EpisodeState::default(),
+        "get_user_account_list",
+        &json!({"user_id": user, "page_size": 100}),
+    ));
     assert_eq!(listing["total_rows"], accounts.len());
     assert_eq!(listing["rows"][0]["Account ID"], accounts[0]);
 
-    let info = p.call(&mut st, "get_account_info", &json!({"user_id": user, "account_id_list": accounts}));
+    let info = p.call(
+        &mut st,
+        "get_account_info",
+        &json!({"user_id": user, "account_id_list": accounts}),
+    );
     assert!(info.ok(), "{}", info.text);
     let info = parse(&info);
     assert_eq!(info["rows"].as_array().map(Vec::len), Some(accounts.len()));
-    assert!(info["rows"][0]["Daily budget (CNY)"].as_f64().is_some_and(|b| b > 0.0));
+    assert!(info["rows"][0]["Daily budget (CNY)"]
+        .as_f64()
+        .is_some_and(|b| b > 0.0));
 
-    let groups = p.call(&mut st, "get_account_adgroup_info", &json!({"user_id": user, "account_id": accounts[0].to_string()}));
+    let groups = p.call(
+        &mut st,
+        "get_account_adgroup_info",
+        &json!({"user_id": user, "account_id": accounts[0].to_string()}),
+    );
     assert!(groups.ok(), "{}", groups.text);
     let groups = parse(&groups);
     let first = &groups["rows"][0];
     assert!(first["Ad group ID"].as_u64().is_some());
     assert!(first["Creatives"].is_array());
     let gid = first["Ad group ID"].as_u64().expect("id");
-    let one = parse(&p.call(&mut st, "get_account_adgroup_info", &json!({"user_id": user, "account_id": accounts[0], "adgroup_id_list": [gid]})));
+    let one = parse(&p.call(
+        &mut st,
+        "get_account_adgroup_info",
+        &json!({"user_id": user, "account_id": accounts[0], "adgroup_id_list": [gid]}),
+    ));
     assert_eq!(one["total_rows"], 1);
 
-    let daily = p.call(&mut st, "daily_data_by_group_and_field", &daily_args(user, &accounts, "DATE"));
+    let daily = p.call(
+        &mut st,
+        "daily_data_by_group_and_field",
+        &daily_args(user, &accounts, "DATE"),
+    );
     assert!(daily.ok(), "{}", daily.text);
     let daily = parse(&daily);
     assert_eq!(daily["total_rows"], 19);
@@ -112,7 +168,12 @@ fn happy_path_through_every_tool() {
         a["page_size"] = json!(5);
         a
     }));
-    let costs: Vec<f64> = ordered["rows"].as_array().expect("rows").iter().map(|r| r["Cost (CNY)"].as_f64().expect("cost")).collect();
+    let costs: Vec<f64> = ordered["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| r["Cost (CNY)"].as_f64().expect("cost"))
+        .collect();
     assert_eq!(costs.len(), 5);
     assert!(costs.windows(2).all(|w| w[0] >= w[1]), "{costs:?}");
     let page2 = parse(&p.call(&mut st, "daily_data_by_group_and_field", &{
@@ -131,23 +192,36 @@ fn happy_path_through_every_tool() {
     );
     assert!(hourly.ok(), "{}", hourly.text);
     let hourly = parse(&hourly);
-    assert!(hourly["rows"].as_array().expect("rows").iter().all(|r| r["Hour"].as_u64().expect("hour") < 12));
+    assert!(hourly["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .all(|r| r["Hour"].as_u64().expect("hour") < 12));
 
     let search = parse(&p.call(&mut st, "search", &json!({"query": "conversion cost"})));
     assert_eq!(search["rows"].as_array().map(Vec::len), Some(3));
     assert!(search["rows"].to_string().contains("conversion"));
 
-    let top = p.call(&mut st, "get_top_good_creative", &json!({"industry": "GAME", "site_set": "SITE_SET_MOMENTS", "creative_type": "VIDEO"}));
+    let top = p.call(
+        &mut st,
+        "get_top_good_creative",
+        &json!({"industry": "GAME", "site_set": "SITE_SET_MOMENTS", "creative_type": "VIDEO"}),
+    );
     assert!(top.ok(), "{}", top.text);
     let top = parse(&top);
     let bench = top["benchmark"]["CTR (%)"].as_f64().expect("benchmark");
     let rows = top["rows"].as_array().expect("rows");
     assert!(!rows.is_empty() && rows.len() <= 5);
-    assert!(rows.iter().all(|r| r["CTR (%)"].as_f64().expect("ctr") >= bench));
+    assert!(rows
+        .iter()
+        .all(|r| r["CTR (%)"].as_f64().expect("ctr") >= bench));
 
     assert!(st.flags.is_empty(), "{:?}", st.flags);
     let n = st.results.len();
-    assert_eq!(st.results.last().map(|r| r.id.clone()), Some(format!("r{n}")));
+    assert_eq!(
+        st.results.last().map(|r| r.id.clone()),
+        Some(format!("r{n}"))
+    );
     let end = p.call(&mut st, "summarize_results", &json!({"query": "Resolved"}));
     assert!(end.ended && end.ok());
     assert_eq!(st.outcome, Some(Outcome::Resolved));
@@ -159,15 +233,37 @@ fn happy_path_through_every_tool() {
 fn ratios_in_rows_come_from_the_rows_counts_and_groupings_add_up() {
     let p = platform(false);
     let (mut st, user, accounts) = listed(&p);
-    let sum = parse(&p.call(&mut st, "daily_data_by_group_and_field", &daily_args(user, &accounts, "SUM")));
+    let sum = parse(&p.call(
+        &mut st,
+        "daily_data_by_group_and_field",
+        &daily_args(user, &accounts, "SUM"),
+    ));
     let sum = &sum["rows"][0];
     for group in ["DATE", "SITE_SET", "ADGROUP_ID", "GENDER", "CITY"] {
-        let r = parse(&p.call(&mut st, "daily_data_by_group_and_field", &daily_args(user, &accounts, group)));
+        let r = parse(&p.call(
+            &mut st,
+            "daily_data_by_group_and_field",
+            &daily_args(user, &accounts, group),
+        ));
         let rows = r["rows"].as_array().expect("rows");
-        let views: u64 = rows.iter().map(|x| x["Impressions"].as_u64().expect("views")).sum();
-        let clicks: u64 = rows.iter().map(|x| x["Valid clicks"].as_u64().expect("clicks")).sum();
-        assert_eq!(views, sum["Impressions"].as_u64().expect("views"), "{group}");
-        assert_eq!(clicks, sum["Valid clicks"].as_u64().expect("clicks"), "{group}");
+        let views: u64 = rows
+            .iter()
+            .map(|x| x["Impressions"].as_u64().expect("views"))
+            .sum();
+        let clicks: u64 = rows
+            .iter()
+            .map(|x| x["Valid clicks"].as_u64().expect("clicks"))
+            .sum();
+        assert_eq!(
+            views,
+            sum["Impressions"].as_u64().expect("views"),
+            "{group}"
+        );
+        assert_eq!(
+            clicks,
+            sum["Valid clicks"].as_u64().expect("clicks"),
+            "{group}"
+        );
         for x in rows {
             let v = x["Impressions"].as_f64().expect("views");
             let c = x["Valid clicks"].as_f64().expect("clicks");
@@ -175,11 +271,17 @@ fn ratios_in_rows_come_from_the_rows_counts_and_groupings_add_up() {
             assert_eq!(x["CTR (%)"].as_f64(), Some(ctr), "{group}: {x}");
             if c > 0.0 {
                 let cpc = (x["Cost (CNY)"].as_f64().expect("cost") / c * 100.0).round() / 100.0;
-                assert!((x["CPC (CNY)"].as_f64().expect("cpc") - cpc).abs() <= 0.011, "{group}: {x}");
+                assert!(
+                    (x["CPC (CNY)"].as_f64().expect("cpc") - cpc).abs() <= 0.011,
+                    "{group}: {x}"
+                );
             }
         }
     }
-    let ctr = (sum["Valid clicks"].as_f64().expect("c") / sum["Impressions"].as_f64().expect("v") * 10_000.0).round() / 100.0;
+    let ctr = (sum["Valid clicks"].as_f64().expect("c") / sum["Impressions"].as_f64().expect("v")
+        * 10_000.0)
+        .round()
+        / 100.0;
     assert_eq!(sum["CTR (%)"].as_f64(), Some(ctr));
 }
 
@@ -189,7 +291,11 @@ fn rejects(p: &Platform, st: &mut EpisodeState, tool: &str, args: Value, arg: &s
     assert!(!o.ok(), "{tool} accepted {args}");
     let v = parse(&o);
     assert_eq!(v["argument"], arg, "{tool} {args}: {}", o.text);
-    assert!(v["error"].as_str().expect("message").contains(arg), "{}", o.text);
+    assert!(
+        v["error"].as_str().expect("message").contains(arg),
+        "{}",
+        o.text
+    );
     assert!(o.result_id.is_none());
 }
 
@@ -208,68 +314,300 @@ fn with(base: &Value, key: &str, value: Value) -> Value {
 fn each_bad_argument_is_rejected_by_name() {
     let p = platform(false);
     let (mut st, user, accounts) = listed(&p);
-    let other_user = p.world().users().iter().map(|u| u.id).find(|&u| u != user).expect("two users");
+    let other_user = p
+        .world()
+        .users()
+        .iter()
+        .map(|u| u.id)
+        .find(|&u| u != user)
+        .expect("two users");
     let st = &mut st;
     let list = json!({"user_id": user, "page_size": 10});
-    rejects(&p, st, "get_user_account_list", with(&list, "user_id", json!(1)), "user_id");
-    rejects(&p, st, "get_user_account_list", with(&list, "user_id", json!("abc")), "user_id");
-    rejects(&p, st, "get_user_account_list", with(&list, "user_id", Value::Null), "user_id");
-    rejects(&p, st, "get_user_account_list", with(&list, "page_size", json!(0)), "page_size");
-    rejects(&p, st, "get_user_account_list", with(&list, "page_size", json!(101)), "page_size");
-    rejects(&p, st, "get_user_account_list", with(&list, "page", json!(99)), "page");
-    rejects(&p, st, "get_user_account_list", with(&list, "colour", json!("red")), "colour");
+    rejects(
+        &p,
+        st,
+        "get_user_account_list",
+        with(&list, "user_id", json!(1)),
+        "user_id",
+    );
+    rejects(
+        &p,
+        st,
+        "get_user_account_list",
+        with(&list, "user_id", json!("abc")),
+        "user_id",
+    );
+    rejects(
+        &p,
+        st,
+        "get_user_account_list",
+        with(&list, "user_id", Value::Null),
+        "user_id",
+    );
+    rejects(
+        &p,
+        st,
+        "get_user_account_list",
+        with(&list, "page_size", json!(0)),
+        "page_size",
+    );
+    rejects(
+        &p,
+        st,
+        "get_user_account_list",
+        with(&list, "page_size", json!(101)),
+        "page_size",
+    );
+    rejects(
+        &p,
+        st,
+        "get_user_account_list",
+        with(&list, "page", json!(99)),
+        "page",
+    );
+    rejects(
+        &p,
+        st,
+        "get_user_account_list",
+        with(&list, "colour", json!("red")),
+        "colour",
+    );
 
     let info = json!({"user_id": user, "account_id_list": accounts});
-    rejects(&p, st, "get_account_info", with(&info, "account_id_list", json!([])), "account_id_list");
-    rejects(&p, st, "get_account_info", with(&info, "account_id_list", json!([123])), "account_id_list");
-    rejects(&p, st, "get_account_info", with(&info, "account_id_list", json!([accounts[0], accounts[0]])), "account_id_list");
-    rejects(&p, st, "get_account_info", with(&info, "user_id", json!(other_user)), "account_id_list");
+    rejects(
+        &p,
+        st,
+        "get_account_info",
+        with(&info, "account_id_list", json!([])),
+        "account_id_list",
+    );
+    rejects(
+        &p,
+        st,
+        "get_account_info",
+        with(&info, "account_id_list", json!([123])),
+        "account_id_list",
+    );
+    rejects(
+        &p,
+        st,
+        "get_account_info",
+        with(&info, "account_id_list", json!([accounts[0], accounts[0]])),
+        "account_id_list",
+    );
+    rejects(
+        &p,
+        st,
+        "get_account_info",
+        with(&info, "user_id", json!(other_user)),
+        "account_id_list",
+    );
 
     let groups = json!({"user_id": user, "account_id": accounts[0]});
-    rejects(&p, st, "get_account_adgroup_info", with(&groups, "account_id", json!(5)), "account_id");
-    rejects(&p, st, "get_account_adgroup_info", with(&groups, "adgroup_id_list", json!([42])), "adgroup_id_list");
-    rejects(&p, st, "get_account_adgroup_info", with(&groups, "page_size", json!(-3)), "page_size");
+    rejects(
+        &p,
+        st,
+        "get_account_adgroup_info",
+        with(&groups, "account_id", json!(5)),
+        "account_id",
+    );
+    rejects(
+        &p,
+        st,
+        "get_account_adgroup_info",
+        with(&groups, "adgroup_id_list", json!([42])),
+        "adgroup_id_list",
+    );
+    rejects(
+        &p,
+        st,
+        "get_account_adgroup_info",
+        with(&groups, "page_size", json!(-3)),
+        "page_size",
+    );
 
     let daily = daily_args(user, &accounts, "DATE");
     let tool = "daily_data_by_group_and_field";
-    rejects(&p, st, tool, with(&daily, "begin", json!("2026-13-01")), "begin");
-    rejects(&p, st, tool, with(&daily, "begin", json!("2024-01-01")), "begin");
-    rejects(&p, st, tool, with(&daily, "end", json!("2026-11-21")), "end");
-    rejects(&p, st, tool, with(&daily, "end", json!("2026-10-01")), "end");
-    rejects(&p, st, tool, with(&daily, "group_by_type", json!("HOUR")), "group_by_type");
-    rejects(&p, st, tool, with(&daily, "fields", json!(["cost", "roi"])), "fields");
+    rejects(
+        &p,
+        st,
+        tool,
+        with(&daily, "begin", json!("2026-13-01")),
+        "begin",
+    );
+    rejects(
+        &p,
+        st,
+        tool,
+        with(&daily, "begin", json!("2024-01-01")),
+        "begin",
+    );
+    rejects(
+        &p,
+        st,
+        tool,
+        with(&daily, "end", json!("2026-11-21")),
+        "end",
+    );
+    rejects(
+        &p,
+        st,
+        tool,
+        with(&daily, "end", json!("2026-10-01")),
+        "end",
+    );
+    rejects(
+        &p,
+        st,
+        tool,
+        with(&daily, "group_by_type", json!("HOUR")),
+        "group_by_type",
+    );
+    rejects(
+        &p,
+        st,
+        tool,
+        with(&daily, "fields", json!(["cost", "roi"])),
+        "fields",
+    );
     rejects(&p, st, tool, with(&daily, "fields", json!([])), "fields");
-    rejects(&p, st, tool, with(&daily, "fields", json!(["cost", "cost"])), "fields");
-    rejects(&p, st, tool, with(&daily, "account_id_list", Value::Null), "account_id_list");
-    rejects(&p, st, tool, with(&daily, "page_size", Value::Null), "page_size");
-    rejects(&p, st, tool, with(&daily, "adgroup_id", json!(77)), "adgroup_id");
-    rejects(&p, st, tool, with(&daily, "order_by", json!("cpm desc")), "order_by");
-    rejects(&p, st, tool, with(&daily, "order_by", json!("deep_conversions_count")), "order_by");
-    rejects(&p, st, tool, with(&daily, "order_by", json!("cost sideways")), "order_by");
+    rejects(
+        &p,
+        st,
+        tool,
+        with(&daily, "fields", json!(["cost", "cost"])),
+        "fields",
+    );
+    rejects(
+        &p,
+        st,
+        tool,
+        with(&daily, "account_id_list", Value::Null),
+        "account_id_list",
+    );
+    rejects(
+        &p,
+        st,
+        tool,
+        with(&daily, "page_size", Value::Null),
+        "page_size",
+    );
+    rejects(
+        &p,
+        st,
+        tool,
+        with(&daily, "adgroup_id", json!(77)),
+        "adgroup_id",
+    );
+    rejects(
+        &p,
+        st,
+        tool,
+        with(&daily, "order_by", json!("cpm desc")),
+        "order_by",
+    );
+    rejects(
+        &p,
+        st,
+        tool,
+        with(&daily, "order_by", json!("deep_conversions_count")),
+        "order_by",
+    );
+    rejects(
+        &p,
+        st,
+        tool,
+        with(&daily, "order_by", json!("cost sideways")),
+        "order_by",
+    );
 
     let hourly = json!({"user_id": user, "date": "2026-11-19", "group_by_type": "HOUR", "fields": ["cost"], "page_size": 24});
     let tool = "hourly_data_by_group_and_field";
-    rejects(&p, st, tool, with(&hourly, "date", json!("2026-11-21")), "date");
-    rejects(&p, st, tool, with(&hourly, "date", json!("19/11/2026")), "date");
-    rejects(&p, st, tool, with(&hourly, "group_by_type", json!("DATE")), "group_by_type");
-    rejects(&p, st, tool, with(&hourly, "fields", json!("clicks")), "fields");
-    rejects(&p, st, tool, with(&hourly, "account_id_list", json!([1, 2])), "account_id_list");
+    rejects(
+        &p,
+        st,
+        tool,
+        with(&hourly, "date", json!("2026-11-21")),
+        "date",
+    );
+    rejects(
+        &p,
+        st,
+        tool,
+        with(&hourly, "date", json!("19/11/2026")),
+        "date",
+    );
+    rejects(
+        &p,
+        st,
+        tool,
+        with(&hourly, "group_by_type", json!("DATE")),
+        "group_by_type",
+    );
+    rejects(
+        &p,
+        st,
+        tool,
+        with(&hourly, "fields", json!("clicks")),
+        "fields",
+    );
+    rejects(
+        &p,
+        st,
+        tool,
+        with(&hourly, "account_id_list", json!([1, 2])),
+        "account_id_list",
+    );
 
-    rejects(&p, st, "search", json!({"query": "a query that is far too long"}), "query");
+    rejects(
+        &p,
+        st,
+        "search",
+        json!({"query": "a query that is far too long"}),
+        "query",
+    );
     rejects(&p, st, "search", json!({"query": "  "}), "query");
     rejects(&p, st, "search", json!({"query": 5}), "query");
     let top = json!({"industry": "GAME", "site_set": "SITE_SET_QQ", "creative_type": "IMAGE"});
-    rejects(&p, st, "get_top_good_creative", with(&top, "industry", json!("MINING")), "industry");
-    rejects(&p, st, "get_top_good_creative", with(&top, "site_set", json!("TV")), "site_set");
-    rejects(&p, st, "get_top_good_creative", with(&top, "creative_type", json!("AUDIO")), "creative_type");
-    rejects(&p, st, "summarize_results", json!({"query": "Done"}), "query");
+    rejects(
+        &p,
+        st,
+        "get_top_good_creative",
+        with(&top, "industry", json!("MINING")),
+        "industry",
+    );
+    rejects(
+        &p,
+        st,
+        "get_top_good_creative",
+        with(&top, "site_set", json!("TV")),
+        "site_set",
+    );
+    rejects(
+        &p,
+        st,
+        "get_top_good_creative",
+        with(&top, "creative_type", json!("AUDIO")),
+        "creative_type",
+    );
+    rejects(
+        &p,
+        st,
+        "summarize_results",
+        json!({"query": "Done"}),
+        "query",
+    );
 
     assert!(!st.ended());
     let o = p.call(st, "no_such_tool", &json!({}));
     assert_eq!(o.error_code, Some("unknown-tool"));
     let o = p.call(st, "search", &json!(["ctr"]));
     assert_eq!(o.error_code, Some("not-an-object"));
-    assert!(st.flags.is_empty(), "bad calls raise no dependency flags: {:?}", st.flags);
+    assert!(
+        st.flags.is_empty(),
+        "bad calls raise no dependency flags: {:?}",
+        st.flags
+    );
     assert_eq!(st.results.len(), 1, "only the listing was stored");
 }
 
@@ -280,9 +618,21 @@ fn unlisted_accounts_are_answered_and_flagged_or_refused_when_strict() {
         let (user, accounts) = largest(&p);
         let mut st = EpisodeState::default();
         let calls = [
-            ("get_account_info", json!({"user_id": user, "account_id_list": [accounts[0]]}), "account_id_list"),
-            ("get_account_adgroup_info", json!({"user_id": user, "account_id": accounts[0]}), "account_id"),
-            ("daily_data_by_group_and_field", daily_args(user, &accounts, "SUM"), "account_id_list"),
+            (
+                "get_account_info",
+                json!({"user_id": user, "account_id_list": [accounts[0]]}),
+                "account_id_list",
+            ),
+            (
+                "get_account_adgroup_info",
+                json!({"user_id": user, "account_id": accounts[0]}),
+                "account_id",
+            ),
+            (
+                "daily_data_by_group_and_field",
+                daily_args(user, &accounts, "SUM"),
+                "account_id_list",
+            ),
             (
                 "hourly_data_by_group_and_field",
                 json!({"user_id": user, "date": "2026-11-19", "group_by_type": "SUM", "fields": ["cost"], "page_size": 1, "account_id_list": accounts}),
@@ -303,7 +653,11 @@ fn unlisted_accounts_are_answered_and_flagged_or_refused_when_strict() {
             }
         }
         // Once listed, the same calls are clean.
-        let o = p.call(&mut st, "get_user_account_list", &json!({"user_id": user, "page_size": 100}));
+        let o = p.call(
+            &mut st,
+            "get_user_account_list",
+            &json!({"user_id": user, "page_size": 100}),
+        );
         assert!(o.ok());
         let flags_before = st.flags.len();
         for (tool, args, _) in &calls {
@@ -321,10 +675,22 @@ fn only_the_listed_page_counts_as_obtained() {
     let (user, accounts) = largest(&p);
     assert!(accounts.len() >= 2, "the largest user has several accounts");
     let mut st = EpisodeState::default();
-    p.call(&mut st, "get_user_account_list", &json!({"user_id": user, "page_size": 1}));
-    let o = p.call(&mut st, "get_account_info", &json!({"user_id": user, "account_id_list": [accounts[1]]}));
+    p.call(
+        &mut st,
+        "get_user_account_list",
+        &json!({"user_id": user, "page_size": 1}),
+    );
+    let o = p.call(
+        &mut st,
+        "get_account_info",
+        &json!({"user_id": user, "account_id_list": [accounts[1]]}),
+    );
     assert_eq!(o.flags.len(), 1);
-    let o = p.call(&mut st, "get_account_info", &json!({"user_id": user, "account_id_list": [accounts[0]]}));
+    let o = p.call(
+        &mut st,
+        "get_account_info",
+        &json!({"user_id": user, "account_id_list": [accounts[0]]}),
+    );
     assert!(o.flags.is_empty());
 }
 
@@ -345,10 +711,16 @@ impl ExternalTool for SumColumn {
     }
 
     fn run(&self, args: &Value, state: &EpisodeState) -> Result<Value, ToolError> {
-        let id = args["result"].as_str().ok_or_else(|| ToolError::bad("result", "must be a result id"))?;
-        let r = state.result(id).ok_or_else(|| ToolError::bad("result", format!("no result {id}")))?;
+        let id = args["result"]
+            .as_str()
+            .ok_or_else(|| ToolError::bad("result", "must be a result id"))?;
+        let r = state
+            .result(id)
+            .ok_or_else(|| ToolError::bad("result", format!("no result {id}")))?;
         let col = args["column"].as_str().unwrap_or_default();
-        let rows = r.value["rows"].as_array().ok_or_else(|| ToolError::Failed(format!("{id} has no rows")))?;
+        let rows = r.value["rows"]
+            .as_array()
+            .ok_or_else(|| ToolError::Failed(format!("{id} has no rows")))?;
         Ok(json!({"sum": rows.iter().filter_map(|x| x[col].as_f64()).sum::<f64>()}))
     }
 }
@@ -357,25 +729,57 @@ impl ExternalTool for SumColumn {
 fn an_external_tool_reads_results_by_id_and_is_flagged_before_any_data() {
     for strict in [false, true] {
         let p = platform(strict).with_tool(Box::new(SumColumn));
-        assert_eq!(p.specs().last().map(|t| t.name.as_str()), Some("sum_column"));
+        assert_eq!(
+            p.specs().last().map(|t| t.name.as_str()),
+            Some("sum_column")
+        );
         let mut st = EpisodeState::default();
-        let early = p.call(&mut st, "sum_column", &json!({"result": "r1", "column": "x"}));
+        let early = p.call(
+            &mut st,
+            "sum_column",
+            &json!({"result": "r1", "column": "x"}),
+        );
         if strict {
             assert_eq!(early.error_code, Some("dependency"));
         } else {
             assert_eq!(early.flags[0].kind, FlagKind::NoDataFetched);
-            assert_eq!(early.error_code, Some("bad-argument"), "r1 does not exist yet");
+            assert_eq!(
+                early.error_code,
+                Some("bad-argument"),
+                "r1 does not exist yet"
+            );
         }
         let (user, accounts) = largest(&p);
-        p.call(&mut st, "get_user_account_list", &json!({"user_id": user, "page_size": 100}));
-        let daily = p.call(&mut st, "daily_data_by_group_and_field", &daily_args(user, &accounts, "DATE"));
+        p.call(
+            &mut st,
+            "get_user_account_list",
+            &json!({"user_id": user, "page_size": 100}),
+        );
+        let daily = p.call(
+            &mut st,
+            "daily_data_by_group_and_field",
+            &daily_args(user, &accounts, "DATE"),
+        );
         let rid = daily.result_id.clone().expect("stored");
         assert_eq!(rid, "r2");
-        let sum = p.call(&mut st, "sum_column", &json!({"result": rid, "column": "Valid clicks"}));
+        let sum = p.call(
+            &mut st,
+            "sum_column",
+            &json!({"result": rid, "column": "Valid clicks"}),
+        );
         assert_eq!(sum.result_id.as_deref(), Some("r3"));
-        let expected: f64 = parse(&daily)["rows"].as_array().expect("rows").iter().map(|r| r["Valid clicks"].as_f64().expect("clicks")).sum();
+        let expected: f64 = parse(&daily)["rows"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .map(|r| r["Valid clicks"].as_f64().expect("clicks"))
+            .sum();
         assert_eq!(parse(&sum)["sum"].as_f64(), Some(expected));
-        let bad = p.call(&mut st, "sum_column", &json!({"result": "r2", "colour": "x"}));
+        let bad = p.call(
+            &mut st,
+            "sum_column",
+            &json!({"result": "r2", "colour": "x"}),
+        );
         assert_eq!(parse(&bad)["argument"], "colour");
     }
 }
@@ -384,12 +788,19 @@ fn an_external_tool_reads_results_by_id_and_is_flagged_before_any_data() {
 fn stored_results_are_what_the_agent_saw_and_long_ones_are_cut() {
     let p = platform(false);
     let (mut st, user, accounts) = listed(&p);
-    let o = p.call(&mut st, "daily_data_by_group_and_field", &daily_args(user, &accounts, "CREATIVE_ID"));
+    let o = p.call(
+        &mut st,
+        "daily_data_by_group_and_field",
+        &daily_args(user, &accounts, "CREATIVE_ID"),
+    );
     let mut seen = parse(&o);
     assert_eq!(seen["result_id"], "r2");
     seen.as_object_mut().expect("object").remove("result_id");
     assert_eq!(st.result("r2").map(|r| &r.value), Some(&seen));
-    assert!(o.text.chars().count() > OBSERVATION_CHARS, "a 100-row page is long");
+    assert!(
+        o.text.chars().count() > OBSERVATION_CHARS,
+        "a 100-row page is long"
+    );
     let cut = o.cut(OBSERVATION_CHARS);
     assert_eq!(cut.chars().count(), OBSERVATION_CHARS);
     assert!(cut.contains("page"));
@@ -405,9 +816,26 @@ fn representative(p: &Platform) -> Vec<String> {
     let mut out = Vec::new();
     for u in 0..w.users().len() {
         let user = w.users()[u].id;
-        let accounts: Vec<u64> = w.users()[u].accounts.iter().map(|&a| w.accounts()[a].id).collect();
-        out.push(p.call(&mut st, "get_user_account_list", &json!({"user_id": user, "page_size": 10})).text);
-        for (group, back) in [("SUM", 7), ("ADGROUP_ID", 7), ("DATE", 30), ("SITE_SET", 14), ("AGE", 30)] {
+        let accounts: Vec<u64> = w.users()[u]
+            .accounts
+            .iter()
+            .map(|&a| w.accounts()[a].id)
+            .collect();
+        out.push(
+            p.call(
+                &mut st,
+                "get_user_account_list",
+                &json!({"user_id": user, "page_size": 10}),
+            )
+            .text,
+        );
+        for (group, back) in [
+            ("SUM", 7),
+            ("ADGROUP_ID", 7),
+            ("DATE", 30),
+            ("SITE_SET", 14),
+            ("AGE", 30),
+        ] {
             let args = json!({
                 "user_id": user, "begin": d.plus(-back).to_string(), "end": d.plus(-1).to_string(), "group_by_type": group,
                 "fields": ["cost", "ctr", "conversions_count"], "account_id_list": accounts, "page_size": 20,
@@ -415,7 +843,10 @@ fn representative(p: &Platform) -> Vec<String> {
             out.push(p.call(&mut st, "daily_data_by_group_and_field", &args).text);
         }
         let args = json!({"user_id": user, "date": d.plus(-1).to_string(), "group_by_type": "HOUR", "fields": ["cost"], "page_size": 24});
-        out.push(p.call(&mut st, "hourly_data_by_group_and_field", &args).text);
+        out.push(
+            p.call(&mut st, "hourly_data_by_group_and_field", &args)
+                .text,
+        );
     }
     out
 }
@@ -429,9 +860,20 @@ fn replays_are_byte_identical_and_moving_the_date_changes_the_answers() {
         let moved = Platform::new(World::new(2026, d, 12).expect("world"), Config::default());
         let other = representative(&moved);
         // Listing calls carry no dated numbers; count the numeric queries.
-        let numeric: Vec<(&String, &String)> = base.iter().zip(&other).filter(|(a, _)| !a.contains("Account name")).collect();
+        let numeric: Vec<(&String, &String)> = base
+            .iter()
+            .zip(&other)
+            .filter(|(a, _)| !a.contains("Account name"))
+            .collect();
         let changed = numeric.iter().filter(|(a, b)| a != b).count();
-        eprintln!("shift {shift} days: {changed}/{} numeric answers changed", numeric.len());
-        assert!(changed * 100 >= numeric.len() * 80, "shift {shift}: {changed}/{} changed", numeric.len());
+        eprintln!(
+            "shift {shift} days: {changed}/{} numeric answers changed",
+            numeric.len()
+        );
+        assert!(
+            changed * 100 >= numeric.len() * 80,
+            "shift {shift}: {changed}/{} changed",
+            numeric.len()
+        );
     }
 }

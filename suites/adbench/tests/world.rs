@@ -14,13 +14,19 @@ fn total(rows: &[(Key, Counts)]) -> Counts {
 }
 
 fn nested(c: &Counts) -> bool {
-    c.clicks <= c.views && c.conversions <= c.clicks && c.deep <= c.conversions && (c.clicks > 0 || c.cost == 0)
+    c.clicks <= c.views
+        && c.conversions <= c.clicks
+        && c.deep <= c.conversions
+        && (c.clicks > 0 || c.cost == 0)
 }
 
 /// The scope of a user's accounts (or the first `take` of them).
 fn user_scope(w: &World, user: usize, take: usize) -> Scope {
     let accs = &w.users()[user].accounts;
-    Scope { accounts: accs[..take.clamp(1, accs.len())].to_vec(), adgroup: None }
+    Scope {
+        accounts: accs[..take.clamp(1, accs.len())].to_vec(),
+        adgroup: None,
+    }
 }
 
 proptest! {
@@ -85,11 +91,27 @@ fn the_same_inputs_give_the_same_world() {
     let b = World::new(11, day("2026-11-20"), 12).expect("world");
     let scope = user_scope(&a, a.largest_user(), 6);
     for (g, _) in DailyGrouping::ALL {
-        assert_eq!(a.daily(&scope, day("2026-10-01"), day("2026-11-20"), g), b.daily(&scope, day("2026-10-01"), day("2026-11-20"), g));
+        assert_eq!(
+            a.daily(&scope, day("2026-10-01"), day("2026-11-20"), g),
+            b.daily(&scope, day("2026-10-01"), day("2026-11-20"), g)
+        );
     }
     let c = World::new(12, day("2026-11-20"), 12).expect("world");
     let other = user_scope(&c, 0, 6);
-    assert_ne!(a.daily(&scope, day("2026-10-01"), day("2026-11-19"), DailyGrouping::Sum), c.daily(&other, day("2026-10-01"), day("2026-11-19"), DailyGrouping::Sum));
+    assert_ne!(
+        a.daily(
+            &scope,
+            day("2026-10-01"),
+            day("2026-11-19"),
+            DailyGrouping::Sum
+        ),
+        c.daily(
+            &other,
+            day("2026-10-01"),
+            day("2026-11-19"),
+            DailyGrouping::Sum
+        )
+    );
 }
 
 #[test]
@@ -102,7 +124,10 @@ fn history_does_not_depend_on_the_date_it_is_seen_from() {
     let sa = user_scope(&a, user, 6);
     let sb = user_scope(&b, user, 6);
     let past = day("2026-05-20");
-    assert_eq!(a.daily(&sa, past, past, DailyGrouping::Sum), b.daily(&sb, past, past, DailyGrouping::Sum));
+    assert_eq!(
+        a.daily(&sa, past, past, DailyGrouping::Sum),
+        b.daily(&sb, past, past, DailyGrouping::Sum)
+    );
     assert!(!a.daily(&sa, past, past, DailyGrouping::Sum)[0].1.is_zero());
 }
 
@@ -117,11 +142,19 @@ fn data_stops_at_hour_h_of_today() {
     assert!(midnight.daily(&s, d, d, DailyGrouping::Sum)[0].1.is_zero());
     let at_noon = noon.daily(&s, d, d, DailyGrouping::Sum)[0].1;
     let at_23 = late.daily(&s, d, d, DailyGrouping::Sum)[0].1;
-    assert!(at_noon.views > 0 && at_noon.views < at_23.views, "{at_noon:?} vs {at_23:?}");
+    assert!(
+        at_noon.views > 0 && at_noon.views < at_23.views,
+        "{at_noon:?} vs {at_23:?}"
+    );
     // Yesterday is complete whatever the hour, and nothing after today exists.
     let y = d.plus(-1);
-    assert_eq!(noon.daily(&s, y, y, DailyGrouping::Sum), midnight.daily(&s, y, y, DailyGrouping::Sum));
-    assert!(noon.daily(&s, d.plus(1), d.plus(5), DailyGrouping::Date).is_empty());
+    assert_eq!(
+        noon.daily(&s, y, y, DailyGrouping::Sum),
+        midnight.daily(&s, y, y, DailyGrouping::Sum)
+    );
+    assert!(noon
+        .daily(&s, d.plus(1), d.plus(5), DailyGrouping::Date)
+        .is_empty());
     assert!(noon.hourly(&s, d.plus(1), HourlyGrouping::Hour).is_empty());
 }
 
@@ -133,10 +166,20 @@ fn worlds_have_the_specified_shape() {
         assert!((1..=6).contains(&u.accounts.len()));
     }
     for g in w.groups() {
-        assert!((1..=6).contains(&g.creatives.len()) || g.creatives.is_empty(), "{}", g.id);
+        assert!(
+            (1..=6).contains(&g.creatives.len()) || g.creatives.is_empty(),
+            "{}",
+            g.id
+        );
         assert!(g.launch <= w.today() && g.end > w.history_start());
     }
-    let mut ids: Vec<u64> = w.groups().iter().map(|g| g.id).chain(w.creatives().iter().map(|c| c.id)).chain(w.accounts().iter().map(|a| a.id)).collect();
+    let mut ids: Vec<u64> = w
+        .groups()
+        .iter()
+        .map(|g| g.id)
+        .chain(w.creatives().iter().map(|c| c.id))
+        .chain(w.accounts().iter().map(|a| a.id))
+        .collect();
     let n = ids.len();
     ids.sort_unstable();
     ids.dedup();

@@ -41,7 +41,10 @@ pub fn tokenize(text: &str) -> Vec<String> {
     out
 }
 
-const STOP: [&str; 16] = ["a", "an", "the", "of", "to", "in", "is", "and", "or", "for", "on", "by", "with", "what", "how", "it"];
+const STOP: [&str; 16] = [
+    "a", "an", "the", "of", "to", "in", "is", "and", "or", "for", "on", "by", "with", "what",
+    "how", "it",
+];
 
 /// An inverted index of documents.
 #[derive(Debug, Clone)]
@@ -67,8 +70,16 @@ impl Index {
                 postings.entry(t).or_default().push((i, f));
             }
         }
-        let avg_len = if lengths.is_empty() { 1.0 } else { lengths.iter().sum::<f64>() / lengths.len() as f64 };
-        Index { lengths, avg_len, postings }
+        let avg_len = if lengths.is_empty() {
+            1.0
+        } else {
+            lengths.iter().sum::<f64>() / lengths.len() as f64
+        };
+        Index {
+            lengths,
+            avg_len,
+            postings,
+        }
     }
 
     /// BM25 scores of the documents `allowed` admits, best first; ties by
@@ -82,7 +93,9 @@ impl Index {
         terms.sort();
         terms.dedup();
         for t in terms {
-            let Some(list) = self.postings.get(&t) else { continue };
+            let Some(list) = self.postings.get(&t) else {
+                continue;
+            };
             let df = list.len() as f64;
             let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
             for &(doc, tf) in list {
@@ -110,10 +123,17 @@ mod tests {
 
     #[test]
     fn ranks_the_matching_document_first() {
-        let idx = Index::new(&["budget rules for accounts", "click through rate definition", "bid strategy and budget pacing"]);
+        let idx = Index::new(&[
+            "budget rules for accounts",
+            "click through rate definition",
+            "bid strategy and budget pacing",
+        ]);
         let r = idx.search("click rate", |_| true);
         assert_eq!(r[0].0, 1);
-        assert!(idx.search("budget", |d| d != 0).iter().all(|(d, _)| *d == 2));
+        assert!(idx
+            .search("budget", |d| d != 0)
+            .iter()
+            .all(|(d, _)| *d == 2));
         assert!(idx.search("zzz", |_| true).is_empty());
     }
 }

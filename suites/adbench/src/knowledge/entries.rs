@@ -18,11 +18,29 @@ pub struct Entry {
 }
 
 const fn e(id: &'static str, title: &'static str, text: &'static str) -> Entry {
-    Entry { id, title, text, from: None, until: None }
+    Entry {
+        id,
+        title,
+        text,
+        from: None,
+        until: None,
+    }
 }
 
-const fn dated(id: &'static str, title: &'static str, text: &'static str, from: Option<&'static str>, until: Option<&'static str>) -> Entry {
-    Entry { id, title, text, from, until }
+const fn dated(
+    id: &'static str,
+    title: &'static str,
+    text: &'static str,
+    from: Option<&'static str>,
+    until: Option<&'static str>,
+) -> Entry {
+    Entry {
+        id,
+        title,
+        text,
+        from,
+        until,
+    }
 }
 
 /// Every handwritten entry.

@@ -63,7 +63,9 @@ impl KnowledgeBase {
         let mut n = 0;
         for industry in Industry::ALL {
             for kind in [CreativeType::Image, CreativeType::Video] {
-                for (from, until, probe) in [(None, Some(rev), rev.plus(-1)), (Some(rev), None, rev)] {
+                for (from, until, probe) in
+                    [(None, Some(rev), rev.plus(-1)), (Some(rev), None, rev)]
+                {
                     n += 1;
                     let b = thresholds::benchmark(industry, kind, probe);
                     passages.push(Passage {
@@ -84,7 +86,10 @@ impl KnowledgeBase {
                 }
             }
         }
-        let docs: Vec<String> = passages.iter().map(|p| format!("{} {}", p.title, p.text)).collect();
+        let docs: Vec<String> = passages
+            .iter()
+            .map(|p| format!("{} {}", p.title, p.text))
+            .collect();
         let index = bm25::Index::new(&docs);
         KnowledgeBase { passages, index }
     }
@@ -96,7 +101,12 @@ impl KnowledgeBase {
 
     /// The `k` best passages in force on `day` for `query`.
     pub fn search(&self, query: &str, day: Day, k: usize) -> Vec<(&Passage, f64)> {
-        self.index.search(query, |i| self.passages[i].in_force(day)).into_iter().take(k).map(|(i, s)| (&self.passages[i], s)).collect()
+        self.index
+            .search(query, |i| self.passages[i].in_force(day))
+            .into_iter()
+            .take(k)
+            .map(|(i, s)| (&self.passages[i], s))
+            .collect()
     }
 }
 

@@ -17,19 +17,31 @@ use crate::world::{AdGroup, World};
 /// A bad-argument error naming `user_id`.
 pub fn user(w: &World, a: &Args<'_>) -> Result<usize, ToolError> {
     let id = a.id("user_id")?;
-    w.user_by_id(id).ok_or_else(|| ToolError::bad("user_id", format!("no user {id}")))
+    w.user_by_id(id)
+        .ok_or_else(|| ToolError::bad("user_id", format!("no user {id}")))
 }
 
 /// Resolves account ids that must belong to user `u`, checking each was listed.
 ///
 /// # Errors
 /// A bad-argument error naming `arg`, or a dependency error under strict dependencies.
-pub fn owned_accounts(w: &World, ctx: &mut Ctx<'_>, u: usize, arg: &str, ids: &[u64]) -> Result<Vec<usize>, ToolError> {
+pub fn owned_accounts(
+    w: &World,
+    ctx: &mut Ctx<'_>,
+    u: usize,
+    arg: &str,
+    ids: &[u64],
+) -> Result<Vec<usize>, ToolError> {
     let mut out = Vec::with_capacity(ids.len());
     for &id in ids {
         match w.account_by_id(id) {
             Some(i) if w.accounts()[i].user == u => out.push(i),
-            _ => return Err(ToolError::bad(arg, format!("account {id} is not an account of user {}", w.users()[u].id))),
+            _ => {
+                return Err(ToolError::bad(
+                    arg,
+                    format!("account {id} is not an account of user {}", w.users()[u].id),
+                ))
+            }
         }
     }
     for &id in ids {
@@ -128,7 +140,12 @@ fn targeted(mask: u8, names: &[&str]) -> Value {
     if (0..names.len()).all(|i| mask >> i & 1 == 1) {
         return json!("ALL");
     }
-    Value::Array((0..names.len()).filter(|&i| mask >> i & 1 == 1).map(|i| json!(names[i])).collect())
+    Value::Array(
+        (0..names.len())
+            .filter(|&i| mask >> i & 1 == 1)
+            .map(|i| json!(names[i]))
+            .collect(),
+    )
 }
 
 fn group_row(w: &World, g: &AdGroup) -> Value {
@@ -157,12 +174,18 @@ fn group_row(w: &World, g: &AdGroup) -> Value {
     m.insert("End date".into(), g.end.plus(-1).to_string().into());
     m.insert("Bid (CNY)".into(), (g.bid_on(today) as f64 / 100.0).into());
     m.insert("Objective".into(), g.objective.name().into());
-    m.insert("Site sets".into(), Value::Array(g.site_sets.iter().map(|(s, _)| json!(s.name())).collect()));
+    m.insert(
+        "Site sets".into(),
+        Value::Array(g.site_sets.iter().map(|(s, _)| json!(s.name())).collect()),
+    );
     m.insert("Schedule".into(), schedule_label(g.hours).into());
     m.insert("Target genders".into(), targeted(g.genders, &GENDERS));
     m.insert("Target ages".into(), targeted(g.ages, &AGES));
     m.insert("Target regions".into(), targeted(g.regions, &REGIONS));
-    m.insert("Marketing asset".into(), acc.assets[g.asset].1.clone().into());
+    m.insert(
+        "Marketing asset".into(),
+        acc.assets[g.asset].1.clone().into(),
+    );
     m.insert("Creatives".into(), Value::Array(creatives));
     Value::Object(m)
 }
@@ -184,13 +207,26 @@ pub fn adgroup_info(w: &World, ctx: &mut Ctx<'_>, a: &Args<'_>) -> Result<Value,
             .iter()
             .map(|&id| match w.group_by_id(id) {
                 Some(g) if w.groups()[g].account == acc => Ok(&w.groups()[g]),
-                _ => Err(ToolError::bad("adgroup_id_list", format!("ad group {id} is not in account {account_id}"))),
+                _ => Err(ToolError::bad(
+                    "adgroup_id_list",
+                    format!("ad group {id} is not in account {account_id}"),
+                )),
             })
             .collect::<Result<_, _>>()?,
-        None => w.accounts()[acc].groups.iter().map(|&g| &w.groups()[g]).collect(),
+        None => w.accounts()[acc]
+            .groups
+            .iter()
+            .map(|&g| &w.groups()[g])
+            .collect(),
     };
     if wanted.is_none() {
-        groups.sort_by_key(|g| (status_rank(g.status_on(today)), std::cmp::Reverse(g.launch), g.id));
+        groups.sort_by_key(|g| {
+            (
+                status_rank(g.status_on(today)),
+                std::cmp::Reverse(g.launch),
+                g.id,
+            )
+        });
     }
     let rows = groups.iter().map(|g| group_row(w, g)).collect();
     let mut m = page_of(rows, size, page)?;

@@ -30,7 +30,8 @@ impl<'a> Args<'a> {
     }
 
     fn need(&self, name: &str) -> Result<&'a Value, ToolError> {
-        self.get(name).ok_or_else(|| ToolError::Missing(name.to_string()))
+        self.get(name)
+            .ok_or_else(|| ToolError::Missing(name.to_string()))
     }
 
     /// A required id.
@@ -56,7 +57,10 @@ impl<'a> Args<'a> {
     pub fn id_list(&self, name: &str) -> Result<Vec<u64>, ToolError> {
         let v = self.need(name)?;
         let ids: Vec<u64> = match v {
-            Value::Array(items) => items.iter().map(|x| as_id(name, x)).collect::<Result<_, _>>()?,
+            Value::Array(items) => items
+                .iter()
+                .map(|x| as_id(name, x))
+                .collect::<Result<_, _>>()?,
             other => vec![as_id(name, other)?],
         };
         if ids.is_empty() {
@@ -87,7 +91,9 @@ impl<'a> Args<'a> {
     /// # Errors
     /// Missing or not a string.
     pub fn string(&self, name: &str) -> Result<&'a str, ToolError> {
-        self.need(name)?.as_str().ok_or_else(|| ToolError::bad(name, "must be a string"))
+        self.need(name)?
+            .as_str()
+            .ok_or_else(|| ToolError::bad(name, "must be a string"))
     }
 
     /// An optional string.
@@ -95,7 +101,12 @@ impl<'a> Args<'a> {
     /// # Errors
     /// Present but not a string.
     pub fn opt_string(&self, name: &str) -> Result<Option<&'a str>, ToolError> {
-        self.get(name).map(|v| v.as_str().ok_or_else(|| ToolError::bad(name, "must be a string"))).transpose()
+        self.get(name)
+            .map(|v| {
+                v.as_str()
+                    .ok_or_else(|| ToolError::bad(name, "must be a string"))
+            })
+            .transpose()
     }
 
     /// A required non-empty list of strings (a single string is a list of one).
@@ -105,9 +116,13 @@ impl<'a> Args<'a> {
     pub fn string_list(&self, name: &str) -> Result<Vec<&'a str>, ToolError> {
         let v = self.need(name)?;
         let out: Vec<&str> = match v {
-            Value::Array(items) => {
-                items.iter().map(|x| x.as_str().ok_or_else(|| ToolError::bad(name, "must be a list of strings"))).collect::<Result<_, _>>()?
-            }
+            Value::Array(items) => items
+                .iter()
+                .map(|x| {
+                    x.as_str()
+                        .ok_or_else(|| ToolError::bad(name, "must be a list of strings"))
+                })
+                .collect::<Result<_, _>>()?,
             Value::String(s) => vec![s.as_str()],
             _ => return Err(ToolError::bad(name, "must be a list of strings")),
         };
@@ -121,15 +136,25 @@ impl<'a> Args<'a> {
     ///
     /// # Errors
     /// Present but not an integer in range.
-    pub fn int_in(&self, name: &str, lo: u64, hi: u64, default: Option<u64>) -> Result<u64, ToolError> {
+    pub fn int_in(
+        &self,
+        name: &str,
+        lo: u64,
+        hi: u64,
+        default: Option<u64>,
+    ) -> Result<u64, ToolError> {
         let v = match (self.get(name), default) {
             (Some(v), _) => v,
             (None, Some(d)) => return Ok(d),
             (None, None) => return Err(ToolError::Missing(name.to_string())),
         };
-        let n = as_id(name, v).map_err(|_| ToolError::bad(name, format!("must be an integer from {lo} to {hi}")))?;
+        let n = as_id(name, v)
+            .map_err(|_| ToolError::bad(name, format!("must be an integer from {lo} to {hi}")))?;
         if n < lo || n > hi {
-            return Err(ToolError::bad(name, format!("must be an integer from {lo} to {hi}, got {n}")));
+            return Err(ToolError::bad(
+                name,
+                format!("must be an integer from {lo} to {hi}, got {n}"),
+            ));
         }
         Ok(n)
     }
@@ -140,16 +165,25 @@ impl<'a> Args<'a> {
     /// Missing or not a valid date.
     pub fn date(&self, name: &str) -> Result<Day, ToolError> {
         let s = self.string(name)?;
-        Day::parse(s).ok_or_else(|| ToolError::bad(name, format!("must be a date YYYY-MM-DD, got {s:?}")))
+        Day::parse(s)
+            .ok_or_else(|| ToolError::bad(name, format!("must be a date YYYY-MM-DD, got {s:?}")))
     }
 }
 
 fn as_id(name: &str, v: &Value) -> Result<u64, ToolError> {
     match v {
-        Value::Number(n) => n.as_u64().ok_or_else(|| ToolError::bad(name, format!("must be a non-negative integer id, got {n}"))),
-        Value::String(s) if !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit()) => {
-            s.parse().map_err(|_| ToolError::bad(name, format!("id {s:?} is too large")))
+        Value::Number(n) => n.as_u64().ok_or_else(|| {
+            ToolError::bad(name, format!("must be a non-negative integer id, got {n}"))
+        }),
+        Value::String(s)
+            if !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            s.parse()
+                .map_err(|_| ToolError::bad(name, format!("id {s:?} is too large")))
         }
-        other => Err(ToolError::bad(name, format!("must be an integer id, got {other}"))),
+        other => Err(ToolError::bad(
+            name,
+            format!("must be an integer id, got {other}"),
+        )),
     }
 }

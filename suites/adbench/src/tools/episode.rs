@@ -93,7 +93,11 @@ impl EpisodeState {
     /// Stores a result and returns its id.
     pub fn store(&mut self, tool: &str, value: Value) -> String {
         let id = format!("r{}", self.results.len() + 1);
-        self.results.push(StoredResult { id: id.clone(), tool: tool.to_string(), value });
+        self.results.push(StoredResult {
+            id: id.clone(),
+            tool: tool.to_string(),
+            value,
+        });
         id
     }
 }

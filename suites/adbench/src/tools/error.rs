@@ -43,7 +43,10 @@ pub enum ToolError {
 impl ToolError {
     /// A bad value for `arg`.
     pub fn bad(arg: &str, reason: impl Into<String>) -> ToolError {
-        ToolError::Bad { arg: arg.to_string(), reason: reason.into() }
+        ToolError::Bad {
+            arg: arg.to_string(),
+            reason: reason.into(),
+        }
     }
 
     /// The argument the error is about, if any.

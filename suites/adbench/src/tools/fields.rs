@@ -91,7 +91,13 @@ impl Field {
     /// The field's value for summed counters, as a number (None when undefined).
     pub fn number(self, c: &Counts) -> Option<f64> {
         let cny = c.cost as f64 / 100.0;
-        let ratio = |num: f64, den: u64, scale: f64| if den == 0 { None } else { Some(round2(num / den as f64 * scale)) };
+        let ratio = |num: f64, den: u64, scale: f64| {
+            if den == 0 {
+                None
+            } else {
+                Some(round2(num / den as f64 * scale))
+            }
+        };
         match self {
             Field::Cost => Some(round2(cny)),
             Field::ValidClickCount => Some(c.clicks as f64),
@@ -131,11 +137,19 @@ mod tests {
 
     #[test]
     fn ratios_come_from_counts() {
-        let c = Counts { views: 1000, clicks: 20, cost: 5000, conversions: 4, deep: 0 };
+        let c = Counts {
+            views: 1000,
+            clicks: 20,
+            cost: 5000,
+            conversions: 4,
+            deep: 0,
+        };
         assert_eq!(Field::Ctr.value(&c), Value::from(2.0));
         assert_eq!(Field::Cpc.value(&c), Value::from(2.5));
         assert_eq!(Field::ConversionsCost.value(&c), Value::from(12.5));
         assert_eq!(Field::DeepConversionsCost.value(&c), Value::Null);
-        assert!(Field::ALL.iter().all(|f| Field::parse(f.name()) == Some(*f)));
+        assert!(Field::ALL
+            .iter()
+            .all(|f| Field::parse(f.name()) == Some(*f)));
     }
 }

@@ -30,10 +30,16 @@ pub fn search(w: &World, a: &Args<'_>) -> Result<Value, ToolError> {
         return Err(ToolError::bad("query", "must not be empty"));
     }
     if n > MAX_QUERY_CHARS {
-        return Err(ToolError::bad("query", format!("must be at most {MAX_QUERY_CHARS} characters, got {n}")));
+        return Err(ToolError::bad(
+            "query",
+            format!("must be at most {MAX_QUERY_CHARS} characters, got {n}"),
+        ));
     }
     let hits = KnowledgeBase::get().search(q, w.today(), SEARCH_RESULTS);
-    let rows: Vec<Value> = hits.iter().map(|(p, _)| json!({"ID": p.id, "Title": p.title, "Text": p.text})).collect();
+    let rows: Vec<Value> = hits
+        .iter()
+        .map(|(p, _)| json!({"ID": p.id, "Title": p.title, "Text": p.text}))
+        .collect();
     Ok(json!({"query": q, "rows": rows}))
 }
 
@@ -43,11 +49,18 @@ pub fn search(w: &World, a: &Args<'_>) -> Result<Value, ToolError> {
 /// A bad `industry`, `site_set` or `creative_type`.
 pub fn top_good_creative(w: &World, a: &Args<'_>) -> Result<Value, ToolError> {
     let i = a.string("industry")?;
-    let industry = Industry::parse(i).ok_or_else(|| ToolError::bad("industry", format!("unknown industry {i:?}")))?;
+    let industry = Industry::parse(i)
+        .ok_or_else(|| ToolError::bad("industry", format!("unknown industry {i:?}")))?;
     let s = a.string("site_set")?;
-    let site = SiteSet::parse(s).ok_or_else(|| ToolError::bad("site_set", format!("unknown site set {s:?}")))?;
+    let site = SiteSet::parse(s)
+        .ok_or_else(|| ToolError::bad("site_set", format!("unknown site set {s:?}")))?;
     let t = a.string("creative_type")?;
-    let kind = CreativeType::parse(t).ok_or_else(|| ToolError::bad("creative_type", format!("must be IMAGE or VIDEO, got {t:?}")))?;
+    let kind = CreativeType::parse(t).ok_or_else(|| {
+        ToolError::bad(
+            "creative_type",
+            format!("must be IMAGE or VIDEO, got {t:?}"),
+        )
+    })?;
     let bench = benchmark(industry, kind, w.today());
     let mut good: Vec<_> = w
         .peer_creatives(industry, site, kind)
@@ -55,11 +68,26 @@ pub fn top_good_creative(w: &World, a: &Args<'_>) -> Result<Value, ToolError> {
         .filter(|p| {
             let ctr = Field::Ctr.number(&p.counts).unwrap_or(0.0);
             let cvr = Field::ConversionsRate.number(&p.counts).unwrap_or(0.0);
-            ctr >= bench.ctr_pct && cvr >= bench.cvr_pct && p.counts.cost as f64 / 100.0 >= bench.min_cost_cny
+            ctr >= bench.ctr_pct
+                && cvr >= bench.cvr_pct
+                && p.counts.cost as f64 / 100.0 >= bench.min_cost_cny
         })
         .collect();
-    good.sort_by(|x, y| y.counts.conversions.cmp(&x.counts.conversions).then(y.counts.clicks.cmp(&x.counts.clicks)).then(x.id.cmp(&y.id)));
-    let shown = [Field::Cost, Field::ViewCount, Field::Ctr, Field::ConversionsCount, Field::ConversionsRate, Field::ConversionsCost];
+    good.sort_by(|x, y| {
+        y.counts
+            .conversions
+            .cmp(&x.counts.conversions)
+            .then(y.counts.clicks.cmp(&x.counts.clicks))
+            .then(x.id.cmp(&y.id))
+    });
+    let shown = [
+        Field::Cost,
+        Field::ViewCount,
+        Field::Ctr,
+        Field::ConversionsCount,
+        Field::ConversionsRate,
+        Field::ConversionsCost,
+    ];
     let rows: Vec<Value> = good
         .iter()
         .take(TOP_CREATIVES)
@@ -93,7 +121,12 @@ pub fn summarize(a: &Args<'_>) -> Result<(Outcome, Value), ToolError> {
     let outcome = match q {
         "Resolved" => Outcome::Resolved,
         "Unresolved" => Outcome::Unresolved,
-        other => return Err(ToolError::bad("query", format!("must be Resolved or Unresolved, got {other:?}"))),
+        other => {
+            return Err(ToolError::bad(
+                "query",
+                format!("must be Resolved or Unresolved, got {other:?}"),
+            ))
+        }
     };
     Ok((outcome, json!({"status": q, "message": "Episode ended."})))
 }

@@ -84,11 +84,25 @@ impl Ctx<'_> {
     ///
     /// # Errors
     /// [`ToolError::Dependency`] when strict.
-    pub fn violation(&mut self, arg: &str, kind: FlagKind, detail: String) -> Result<(), ToolError> {
+    pub fn violation(
+        &mut self,
+        arg: &str,
+        kind: FlagKind,
+        detail: String,
+    ) -> Result<(), ToolError> {
         if self.strict {
-            return Err(ToolError::Dependency { arg: arg.to_string(), reason: detail });
+            return Err(ToolError::Dependency {
+                arg: arg.to_string(),
+                reason: detail,
+            });
         }
-        let flag = Flag { call: self.state.calls, tool: self.tool.clone(), argument: arg.to_string(), kind, detail };
+        let flag = Flag {
+            call: self.state.calls,
+            tool: self.tool.clone(),
+            argument: arg.to_string(),
+            kind,
+            detail,
+        };
         self.state.flags.push(flag.clone());
         self.raised.push(flag);
         Ok(())
@@ -102,7 +116,10 @@ impl Ctx<'_> {
         if self.state.listed_accounts.contains(&account_id) {
             return Ok(());
         }
-        let detail = format!("account {account_id} was not obtained from {} earlier in this episode", spec::GET_USER_ACCOUNT_LIST);
+        let detail = format!(
+            "account {account_id} was not obtained from {} earlier in this episode",
+            spec::GET_USER_ACCOUNT_LIST
+        );
         self.violation(arg, FlagKind::UnlistedAccount, detail)
     }
 }
@@ -123,7 +140,14 @@ impl Platform {
         let specs = spec::specs();
         let allowed = specs.iter().map(argument_names).collect();
         let builtins = specs.len();
-        Platform { world, config, specs, allowed, builtins, external: Vec::new() }
+        Platform {
+            world,
+            config,
+            specs,
+            allowed,
+            builtins,
+            external: Vec::new(),
+        }
     }
 
     /// Adds a tool such as the calculator.
@@ -153,7 +177,12 @@ impl Platform {
     /// Runs one call of the episode whose state is `state`.
     pub fn call(&self, state: &mut EpisodeState, name: &str, args: &Value) -> Observation {
         state.calls += 1;
-        let mut ctx = Ctx { state, strict: self.config.strict_dependencies, tool: name.to_string(), raised: Vec::new() };
+        let mut ctx = Ctx {
+            state,
+            strict: self.config.strict_dependencies,
+            tool: name.to_string(),
+            raised: Vec::new(),
+        };
         let result = self.dispatch(&mut ctx, name, args);
         let raised = std::mem::take(&mut ctx.raised);
         let state = ctx.state;
@@ -163,11 +192,25 @@ impl Platform {
                 if let Value::Object(m) = &mut value {
                     m.insert("result_id".into(), Value::String(id.clone()));
                 }
-                Observation { tool: name.into(), result_id: Some(id), text: value.to_string(), error_code: None, flags: raised, ended: false }
+                Observation {
+                    tool: name.into(),
+                    result_id: Some(id),
+                    text: value.to_string(),
+                    error_code: None,
+                    flags: raised,
+                    ended: false,
+                }
             }
             Ok(Reply::End(outcome, value)) => {
                 state.outcome = Some(outcome);
-                Observation { tool: name.into(), result_id: None, text: value.to_string(), error_code: None, flags: raised, ended: true }
+                Observation {
+                    tool: name.into(),
+                    result_id: None,
+                    text: value.to_string(),
+                    error_code: None,
+                    flags: raised,
+                    ended: true,
+                }
             }
             Err(e) => {
                 let mut m = serde_json::Map::new();
@@ -176,7 +219,14 @@ impl Platform {
                 if let Some(a) = e.argument() {
                     m.insert("argument".into(), Value::String(a.into()));
                 }
-                Observation { tool: name.into(), result_id: None, text: Value::Object(m).to_string(), error_code: Some(e.code()), flags: raised, ended: false }
+                Observation {
+                    tool: name.into(),
+                    result_id: None,
+                    text: Value::Object(m).to_string(),
+                    error_code: Some(e.code()),
+                    flags: raised,
+                    ended: false,
+                }
             }
         }
     }
@@ -185,7 +235,11 @@ impl Platform {
         if ctx.state.ended() {
             return Err(ToolError::Ended);
         }
-        let pos = self.specs.iter().position(|s| s.name == name).ok_or_else(|| ToolError::UnknownTool(name.to_string()))?;
+        let pos = self
+            .specs
+            .iter()
+            .position(|s| s.name == name)
+            .ok_or_else(|| ToolError::UnknownTool(name.to_string()))?;
         let a = Args::new(args, &self.allowed[pos])?;
         let w = &self.world;
         let data = match name {
@@ -204,7 +258,11 @@ impl Platform {
                 let tool = &self.external[pos - self.builtins];
                 if let Some(arg) = tool.data_argument() {
                     if !ctx.state.has_data() {
-                        ctx.violation(arg, FlagKind::NoDataFetched, format!("{name} ran before any data was fetched"))?;
+                        ctx.violation(
+                            arg,
+                            FlagKind::NoDataFetched,
+                            format!("{name} ran before any data was fetched"),
+                        )?;
                     }
                 }
                 tool.run(args, ctx.state)?

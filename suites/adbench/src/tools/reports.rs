@@ -48,13 +48,25 @@ pub fn hourly_key_labels(g: HourlyGrouping) -> &'static [&'static str] {
 
 /// How far the data goes, for the agent.
 fn data_through(w: &World) -> String {
-    format!("full days to {}; {} to {:02}:00", w.today().plus(-1), w.today(), w.hour())
+    format!(
+        "full days to {}; {} to {:02}:00",
+        w.today().plus(-1),
+        w.today(),
+        w.hour()
+    )
 }
 
 /// Resolves an optional `adgroup_id` within the scope's accounts; its
 /// account must have been listed.
-fn scoped_adgroup(w: &World, ctx: &mut Ctx<'_>, a: &Args<'_>, accounts: &[usize]) -> Result<Option<usize>, ToolError> {
-    let Some(id) = a.opt_id("adgroup_id")? else { return Ok(None) };
+fn scoped_adgroup(
+    w: &World,
+    ctx: &mut Ctx<'_>,
+    a: &Args<'_>,
+    accounts: &[usize],
+) -> Result<Option<usize>, ToolError> {
+    let Some(id) = a.opt_id("adgroup_id")? else {
+        return Ok(None);
+    };
     match w.group_by_id(id) {
         Some(g) if accounts.contains(&w.groups()[g].account) => {
             let acc = w.accounts()[w.groups()[g].account].id;
@@ -67,7 +79,10 @@ fn scoped_adgroup(w: &World, ctx: &mut Ctx<'_>, a: &Args<'_>, accounts: &[usize]
             }
             Ok(Some(g))
         }
-        _ => Err(ToolError::bad("adgroup_id", format!("ad group {id} is not in the accounts queried"))),
+        _ => Err(ToolError::bad(
+            "adgroup_id",
+            format!("ad group {id} is not in the accounts queried"),
+        )),
     }
 }
 
@@ -80,16 +95,29 @@ pub fn daily(w: &World, ctx: &mut Ctx<'_>, a: &Args<'_>) -> Result<Value, ToolEr
     let begin = a.date("begin")?;
     let end = a.date("end")?;
     if begin < w.history_start() {
-        return Err(ToolError::bad("begin", format!("{begin} is before the first day with data, {}", w.history_start())));
+        return Err(ToolError::bad(
+            "begin",
+            format!(
+                "{begin} is before the first day with data, {}",
+                w.history_start()
+            ),
+        ));
     }
     if end > w.today() {
-        return Err(ToolError::bad("end", format!("{end} is after today, {}", w.today())));
+        return Err(ToolError::bad(
+            "end",
+            format!("{end} is after today, {}", w.today()),
+        ));
     }
     if end < begin {
-        return Err(ToolError::bad("end", format!("{end} is before begin {begin}")));
+        return Err(ToolError::bad(
+            "end",
+            format!("{end} is before begin {begin}"),
+        ));
     }
     let name = a.string("group_by_type")?;
-    let grouping = DailyGrouping::parse(name).ok_or_else(|| ToolError::bad("group_by_type", format!("unknown grouping {name:?}")))?;
+    let grouping = DailyGrouping::parse(name)
+        .ok_or_else(|| ToolError::bad("group_by_type", format!("unknown grouping {name:?}")))?;
     let fields = parse_fields(a)?;
     let order = parse_order(a, &fields)?;
     let (size, page) = parse_paging(a, None)?;
@@ -102,7 +130,10 @@ pub fn daily(w: &World, ctx: &mut Ctx<'_>, a: &Args<'_>) -> Result<Value, ToolEr
     m.insert("group_by_type".into(), name.into());
     m.insert("begin".into(), begin.to_string().into());
     m.insert("end".into(), end.to_string().into());
-    m.insert("columns".into(), columns(daily_key_labels(grouping), &fields));
+    m.insert(
+        "columns".into(),
+        columns(daily_key_labels(grouping), &fields),
+    );
     m.insert("data_through".into(), data_through(w).into());
     Ok(Value::Object(m))
 }
@@ -115,10 +146,18 @@ pub fn hourly(w: &World, ctx: &mut Ctx<'_>, a: &Args<'_>) -> Result<Value, ToolE
     let u = user(w, a)?;
     let date: Day = a.date("date")?;
     if date < w.history_start() || date > w.today() {
-        return Err(ToolError::bad("date", format!("{date} is outside the data, {} to {}", w.history_start(), w.today())));
+        return Err(ToolError::bad(
+            "date",
+            format!(
+                "{date} is outside the data, {} to {}",
+                w.history_start(),
+                w.today()
+            ),
+        ));
     }
     let name = a.string("group_by_type")?;
-    let grouping = HourlyGrouping::parse(name).ok_or_else(|| ToolError::bad("group_by_type", format!("unknown grouping {name:?}")))?;
+    let grouping = HourlyGrouping::parse(name)
+        .ok_or_else(|| ToolError::bad("group_by_type", format!("unknown grouping {name:?}")))?;
     let fields = parse_fields(a)?;
     let order = parse_order(a, &fields)?;
     let (size, page) = parse_paging(a, None)?;
@@ -132,7 +171,10 @@ pub fn hourly(w: &World, ctx: &mut Ctx<'_>, a: &Args<'_>) -> Result<Value, ToolE
     let mut m: Map<String, Value> = page_of(rendered, size, page)?;
     m.insert("group_by_type".into(), name.into());
     m.insert("date".into(), date.to_string().into());
-    m.insert("columns".into(), columns(hourly_key_labels(grouping), &fields));
+    m.insert(
+        "columns".into(),
+        columns(hourly_key_labels(grouping), &fields),
+    );
     m.insert("data_through".into(), data_through(w).into());
     Ok(Value::Object(m))
 }

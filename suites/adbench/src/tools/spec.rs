@@ -148,5 +148,8 @@ pub fn specs() -> Vec<Tool> {
 
 /// Argument names a tool's schema declares.
 pub fn argument_names(tool: &Tool) -> Vec<String> {
-    tool.parameters["properties"].as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default()
+    tool.parameters["properties"]
+        .as_object()
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default()
 }

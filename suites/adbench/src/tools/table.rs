@@ -24,20 +24,36 @@ pub struct Order {
 /// # Errors
 /// A bad-argument error naming `order_by`.
 pub fn parse_order(a: &Args<'_>, fields: &[Field]) -> Result<Option<Order>, ToolError> {
-    let Some(s) = a.opt_string("order_by")? else { return Ok(None) };
+    let Some(s) = a.opt_string("order_by")? else {
+        return Ok(None);
+    };
     let mut parts = s.split_whitespace();
-    let name = parts.next().ok_or_else(|| ToolError::bad("order_by", "must name a field"))?;
-    let field = Field::parse(name).ok_or_else(|| ToolError::bad("order_by", format!("unknown field {name:?}")))?;
+    let name = parts
+        .next()
+        .ok_or_else(|| ToolError::bad("order_by", "must name a field"))?;
+    let field = Field::parse(name)
+        .ok_or_else(|| ToolError::bad("order_by", format!("unknown field {name:?}")))?;
     if !fields.contains(&field) {
-        return Err(ToolError::bad("order_by", format!("orders by {name:?}, which is not in fields")));
+        return Err(ToolError::bad(
+            "order_by",
+            format!("orders by {name:?}, which is not in fields"),
+        ));
     }
     let descending = match parts.next().map(str::to_ascii_lowercase).as_deref() {
         None | Some("desc") => true,
         Some("asc") => false,
-        Some(other) => return Err(ToolError::bad("order_by", format!("direction must be asc or desc, got {other:?}"))),
+        Some(other) => {
+            return Err(ToolError::bad(
+                "order_by",
+                format!("direction must be asc or desc, got {other:?}"),
+            ))
+        }
     };
     if parts.next().is_some() {
-        return Err(ToolError::bad("order_by", "must be a field and an optional direction"));
+        return Err(ToolError::bad(
+            "order_by",
+            "must be a field and an optional direction",
+        ));
     }
     Ok(Some(Order { field, descending }))
 }
@@ -49,7 +65,8 @@ pub fn parse_order(a: &Args<'_>, fields: &[Field]) -> Result<Option<Order>, Tool
 pub fn parse_fields(a: &Args<'_>) -> Result<Vec<Field>, ToolError> {
     let mut out = Vec::new();
     for name in a.string_list("fields")? {
-        let f = Field::parse(name).ok_or_else(|| ToolError::bad("fields", format!("unknown field {name:?}")))?;
+        let f = Field::parse(name)
+            .ok_or_else(|| ToolError::bad("fields", format!("unknown field {name:?}")))?;
         if out.contains(&f) {
             return Err(ToolError::bad("fields", format!("lists {name:?} twice")));
         }
@@ -76,7 +93,10 @@ pub fn page_of(rows: Vec<Value>, size: u64, page: u64) -> Result<Map<String, Val
     let total = rows.len() as u64;
     let pages = total.div_ceil(size).max(1);
     if page > pages {
-        return Err(ToolError::bad("page", format!("page {page} is past the last page ({pages})")));
+        return Err(ToolError::bad(
+            "page",
+            format!("page {page} is past the last page ({pages})"),
+        ));
     }
     let start = ((page - 1) * size) as usize;
     let rows: Vec<Value> = rows.into_iter().skip(start).take(size as usize).collect();
@@ -119,7 +139,14 @@ pub fn key_columns(w: &World, key: &Key, row: &mut Map<String, Value>) {
         }
         Key::AdGroup(g) => group(&mut put, g),
         Key::Creative(c) => creative(&mut put, c),
-        Key::Material(kind, id) => put(if kind == CreativeType::Video { "Video material ID" } else { "Image material ID" }, id.into()),
+        Key::Material(kind, id) => put(
+            if kind == CreativeType::Video {
+                "Video material ID"
+            } else {
+                "Image material ID"
+            },
+            id.into(),
+        ),
         Key::Asset(a, i) => {
             let (id, name) = &w.accounts()[a].assets[i];
             put("Marketing asset ID", (*id).into());
@@ -146,7 +173,12 @@ pub fn key_columns(w: &World, key: &Key, row: &mut Map<String, Value>) {
 
 /// Orders rows (stable, so ties keep the key order; undefined values last)
 /// and renders them with key and field columns.
-pub fn render(w: &World, mut rows: Vec<(Key, Counts)>, fields: &[Field], order: Option<Order>) -> Vec<Value> {
+pub fn render(
+    w: &World,
+    mut rows: Vec<(Key, Counts)>,
+    fields: &[Field],
+    order: Option<Order>,
+) -> Vec<Value> {
     if let Some(o) = order {
         rows.sort_by(|a, b| {
             let (x, y) = (o.field.number(&a.1), o.field.number(&b.1));

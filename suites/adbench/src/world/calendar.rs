@@ -18,7 +18,9 @@ impl Day {
     /// A day from year, month (1-12) and day of month, if valid.
     pub fn ymd(year: i32, month: u8, day: u8) -> Option<Day> {
         let m = Month::try_from(month).ok()?;
-        Date::from_calendar_date(year, m, day).ok().map(Day::from_date)
+        Date::from_calendar_date(year, m, day)
+            .ok()
+            .map(Day::from_date)
     }
 
     /// Parses `YYYY-MM-DD`.
@@ -85,14 +87,25 @@ impl Day {
 impl std::fmt::Display for Day {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let d = self.date();
-        write!(f, "{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
+        write!(
+            f,
+            "{:04}-{:02}-{:02}",
+            d.year(),
+            u8::from(d.month()),
+            d.day()
+        )
     }
 }
 
 /// Shopping and holiday peaks: (month, day, half-width in days, lift).
 /// Double 11 and 618 are the e-commerce peaks; 12.12 and the national day
 /// week are smaller. Lifts are scaled per industry by `peak_sensitivity`.
-const PEAKS: [(u8, u8, f64, f64); 4] = [(11, 11, 6.0, 0.9), (6, 18, 5.0, 0.5), (12, 12, 3.0, 0.3), (10, 3, 4.0, 0.2)];
+const PEAKS: [(u8, u8, f64, f64); 4] = [
+    (11, 11, 6.0, 0.9),
+    (6, 18, 5.0, 0.5),
+    (12, 12, 3.0, 0.3),
+    (10, 3, 4.0, 0.2),
+];
 
 /// Multiplier of demand from the yearly peaks, ≥ 1.
 pub fn season_factor(day: Day, peak_sensitivity: f64) -> f64 {

@@ -23,8 +23,14 @@ pub enum Industry {
 
 impl Industry {
     /// All industries, in id order.
-    pub const ALL: [Industry; 6] =
-        [Industry::Game, Industry::Ecommerce, Industry::Education, Industry::Finance, Industry::LocalServices, Industry::Automotive];
+    pub const ALL: [Industry; 6] = [
+        Industry::Game,
+        Industry::Ecommerce,
+        Industry::Education,
+        Industry::Finance,
+        Industry::LocalServices,
+        Industry::Automotive,
+    ];
 
     /// Name used in tool arguments and rows.
     pub fn name(self) -> &'static str {
@@ -40,7 +46,9 @@ impl Industry {
 
     /// Parses a name as written by [`Industry::name`].
     pub fn parse(s: &str) -> Option<Industry> {
-        Industry::ALL.into_iter().find(|i| i.name().eq_ignore_ascii_case(s))
+        Industry::ALL
+            .into_iter()
+            .find(|i| i.name().eq_ignore_ascii_case(s))
     }
 
     /// Typical click-through rate of the industry's image ads.
@@ -123,8 +131,14 @@ pub enum SiteSet {
 
 impl SiteSet {
     /// All site sets, in id order.
-    pub const ALL: [SiteSet; 6] =
-        [SiteSet::WechatMoments, SiteSet::WechatOfficial, SiteSet::Qq, SiteSet::TencentNews, SiteSet::TencentVideo, SiteSet::Union];
+    pub const ALL: [SiteSet; 6] = [
+        SiteSet::WechatMoments,
+        SiteSet::WechatOfficial,
+        SiteSet::Qq,
+        SiteSet::TencentNews,
+        SiteSet::TencentVideo,
+        SiteSet::Union,
+    ];
 
     /// Name used in tool arguments and rows.
     pub fn name(self) -> &'static str {
@@ -140,7 +154,9 @@ impl SiteSet {
 
     /// Parses a name as written by [`SiteSet::name`].
     pub fn parse(s: &str) -> Option<SiteSet> {
-        SiteSet::ALL.into_iter().find(|x| x.name().eq_ignore_ascii_case(s))
+        SiteSet::ALL
+            .into_iter()
+            .find(|x| x.name().eq_ignore_ascii_case(s))
     }
 
     /// Index in [`SiteSet::ALL`].
@@ -166,12 +182,18 @@ impl SiteSet {
     /// Relative traffic by hour of day (0..24); evenings peak on social,
     /// mornings on news, late nights on video.
     pub fn hour_curve(self) -> &'static [f64; 24] {
-        const SOCIAL: [f64; 24] =
-            [0.5, 0.3, 0.2, 0.15, 0.15, 0.25, 0.6, 1.0, 1.3, 1.2, 1.15, 1.2, 1.5, 1.3, 1.1, 1.1, 1.15, 1.3, 1.5, 1.7, 1.9, 2.0, 1.7, 1.0];
-        const NEWS: [f64; 24] =
-            [0.4, 0.25, 0.15, 0.12, 0.15, 0.4, 1.0, 1.8, 2.0, 1.6, 1.3, 1.2, 1.4, 1.2, 1.0, 1.0, 1.0, 1.1, 1.3, 1.3, 1.3, 1.2, 0.9, 0.6];
-        const VIDEO: [f64; 24] =
-            [1.0, 0.7, 0.45, 0.3, 0.2, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 1.0, 1.2, 1.1, 1.0, 1.0, 1.1, 1.2, 1.5, 1.9, 2.2, 2.4, 2.1, 1.5];
+        const SOCIAL: [f64; 24] = [
+            0.5, 0.3, 0.2, 0.15, 0.15, 0.25, 0.6, 1.0, 1.3, 1.2, 1.15, 1.2, 1.5, 1.3, 1.1, 1.1,
+            1.15, 1.3, 1.5, 1.7, 1.9, 2.0, 1.7, 1.0,
+        ];
+        const NEWS: [f64; 24] = [
+            0.4, 0.25, 0.15, 0.12, 0.15, 0.4, 1.0, 1.8, 2.0, 1.6, 1.3, 1.2, 1.4, 1.2, 1.0, 1.0,
+            1.0, 1.1, 1.3, 1.3, 1.3, 1.2, 0.9, 0.6,
+        ];
+        const VIDEO: [f64; 24] = [
+            1.0, 0.7, 0.45, 0.3, 0.2, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 1.0, 1.2, 1.1, 1.0, 1.0, 1.1,
+            1.2, 1.5, 1.9, 2.2, 2.4, 2.1, 1.5,
+        ];
         match self {
             SiteSet::WechatMoments | SiteSet::WechatOfficial | SiteSet::Qq => &SOCIAL,
             SiteSet::TencentNews => &NEWS,
@@ -200,7 +222,9 @@ impl CreativeType {
 
     /// Parses a name as written by [`CreativeType::name`].
     pub fn parse(s: &str) -> Option<CreativeType> {
-        [CreativeType::Image, CreativeType::Video].into_iter().find(|x| x.name().eq_ignore_ascii_case(s))
+        [CreativeType::Image, CreativeType::Video]
+            .into_iter()
+            .find(|x| x.name().eq_ignore_ascii_case(s))
     }
 
     /// CTR relative to images.
@@ -282,12 +306,43 @@ pub const AGES: [&str; 6] = ["18-23", "24-30", "31-40", "41-50", "51-60", "UNKNO
 
 /// Regions (provinces) and their three reported cities; the region index is
 /// `city / 3`.
-pub const REGIONS: [&str; 8] = ["Guangdong", "Zhejiang", "Jiangsu", "Shandong", "Sichuan", "Hubei", "Henan", "Fujian"];
+pub const REGIONS: [&str; 8] = [
+    "Guangdong",
+    "Zhejiang",
+    "Jiangsu",
+    "Shandong",
+    "Sichuan",
+    "Hubei",
+    "Henan",
+    "Fujian",
+];
 
 /// Cities, three per region in [`REGIONS`] order.
 pub const CITIES: [&str; 24] = [
-    "Guangzhou", "Shenzhen", "Dongguan", "Hangzhou", "Ningbo", "Wenzhou", "Nanjing", "Suzhou", "Wuxi", "Jinan", "Qingdao", "Yantai",
-    "Chengdu", "Mianyang", "Yibin", "Wuhan", "Yichang", "Xiangyang", "Zhengzhou", "Luoyang", "Kaifeng", "Fuzhou", "Xiamen", "Quanzhou",
+    "Guangzhou",
+    "Shenzhen",
+    "Dongguan",
+    "Hangzhou",
+    "Ningbo",
+    "Wenzhou",
+    "Nanjing",
+    "Suzhou",
+    "Wuxi",
+    "Jinan",
+    "Qingdao",
+    "Yantai",
+    "Chengdu",
+    "Mianyang",
+    "Yibin",
+    "Wuhan",
+    "Yichang",
+    "Xiangyang",
+    "Zhengzhou",
+    "Luoyang",
+    "Kaifeng",
+    "Fuzhou",
+    "Xiamen",
+    "Quanzhou",
 ];
 
 /// Relative population of each region, for audience weights.
@@ -295,5 +350,6 @@ pub const REGION_WEIGHTS: [f64; 8] = [1.6, 1.1, 1.2, 1.3, 1.1, 0.8, 1.3, 0.6];
 
 /// Relative size of each city within its region.
 pub const CITY_WEIGHTS: [f64; 24] = [
-    1.3, 1.4, 0.7, 1.4, 0.7, 0.5, 1.0, 1.1, 0.5, 0.8, 1.0, 0.4, 1.8, 0.3, 0.2, 1.5, 0.3, 0.3, 1.2, 0.5, 0.3, 0.7, 0.8, 0.7,
+    1.3, 1.4, 0.7, 1.4, 0.7, 0.5, 1.0, 1.1, 0.5, 0.8, 1.0, 0.4, 1.8, 0.3, 0.2, 1.5, 0.3, 0.3, 1.2,
+    0.5, 0.3, 0.7, 0.8, 0.7,
 ];

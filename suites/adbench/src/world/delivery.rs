@@ -5,10 +5,12 @@
 //! the total, and a query at ad-group level never computes a finer cell.
 
 use super::calendar::{season_factor, weekday_factor, Day};
-use super::catalog::{Audit, CreativeType, Industry, SiteSet, AGES, CITIES, CITY_WEIGHTS, REGIONS, REGION_WEIGHTS};
+use super::catalog::{
+    Audit, CreativeType, Industry, SiteSet, AGES, CITIES, CITY_WEIGHTS, REGIONS, REGION_WEIGHTS,
+};
 use super::counts::Counts;
 use super::entities::{epoch, Account, AdGroup};
-use super::rng::{binomial, gamma_factor, hash, mix, poisson, split, uniform};
+use super::rng::{binomial, gamma_factor, hash, mix, poisson, round_count, split, uniform};
 use super::World;
 
 /// Relative rates of one cell of a split: traffic weight and how its CTR,
@@ -30,7 +32,13 @@ pub struct Rates {
 impl Rates {
     /// A cell that differs from its siblings only in traffic.
     pub fn traffic(views: f64) -> Rates {
-        Rates { views, ctr: 1.0, cpc: 1.0, cvr: 1.0, deep: 1.0 }
+        Rates {
+            views,
+            ctr: 1.0,
+            cpc: 1.0,
+            cvr: 1.0,
+            deep: 1.0,
+        }
     }
 }
 
@@ -82,20 +90,43 @@ pub fn split_counts(key: u64, total: Counts, rates: &[Rates], out: &mut Vec<Coun
     for i in 0..m {
         w[i] = views[i] as f64 * rates[i].ctr;
     }
-    split(mix(key ^ 2), total.clicks, &w[..m], Some(&views[..m]), &mut clicks[..m]);
+    split(
+        mix(key ^ 2),
+        total.clicks,
+        &w[..m],
+        Some(&views[..m]),
+        &mut clicks[..m],
+    );
     for i in 0..m {
         w[i] = clicks[i] as f64 * rates[i].cpc;
     }
     split(mix(key ^ 3), total.cost, &w[..m], None, &mut tmp[..m]);
     for i in 0..m {
-        out.push(Counts { views: views[i], clicks: clicks[i], cost: tmp[i], ..Counts::default() });
+        out.push(Counts {
+            views: views[i],
+            clicks: clicks[i],
+            cost: tmp[i],
+            ..Counts::default()
+        });
         w[i] = clicks[i] as f64 * rates[i].cvr;
     }
-    split(mix(key ^ 4), total.conversions, &w[..m], Some(&clicks[..m]), &mut conv[..m]);
+    split(
+        mix(key ^ 4),
+        total.conversions,
+        &w[..m],
+        Some(&clicks[..m]),
+        &mut conv[..m],
+    );
     for i in 0..m {
         w[i] = conv[i] as f64 * rates[i].deep;
     }
-    split(mix(key ^ 5), total.deep, &w[..m], Some(&conv[..m]), &mut tmp[..m]);
+    split(
+        mix(key ^ 5),
+        total.deep,
+        &w[..m],
+        Some(&conv[..m]),
+        &mut tmp[..m],
+    );
     for i in 0..m {
         out[i].conversions = conv[i];
         out[i].deep = tmp[i];
@@ -134,18 +165,30 @@ pub fn demand_table(accounts: &[Account], first: Day, last: Day) -> Vec<Vec<f64>
         .collect();
     accounts
         .iter()
-        .map(|a| (0..days).map(|i| demand_with(a, first.plus(i as i32), calendar[i][a.industry as usize])).collect())
+        .map(|a| {
+            (0..days)
+                .map(|i| demand_with(a, first.plus(i as i32), calendar[i][a.industry as usize]))
+                .collect()
+        })
         .collect()
 }
 
 /// A cell's rates from its creative, site set, traffic weight and appeal.
 #[inline]
 fn cell_rates_of(kind: CreativeType, site: SiteSet, weight: f64, appeal: f64) -> Rates {
-    Rates { views: weight * appeal.sqrt(), ctr: kind.ctr_factor() * site.ctr_factor() * appeal, cpc: site.cpc_factor(), cvr: site.cvr_factor(), deep: 1.0 }
+    Rates {
+        views: weight * appeal,
+        ctr: kind.ctr_factor() * site.ctr_factor() * appeal,
+        cpc: site.cpc_factor(),
+        cvr: site.cvr_factor(),
+        deep: 1.0,
+    }
 }
 
 /// Traffic-weighted sums of a group-day's cell rates: all the group-level
-/// total needs, computed without materialising cells.
+/// total needs. Cell rates factor into creative × site-set terms, so the
+/// sums are (site sums, precomputed per group) × (creative sums, per day),
+/// and a daily total never visits its cells.
 #[derive(Debug, Clone, Copy, Default)]
 struct Mix {
     cells: usize,
@@ -153,16 +196,6 @@ struct Mix {
     ctr: f64,
     cpc: f64,
     cvr: f64,
-}
-
-impl Mix {
-    fn add(&mut self, r: &Rates) {
-        self.cells += 1;
-        self.views += r.views;
-        self.ctr += r.views * r.ctr;
-        self.cpc += r.views * r.ctr * r.cpc;
-        self.cvr += r.views * r.ctr * r.cvr;
-    }
 }
 
 impl World {
@@ -193,24 +226,36 @@ impl World {
         }
     }
 
+    /// The rate sums of ad group `g` on `day` (the group serves that day).
+    fn group_mix(&self, g: usize, day: Day) -> Mix {
+        let group = &self.groups[g];
+        let (mut views, mut ctr, mut n) = (0.0, 0.0, 0);
+        for &c in &group.creatives {
+            let cr = &self.creatives[c];
+            let appeal = cr.appeal_on(day);
+            if appeal > 0.0 {
+                views += appeal;
+                ctr += appeal * appeal * cr.kind.ctr_factor();
+                n += 1;
+            }
+        }
+        let [w, wf, wfg, wfv] = group.site_mix;
+        Mix {
+            cells: n * group.site_sets.len(),
+            views: w * views,
+            ctr: wf * ctr,
+            cpc: wfg * ctr,
+            cvr: wfv * ctr,
+        }
+    }
+
     /// The full-day delivery of ad group `g` on `day`, as if the day were
     /// complete (today's partial day is cut by [`World::group_day`]).
     pub fn group_day_full(&self, g: usize, day: Day) -> Counts {
         if !self.group_serves(g, day) {
             return Counts::default();
         }
-        let group = &self.groups[g];
-        let mut mix = Mix::default();
-        for &c in &group.creatives {
-            let cr = &self.creatives[c];
-            let appeal = cr.appeal_on(day);
-            if appeal > 0.0 {
-                for &(site, weight) in &group.site_sets {
-                    mix.add(&cell_rates_of(cr.kind, site, weight, appeal));
-                }
-            }
-        }
-        self.total_from_mix(g, day, &mix)
+        self.total_from_mix(g, day, &self.group_mix(g, day))
     }
 
     fn total_from_mix(&self, g: usize, day: Day, rates: &Mix) -> Counts {
@@ -218,44 +263,79 @@ impl World {
             return Counts::default();
         }
         let group = &self.groups[g];
-        let ind = self.accounts[group.account].industry;
+        let account = &self.accounts[group.account];
+        let ind = account.industry;
+        // Few divisions on purpose: this runs once per ad-group day and the
+        // divides' latency dominated it.
+        let ratio = 1.0 / rates.ctr;
         let ctr = (ind.base_ctr() * rates.ctr / rates.views).min(0.3);
-        let cvr = (ind.base_cvr() * rates.cvr / rates.ctr).min(0.6);
+        let cvr = (ind.base_cvr() * rates.cvr * ratio).min(0.6);
         let (bid, bid_lift) = group.bid_and_lift_on(day);
-        let cpc = bid as f64 * 0.7 * rates.cpc / rates.ctr;
+        let cpc = bid as f64 * 0.7 * rates.cpc * ratio;
         // New groups ramp up through a learning phase.
-        let age = day.since(group.launch) as f64;
-        let learning = if age < 7.0 { 0.35 + 0.65 * age / 7.0 } else { 1.0 };
+        let age = day.since(group.launch);
+        let learning = if age < 7 {
+            0.35 + 0.65 / 7.0 * age as f64
+        } else {
+            1.0
+        };
         let h = hash(&[self.seed, tag::TOTAL, group.id, day.0 as u64]);
         let demand = self.demand_on(group.account, day);
-        let spend = demand * group.budget_share * 0.55 * learning * bid_lift * (rates.views / rates.cells as f64 * 1.6).sqrt() * gamma_factor(h, 8.0);
+        let appeal = (rates.views / (rates.cells as f64) * 1.6).sqrt();
+        let spend = demand
+            * group.budget_share
+            * 0.55
+            * learning
+            * bid_lift
+            * appeal
+            * gamma_factor(h, 8.0);
         // The account budget caps any one group's spend.
-        let spend = spend.min(self.accounts[group.account].budget_on(day) as f64);
-        let views = poisson(mix(h ^ 1), spend / cpc / ctr);
+        let spend = spend.min(account.budget_on(day) as f64);
+        let views = poisson(mix(h ^ 1), spend / (cpc * ctr));
         let clicks = binomial(mix(h ^ 2), views, ctr);
-        let cost = (clicks as f64 * cpc * uniform(mix(h ^ 3), 0.92, 1.08)).round() as u64;
+        let cost = round_count(clicks as f64 * cpc * uniform(mix(h ^ 3), 0.92, 1.08));
         let conversions = binomial(mix(h ^ 4), clicks, cvr);
-        let deep = binomial(mix(h ^ 5), conversions, ind.deep_rate() * objective_depth(group));
-        Counts { views, clicks, cost, conversions, deep }
+        let deep = binomial(
+            mix(h ^ 5),
+            conversions,
+            ind.deep_rate() * objective_depth(group),
+        );
+        Counts {
+            views,
+            clicks,
+            cost,
+            conversions,
+            deep,
+        }
     }
 
     /// The full-day creative × site-set cells of ad group `g` on `day`.
     pub fn day_cells_full(&self, g: usize, day: Day, out: &mut Vec<Cell>) {
         out.clear();
-        let mut rates = Vec::new();
-        self.cell_rates(g, day, &mut rates);
-        let mut mix = Mix::default();
-        for r in &rates {
-            mix.add(&r.2);
-        }
-        let total = self.total_from_mix(g, day, &mix);
+        let total = self.group_day_full(g, day);
         if total.is_zero() {
             return;
         }
+        let mut rates = Vec::new();
+        self.cell_rates(g, day, &mut rates);
         let r: Vec<Rates> = rates.iter().map(|x| x.2).collect();
         let mut parts = Vec::new();
-        split_counts(hash(&[self.seed, tag::CELLS, self.groups[g].id, day.0 as u64]), total, &r, &mut parts);
-        out.extend(rates.iter().zip(parts).map(|(&(creative, site, _), counts)| Cell { creative, site, counts }));
+        split_counts(
+            hash(&[self.seed, tag::CELLS, self.groups[g].id, day.0 as u64]),
+            total,
+            &r,
+            &mut parts,
+        );
+        out.extend(
+            rates
+                .iter()
+                .zip(parts)
+                .map(|(&(creative, site, _), counts)| Cell {
+                    creative,
+                    site,
+                    counts,
+                }),
+        );
     }
 
     /// A cell's delivery by hour of day (full day).
@@ -266,9 +346,21 @@ impl World {
             let on = group.hours >> h & 1 == 1;
             // Late-night clicks convert less.
             let cvr = if (1..6).contains(&h) { 0.7 } else { 1.0 };
-            Rates { views: if on { curve[h] } else { 0.0 }, ctr: 1.0, cpc: 1.0, cvr, deep: 1.0 }
+            Rates {
+                views: if on { curve[h] } else { 0.0 },
+                ctr: 1.0,
+                cpc: 1.0,
+                cvr,
+                deep: 1.0,
+            }
         });
-        let key = hash(&[self.seed, tag::HOURS, self.creatives[cell.creative].id, cell.site as u64, day.0 as u64]);
+        let key = hash(&[
+            self.seed,
+            tag::HOURS,
+            self.creatives[cell.creative].id,
+            cell.site as u64,
+            day.0 as u64,
+        ]);
         split_counts(key, cell.counts, &rates, out);
     }
 
@@ -300,12 +392,25 @@ impl World {
     }
 
     /// Splits a group-day total by gender, age band, region or city.
-    pub fn audience_split(&self, g: usize, day: Day, total: Counts, dim: Audience, out: &mut Vec<Counts>) {
+    pub fn audience_split(
+        &self,
+        g: usize,
+        day: Day,
+        total: Counts,
+        dim: Audience,
+        out: &mut Vec<Counts>,
+    ) {
         let group = &self.groups[g];
         let ind = self.accounts[group.account].industry;
         let gid = group.id;
         // Stable per-group differences in how each audience cell responds.
-        let rel = |d: u64, i: usize| uniform(hash(&[self.seed, tag::AUDIENCE, gid, d, i as u64]), 0.8, 1.25);
+        let rel = |d: u64, i: usize| {
+            uniform(
+                hash(&[self.seed, tag::AUDIENCE, gid, d, i as u64]),
+                0.8,
+                1.25,
+            )
+        };
         let key = |t: u64| hash(&[self.seed, t, gid, day.0 as u64]);
         match dim {
             Audience::Gender => {
@@ -317,7 +422,13 @@ impl World {
                 let rates: Vec<Rates> = (0..3)
                     .map(|i| {
                         let on = group.genders >> i & 1 == 1;
-                        Rates { views: if on { base[i] } else { 0.0 }, ctr: rel(0, i), cpc: 1.0, cvr: rel(1, i), deep: 1.0 }
+                        Rates {
+                            views: if on { base[i] } else { 0.0 },
+                            ctr: rel(0, i),
+                            cpc: 1.0,
+                            cvr: rel(1, i),
+                            deep: 1.0,
+                        }
                     })
                     .collect();
                 split_counts(key(tag::GENDER), total, &rates, out);
@@ -327,7 +438,13 @@ impl World {
                 let rates: Vec<Rates> = (0..AGES.len())
                     .map(|i| {
                         let on = group.ages >> i & 1 == 1;
-                        Rates { views: if on { BASE[i] } else { 0.0 }, ctr: rel(2, i), cpc: 1.0, cvr: rel(3, i), deep: 1.0 }
+                        Rates {
+                            views: if on { BASE[i] } else { 0.0 },
+                            ctr: rel(2, i),
+                            cpc: 1.0,
+                            cvr: rel(3, i),
+                            deep: 1.0,
+                        }
                     })
                     .collect();
                 split_counts(key(tag::AGE), total, &rates, out);
@@ -336,7 +453,13 @@ impl World {
                 let rates: Vec<Rates> = (0..REGIONS.len())
                     .map(|i| {
                         let on = group.regions >> i & 1 == 1;
-                        Rates { views: if on { REGION_WEIGHTS[i] } else { 0.0 }, ctr: rel(4, i), cpc: 1.0, cvr: rel(5, i), deep: 1.0 }
+                        Rates {
+                            views: if on { REGION_WEIGHTS[i] } else { 0.0 },
+                            ctr: rel(4, i),
+                            cpc: 1.0,
+                            cvr: rel(5, i),
+                            deep: 1.0,
+                        }
                     })
                     .collect();
                 split_counts(key(tag::REGION), total, &rates, out);
@@ -348,7 +471,9 @@ impl World {
                 out.clear();
                 let mut part = Vec::new();
                 for (r, counts) in regions.iter().enumerate() {
-                    let rates: Vec<Rates> = (0..3).map(|j| Rates::traffic(CITY_WEIGHTS[r * 3 + j])).collect();
+                    let rates: Vec<Rates> = (0..3)
+                        .map(|j| Rates::traffic(CITY_WEIGHTS[r * 3 + j]))
+                        .collect();
                     split_counts(mix(key(tag::CITY) ^ r as u64), *counts, &rates, &mut part);
                     out.extend_from_slice(&part);
                 }

@@ -64,7 +64,10 @@ impl Account {
 
     /// Audit state on `day`.
     pub fn audit_on(&self, day: Day) -> Audit {
-        self.holds.iter().find(|(a, b, _)| *a <= day && day < *b).map_or(Audit::Approved, |h| h.2)
+        self.holds
+            .iter()
+            .find(|(a, b, _)| *a <= day && day < *b)
+            .map_or(Audit::Approved, |h| h.2)
     }
 }
 
@@ -102,6 +105,9 @@ pub struct AdGroup {
     pub regions: u8,
     /// Site sets served, with their traffic weights.
     pub site_sets: Vec<(SiteSet, f64)>,
+    /// Site-set sums the daily total needs, precomputed once:
+    /// Σw, Σw·ctr, Σw·ctr·cpc, Σw·ctr·cvr over the group's site sets.
+    pub site_mix: [f64; 4],
     /// Optimisation goal.
     pub objective: Objective,
     /// Index into the account's assets.
@@ -121,7 +127,10 @@ impl AdGroup {
 
     /// Bid in fen and its delivery lift on `day`.
     pub fn bid_and_lift_on(&self, day: Day) -> (u64, f64) {
-        let i = self.bids.partition_point(|(d, _)| *d <= day).saturating_sub(1);
+        let i = self
+            .bids
+            .partition_point(|(d, _)| *d <= day)
+            .saturating_sub(1);
         (self.bids[i].1, self.bid_lifts[i])
     }
 
@@ -170,19 +179,20 @@ pub struct Creative {
     pub rejected: bool,
     /// Appeal relative to its peers (multiplies CTR and traffic).
     pub quality: f64,
-    /// Days until its appeal has decayed by 1/e of the decaying part.
+    /// Days until the decaying part of its appeal has halved.
     pub fatigue_days: f64,
 }
 
 impl Creative {
     /// Appeal on `day` after fatigue: new creatives start fresh and decay
-    /// towards 55% of their appeal.
+    /// hyperbolically towards 55% of their appeal (a division, not an
+    /// exponential: it is evaluated for every creative of every ad-group day).
     pub fn appeal_on(&self, day: Day) -> f64 {
         if self.rejected || day < self.added {
             return 0.0;
         }
         let age = day.since(self.added) as f64;
-        self.quality * (0.55 + 0.45 * (-age / self.fatigue_days).exp())
+        self.quality * (0.55 + 0.45 / (1.0 + age / self.fatigue_days))
     }
 }
 
@@ -198,12 +208,54 @@ pub fn scramble(x: u64, bits: u32, seed: u64) -> u64 {
 /// Which product names an industry's assets use.
 fn asset_names(i: Industry) -> &'static [&'static str] {
     match i {
-        Industry::Game => &["Star Legends", "Dragon Realm", "Pixel Farm", "Speed Kart", "Mystic Cards", "Ocean Tycoon"],
-        Industry::Ecommerce => &["Summer Dresses", "Smart Kettle", "Running Shoes", "Skin Serum", "Baby Formula", "Tea Gift Box"],
-        Industry::Education => &["IELTS Sprint", "Kids Coding", "Piano Basics", "CPA Exam Prep", "Math Olympiad", "Design Bootcamp"],
-        Industry::Finance => &["Credit Card Plus", "Term Life Cover", "Wealth Fund A", "Car Insurance", "Micro Loan", "Pension Plan"],
-        Industry::LocalServices => &["Hotpot House", "City Hotel", "Fitness Club", "Car Wash Pro", "Dental Care", "Wedding Photo"],
-        Industry::Automotive => &["EV Sedan X", "Family SUV 7", "Pickup Pro", "Hybrid Compact", "Luxury Coupe", "Test Drive Day"],
+        Industry::Game => &[
+            "Star Legends",
+            "Dragon Realm",
+            "Pixel Farm",
+            "Speed Kart",
+            "Mystic Cards",
+            "Ocean Tycoon",
+        ],
+        Industry::Ecommerce => &[
+            "Summer Dresses",
+            "Smart Kettle",
+            "Running Shoes",
+            "Skin Serum",
+            "Baby Formula",
+            "Tea Gift Box",
+        ],
+        Industry::Education => &[
+            "IELTS Sprint",
+            "Kids Coding",
+            "Piano Basics",
+            "CPA Exam Prep",
+            "Math Olympiad",
+            "Design Bootcamp",
+        ],
+        Industry::Finance => &[
+            "Credit Card Plus",
+            "Term Life Cover",
+            "Wealth Fund A",
+            "Car Insurance",
+            "Micro Loan",
+            "Pension Plan",
+        ],
+        Industry::LocalServices => &[
+            "Hotpot House",
+            "City Hotel",
+            "Fitness Club",
+            "Car Wash Pro",
+            "Dental Care",
+            "Wedding Photo",
+        ],
+        Industry::Automotive => &[
+            "EV Sedan X",
+            "Family SUV 7",
+            "Pickup Pro",
+            "Hybrid Compact",
+            "Luxury Coupe",
+            "Test Drive Day",
+        ],
     }
 }
 
@@ -260,7 +312,12 @@ mod tag {
 
 /// Generates the entities visible on `today` for `seed`.
 pub fn generate(seed: u64, today: Day) -> Entities {
-    let mut out = Entities { users: Vec::new(), accounts: Vec::new(), groups: Vec::new(), creatives: Vec::new() };
+    let mut out = Entities {
+        users: Vec::new(),
+        accounts: Vec::new(),
+        groups: Vec::new(),
+        creatives: Vec::new(),
+    };
     let window_start = today.plus(-HISTORY_DAYS);
     for u in 0..USERS as u64 {
         let h = |k: u64| hash(&[seed, tag::USER, u, k]);
@@ -283,16 +340,36 @@ pub fn generate(seed: u64, today: Day) -> Entities {
         };
         for a in 0..n_accounts {
             let serial = u * 8 + a;
-            let acc = generate_account(seed, u as usize, serial, industry, today, window_start, &mut out);
+            let acc = generate_account(
+                seed,
+                u as usize,
+                serial,
+                industry,
+                today,
+                window_start,
+                &mut out,
+            );
             out.users[u as usize].accounts.push(acc);
         }
     }
     out
 }
 
-fn generate_account(seed: u64, user: usize, serial: u64, main: Industry, today: Day, window_start: Day, out: &mut Entities) -> usize {
+fn generate_account(
+    seed: u64,
+    user: usize,
+    serial: u64,
+    main: Industry,
+    today: Day,
+    window_start: Day,
+    out: &mut Entities,
+) -> usize {
     let h = |k: u64| hash(&[seed, tag::ACCOUNT, serial, k]);
-    let industry = if h(0).is_multiple_of(5) { Industry::ALL[(h(1) % 6) as usize] } else { main };
+    let industry = if h(0).is_multiple_of(5) {
+        Industry::ALL[(h(1) % 6) as usize]
+    } else {
+        main
+    };
     let created = epoch().plus(-(range(h(2), 0, 400) as i32));
     // Budgets are log-uniform between 2k and 200k CNY a day.
     let base = 10f64.powf(uniform(h(3), 3.3, 5.3)) * 100.0;
@@ -313,7 +390,11 @@ fn generate_account(seed: u64, user: usize, serial: u64, main: Industry, today: 
         let hh = hash(&[seed, tag::HOLD, serial, block as u64]);
         if hh % 100 < 4 {
             let at = start.plus(range(hh >> 8, 0, 29) as i32);
-            let kind = if hash(&[hh, 1]).is_multiple_of(3) { Audit::Rejected } else { Audit::Pending };
+            let kind = if hash(&[hh, 1]).is_multiple_of(3) {
+                Audit::Rejected
+            } else {
+                Audit::Pending
+            };
             holds.push((at, at.plus(range(hash(&[hh, 2]), 1, 4) as i32), kind));
         }
         block += 1;
@@ -322,7 +403,12 @@ fn generate_account(seed: u64, user: usize, serial: u64, main: Industry, today: 
     let n_assets = range(h(4), 1, 4) as usize;
     let first = (h(5) % names.len() as u64) as usize;
     let assets = (0..n_assets)
-        .map(|i| (800_000 + scramble(serial << 3 | i as u64, 17, seed ^ tag::ASSET), names[(first + i) % names.len()].to_string()))
+        .map(|i| {
+            (
+                800_000 + scramble(serial << 3 | i as u64, 17, seed ^ tag::ASSET),
+                names[(first + i) % names.len()].to_string(),
+            )
+        })
         .collect();
     let index = out.accounts.len();
     out.accounts.push(Account {
@@ -340,7 +426,9 @@ fn generate_account(seed: u64, user: usize, serial: u64, main: Industry, today: 
     });
     // 4–25 slots, each hosting ad groups one after another.
     let slots = range(h(7), 4, 25) as u64;
-    let share_weights: Vec<f64> = (0..slots).map(|s| uniform(hash(&[seed, tag::SLOT, serial, s]), 0.2, 1.0)).collect();
+    let share_weights: Vec<f64> = (0..slots)
+        .map(|s| uniform(hash(&[seed, tag::SLOT, serial, s]), 0.2, 1.0))
+        .collect();
     let share_total: f64 = share_weights.iter().sum();
     for s in 0..slots {
         let hs = hash(&[seed, tag::SLOT, serial, s, 1]);
@@ -351,7 +439,8 @@ fn generate_account(seed: u64, user: usize, serial: u64, main: Industry, today: 
             let life = range(hg, 60, 420) as i32;
             let end = launch.plus(life);
             if end > window_start {
-                let share = share_weights[s as usize] / share_total * uniform(hash(&[hg, 1]), 1.2, 2.2);
+                let share =
+                    share_weights[s as usize] / share_total * uniform(hash(&[hg, 1]), 1.2, 2.2);
                 generate_group(seed, index, serial, s, gen, launch, end, share, today, out);
             }
             launch = end.plus(range(hash(&[hg, 2]), 0, 21) as i32);
@@ -405,8 +494,16 @@ fn generate_group(
         1 => 0b110,
         _ => 0b111,
     };
-    let ages = if (ht >> 8).is_multiple_of(3) { 0b10_0000 | (0b1111 << ((ht >> 12) % 2)) as u8 } else { 0b11_1111 };
-    let regions = if (ht >> 16).is_multiple_of(3) { ((ht >> 20) as u8) | 1 } else { 0xFF };
+    let ages = if (ht >> 8).is_multiple_of(3) {
+        0b10_0000 | (0b1111 << ((ht >> 12) % 2)) as u8
+    } else {
+        0b11_1111
+    };
+    let regions = if (ht >> 16).is_multiple_of(3) {
+        ((ht >> 20) as u8) | 1
+    } else {
+        0xFF
+    };
     let (lo, hi) = bid_range(industry);
     let bid0 = uniform(h(17), lo, hi).round() as u64;
     let mut bids = vec![(launch, bid0)];
@@ -431,7 +528,11 @@ fn generate_group(
         block += 1;
     }
     let rejected = h(18) % 100 < 3;
-    let audit_until = if h(19) % 100 < 12 { launch.plus(range(h(20), 1, 5) as i32) } else { launch };
+    let audit_until = if h(19) % 100 < 12 {
+        launch.plus(range(h(20), 1, 5) as i32)
+    } else {
+        launch
+    };
     let acc_serial = out.accounts[account].serial;
     let asset_name = out.accounts[account].assets[asset].1.clone();
     let index = out.groups.len();
@@ -442,7 +543,10 @@ fn generate_group(
         launch,
         end,
         pauses,
-        bid_lifts: bids.iter().map(|b| (b.1 as f64 / bid0 as f64).powf(0.6)).collect(),
+        bid_lifts: bids
+            .iter()
+            .map(|b| (b.1 as f64 / bid0 as f64).powf(0.6))
+            .collect(),
         bids,
         audit_until,
         rejected,
@@ -450,6 +554,14 @@ fn generate_group(
         genders,
         ages,
         regions,
+        site_mix: site_sets.iter().fold([0.0; 4], |m, &(s, w)| {
+            [
+                m[0] + w,
+                m[1] + w * s.ctr_factor(),
+                m[2] + w * s.ctr_factor() * s.cpc_factor(),
+                m[3] + w * s.ctr_factor() * s.cvr_factor(),
+            ]
+        }),
         site_sets,
         objective,
         asset,
@@ -461,14 +573,27 @@ fn generate_group(
     let video_bias = uniform(h(22), 0.1, 0.9);
     for k in 0..n {
         let hc = hash(&[seed, tag::CREATIVE, structured, k]);
-        let added = if k < 2 { launch } else { launch.plus(range(hc, 7, end.since(launch).max(8) as i64 - 1) as i32) };
+        let added = if k < 2 {
+            launch
+        } else {
+            launch.plus(range(hc, 7, end.since(launch).max(8) as i64 - 1) as i32)
+        };
         if added > today {
             continue;
         }
-        let kind = if uniform(hash(&[hc, 1]), 0.0, 1.0) < video_bias { CreativeType::Video } else { CreativeType::Image };
+        let kind = if uniform(hash(&[hc, 1]), 0.0, 1.0) < video_bias {
+            CreativeType::Video
+        } else {
+            CreativeType::Image
+        };
         let pool = if kind == CreativeType::Video { 10 } else { 16 };
         let m = hash(&[hc, 2]) % pool;
-        let material = 700_000_000 + scramble(acc_serial << 6 | m << 1 | (kind == CreativeType::Video) as u64, 24, seed ^ 0x5eed);
+        let material = 700_000_000
+            + scramble(
+                acc_serial << 6 | m << 1 | (kind == CreativeType::Video) as u64,
+                24,
+                seed ^ 0x5eed,
+            );
         let ci = out.creatives.len();
         out.creatives.push(Creative {
             id: 5_000_000_000 + scramble(structured << 3 | k, 32, seed),

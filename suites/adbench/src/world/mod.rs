@@ -21,7 +21,7 @@ use std::collections::HashMap;
 
 pub use calendar::Day;
 pub use counts::Counts;
-pub use entities::{AdGroup, Account, Creative, User, HISTORY_DAYS};
+pub use entities::{Account, AdGroup, Creative, User, HISTORY_DAYS};
 pub use query::{DailyGrouping, HourlyGrouping, Key, Scope};
 
 /// Why a world cannot be built.
@@ -89,8 +89,18 @@ impl World {
         }
         let e = entities::generate(seed, today);
         let user_index = e.users.iter().enumerate().map(|(i, u)| (u.id, i)).collect();
-        let account_index = e.accounts.iter().enumerate().map(|(i, a)| (a.id, i)).collect();
-        let group_index = e.groups.iter().enumerate().map(|(i, g)| (g.id, i)).collect();
+        let account_index = e
+            .accounts
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (a.id, i))
+            .collect();
+        let group_index = e
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (g.id, i))
+            .collect();
         let demand = delivery::demand_table(&e.accounts, today.plus(-HISTORY_DAYS), today);
         Ok(World {
             seed,
@@ -174,7 +184,16 @@ impl World {
     /// The user with the most ad groups (the heaviest queries).
     pub fn largest_user(&self) -> usize {
         (0..self.users.len())
-            .max_by_key(|&u| (self.users[u].accounts.iter().map(|&a| self.accounts[a].groups.len()).sum::<usize>(), std::cmp::Reverse(u)))
+            .max_by_key(|&u| {
+                (
+                    self.users[u]
+                        .accounts
+                        .iter()
+                        .map(|&a| self.accounts[a].groups.len())
+                        .sum::<usize>(),
+                    std::cmp::Reverse(u),
+                )
+            })
             .expect("worlds have users")
     }
 }

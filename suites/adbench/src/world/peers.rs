@@ -32,13 +32,30 @@ const HOOKS: [&str; 8] = [
     "celebrity-style presenter",
     "user-generated footage",
 ];
-const LOOKS: [&str; 6] =
-    ["bright high-contrast palette", "minimal white background", "large bold caption", "vertical full-screen layout", "three-image grid", "warm lifestyle scene"];
-const CALLS: [&str; 5] = ["'Download now' button", "'Get a quote' form", "'Shop now' button", "'Book a visit' button", "'Follow us' button"];
+const LOOKS: [&str; 6] = [
+    "bright high-contrast palette",
+    "minimal white background",
+    "large bold caption",
+    "vertical full-screen layout",
+    "three-image grid",
+    "warm lifestyle scene",
+];
+const CALLS: [&str; 5] = [
+    "'Download now' button",
+    "'Get a quote' form",
+    "'Shop now' button",
+    "'Book a visit' button",
+    "'Follow us' button",
+];
 
 impl World {
     /// The peer creatives of an industry, site set and type over D−3..D−1.
-    pub fn peer_creatives(&self, industry: Industry, site: SiteSet, kind: CreativeType) -> Vec<PeerCreative> {
+    pub fn peer_creatives(
+        &self,
+        industry: Industry,
+        site: SiteSet,
+        kind: CreativeType,
+    ) -> Vec<PeerCreative> {
         let cls = (industry as u64) << 8 | (site as u64) << 1 | kind as u64;
         let mut out = Vec::new();
         for slot in 0..SLOTS {
@@ -53,13 +70,26 @@ impl World {
                 let hg = hash(&[self.seed(), 202, cls, slot, gen as u64]);
                 let quality = 10f64.powf(uniform(hg, -0.3, 0.3));
                 let hd = hash(&[hg, day.0 as u64]);
-                let views = poisson(hd, 20_000.0 * uniform(mix(hg), 0.3, 3.0) * gamma_factor(mix(hd), 6.0));
+                let views = poisson(
+                    hd,
+                    20_000.0 * uniform(mix(hg), 0.3, 3.0) * gamma_factor(mix(hd), 6.0),
+                );
                 let ctr = industry.base_ctr() * site.ctr_factor() * kind.ctr_factor() * quality;
                 let clicks = binomial(mix(hd ^ 1), views, ctr.min(0.3));
                 let cost = (clicks as f64 * uniform(mix(hd ^ 2), 80.0, 600.0)).round() as u64;
-                let conversions = binomial(mix(hd ^ 3), clicks, (industry.base_cvr() * quality.sqrt()).min(0.6));
+                let conversions = binomial(
+                    mix(hd ^ 3),
+                    clicks,
+                    (industry.base_cvr() * quality.sqrt()).min(0.6),
+                );
                 let deep = binomial(mix(hd ^ 4), conversions, industry.deep_rate());
-                let c = Counts { views, clicks, cost, conversions, deep };
+                let c = Counts {
+                    views,
+                    clicks,
+                    cost,
+                    conversions,
+                    deep,
+                };
                 match by_gen.iter_mut().find(|(g, _)| *g == gen) {
                     Some((_, acc)) => *acc += c,
                     None => by_gen.push((gen, c)),
@@ -75,7 +105,11 @@ impl World {
                     LOOKS[((hg >> 8) % 6) as usize],
                     CALLS[((hg >> 16) % 5) as usize]
                 );
-                out.push(PeerCreative { id: 9_000_000_000 + (hg % 1_000_000_000), description, counts });
+                out.push(PeerCreative {
+                    id: 9_000_000_000 + (hg % 1_000_000_000),
+                    description,
+                    counts,
+                });
             }
         }
         out

@@ -77,7 +77,10 @@ impl DailyGrouping {
 
     /// Parses a tool name.
     pub fn parse(s: &str) -> Option<DailyGrouping> {
-        DailyGrouping::ALL.iter().find(|(_, n)| *n == s).map(|(g, _)| *g)
+        DailyGrouping::ALL
+            .iter()
+            .find(|(_, n)| *n == s)
+            .map(|(g, _)| *g)
     }
 }
 
@@ -114,7 +117,10 @@ impl HourlyGrouping {
 
     /// Parses a tool name.
     pub fn parse(s: &str) -> Option<HourlyGrouping> {
-        HourlyGrouping::ALL.iter().find(|(_, n)| *n == s).map(|(g, _)| *g)
+        HourlyGrouping::ALL
+            .iter()
+            .find(|(_, n)| *n == s)
+            .map(|(g, _)| *g)
     }
 }
 
@@ -163,14 +169,24 @@ impl World {
     pub fn scoped_groups(&self, scope: &Scope) -> Vec<usize> {
         match scope.adgroup {
             Some(g) => vec![g],
-            None => scope.accounts.iter().flat_map(|&a| self.accounts()[a].groups.iter().copied()).collect(),
+            None => scope
+                .accounts
+                .iter()
+                .flat_map(|&a| self.accounts()[a].groups.iter().copied())
+                .collect(),
         }
     }
 
     /// Daily report: sums over days `begin..=end` (clipped to the history
     /// and to today) of the scoped ad groups, grouped. Rows with no delivery
     /// are dropped, except the single `Sum` row.
-    pub fn daily(&self, scope: &Scope, begin: Day, end: Day, grouping: DailyGrouping) -> Vec<(Key, Counts)> {
+    pub fn daily(
+        &self,
+        scope: &Scope,
+        begin: Day,
+        end: Day,
+        grouping: DailyGrouping,
+    ) -> Vec<(Key, Counts)> {
         let mut rows: BTreeMap<Key, Counts> = BTreeMap::new();
         let begin = begin.max(self.history_start());
         let end = end.min(self.today());
@@ -184,7 +200,10 @@ impl World {
             let mut day = from;
             while day <= to {
                 match grouping {
-                    DailyGrouping::SiteSet | DailyGrouping::Creative | DailyGrouping::MaterialVideo | DailyGrouping::MaterialImage => {
+                    DailyGrouping::SiteSet
+                    | DailyGrouping::Creative
+                    | DailyGrouping::MaterialVideo
+                    | DailyGrouping::MaterialImage => {
                         self.day_cells(g, day, &mut cells);
                         for c in &cells {
                             let cr = &self.creatives()[c.creative];
@@ -203,7 +222,10 @@ impl World {
                             }
                         }
                     }
-                    DailyGrouping::Gender | DailyGrouping::Age | DailyGrouping::Region | DailyGrouping::City => {
+                    DailyGrouping::Gender
+                    | DailyGrouping::Age
+                    | DailyGrouping::Region
+                    | DailyGrouping::City => {
                         let total = self.group_day(g, day);
                         if !total.is_zero() {
                             let (dim, make): (Audience, fn(usize) -> Key) = match grouping {
