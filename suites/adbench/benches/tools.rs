@@ -1,8 +1,11 @@
 //! Tool latency on the largest user: every daily grouping over 90 days,
 //! every hourly grouping for yesterday, and the other tools, each called
 //! through `Platform::call` (argument checks, generation, JSON rendering).
-//! Prints p50 / p99 / max per call; the target is p99 ≤ 5 ms for the
-//! 90-day ADGROUP_ID report. Run: `cargo bench -p adfarm-adbench --bench tools`.
+//! Prints min / p50 / p99 / max wall time per call and the generator's cost
+//! per ad-group day; the target is p99 ≤ 5 ms for the 90-day ADGROUP_ID
+//! report. Nothing is cached between calls, so every call pays full price.
+//! Run: `cargo bench -p adfarm-adbench --bench tools` (add `-- generator`
+//! for the generator figure alone).
 
 use std::time::{Duration, Instant};
 
@@ -13,17 +16,6 @@ use serde_json::{json, Value};
 const ITERATIONS: usize = 200;
 const TARGET: Duration = Duration::from_millis(5);
 
-/// Nanoseconds this thread has run on a CPU (Linux schedstat), so a shared,
-/// loaded machine's waits for a core do not count as tool latency.
-fn cpu_ns() -> Option<u64> {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
-
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
@@ -32,11 +24,9 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-/// Latency figures of one call: wall-clock min/p50/p99/max, on-CPU p50/p99,
-/// and the observation length.
+/// Wall-clock min, p50, p99 and max of one call, and its observation length.
 struct Figures {
     wall: [Duration; 4],
-    cpu: [Duration; 2],
     chars: usize,
 }
 
@@ -45,24 +35,15 @@ fn time(p: &Platform, st: &mut EpisodeState, tool: &str, args: &Value) -> Figure
     let probe = p.call(st, tool, args);
     assert!(probe.ok(), "{tool}: {}", probe.text);
     let mut wall = Vec::with_capacity(ITERATIONS);
-    let mut cpu = Vec::with_capacity(ITERATIONS);
     for _ in 0..ITERATIONS {
-        let c0 = cpu_ns();
         let t = Instant::now();
         let o = p.call(st, tool, args);
         wall.push(t.elapsed());
-        if let (Some(a), Some(b)) = (c0, cpu_ns()) {
-            cpu.push(Duration::from_nanos(b.saturating_sub(a)));
-        }
         std::hint::black_box(o);
     }
     // Keep the episode small: results accumulate per call.
     st.results.truncate(1);
     wall.sort();
-    cpu.sort();
-    if cpu.is_empty() {
-        cpu.push(Duration::ZERO);
-    }
     Figures {
         wall: [
             wall[0],
@@ -70,9 +51,17 @@ fn time(p: &Platform, st: &mut EpisodeState, tool: &str, args: &Value) -> Figure
             percentile(&wall, 0.99),
             wall[wall.len() - 1],
         ],
-        cpu: [percentile(&cpu, 0.5), percentile(&cpu, 0.99)],
         chars: probe.text.len(),
     }
+}
+
+fn row(name: &str, f: Figures) -> Duration {
+    let [min, p50, p99, max] = f.wall.map(ms);
+    println!(
+        "{name:<44} {min:>8.3} {p50:>8.3} {p99:>8.3} {max:>8.3} {:>7}",
+        f.chars
+    );
+    f.wall[2]
 }
 
 fn main() {
@@ -101,9 +90,10 @@ fn main() {
         ms(build)
     );
     println!(
-        "largest user {user}: {} accounts, {groups} ad groups; {ITERATIONS} calls each\n",
+        "largest user {user}: {} accounts, {groups} ad groups; {ITERATIONS} calls each",
         accounts.len()
     );
+
     // The generator alone: ns per ad-group day, the unit a daily query pays.
     let window: Vec<(usize, Day)> = world.users()[u]
         .accounts
@@ -126,7 +116,6 @@ fn main() {
         best.as_nanos() as f64 / window.len() as f64
     );
     if std::env::args().any(|a| a == "generator") {
-        // `cargo bench --bench tools -- generator`: the generator figure only.
         return;
     }
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
@@ -135,6 +124,7 @@ fn main() {
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         load.split_whitespace().next().unwrap_or("?")
     );
+
     let p = Platform::new(world, Config::default());
     let mut st = EpisodeState::default();
     p.call(
@@ -153,92 +143,65 @@ fn main() {
         "conversions_cost"
     ]);
     println!(
-        "{:<44} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>7}",
-        "call", "min", "p50", "p99", "max", "cpu p50", "cpu p99", "chars"
+        "{:<44} {:>8} {:>8} {:>8} {:>8} {:>7}",
+        "call (ms)", "min", "p50", "p99", "max", "chars"
     );
-    println!(
-        "{:<44} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>7}",
-        "", "ms", "ms", "ms", "ms", "ms", "ms", ""
-    );
-    let row = |name: String, f: Figures| {
-        let [min, p50, p99, max] = f.wall.map(ms);
-        println!(
-            "{:<44} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>9.3} {:>9.3} {:>7}",
-            name,
-            min,
-            p50,
-            p99,
-            max,
-            ms(f.cpu[0]),
-            ms(f.cpu[1]),
-            f.chars
-        );
-        (f.wall[2], f.cpu[1])
-    };
-    let mut adgroup_p99 = (Duration::ZERO, Duration::ZERO);
+    let mut adgroup_p99 = Duration::ZERO;
     for (_, name) in DailyGrouping::ALL {
         let args = json!({
-            "user_id": user, "begin": today.plus(-90).to_string(), "end": today.plus(-1).to_string(), "group_by_type": name,
-            "fields": fields, "account_id_list": accounts, "page_size": 100,
+            "user_id": user, "begin": today.plus(-90).to_string(), "end": today.plus(-1).to_string(),
+            "group_by_type": name, "fields": fields, "account_id_list": accounts, "page_size": 100,
         });
-        let p99 = row(
-            format!("daily 90 days {name}"),
-            time(&p, &mut st, "daily_data_by_group_and_field", &args),
-        );
+        let f = time(&p, &mut st, "daily_data_by_group_and_field", &args);
+        let p99 = row(&format!("daily 90 days {name}"), f);
         if name == "ADGROUP_ID" {
             adgroup_p99 = p99;
         }
     }
     for (_, name) in HourlyGrouping::ALL {
-        let args = json!({"user_id": user, "date": today.plus(-1).to_string(), "group_by_type": name, "fields": fields, "page_size": 100});
-        row(
-            format!("hourly yesterday {name}"),
-            time(&p, &mut st, "hourly_data_by_group_and_field", &args),
-        );
+        let args = json!({
+            "user_id": user, "date": today.plus(-1).to_string(), "group_by_type": name,
+            "fields": fields, "page_size": 100,
+        });
+        let f = time(&p, &mut st, "hourly_data_by_group_and_field", &args);
+        row(&format!("hourly yesterday {name}"), f);
     }
-    let args = json!({"user_id": user, "date": today.to_string(), "group_by_type": "HOUR", "fields": fields, "page_size": 100});
+    let args = json!({
+        "user_id": user, "date": today.to_string(), "group_by_type": "HOUR",
+        "fields": fields, "page_size": 100,
+    });
     row(
-        "hourly today HOUR".into(),
+        "hourly today HOUR",
         time(&p, &mut st, "hourly_data_by_group_and_field", &args),
     );
+    let args = json!({"user_id": user, "account_id_list": accounts});
     row(
-        "get_account_info (all accounts)".into(),
-        time(
-            &p,
-            &mut st,
-            "get_account_info",
-            &json!({"user_id": user, "account_id_list": accounts}),
-        ),
+        "get_account_info (all accounts)",
+        time(&p, &mut st, "get_account_info", &args),
+    );
+    let args = json!({"user_id": user, "account_id": accounts[0], "page_size": 100});
+    row(
+        "get_account_adgroup_info (first account)",
+        time(&p, &mut st, "get_account_adgroup_info", &args),
     );
     row(
-        "get_account_adgroup_info (first account)".into(),
-        time(
-            &p,
-            &mut st,
-            "get_account_adgroup_info",
-            &json!({"user_id": user, "account_id": accounts[0], "page_size": 100}),
-        ),
-    );
-    row(
-        "search".into(),
+        "search",
         time(&p, &mut st, "search", &json!({"query": "conversion cost"})),
     );
+    let args =
+        json!({"industry": "GAME", "site_set": "SITE_SET_MOMENTS", "creative_type": "VIDEO"});
     row(
-        "get_top_good_creative".into(),
-        time(
-            &p,
-            &mut st,
-            "get_top_good_creative",
-            &json!({"industry": "GAME", "site_set": "SITE_SET_MOMENTS", "creative_type": "VIDEO"}),
-        ),
+        "get_top_good_creative",
+        time(&p, &mut st, "get_top_good_creative", &args),
     );
-    let verdict = |d: Duration| if d <= TARGET { "met" } else { "MISSED" };
     println!(
-        "\ntarget p99 <= {:.0} ms, daily 90 days ADGROUP_ID: wall {:.3} ms ({}), on-CPU {:.3} ms ({})",
+        "\ntarget: daily 90 days ADGROUP_ID p99 {:.3} ms <= {:.0} ms: {}",
+        ms(adgroup_p99),
         ms(TARGET),
-        ms(adgroup_p99.0),
-        verdict(adgroup_p99.0),
-        ms(adgroup_p99.1),
-        verdict(adgroup_p99.1)
+        if adgroup_p99 <= TARGET {
+            "met"
+        } else {
+            "MISSED"
+        }
     );
 }
