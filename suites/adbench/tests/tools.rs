@@ -3,7 +3,7 @@
 //! dependencies), result ids, the episode's end, and byte-identical replays.
 
 use adfarm_adbench::tools::{
-    Config, EpisodeState, ExternalTool, FlagKind, Observation, Outcome, Platform, ToolError,
+    Call, Config, EpisodeState, ExternalTool, FlagKind, Observation, Outcome, Platform, ToolError,
     OBSERVATION_CHARS,
 };
 use adfarm_adbench::world::{Day, World};
@@ -876,4 +876,48 @@ fn replays_are_byte_identical_and_moving_the_date_changes_the_answers() {
             numeric.len()
         );
     }
+}
+
+#[test]
+fn a_replayed_trajectory_regenerates_its_answer_for_the_date() {
+    let p = platform(false);
+    let (user, accounts) = largest(&p);
+    let d = p.world().today();
+    let trajectory = vec![
+        Call {
+            tool: "get_user_account_list".into(),
+            args: json!({"user_id": user, "page_size": 10}),
+        },
+        Call {
+            tool: "daily_data_by_group_and_field".into(),
+            args: json!({
+                "user_id": user, "begin": d.plus(-7).to_string(), "end": d.plus(-1).to_string(),
+                "group_by_type": "SUM", "fields": ["cost"], "account_id_list": accounts, "page_size": 1,
+            }),
+        },
+        Call {
+            tool: "summarize_results".into(),
+            args: json!({"query": "Resolved"}),
+        },
+    ];
+    let (state, obs) = p.replay(&trajectory);
+    assert_eq!(obs.len(), 3);
+    assert!(obs.iter().all(Observation::ok), "{obs:?}");
+    assert_eq!(state.outcome, Some(Outcome::Resolved));
+    assert!(state.flags.is_empty());
+    let (_, again) = platform(false).replay(&trajectory);
+    assert_eq!(obs, again);
+    // With absolute dates the replay on a later world reads the same past
+    // (the world does not rewrite history); relative windows move with D,
+    // see `replays_are_byte_identical_and_moving_the_date_changes_the_answers`.
+    let later = Platform::new(
+        World::new(2026, d.plus(9), 12).expect("world"),
+        Config::default(),
+    );
+    let (_, moved) = later.replay(&trajectory);
+    assert!(moved[1].ok());
+    assert_eq!(
+        moved[1].text, obs[1].text,
+        "past days do not change when D moves"
+    );
 }

@@ -25,5 +25,5 @@ pub mod table;
 
 pub use episode::{Config, EpisodeState, Flag, FlagKind, Outcome, StoredResult};
 pub use error::ToolError;
-pub use platform::{ExternalTool, Observation, Platform, OBSERVATION_CHARS};
+pub use platform::{Call, ExternalTool, Observation, Platform, OBSERVATION_CHARS};
 pub use spec::specs;

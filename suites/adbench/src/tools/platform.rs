@@ -4,7 +4,7 @@
 //! the tool runs. Other tools (the calculator) plug in as [`ExternalTool`]s.
 
 use adfarm_llm::Tool;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::args::Args;
@@ -68,6 +68,15 @@ impl Observation {
         out.push_str(NOTE);
         out
     }
+}
+
+/// One recorded tool call, as a trajectory stores it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Call {
+    /// Tool name.
+    pub tool: String,
+    /// JSON arguments.
+    pub args: Value,
 }
 
 /// Dependency bookkeeping for the call being run.
@@ -172,6 +181,17 @@ impl Platform {
     /// Schemas of every tool offered, platform tools first.
     pub fn specs(&self) -> &[Tool] {
         &self.specs
+    }
+
+    /// Runs `calls` in order in a fresh episode: how an expert trajectory is
+    /// replayed against today's world to regenerate its ground truth.
+    pub fn replay(&self, calls: &[Call]) -> (EpisodeState, Vec<Observation>) {
+        let mut state = EpisodeState::default();
+        let observations = calls
+            .iter()
+            .map(|c| self.call(&mut state, &c.tool, &c.args))
+            .collect();
+        (state, observations)
     }
 
     /// Runs one call of the episode whose state is `state`.
