@@ -33,29 +33,34 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 
     #[test]
-    fn every_daily_grouping_sums_to_sum(seed in 0u64..1000, offset in 0i32..900, user in 0usize..12, take in 1usize..4, back in 1i32..380, len in 0i32..12) {
+    fn every_daily_grouping_sums_to_sum(seed in 0u64..1000, offset in 0i32..900, user in 0usize..12, take in 1usize..4, back in 1i32..380, len in 0i32..12, pick in 0usize..1000) {
         let w = World::new(seed, day("2024-06-01").plus(offset), 12).expect("world");
         let scope = user_scope(&w, user, take);
+        let groups = w.scoped_groups(&scope);
+        // The same checks on the accounts and on one of their ad groups (adgroup_id).
+        let one = Scope { adgroup: Some(groups[pick % groups.len()]), ..scope.clone() };
         let end = w.today().plus(-back + len.min(back));
         let begin = end.plus(-len);
-        let sum = w.daily(&scope, begin, end, DailyGrouping::Sum);
-        prop_assert_eq!(sum.len(), 1);
-        let sum = sum[0].1;
-        prop_assert!(nested(&sum));
-        let mut video = Counts::default();
-        for (g, name) in DailyGrouping::ALL {
-            let rows = w.daily(&scope, begin, end, g);
-            for r in &rows {
-                prop_assert!(nested(&r.1), "{} row {:?}", name, r);
-            }
-            match g {
-                DailyGrouping::MaterialVideo => video = total(&rows),
-                DailyGrouping::MaterialImage => {
-                    let mut both = video;
-                    both += total(&rows);
-                    prop_assert_eq!(both, sum, "materials");
+        for scope in [scope, one] {
+            let sum = w.daily(&scope, begin, end, DailyGrouping::Sum);
+            prop_assert_eq!(sum.len(), 1);
+            let sum = sum[0].1;
+            prop_assert!(nested(&sum));
+            let mut video = Counts::default();
+            for (g, name) in DailyGrouping::ALL {
+                let rows = w.daily(&scope, begin, end, g);
+                for r in &rows {
+                    prop_assert!(nested(&r.1), "{} row {:?}", name, r);
                 }
-                _ => prop_assert_eq!(total(&rows), sum, "grouping {}", name),
+                match g {
+                    DailyGrouping::MaterialVideo => video = total(&rows),
+                    DailyGrouping::MaterialImage => {
+                        let mut both = video;
+                        both += total(&rows);
+                        prop_assert_eq!(both, sum, "materials");
+                    }
+                    _ => prop_assert_eq!(total(&rows), sum, "grouping {}", name),
+                }
             }
         }
     }
