@@ -9,7 +9,7 @@ use super::error::ToolError;
 use super::platform::Ctx;
 use super::table::{page_of, parse_paging};
 use crate::world::catalog::{Audit, AGES, GENDERS, REGIONS};
-use crate::world::{AdGroup, World};
+use crate::world::{AdGroup, GroupStatus, World};
 
 /// Resolves `user_id` to a user index.
 ///
@@ -91,7 +91,7 @@ pub fn account_info(w: &World, ctx: &mut Ctx<'_>, a: &Args<'_>) -> Result<Value,
         .iter()
         .map(|&i| {
             let acc = &w.accounts()[i];
-            let active = acc.groups.iter().filter(|&&g| w.groups()[g].status_on(today) == "ACTIVE").count();
+            let active = acc.groups.iter().filter(|&&g| w.groups()[g].status_on(today) == GroupStatus::Active).count();
             json!({
                 "Account ID": acc.id,
                 "Account name": acc.name,
@@ -106,16 +106,6 @@ pub fn account_info(w: &World, ctx: &mut Ctx<'_>, a: &Args<'_>) -> Result<Value,
         })
         .collect();
     Ok(json!({"user_id": w.users()[u].id, "rows": rows}))
-}
-
-fn status_rank(s: &str) -> u8 {
-    match s {
-        "ACTIVE" => 0,
-        "PAUSED" => 1,
-        "PENDING_AUDIT" => 2,
-        "REJECTED" => 3,
-        _ => 4,
-    }
 }
 
 /// Delivery hours as `HH:00-HH:00` spans.
@@ -169,7 +159,7 @@ fn group_row(w: &World, g: &AdGroup) -> Value {
     let mut m = Map::new();
     m.insert("Ad group ID".into(), g.id.into());
     m.insert("Ad group name".into(), g.name.clone().into());
-    m.insert("Status".into(), g.status_on(today).into());
+    m.insert("Status".into(), g.status_on(today).name().into());
     m.insert("Launch date".into(), g.launch.to_string().into());
     m.insert("End date".into(), g.end.plus(-1).to_string().into());
     m.insert("Bid (CNY)".into(), (g.bid_on(today) as f64 / 100.0).into());
@@ -220,13 +210,7 @@ pub fn adgroup_info(w: &World, ctx: &mut Ctx<'_>, a: &Args<'_>) -> Result<Value,
             .collect(),
     };
     if wanted.is_none() {
-        groups.sort_by_key(|g| {
-            (
-                status_rank(g.status_on(today)),
-                std::cmp::Reverse(g.launch),
-                g.id,
-            )
-        });
+        groups.sort_by_key(|g| (g.status_on(today), std::cmp::Reverse(g.launch), g.id));
     }
     let rows = groups.iter().map(|g| group_row(w, g)).collect();
     let mut m = page_of(rows, size, page)?;

@@ -140,23 +140,51 @@ impl AdGroup {
     }
 
     /// Status as shown on `day` (its own state, not the account's).
-    pub fn status_on(&self, day: Day) -> &'static str {
+    pub fn status_on(&self, day: Day) -> GroupStatus {
         if self.rejected {
-            "REJECTED"
+            GroupStatus::Rejected
         } else if day < self.audit_until {
-            "PENDING_AUDIT"
+            GroupStatus::PendingAudit
         } else if day >= self.end {
-            "ENDED"
+            GroupStatus::Ended
         } else if self.paused_on(day) {
-            "PAUSED"
+            GroupStatus::Paused
         } else {
-            "ACTIVE"
+            GroupStatus::Active
         }
     }
 
     /// True when the group itself may serve on `day`.
     pub fn serves_on(&self, day: Day) -> bool {
-        self.status_on(day) == "ACTIVE" && day >= self.launch
+        day >= self.launch && self.status_on(day) == GroupStatus::Active
+    }
+}
+
+/// An ad group's status; the order is the listing order (serving first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum GroupStatus {
+    /// Serving.
+    Active,
+    /// Paused by the advertiser for a while.
+    Paused,
+    /// Waiting for review.
+    PendingAudit,
+    /// Rejected at review; never serves.
+    Rejected,
+    /// Past its end date.
+    Ended,
+}
+
+impl GroupStatus {
+    /// Name shown in rows.
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupStatus::Active => "ACTIVE",
+            GroupStatus::Paused => "PAUSED",
+            GroupStatus::PendingAudit => "PENDING_AUDIT",
+            GroupStatus::Rejected => "REJECTED",
+            GroupStatus::Ended => "ENDED",
+        }
     }
 }
 

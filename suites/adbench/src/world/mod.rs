@@ -21,7 +21,7 @@ use std::collections::HashMap;
 
 pub use calendar::Day;
 pub use counts::Counts;
-pub use entities::{Account, AdGroup, Creative, User, HISTORY_DAYS};
+pub use entities::{Account, AdGroup, Creative, GroupStatus, User, HISTORY_DAYS};
 pub use query::{DailyGrouping, HourlyGrouping, Key, Scope};
 
 /// Why a world cannot be built.
