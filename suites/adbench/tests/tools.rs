@@ -797,6 +797,8 @@ fn stored_results_are_what_the_agent_saw_and_long_ones_are_cut() {
     assert_eq!(seen["result_id"], "r2");
     seen.as_object_mut().expect("object").remove("result_id");
     assert_eq!(st.result("r2").map(|r| &r.value), Some(&seen));
+    assert_eq!(st.bindings().get("r2"), Some(&&seen));
+    assert_eq!(st.bindings().len(), 2);
     assert!(
         o.text.chars().count() > OBSERVATION_CHARS,
         "a 100-row page is long"

@@ -80,6 +80,15 @@ impl EpisodeState {
         self.results.iter().find(|r| r.id == id)
     }
 
+    /// Every stored result by id (`r1` → value): the bindings a calculator
+    /// program sees.
+    pub fn bindings(&self) -> std::collections::BTreeMap<&str, &Value> {
+        self.results
+            .iter()
+            .map(|r| (r.id.as_str(), &r.value))
+            .collect()
+    }
+
     /// True once any tool has returned data the calculator could use.
     pub fn has_data(&self) -> bool {
         !self.results.is_empty()
