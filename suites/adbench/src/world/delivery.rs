@@ -10,7 +10,7 @@ use super::catalog::{
 };
 use super::counts::Counts;
 use super::entities::{epoch, Account, AdGroup};
-use super::rng::{binomial, gamma_factor, hash, mix, poisson, round_count, split, uniform};
+use super::rng::{gamma_factor, hash, mix, poisson, round_count, split, uniform};
 use super::World;
 
 /// Relative rates of one cell of a split: traffic weight and how its CTR,
@@ -291,15 +291,19 @@ impl World {
             * gamma_factor(h, 8.0);
         // The account budget caps any one group's spend.
         let spend = spend.min(account.budget_on(day) as f64);
-        let views = poisson(mix(h ^ 1), spend / (cpc * ctr));
-        let clicks = binomial(mix(h ^ 2), views, ctr);
+        // Each counter is drawn around its own expectation and then capped by
+        // the one above it, rather than drawn from it: the draws are then
+        // independent and overlap in the CPU instead of forming one chain.
+        // The shared Gamma factor in `spend` keeps them correlated.
+        let mean_views = spend / (cpc * ctr);
+        let mean_clicks = mean_views * ctr;
+        let mean_conversions = mean_clicks * cvr;
+        let mean_deep = mean_conversions * ind.deep_rate() * objective_depth(group);
+        let views = poisson(mix(h ^ 1), mean_views);
+        let clicks = poisson(mix(h ^ 2), mean_clicks).min(views);
+        let conversions = poisson(mix(h ^ 4), mean_conversions).min(clicks);
+        let deep = poisson(mix(h ^ 5), mean_deep).min(conversions);
         let cost = round_count(clicks as f64 * cpc * uniform(mix(h ^ 3), 0.92, 1.08));
-        let conversions = binomial(mix(h ^ 4), clicks, cvr);
-        let deep = binomial(
-            mix(h ^ 5),
-            conversions,
-            ind.deep_rate() * objective_depth(group),
-        );
         Counts {
             views,
             clicks,

@@ -71,12 +71,13 @@ pub fn round_count(x: f64) -> u64 {
     }
 }
 
-/// Poisson(mean): exact inversion below a mean of 10, normal approximation above.
+/// Poisson(mean): exact inversion below a mean of 4, normal approximation
+/// above (as for [`binomial`]: cost is per cell, and small counts are noise).
 pub fn poisson(h: u64, mean: f64) -> u64 {
     if mean <= 0.0 || !mean.is_finite() {
         return 0;
     }
-    if mean < 10.0 {
+    if mean < 4.0 {
         let u = unit(h);
         let mut k = 0u64;
         let mut p = (-mean).exp();
