@@ -208,14 +208,22 @@ impl Platform {
         let state = ctx.state;
         match result {
             Ok(Reply::Data(mut value)) => {
-                let id = state.store(name, value.clone());
+                let id = format!("r{}", state.results.len() + 1);
+                // Show the id inside the result, but store it without: the
+                // stored value is the data the calculator reads.
                 if let Value::Object(m) = &mut value {
                     m.insert("result_id".into(), Value::String(id.clone()));
                 }
+                let text = value.to_string();
+                if let Value::Object(m) = &mut value {
+                    m.remove("result_id");
+                }
+                let stored = state.store(name, value);
+                debug_assert_eq!(stored, id);
                 Observation {
                     tool: name.into(),
                     result_id: Some(id),
-                    text: value.to_string(),
+                    text,
                     error_code: None,
                     flags: raised,
                     ended: false,

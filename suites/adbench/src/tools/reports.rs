@@ -2,14 +2,16 @@
 //! `hourly_data_by_group_and_field`. They check arguments and scope, ask the
 //! world for grouped sums and render one page of labelled rows.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::accounts::{owned_accounts, user};
 use super::args::Args;
 use super::episode::FlagKind;
 use super::error::ToolError;
 use super::platform::Ctx;
-use super::table::{columns, page_of, parse_fields, parse_order, parse_paging, render};
+use super::table::{
+    columns, order_rows, paginate, parse_fields, parse_order, parse_paging, render,
+};
 use crate::world::{DailyGrouping, Day, HourlyGrouping, Scope, World};
 
 /// Key column labels of a daily grouping.
@@ -124,9 +126,12 @@ pub fn daily(w: &World, ctx: &mut Ctx<'_>, a: &Args<'_>) -> Result<Value, ToolEr
     let ids = a.id_list("account_id_list")?;
     let accounts = owned_accounts(w, ctx, u, "account_id_list", &ids)?;
     let adgroup = scoped_adgroup(w, ctx, a, &accounts)?;
-    let rows = w.daily(&Scope { accounts, adgroup }, begin, end, grouping);
-    let rendered = render(w, rows, &fields, order);
-    let mut m: Map<String, Value> = page_of(rendered, size, page)?;
+    let rows = order_rows(
+        w.daily(&Scope { accounts, adgroup }, begin, end, grouping),
+        order,
+    );
+    let (rows, mut m) = paginate(rows, size, page)?;
+    m.insert("rows".into(), Value::Array(render(w, &rows, &fields)));
     m.insert("group_by_type".into(), name.into());
     m.insert("begin".into(), begin.to_string().into());
     m.insert("end".into(), end.to_string().into());
@@ -166,9 +171,12 @@ pub fn hourly(w: &World, ctx: &mut Ctx<'_>, a: &Args<'_>) -> Result<Value, ToolE
         None => w.users()[u].accounts.clone(),
     };
     let adgroup = scoped_adgroup(w, ctx, a, &accounts)?;
-    let rows = w.hourly(&Scope { accounts, adgroup }, date, grouping);
-    let rendered = render(w, rows, &fields, order);
-    let mut m: Map<String, Value> = page_of(rendered, size, page)?;
+    let rows = order_rows(
+        w.hourly(&Scope { accounts, adgroup }, date, grouping),
+        order,
+    );
+    let (rows, mut m) = paginate(rows, size, page)?;
+    m.insert("rows".into(), Value::Array(render(w, &rows, &fields)));
     m.insert("group_by_type".into(), name.into());
     m.insert("date".into(), date.to_string().into());
     m.insert(

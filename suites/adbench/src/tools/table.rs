@@ -90,6 +90,21 @@ pub fn parse_paging(a: &Args<'_>, default_size: Option<u64>) -> Result<(u64, u64
 /// # Errors
 /// A bad-argument error naming `page` when it is past the last page.
 pub fn page_of(rows: Vec<Value>, size: u64, page: u64) -> Result<Map<String, Value>, ToolError> {
+    let (rows, mut m) = paginate(rows, size, page)?;
+    m.insert("rows".into(), Value::Array(rows));
+    Ok(m)
+}
+
+/// The rows of one page and the paging envelope (without `rows`), so
+/// reports render only the rows they show.
+///
+/// # Errors
+/// A bad-argument error naming `page` when it is past the last page.
+pub fn paginate<T>(
+    rows: Vec<T>,
+    size: u64,
+    page: u64,
+) -> Result<(Vec<T>, Map<String, Value>), ToolError> {
     let total = rows.len() as u64;
     let pages = total.div_ceil(size).max(1);
     if page > pages {
@@ -99,14 +114,13 @@ pub fn page_of(rows: Vec<Value>, size: u64, page: u64) -> Result<Map<String, Val
         ));
     }
     let start = ((page - 1) * size) as usize;
-    let rows: Vec<Value> = rows.into_iter().skip(start).take(size as usize).collect();
+    let rows: Vec<T> = rows.into_iter().skip(start).take(size as usize).collect();
     let mut m = Map::new();
-    m.insert("rows".into(), Value::Array(rows));
     m.insert("total_rows".into(), total.into());
     m.insert("page".into(), page.into());
     m.insert("page_size".into(), size.into());
     m.insert("total_pages".into(), pages.into());
-    Ok(m)
+    Ok((rows, m))
 }
 
 /// Key columns of a row.
@@ -171,14 +185,8 @@ pub fn key_columns(w: &World, key: &Key, row: &mut Map<String, Value>) {
     }
 }
 
-/// Orders rows (stable, so ties keep the key order; undefined values last)
-/// and renders them with key and field columns.
-pub fn render(
-    w: &World,
-    mut rows: Vec<(Key, Counts)>,
-    fields: &[Field],
-    order: Option<Order>,
-) -> Vec<Value> {
+/// Orders rows (stable, so ties keep the key order; undefined values last).
+pub fn order_rows(mut rows: Vec<(Key, Counts)>, order: Option<Order>) -> Vec<(Key, Counts)> {
     if let Some(o) = order {
         rows.sort_by(|a, b| {
             let (x, y) = (o.field.number(&a.1), o.field.number(&b.1));
@@ -196,6 +204,11 @@ pub fn render(
             }
         });
     }
+    rows
+}
+
+/// Renders rows with key and field columns.
+pub fn render(w: &World, rows: &[(Key, Counts)], fields: &[Field]) -> Vec<Value> {
     rows.iter()
         .map(|(k, c)| {
             let mut m = Map::new();
