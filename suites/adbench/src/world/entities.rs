@@ -51,7 +51,7 @@ pub struct Account {
     pub assets: Vec<(u64, String)>,
     /// Yearly growth of demand (log scale).
     pub trend: f64,
-    /// Indices of the account's visible ad groups, in id order of launch.
+    /// Indices of the account's visible ad groups, by slot then launch.
     pub groups: Vec<usize>,
 }
 
