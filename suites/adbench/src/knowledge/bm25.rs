@@ -97,7 +97,7 @@ impl Index {
                 continue;
             };
             let df = list.len() as f64;
-            let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+            let idf = libm::log((n - df + 0.5) / (df + 0.5) + 1.0);
             for &(doc, tf) in list {
                 if !allowed(doc) {
                     continue;

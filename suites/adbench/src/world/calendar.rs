@@ -114,7 +114,7 @@ pub fn season_factor(day: Day, peak_sensitivity: f64) -> f64 {
     for (m, dd, width, height) in PEAKS {
         if let Some(center) = Day::ymd(d.year(), m, dd) {
             let x = day.since(center) as f64 / width;
-            lift += height * (-0.5 * x * x).exp();
+            lift += height * libm::exp(-0.5 * x * x);
         }
     }
     1.0 + peak_sensitivity * lift

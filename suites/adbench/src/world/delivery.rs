@@ -149,8 +149,8 @@ fn demand_with(account: &Account, day: Day, calendar: f64) -> f64 {
         return 0.0;
     }
     let years = day.since(epoch()) as f64 / 365.25;
-    let wave = 1.0 + 0.08 * (years * std::f64::consts::TAU + (account.serial % 7) as f64).sin();
-    account.budget_on(day) as f64 * calendar * (account.trend * years).exp() * wave
+    let wave = 1.0 + 0.08 * libm::sin(years * std::f64::consts::TAU + (account.serial % 7) as f64);
+    account.budget_on(day) as f64 * calendar * libm::exp(account.trend * years) * wave
 }
 
 /// [`demand`] for every account and day in `first..=last`, with the

@@ -400,7 +400,7 @@ fn generate_account(
     };
     let created = epoch().plus(-(range(h(2), 0, 400) as i32));
     // Budgets are log-uniform between 2k and 200k CNY a day.
-    let base = 10f64.powf(uniform(h(3), 3.3, 5.3)) * 100.0;
+    let base = libm::pow(10.0, uniform(h(3), 3.3, 5.3)) * 100.0;
     let mut budgets = vec![(created, base.round() as u64)];
     let mut holds = Vec::new();
     let mut block = 0i32;
@@ -573,7 +573,7 @@ fn generate_group(
         pauses,
         bid_lifts: bids
             .iter()
-            .map(|b| (b.1 as f64 / bid0 as f64).powf(0.6))
+            .map(|b| libm::pow(b.1 as f64 / bid0 as f64, 0.6))
             .collect(),
         bids,
         audit_until,
@@ -631,7 +631,7 @@ fn generate_group(
             material,
             added,
             rejected: hash(&[hc, 3]) % 100 < 7,
-            quality: 10f64.powf(uniform(hash(&[hc, 4]), -0.25, 0.25)),
+            quality: libm::pow(10.0, uniform(hash(&[hc, 4]), -0.25, 0.25)),
             fatigue_days: uniform(hash(&[hc, 5]), 15.0, 60.0),
         });
         group.creatives.push(ci);

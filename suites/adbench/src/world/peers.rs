@@ -68,7 +68,7 @@ impl World {
                 let day: Day = self.today().plus(-back);
                 let gen = (day.0 + phase).div_euclid(life);
                 let hg = hash(&[self.seed(), 202, cls, slot, gen as u64]);
-                let quality = 10f64.powf(uniform(hg, -0.3, 0.3));
+                let quality = libm::pow(10.0, uniform(hg, -0.3, 0.3));
                 let hd = hash(&[hg, day.0 as u64]);
                 let views = poisson(
                     hd,

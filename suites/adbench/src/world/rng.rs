@@ -1,6 +1,8 @@
 //! Counter-based randomness: every draw is a hash of (seed, entity, date,
 //! hour, purpose), so any cell of the world can be computed alone, in any
-//! order, and a query pays only for the rows it reads.
+//! order, and a query pays only for the rows it reads. Transcendental
+//! functions in the world come from the pure-Rust `libm` crate, not the
+//! platform's, so a world is bit-identical on every machine that builds it.
 
 /// Finaliser of SplitMix64: a strong 64-bit mixer, cheap enough to call per cell.
 #[inline]
@@ -80,7 +82,7 @@ pub fn poisson(h: u64, mean: f64) -> u64 {
     if mean < 4.0 {
         let u = unit(h);
         let mut k = 0u64;
-        let mut p = (-mean).exp();
+        let mut p = libm::exp(-mean);
         let mut cdf = p;
         while cdf < u && k < 200 {
             k += 1;
@@ -90,6 +92,20 @@ pub fn poisson(h: u64, mean: f64) -> u64 {
         return k;
     }
     round_count(mean + mean.sqrt() * normal(h))
+}
+
+/// `x^n` by squaring: `f64::powi` may differ across platforms, and worlds
+/// must be bit-identical wherever they are built.
+fn pow_int(mut x: f64, mut n: u64) -> f64 {
+    let mut acc = 1.0;
+    while n > 0 {
+        if n & 1 == 1 {
+            acc *= x;
+        }
+        x *= x;
+        n >>= 1;
+    }
+    acc
 }
 
 /// Reciprocals 1/k for the inversion loops: a multiply instead of a
@@ -134,11 +150,7 @@ pub fn binomial(h: u64, n: u64, p: f64) -> u64 {
         let u = unit(h);
         let q = 1.0 - p;
         let ratio = p / q;
-        let mut pmf = if n < i32::MAX as u64 {
-            q.powi(n as i32)
-        } else {
-            (n as f64 * q.ln()).exp()
-        };
+        let mut pmf = pow_int(q, n);
         let mut cdf = pmf;
         let mut k = 0u64;
         while cdf < u && k < n {
