@@ -928,3 +928,32 @@ fn a_replayed_trajectory_regenerates_its_answer_for_the_date() {
         "the observation says how far the data goes"
     );
 }
+
+#[test]
+fn an_ad_group_of_an_unlisted_account_is_flagged_by_its_argument() {
+    let p = platform(false);
+    let (user, accounts) = largest(&p);
+    let w = p.world();
+    let a = w.account_by_id(accounts[0]).expect("account");
+    let gid = w.groups()[w.accounts()[a].groups[0]].id;
+    let args = json!({
+        "user_id": user, "date": "2026-11-19", "group_by_type": "HOUR", "fields": ["cost"],
+        "page_size": 24, "adgroup_id": gid,
+    });
+    let mut fresh = EpisodeState::default();
+    let o = p.call(&mut fresh, "hourly_data_by_group_and_field", &args);
+    assert!(o.ok(), "{}", o.text);
+    assert_eq!(o.flags.len(), 1);
+    assert_eq!(o.flags[0].argument, "adgroup_id");
+    let (mut st, _, _) = listed(&p);
+    let o = p.call(&mut st, "hourly_data_by_group_and_field", &args);
+    assert!(o.ok() && o.flags.is_empty(), "{}", o.text);
+    let strict = platform(true);
+    let o = strict.call(
+        &mut EpisodeState::default(),
+        "hourly_data_by_group_and_field",
+        &args,
+    );
+    assert_eq!(o.error_code, Some("dependency"));
+    assert_eq!(parse(&o)["argument"], "adgroup_id");
+}

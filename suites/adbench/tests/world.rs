@@ -202,3 +202,33 @@ fn worlds_have_the_specified_shape() {
     assert!(World::new(1, day("2019-01-01"), 12).is_err());
     assert!(World::new(1, day("2026-01-01"), 24).is_err());
 }
+
+#[test]
+fn the_event_schedule_moves_the_platform_on() {
+    let d = day("2026-06-01");
+    let now = World::new(9, d, 12).expect("world");
+    let later = World::new(9, d.plus(45), 12).expect("world");
+    let mut changed_status = 0;
+    let mut changed_bid = 0;
+    let mut changed_budget = 0;
+    for g in now.groups() {
+        if let Some(i) = later.group_by_id(g.id) {
+            let h = &later.groups()[i];
+            changed_status += usize::from(g.status_on(d) != h.status_on(d.plus(45)));
+            changed_bid += usize::from(g.bid_on(d) != h.bid_on(d.plus(45)));
+        }
+    }
+    for (a, b) in now.accounts().iter().zip(later.accounts()) {
+        assert_eq!(a.id, b.id, "accounts are stable across dates");
+        changed_budget += usize::from(a.budget_on(d) != b.budget_on(d.plus(45)));
+    }
+    assert!(changed_status > 10, "{changed_status} statuses changed");
+    assert!(changed_bid > 10, "{changed_bid} bids changed");
+    assert!(changed_budget > 3, "{changed_budget} budgets changed");
+    // New groups launched and new creatives were added in between.
+    assert!(later.groups().iter().any(|g| g.launch > d));
+    assert!(later
+        .creatives()
+        .iter()
+        .any(|c| c.added > d && c.added > later.groups()[c.group].launch));
+}

@@ -45,6 +45,10 @@ impl WorldError {
     }
 }
 
+/// The hour a world is seen at unless a task says otherwise: today's
+/// morning is in.
+pub const DEFAULT_HOUR: u8 = 12;
+
 /// First world date supported (400 days of history after the epoch).
 pub fn first_date() -> Day {
     Day::ymd(2024, 1, 1).expect("valid")
