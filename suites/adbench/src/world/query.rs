@@ -277,12 +277,14 @@ impl World {
         let mut rows: BTreeMap<Key, Counts> = BTreeMap::new();
         let mut cells = Vec::new();
         let mut hours = Vec::new();
-        let in_history = day >= self.history_start() && day <= self.today();
         let last_hour = if day == self.today() { self.hour() } else { 24 };
-        for g in self.scoped_groups(scope) {
-            if !in_history {
-                break;
-            }
+        let in_history = day >= self.history_start() && day <= self.today();
+        let groups = if in_history {
+            self.scoped_groups(scope)
+        } else {
+            Vec::new()
+        };
+        for g in groups {
             let group = &self.groups()[g];
             if day < group.launch || day >= group.end {
                 continue;
