@@ -5,6 +5,7 @@
 //!
 //! - `rng`: hashing and draws; `calendar`: days and calendar effects;
 //! - `catalog`: vocabularies; `entities`: objects and their schedules;
+//! - `generate`: the seeded entities and event schedule;
 //! - `counts`: additive counters; `delivery`: the top-down generator;
 //! - `query`: scoped, grouped sums; `peers`: other advertisers' creatives.
 
@@ -13,6 +14,7 @@ pub mod catalog;
 pub mod counts;
 pub mod delivery;
 pub mod entities;
+pub mod generate;
 pub mod peers;
 pub mod query;
 pub mod rng;
@@ -91,7 +93,7 @@ impl World {
         if hour > 23 {
             return Err(WorldError::BadHour(hour));
         }
-        let e = entities::generate(seed, today);
+        let e = generate::generate(seed, today);
         let user_index = e.users.iter().enumerate().map(|(i, u)| (u.id, i)).collect();
         let account_index = e
             .accounts
