@@ -1,13 +1,11 @@
 //! How much each ad group delivers, generated top-down: a full-day total per
 //! (ad group, day) from a hash of (seed, group, day), then seeded multinomial
-//! splits into creative × site-set cells, into hours, and into audience
-//! cells. Splits preserve sums by construction, so every grouping adds up to
+//! splits into creative × site-set cells and into hours (audience cells:
+//! `audience`). Splits preserve sums by construction, so every grouping adds up to
 //! the total, and a query at ad-group level never computes a finer cell.
 
 use super::calendar::{season_factor, weekday_factor, Day};
-use super::catalog::{
-    Audit, CreativeType, Industry, SiteSet, AGES, CITIES, CITY_WEIGHTS, REGIONS, REGION_WEIGHTS,
-};
+use super::catalog::{Audit, CreativeType, Industry, SiteSet};
 use super::counts::Counts;
 use super::entities::{epoch, Account, AdGroup};
 use super::rng::{gamma_factor, hash, mix, poisson, round_count, split, uniform};
@@ -58,11 +56,7 @@ mod tag {
     pub const TOTAL: u64 = 101;
     pub const CELLS: u64 = 102;
     pub const HOURS: u64 = 103;
-    pub const GENDER: u64 = 104;
-    pub const AGE: u64 = 105;
-    pub const REGION: u64 = 106;
-    pub const CITY: u64 = 107;
-    pub const AUDIENCE: u64 = 108;
+    // 104-108 are the audience splits' (see `audience`).
 }
 
 /// Most cells one split handles (24 hours is the widest split).
@@ -394,97 +388,6 @@ impl World {
             self.group_day_full(g, day)
         }
     }
-
-    /// Splits a group-day total by gender, age band, region or city.
-    pub fn audience_split(
-        &self,
-        g: usize,
-        day: Day,
-        total: Counts,
-        dim: Audience,
-        out: &mut Vec<Counts>,
-    ) {
-        let group = &self.groups[g];
-        let ind = self.accounts[group.account].industry;
-        let gid = group.id;
-        // Stable per-group differences in how each audience cell responds.
-        let rel = |d: u64, i: usize| {
-            uniform(
-                hash(&[self.seed, tag::AUDIENCE, gid, d, i as u64]),
-                0.8,
-                1.25,
-            )
-        };
-        let key = |t: u64| hash(&[self.seed, t, gid, day.0 as u64]);
-        match dim {
-            Audience::Gender => {
-                let male = match ind {
-                    Industry::Game | Industry::Automotive | Industry::Finance => 1.4,
-                    _ => 0.8,
-                };
-                let base = [male, 1.0, 0.15];
-                let rates: Vec<Rates> = (0..3)
-                    .map(|i| {
-                        let on = group.genders >> i & 1 == 1;
-                        Rates {
-                            views: if on { base[i] } else { 0.0 },
-                            ctr: rel(0, i),
-                            cpc: 1.0,
-                            cvr: rel(1, i),
-                            deep: 1.0,
-                        }
-                    })
-                    .collect();
-                split_counts(key(tag::GENDER), total, &rates, out);
-            }
-            Audience::Age => {
-                const BASE: [f64; 6] = [0.9, 1.4, 1.3, 0.9, 0.5, 0.2];
-                let rates: Vec<Rates> = (0..AGES.len())
-                    .map(|i| {
-                        let on = group.ages >> i & 1 == 1;
-                        Rates {
-                            views: if on { BASE[i] } else { 0.0 },
-                            ctr: rel(2, i),
-                            cpc: 1.0,
-                            cvr: rel(3, i),
-                            deep: 1.0,
-                        }
-                    })
-                    .collect();
-                split_counts(key(tag::AGE), total, &rates, out);
-            }
-            Audience::Region => {
-                let rates: Vec<Rates> = (0..REGIONS.len())
-                    .map(|i| {
-                        let on = group.regions >> i & 1 == 1;
-                        Rates {
-                            views: if on { REGION_WEIGHTS[i] } else { 0.0 },
-                            ctr: rel(4, i),
-                            cpc: 1.0,
-                            cvr: rel(5, i),
-                            deep: 1.0,
-                        }
-                    })
-                    .collect();
-                split_counts(key(tag::REGION), total, &rates, out);
-            }
-            Audience::City => {
-                // Cities refine the region split, so cities of a region sum to it.
-                let mut regions = Vec::new();
-                self.audience_split(g, day, total, Audience::Region, &mut regions);
-                out.clear();
-                let mut part = Vec::new();
-                for (r, counts) in regions.iter().enumerate() {
-                    let rates: Vec<Rates> = (0..3)
-                        .map(|j| Rates::traffic(CITY_WEIGHTS[r * 3 + j]))
-                        .collect();
-                    split_counts(mix(key(tag::CITY) ^ r as u64), *counts, &rates, &mut part);
-                    out.extend_from_slice(&part);
-                }
-                debug_assert_eq!(out.len(), CITIES.len());
-            }
-        }
-    }
 }
 
 /// How much deeper than the industry's default the group's goal reaches.
@@ -497,17 +400,4 @@ fn objective_depth(group: &AdGroup) -> f64 {
         Follow => 0.6,
         StoreVisit => 0.8,
     }
-}
-
-/// An audience dimension of the daily report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Audience {
-    /// MALE, FEMALE, UNKNOWN.
-    Gender,
-    /// Age bands.
-    Age,
-    /// Provinces.
-    Region,
-    /// Cities (three per province).
-    City,
 }

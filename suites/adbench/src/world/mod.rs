@@ -7,8 +7,10 @@
 //! - `catalog`: vocabularies; `entities`: objects and their schedules;
 //! - `generate`: the seeded entities and event schedule;
 //! - `counts`: additive counters; `delivery`: the top-down generator;
+//! - `audience`: gender, age, region and city splits;
 //! - `query`: scoped, grouped sums; `peers`: other advertisers' creatives.
 
+pub mod audience;
 pub mod calendar;
 pub mod catalog;
 pub mod counts;

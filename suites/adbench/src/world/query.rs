@@ -5,10 +5,10 @@
 
 use std::collections::BTreeMap;
 
+use super::audience::Audience;
 use super::calendar::Day;
 use super::catalog::{CreativeType, SiteSet};
 use super::counts::Counts;
-use super::delivery::Audience;
 use super::World;
 
 /// Which rows a query reads: some accounts, optionally one ad group.
