@@ -957,3 +957,20 @@ fn an_ad_group_of_an_unlisted_account_is_flagged_by_its_argument() {
     assert_eq!(o.error_code, Some("dependency"));
     assert_eq!(parse(&o)["argument"], "adgroup_id");
 }
+
+#[test]
+fn searching_a_field_name_finds_its_definition() {
+    let p = platform(false);
+    let mut st = EpisodeState::default();
+    for field in p.specs()[3].parameters["properties"]["fields"]["items"]["enum"]
+        .as_array()
+        .expect("fields")
+    {
+        let name = field.as_str().expect("name");
+        // Queries are at most 20 characters; long names are cut as an agent would.
+        let query: String = name.replace('_', " ").chars().take(20).collect();
+        let o = p.call(&mut st, "search", &json!({"query": query}));
+        let rows = parse(&o)["rows"].clone();
+        assert!(rows.to_string().contains(name), "{name}: {rows}");
+    }
+}
