@@ -3,7 +3,8 @@
 //! through `Platform::call` (argument checks, generation, JSON rendering).
 //! Prints min / p50 / p99 / max wall time per call and the generator's cost
 //! per ad-group day; the target is p99 ≤ 5 ms for the 90-day ADGROUP_ID
-//! report. Nothing is cached between calls, so every call pays full price.
+//! report. Rows after the first call of a query are warm (ad-group day
+//! totals are memoised per world); one row times the cold first call.
 //! Run: `cargo bench -p adfarm-adbench --bench tools` (add `-- generator`
 //! for the generator figure alone).
 
@@ -94,7 +95,8 @@ fn main() {
         accounts.len()
     );
 
-    // The generator alone: ns per ad-group day, the unit a daily query pays.
+    // The generator alone (no memo): ns per ad-group day, the unit a cold
+    // daily query pays.
     let window: Vec<(usize, Day)> = world.users()[u]
         .accounts
         .iter()
@@ -106,7 +108,7 @@ fn main() {
     for _ in 0..30 {
         let t = Instant::now();
         for &(g, d) in &window {
-            std::hint::black_box(world.group_day_full(g, d));
+            std::hint::black_box(world.compute_group_day(g, d));
         }
         best = best.min(t.elapsed());
     }
@@ -145,6 +147,43 @@ fn main() {
     println!(
         "{:<44} {:>8} {:>8} {:>8} {:>8} {:>7}",
         "call (ms)", "min", "p50", "p99", "max", "chars"
+    );
+    // Cold: a fresh world per call, so no day total is memoised yet (the
+    // world's construction is not timed).
+    let cold_args = json!({
+        "user_id": user, "begin": today.plus(-90).to_string(), "end": today.plus(-1).to_string(),
+        "group_by_type": "ADGROUP_ID", "fields": fields, "account_id_list": accounts, "page_size": 100,
+    });
+    let mut cold = Vec::with_capacity(ITERATIONS / 4);
+    let mut chars = 0;
+    for _ in 0..ITERATIONS / 4 {
+        let fresh = Platform::new(
+            World::new(2026, today, 12).expect("world"),
+            Config::default(),
+        );
+        let mut s = EpisodeState::default();
+        fresh.call(
+            &mut s,
+            "get_user_account_list",
+            &json!({"user_id": user, "page_size": 100}),
+        );
+        let t = Instant::now();
+        let o = fresh.call(&mut s, "daily_data_by_group_and_field", &cold_args);
+        cold.push(t.elapsed());
+        chars = o.text.len();
+    }
+    cold.sort();
+    let cold_p99 = row(
+        "daily 90 days ADGROUP_ID, cold (fresh world)",
+        Figures {
+            wall: [
+                cold[0],
+                percentile(&cold, 0.5),
+                percentile(&cold, 0.99),
+                cold[cold.len() - 1],
+            ],
+            chars,
+        },
     );
     let mut adgroup_p99 = Duration::ZERO;
     for (_, name) in DailyGrouping::ALL {
@@ -194,14 +233,13 @@ fn main() {
         "get_top_good_creative",
         time(&p, &mut st, "get_top_good_creative", &args),
     );
+    let verdict = |d: Duration| if d <= TARGET { "met" } else { "MISSED" };
     println!(
-        "\ntarget: daily 90 days ADGROUP_ID p99 {:.3} ms <= {:.0} ms: {}",
-        ms(adgroup_p99),
+        "\ntarget p99 <= {:.0} ms, daily 90 days ADGROUP_ID: warm {:.3} ms ({}), cold {:.3} ms ({})",
         ms(TARGET),
-        if adgroup_p99 <= TARGET {
-            "met"
-        } else {
-            "MISSED"
-        }
+        ms(adgroup_p99),
+        verdict(adgroup_p99),
+        ms(cold_p99),
+        verdict(cold_p99)
     );
 }

@@ -232,3 +232,29 @@ fn the_event_schedule_moves_the_platform_on() {
         .iter()
         .any(|c| c.added > d && c.added > later.groups()[c.group].launch));
 }
+
+#[test]
+fn the_day_memo_returns_what_the_generator_computes() {
+    let w = World::new(21, day("2026-11-20"), 12).expect("world");
+    let mut checked = 0;
+    for (g, group) in w.groups().iter().enumerate().step_by(7) {
+        for back in [0, 1, 31, 32, 33, 200, 399, 400, 401] {
+            let d = w.today().plus(-back);
+            // Twice: the second read comes from the memo.
+            assert_eq!(
+                w.group_day_full(g, d),
+                w.compute_group_day(g, d),
+                "{} {d}",
+                group.id
+            );
+            assert_eq!(
+                w.group_day_full(g, d),
+                w.compute_group_day(g, d),
+                "{} {d}",
+                group.id
+            );
+            checked += usize::from(!w.compute_group_day(g, d).is_zero());
+        }
+    }
+    assert!(checked > 50, "only {checked} non-empty days checked");
+}

@@ -245,7 +245,18 @@ impl World {
 
     /// The full-day delivery of ad group `g` on `day`, as if the day were
     /// complete (today's partial day is cut by [`World::group_day`]).
+    /// Days in the history window are memoised (see [`super::memo`]).
     pub fn group_day_full(&self, g: usize, day: Day) -> Counts {
+        match self.memo.chunk(g, day, self.history_start(), |d| {
+            self.compute_group_day(g, d)
+        }) {
+            Some((chunk, i)) => chunk[i],
+            None => self.compute_group_day(g, day),
+        }
+    }
+
+    /// [`World::group_day_full`] without the memo: the generator itself.
+    pub fn compute_group_day(&self, g: usize, day: Day) -> Counts {
         if !self.group_serves(g, day) {
             return Counts::default();
         }

@@ -5,7 +5,7 @@
 //!
 //! - `rng`: hashing and draws; `calendar`: days and calendar effects;
 //! - `catalog`: vocabularies; `entities`: objects and their schedules;
-//! - `generate`: the seeded entities and event schedule;
+//! - `generate`: the seeded entities and event schedule; `memo`: day totals;
 //! - `counts`: additive counters; `delivery`: the top-down generator;
 //! - `audience`: gender, age, region and city splits;
 //! - `query`: scoped, grouped sums; `peers`: other advertisers' creatives.
@@ -17,6 +17,7 @@ pub mod counts;
 pub mod delivery;
 pub mod entities;
 pub mod generate;
+pub mod memo;
 pub mod peers;
 pub mod query;
 pub mod rng;
@@ -80,6 +81,8 @@ pub struct World {
     /// (budget × calendar × trend, 0 on audit holds). Precomputed because
     /// every ad-group day reads it and calendar arithmetic is the slow part.
     demand: Vec<Vec<f64>>,
+    /// Ad-group day totals computed so far, by 32-day chunk.
+    memo: memo::DayMemo,
 }
 
 impl World {
@@ -110,6 +113,7 @@ impl World {
             .map(|(i, g)| (g.id, i))
             .collect();
         let demand = delivery::demand_table(&e.accounts, today.plus(-HISTORY_DAYS), today);
+        let memo = memo::DayMemo::new(e.groups.len(), HISTORY_DAYS as usize + 1);
         Ok(World {
             seed,
             today,
@@ -122,6 +126,7 @@ impl World {
             account_index,
             group_index,
             demand,
+            memo,
         })
     }
 
