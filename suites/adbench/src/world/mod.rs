@@ -81,7 +81,7 @@ pub struct World {
     /// (budget × calendar × trend, 0 on audit holds). Precomputed because
     /// every ad-group day reads it and calendar arithmetic is the slow part.
     demand: Vec<Vec<f64>>,
-    /// Ad-group day totals computed so far, by 32-day chunk.
+    /// Ad-group day totals computed so far, by 16-day chunk.
     memo: memo::DayMemo,
 }
 
