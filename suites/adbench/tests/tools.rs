@@ -599,6 +599,10 @@ fn each_bad_argument_is_rejected_by_name() {
     );
 
     assert!(!st.ended());
+    assert_eq!(st.trajectory.len() as u32, st.calls);
+    assert!(st.trajectory[1..]
+        .iter()
+        .all(|c| c.result_id.is_none() && c.error_code.is_some()));
     let o = p.call(st, "no_such_tool", &json!({}));
     assert_eq!(o.error_code, Some("unknown-tool"));
     let o = p.call(st, "search", &json!(["ctr"]));
@@ -907,6 +911,12 @@ fn a_replayed_trajectory_regenerates_its_answer_for_the_date() {
     assert!(obs.iter().all(Observation::ok), "{obs:?}");
     assert_eq!(state.outcome, Some(Outcome::Resolved));
     assert!(state.flags.is_empty());
+    // The state records the trajectory, for coverage scoring.
+    let tools: Vec<&str> = state.trajectory.iter().map(|c| c.tool.as_str()).collect();
+    let expected: Vec<&str> = trajectory.iter().map(|c| c.tool.as_str()).collect();
+    assert_eq!(tools, expected);
+    assert_eq!(state.trajectory[1].args, trajectory[1].args);
+    assert_eq!(state.trajectory[1].result_id.as_deref(), Some("r2"));
     let (_, again) = platform(false).replay(&trajectory);
     assert_eq!(obs, again);
     // With absolute dates the replay on a later world reads the same past
@@ -973,4 +983,34 @@ fn searching_a_field_name_finds_its_definition() {
         let rows = parse(&o)["rows"].clone();
         assert!(rows.to_string().contains(name), "{name}: {rows}");
     }
+}
+
+#[test]
+fn a_platform_can_be_shared_between_threads() {
+    fn shared<T: Send + Sync>(_: &T) {}
+    let p = platform(false);
+    shared(&p);
+    let (user, accounts) = largest(&p);
+    let args = daily_args(user, &accounts, "ADGROUP_ID");
+    // Two episodes on one platform (one memo) in parallel give one answer.
+    let texts: Vec<String> = std::thread::scope(|s| {
+        let runs: Vec<_> = (0..2)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut st = EpisodeState::default();
+                    p.call(
+                        &mut st,
+                        "get_user_account_list",
+                        &json!({"user_id": user, "page_size": 100}),
+                    );
+                    p.call(&mut st, "daily_data_by_group_and_field", &args).text
+                })
+            })
+            .collect();
+        runs.into_iter()
+            .map(|h| h.join().expect("episode thread"))
+            .collect()
+    });
+    assert_eq!(texts[0], texts[1]);
+    assert!(texts[0].contains("Ad group ID"));
 }

@@ -50,6 +50,19 @@ pub struct Flag {
     pub detail: String,
 }
 
+/// One call of the episode as the trajectory records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallRecord {
+    /// Tool called.
+    pub tool: String,
+    /// Arguments as sent.
+    pub args: Value,
+    /// Stored result id when the call succeeded with data.
+    pub result_id: Option<String>,
+    /// Error code when the call was rejected.
+    pub error_code: Option<String>,
+}
+
 /// How the agent ended the episode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Outcome {
@@ -64,6 +77,8 @@ pub enum Outcome {
 pub struct EpisodeState {
     /// Tool calls made, including rejected ones.
     pub calls: u32,
+    /// Every call in order, for trajectory scoring.
+    pub trajectory: Vec<CallRecord>,
     /// Successful results in order.
     pub results: Vec<StoredResult>,
     /// Account ids returned by `get_user_account_list`.

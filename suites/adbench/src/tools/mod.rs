@@ -38,7 +38,7 @@ pub mod reports;
 pub mod spec;
 pub mod table;
 
-pub use episode::{Config, EpisodeState, Flag, FlagKind, Outcome, StoredResult};
+pub use episode::{CallRecord, Config, EpisodeState, Flag, FlagKind, Outcome, StoredResult};
 pub use error::ToolError;
 pub use platform::{Call, ExternalTool, Observation, Platform, OBSERVATION_CHARS};
 pub use spec::specs;

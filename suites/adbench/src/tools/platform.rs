@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::args::Args;
-use super::episode::{Config, EpisodeState, Flag, FlagKind, Outcome};
+use super::episode::{CallRecord, Config, EpisodeState, Flag, FlagKind, Outcome};
 use super::error::ToolError;
 use super::spec::{self, argument_names};
 use crate::world::World;
@@ -196,6 +196,17 @@ impl Platform {
 
     /// Runs one call of the episode whose state is `state`.
     pub fn call(&self, state: &mut EpisodeState, name: &str, args: &Value) -> Observation {
+        let obs = self.run_call(state, name, args);
+        state.trajectory.push(CallRecord {
+            tool: name.to_string(),
+            args: args.clone(),
+            result_id: obs.result_id.clone(),
+            error_code: obs.error_code.map(str::to_string),
+        });
+        obs
+    }
+
+    fn run_call(&self, state: &mut EpisodeState, name: &str, args: &Value) -> Observation {
         state.calls += 1;
         let mut ctx = Ctx {
             state,
