@@ -59,12 +59,14 @@ fn data_through(w: &World) -> String {
 }
 
 /// Resolves an optional `adgroup_id` within the scope's accounts; its
-/// account must have been listed.
+/// account must have been listed. When the accounts came from an
+/// `account_id_list`, they were checked already and are not flagged twice.
 fn scoped_adgroup(
     w: &World,
     ctx: &mut Ctx<'_>,
     a: &Args<'_>,
     accounts: &[usize],
+    accounts_checked: bool,
 ) -> Result<Option<usize>, ToolError> {
     let Some(id) = a.opt_id("adgroup_id")? else {
         return Ok(None);
@@ -72,7 +74,7 @@ fn scoped_adgroup(
     match w.group_by_id(id) {
         Some(g) if accounts.contains(&w.groups()[g].account) => {
             let acc = w.accounts()[w.groups()[g].account].id;
-            if !ctx.state.listed_accounts.contains(&acc) {
+            if !accounts_checked && !ctx.state.listed_accounts.contains(&acc) {
                 ctx.violation(
                     "adgroup_id",
                     FlagKind::UnlistedAccount,
@@ -125,7 +127,7 @@ pub fn daily(w: &World, ctx: &mut Ctx<'_>, a: &Args<'_>) -> Result<Value, ToolEr
     let (size, page) = parse_paging(a, None)?;
     let ids = a.id_list("account_id_list")?;
     let accounts = owned_accounts(w, ctx, u, "account_id_list", &ids)?;
-    let adgroup = scoped_adgroup(w, ctx, a, &accounts)?;
+    let adgroup = scoped_adgroup(w, ctx, a, &accounts, true)?;
     let rows = order_rows(
         w.daily(&Scope { accounts, adgroup }, begin, end, grouping),
         order,
@@ -166,11 +168,12 @@ pub fn hourly(w: &World, ctx: &mut Ctx<'_>, a: &Args<'_>) -> Result<Value, ToolE
     let fields = parse_fields(a)?;
     let order = parse_order(a, &fields)?;
     let (size, page) = parse_paging(a, None)?;
-    let accounts = match a.opt_id_list("account_id_list")? {
-        Some(ids) => owned_accounts(w, ctx, u, "account_id_list", &ids)?,
+    let listed = a.opt_id_list("account_id_list")?;
+    let accounts = match &listed {
+        Some(ids) => owned_accounts(w, ctx, u, "account_id_list", ids)?,
         None => w.users()[u].accounts.clone(),
     };
-    let adgroup = scoped_adgroup(w, ctx, a, &accounts)?;
+    let adgroup = scoped_adgroup(w, ctx, a, &accounts, listed.is_some())?;
     let rows = order_rows(
         w.hourly(&Scope { accounts, adgroup }, date, grouping),
         order,
