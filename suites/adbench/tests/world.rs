@@ -234,7 +234,7 @@ fn the_event_schedule_moves_the_platform_on() {
 }
 
 #[test]
-fn the_day_memo_returns_what_the_generator_computes() {
+fn the_day_memos_return_what_the_generator_computes() {
     let w = World::new(21, day("2026-11-20"), 12).expect("world");
     let mut checked = 0;
     for (g, group) in w.groups().iter().enumerate().step_by(7) {
@@ -254,6 +254,10 @@ fn the_day_memo_returns_what_the_generator_computes() {
                 group.id
             );
             checked += usize::from(!w.compute_group_day(g, d).is_zero());
+            let (mut memo, mut fresh) = (Vec::new(), Vec::new());
+            w.day_cells_full(g, d, &mut memo);
+            w.compute_day_cells(g, d, &mut fresh);
+            assert_eq!(memo, fresh, "cells of {} on {d}", group.id);
         }
     }
     assert!(checked > 50, "only {checked} non-empty days checked");

@@ -41,7 +41,7 @@ impl Rates {
 }
 
 /// One creative × site-set cell of an ad group's day.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Cell {
     /// Creative index in the world.
     pub creative: usize,
@@ -319,7 +319,24 @@ impl World {
     }
 
     /// The full-day creative × site-set cells of ad group `g` on `day`.
+    /// Days in the history window are memoised (see [`super::memo`]).
     pub fn day_cells_full(&self, g: usize, day: Day, out: &mut Vec<Cell>) {
+        let hit = self.cell_memo.chunk(g, day, self.history_start(), |d| {
+            let mut cells = Vec::new();
+            self.compute_day_cells(g, d, &mut cells);
+            cells
+        });
+        match hit {
+            Some((chunk, i)) => {
+                out.clear();
+                out.extend_from_slice(&chunk[i]);
+            }
+            None => self.compute_day_cells(g, day, out),
+        }
+    }
+
+    /// [`World::day_cells_full`] without the memo.
+    pub fn compute_day_cells(&self, g: usize, day: Day, out: &mut Vec<Cell>) {
         out.clear();
         let total = self.group_day_full(g, day);
         if total.is_zero() {

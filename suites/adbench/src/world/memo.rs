@@ -1,29 +1,28 @@
-//! Memoised ad-group day totals. A day total is a pure function of the
-//! world, so caching it changes no answer; it makes an episode's repeated
-//! reports over the same days (other groupings, other pages, other
-//! filters) cost a lookup. Days are computed in 16-day chunks on first
+//! Memoised ad-group days (totals, and creative × site-set cells). A day
+//! is a pure function of the world, so caching it changes no answer; it
+//! makes an episode's repeated reports over the same days (other
+//! groupings, other pages, other filters) cost a lookup. Days are computed in 16-day chunks on first
 //! touch, so a cold query pays for at most 15 extra days per ad group, not
 //! the whole history.
 
 use std::sync::OnceLock;
 
 use super::calendar::Day;
-use super::counts::Counts;
 
 /// Days per chunk.
 pub const CHUNK: usize = 16;
 
-/// Lazily filled chunks of day totals, one row of chunks per ad group.
+/// Lazily filled chunks of per-day values, one row of chunks per ad group.
 #[derive(Debug)]
-pub struct DayMemo {
+pub struct DayMemo<T> {
     days: usize,
     chunks_per_group: usize,
-    cells: Vec<OnceLock<Box<[Counts; CHUNK]>>>,
+    cells: Vec<OnceLock<Box<[T; CHUNK]>>>,
 }
 
-impl DayMemo {
+impl<T: Default> DayMemo<T> {
     /// Room for `groups` ad groups over `days` days of history.
-    pub fn new(groups: usize, days: usize) -> DayMemo {
+    pub fn new(groups: usize, days: usize) -> DayMemo<T> {
         let chunks_per_group = days.div_ceil(CHUNK);
         let cells = (0..groups * chunks_per_group)
             .map(|_| OnceLock::new())
@@ -43,8 +42,8 @@ impl DayMemo {
         g: usize,
         day: Day,
         first: Day,
-        compute: impl Fn(Day) -> Counts,
-    ) -> Option<(&[Counts; CHUNK], usize)> {
+        compute: impl Fn(Day) -> T,
+    ) -> Option<(&[T; CHUNK], usize)> {
         let offset = usize::try_from(day.since(first))
             .ok()
             .filter(|&o| o < self.days)?;
@@ -58,7 +57,7 @@ impl DayMemo {
                 if i < valid {
                     compute(start.plus(i as i32))
                 } else {
-                    Counts::default()
+                    T::default()
                 }
             }))
         });

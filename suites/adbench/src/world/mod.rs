@@ -5,7 +5,7 @@
 //!
 //! - `rng`: hashing and draws; `calendar`: days and calendar effects;
 //! - `catalog`: vocabularies; `entities`: objects and their schedules;
-//! - `generate`: the seeded entities and event schedule; `memo`: day totals;
+//! - `generate`: the seeded entities and event schedule; `memo`: computed days;
 //! - `counts`: additive counters; `delivery`: the top-down generator;
 //! - `audience`: gender, age, region and city splits;
 //! - `query`: scoped, grouped sums; `peers`: other advertisers' creatives.
@@ -82,7 +82,9 @@ pub struct World {
     /// every ad-group day reads it and calendar arithmetic is the slow part.
     demand: Vec<Vec<f64>>,
     /// Ad-group day totals computed so far, by 16-day chunk.
-    memo: memo::DayMemo,
+    memo: memo::DayMemo<Counts>,
+    /// Ad-group day cells computed so far, by 16-day chunk.
+    cell_memo: memo::DayMemo<Vec<delivery::Cell>>,
 }
 
 impl World {
@@ -114,6 +116,7 @@ impl World {
             .collect();
         let demand = delivery::demand_table(&e.accounts, today.plus(-HISTORY_DAYS), today);
         let memo = memo::DayMemo::new(e.groups.len(), HISTORY_DAYS as usize + 1);
+        let cell_memo = memo::DayMemo::new(e.groups.len(), HISTORY_DAYS as usize + 1);
         Ok(World {
             seed,
             today,
@@ -127,6 +130,7 @@ impl World {
             group_index,
             demand,
             memo,
+            cell_memo,
         })
     }
 
