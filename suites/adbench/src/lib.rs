@@ -2,4 +2,11 @@
 //! ad-analytics questions against a simulated ad platform. The paper's
 //! platform and data are private; this crate builds an open one.
 
+/// The `calculator` tool: a sandboxed Python subset in a child process.
 pub mod calculator;
+/// The knowledge base and its BM25 search.
+pub mod knowledge;
+/// The platform's tools, their schemas and the episode state.
+pub mod tools;
+/// The simulated ad platform: a pure function of (seed, date, hour).
+pub mod world;
