@@ -314,6 +314,18 @@ impl Store for EmbeddedStore {
         self.get(CACHE, call.to_string()).await
     }
 
+    async fn count(&self, sweep: &SweepId, fields: &[(String, i64)]) -> Result<(), StoreError> {
+        let sweep = sweep.clone();
+        let fields = fields.to_vec();
+        self.blocking("count", move |db| {
+            let txn = db.begin_write()?;
+            add(&txn, &sweep, &fields)?;
+            txn.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
     // One process owns the file: its gateway's single flight is the lease.
     async fn lease(&self, _call: &str, _ttl: std::time::Duration) -> Result<bool, StoreError> {
         Ok(true)

@@ -23,6 +23,7 @@
 //! | `sweep:<id>:counters` | hash | counter name → i64 |
 //! | `sweep:<id>:charges` | set | calls charged to the sweep |
 //! | `sweep:<id>:items` | set | keys of the sweep's planned items |
+//! | `sweep:<id>:epoch` | string | the registration the data belongs to |
 //! | `cache:<call>` | string | cached LLM response (no expiry) |
 //! | `lease:<call>` | string | a worker is making this call (expires) |
 //! | `limit:<key>` | string | a limiter bucket's TAT (expires when full) |
@@ -41,6 +42,7 @@ use redis::aio::ConnectionManager;
 use redis::RedisError;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::sync::{Arc, Mutex};
 
 /// Keys or fields asked for per `SCAN`/`HSCAN` round trip.
 const SCAN_BATCH: u64 = 1000;
@@ -51,6 +53,9 @@ const SCAN_BATCH: u64 = 1000;
 pub struct RedisStore {
     con: ConnectionManager,
     prefix: String,
+    // The epoch each sweep was registered (or last read) with: every write
+    // for the sweep must find it still in Redis.
+    epochs: Arc<Mutex<HashMap<SweepId, String>>>,
 }
 
 impl fmt::Debug for RedisStore {
@@ -69,6 +74,7 @@ struct SweepKeys {
     counters: String,
     charges: String,
     items: String,
+    epoch: String,
 }
 
 /// Maps a client error: connection-level failures mean the store is
@@ -118,6 +124,7 @@ impl RedisStore {
         Ok(RedisStore {
             con,
             prefix: prefix.to_string(),
+            epochs: Arc::default(),
         })
     }
 
@@ -183,6 +190,47 @@ impl RedisStore {
             counters: format!("{base}:counters"),
             charges: format!("{base}:charges"),
             items: format!("{base}:items"),
+            epoch: format!("{base}:epoch"),
+        }
+    }
+
+    /// The epoch this process knows `sweep` by (reading its record once).
+    async fn epoch(&self, sweep: &SweepId) -> Result<String, StoreError> {
+        if let Some(e) = self.known_epoch(sweep) {
+            return Ok(e);
+        }
+        match self.sweep(sweep).await? {
+            Some(rec) => Ok(rec.epoch),
+            None => Err(StoreError::Lost {
+                sweep: sweep.0.clone(),
+            }),
+        }
+    }
+
+    fn known_epoch(&self, sweep: &SweepId) -> Option<String> {
+        self.epochs
+            .lock()
+            .expect("epoch lock is never poisoned")
+            .get(sweep)
+            .cloned()
+    }
+
+    fn remember_epoch(&self, sweep: &SweepId, epoch: &str) {
+        self.epochs
+            .lock()
+            .expect("epoch lock is never poisoned")
+            .insert(sweep.clone(), epoch.to_string());
+    }
+
+    /// A script's -1: the sweep's epoch is gone. Forgets it (a later write
+    /// reads the record again, which a coordinator may have re-registered).
+    fn lost(&self, sweep: &SweepId) -> StoreError {
+        self.epochs
+            .lock()
+            .expect("epoch lock is never poisoned")
+            .remove(sweep);
+        StoreError::Lost {
+            sweep: sweep.0.clone(),
         }
     }
 
@@ -227,6 +275,14 @@ impl Store for RedisStore {
     async fn save_sweep(&self, rec: &SweepRecord) -> Result<(), StoreError> {
         let bytes = serde_json::to_vec(rec).expect("sweep record serialises");
         let mut con = self.con.clone();
+        // The epoch first: a record without its epoch key would refuse writes.
+        let _: () = redis::cmd("SET")
+            .arg(self.keys(&rec.id).epoch)
+            .arg(&rec.epoch)
+            .query_async(&mut con)
+            .await
+            .map_err(backend("save_sweep"))?;
+        self.remember_epoch(&rec.id, &rec.epoch);
         let _: i64 = redis::cmd("HSET")
             .arg(self.sweeps_key())
             .arg(&rec.id.0)
@@ -240,7 +296,11 @@ impl Store for RedisStore {
     async fn sweep(&self, id: &SweepId) -> Result<Option<SweepRecord>, StoreError> {
         let key = self.sweeps_key();
         match self.hget("sweep", &key, &id.0).await? {
-            Some(b) => Ok(Some(decode(&format!("{key}/{id}"), &b)?)),
+            Some(b) => {
+                let rec: SweepRecord = decode(&format!("{key}/{id}"), &b)?;
+                self.remember_epoch(id, &rec.epoch);
+                Ok(Some(rec))
+            }
             None => Ok(None),
         }
     }
@@ -252,18 +312,24 @@ impl Store for RedisStore {
     async fn record(&self, sweep: &SweepId, r: &JobResult) -> Result<Recorded, StoreError> {
         let bytes = serde_json::to_vec(r).expect("result serialises");
         let k = self.keys(sweep);
+        let epoch = self.epoch(sweep).await?;
         let mut con = self.con.clone();
         let new: i64 = scripts::RECORD
             .key(&k.results)
             .key(&k.failures)
             .key(&k.failure_undo)
             .key(&k.counters)
+            .key(&k.epoch)
             .arg(&r.id.0)
             .arg(bytes)
             .arg(flat(&Tally::result_fields(r)))
+            .arg(epoch)
             .invoke_async(&mut con)
             .await
             .map_err(backend("record"))?;
+        if new == -1 {
+            return Err(self.lost(sweep));
+        }
         Ok(if new == 1 {
             Recorded::New
         } else {
@@ -360,19 +426,25 @@ impl Store for RedisStore {
         let negated: Vec<(String, i64)> = fields.iter().map(|(f, v)| (f.clone(), -v)).collect();
         let undo = serde_json::to_vec(&flat(&negated)).expect("strings serialise");
         let k = self.keys(sweep);
+        let epoch = self.epoch(sweep).await?;
         let mut con = self.con.clone();
         let new: i64 = scripts::FAIL
             .key(&k.results)
             .key(&k.failures)
             .key(&k.failure_undo)
             .key(&k.counters)
+            .key(&k.epoch)
             .arg(&f.id.0)
             .arg(bytes)
             .arg(undo)
             .arg(flat(&fields))
+            .arg(epoch)
             .invoke_async(&mut con)
             .await
             .map_err(backend("fail"))?;
+        if new == -1 {
+            return Err(self.lost(sweep));
+        }
         Ok(if new == 1 {
             Recorded::New
         } else {
@@ -417,6 +489,24 @@ impl Store for RedisStore {
             .map_err(backend("cached"))
     }
 
+    async fn count(&self, sweep: &SweepId, fields: &[(String, i64)]) -> Result<(), StoreError> {
+        let k = self.keys(sweep);
+        let epoch = self.epoch(sweep).await?;
+        let mut con = self.con.clone();
+        let done: i64 = scripts::COUNT
+            .key(&k.counters)
+            .key(&k.epoch)
+            .arg(flat(fields))
+            .arg(epoch)
+            .invoke_async(&mut con)
+            .await
+            .map_err(backend("count"))?;
+        if done == -1 {
+            return Err(self.lost(sweep));
+        }
+        Ok(())
+    }
+
     async fn lease(&self, call: &str, ttl: std::time::Duration) -> Result<bool, StoreError> {
         let mut con = self.con.clone();
         let taken: Option<String> = redis::cmd("SET")
@@ -456,16 +546,22 @@ impl Store for RedisStore {
             Some(_) => Tally::bill_fields(usage, cost_usd),
             None => Vec::new(),
         };
+        let epoch = self.epoch(sweep).await?;
         let new: i64 = scripts::CHARGE
             .key(&k.charges)
             .key(&k.counters)
+            .key(&k.epoch)
             .arg(call)
             .arg(billed.len())
             .arg(flat(&billed))
             .arg(flat(&Tally::charge_fields(usage, cost_usd)))
+            .arg(epoch)
             .invoke_async(&mut con)
             .await
             .map_err(backend("charge"))?;
+        if new == -1 {
+            return Err(self.lost(sweep));
+        }
         // Charged before cached: a crash in between makes a redelivered
         // job call again (billed, not charged twice), never lose the charge.
         if let Some(bytes) = response {

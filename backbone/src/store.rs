@@ -22,6 +22,16 @@ pub enum StoreError {
         /// Decoding error.
         reason: String,
     },
+    /// The store lost the sweep's data since it was registered (restarted
+    /// empty, flushed): nothing more is written for that registration.
+    #[error(
+        "the store lost sweep {sweep} (restarted without its data?); \
+         run the coordinator again: it re-plans and republishes what is missing"
+    )]
+    Lost {
+        /// The sweep.
+        sweep: String,
+    },
     /// Any other backend failure.
     #[error("store operation {op} failed: {reason}")]
     Backend {
@@ -39,6 +49,7 @@ impl StoreError {
             StoreError::Unavailable(_) => "store-unavailable",
             StoreError::Corrupt { .. } => "store-corrupt",
             StoreError::Backend { .. } => "store-backend",
+            StoreError::Lost { .. } => "store-lost",
         }
     }
 }
@@ -67,6 +78,13 @@ pub struct SweepRecord {
     pub estimated_cost_usd: f64,
     /// Unix seconds of the first registration.
     pub created_unix: u64,
+    /// Which registration of the sweep in this store the data belongs to:
+    /// drawn when a store first registers the sweep, kept when it is
+    /// registered again. A store that lost its data (a Redis restarted
+    /// empty) no longer has it, so writes for the old registration are
+    /// refused instead of starting silently wrong totals.
+    #[serde(default)]
+    pub epoch: String,
 }
 
 /// Where results, aggregates, dead letters and the LLM cache live.
@@ -162,6 +180,13 @@ pub trait Store: Send + Sync {
     /// # Errors
     /// When the store is unavailable.
     async fn cached(&self, call: &str) -> Result<Option<Vec<u8>>, StoreError>;
+
+    /// Adds counter increments to the sweep's aggregates (no result, no
+    /// dedup: the provider's bill, which counts every request sent).
+    ///
+    /// # Errors
+    /// When the store is unavailable or lost the sweep.
+    async fn count(&self, sweep: &SweepId, fields: &[(String, i64)]) -> Result<(), StoreError>;
 
     /// Takes the lease on making call `call` for `ttl`, unless another
     /// process holds it: identical requests in flight at once across

@@ -169,14 +169,21 @@ fn sweep_record(name: &str) -> SweepRecord {
         "pipelines": {"synthetic": {"solutions": [0], "stages": []}},
         "estimated_cost_usd": 0.125,
         "created_unix": 1_700_000_000u64,
+        "epoch": format!("epoch-{name}"),
     }))
     .expect("sweep record fixture is valid")
+}
+
+/// Registers sweep `name` (writes for a sweep need its registration).
+async fn registered(s: &dyn Store, name: &str) -> SweepId {
+    s.save_sweep(&sweep_record(name)).await.unwrap();
+    sweep(name)
 }
 
 // ---------------------------------------------------------------- scenarios
 
 async fn record_new_then_duplicate(s: &dyn Store) -> Tally {
-    let sw = sweep("dup");
+    let sw = registered(s, "dup").await;
     let r = result(1);
     assert_eq!(s.record(&sw, &r).await.unwrap(), Recorded::New);
     assert_eq!(s.record(&sw, &r).await.unwrap(), Recorded::Duplicate);
@@ -205,8 +212,8 @@ const WORKERS: usize = 8;
 
 /// Eight workers record the same 200 results, each in its own order.
 async fn concurrent_records(workers: Vec<Arc<dyn Store>>) -> Tally {
-    let sw = sweep("race");
     let reader = workers[0].clone();
+    let sw = registered(reader.as_ref(), "race").await;
     let tasks: Vec<_> = workers
         .into_iter()
         .enumerate()
@@ -248,7 +255,7 @@ async fn concurrent_records(workers: Vec<Arc<dyn Store>>) -> Tally {
 }
 
 async fn fail_then_record(s: &dyn Store) -> Tally {
-    let sw = sweep("fail-then-record");
+    let sw = registered(s, "fail-then-record").await;
     let f = failure(2);
     assert_eq!(s.fail(&sw, &f).await.unwrap(), Recorded::New);
     assert_eq!(s.fail(&sw, &f).await.unwrap(), Recorded::Duplicate);
@@ -298,7 +305,7 @@ async fn fail_then_record(s: &dyn Store) -> Tally {
 }
 
 async fn fail_after_record(s: &dyn Store) -> Tally {
-    let sw = sweep("fail-after-record");
+    let sw = registered(s, "fail-after-record").await;
     assert_eq!(s.record(&sw, &result(3)).await.unwrap(), Recorded::New);
     assert_eq!(s.fail(&sw, &failure(3)).await.unwrap(), Recorded::Duplicate);
     assert_eq!(s.failures(&sw).await.unwrap(), vec![]);
@@ -309,7 +316,10 @@ async fn fail_after_record(s: &dyn Store) -> Tally {
 }
 
 async fn charge_once_cache_always(s: &dyn Store) -> Tally {
-    let (sw, other) = (sweep("charge"), sweep("charge-other"));
+    let (sw, other) = (
+        registered(s, "charge").await,
+        registered(s, "charge-other").await,
+    );
     let call = "call-abc";
     assert_eq!(s.cached(call).await.unwrap(), None);
     assert_eq!(s.spend_nano_usd(&sw).await.unwrap(), 0);
@@ -367,8 +377,17 @@ async fn charge_once_cache_always(s: &dyn Store) -> Tally {
     // The provider's bill counts every answer it gave, the repeat included;
     // a call without a response was no answer.
     let b = t.billed.values().next().expect("one billed row");
-    assert_eq!((b.requests, b.input, b.output), (3, 360, 90));
+    assert_eq!((b.requests, b.input, b.output), (0, 360, 90));
     assert_eq!(t.billed_nano_usd, 500_000_000);
+    // Requests go on the bill as they are sent, one count each.
+    for _ in 0..4 {
+        s.count(&sw, &Tally::request_fields("gpt-test", Role::Generation))
+            .await
+            .unwrap();
+    }
+    let t = s.tally(&sw).await.unwrap();
+    let b = t.billed.values().next().expect("one billed row");
+    assert_eq!((b.requests, b.input, b.output), (4, 360, 90));
     assert!(
         s.tally(&other).await.unwrap().billed.is_empty(),
         "a cache hit is not billed"
@@ -377,7 +396,7 @@ async fn charge_once_cache_always(s: &dyn Store) -> Tally {
 }
 
 async fn planned_items(s: &dyn Store) {
-    let sw = sweep("items");
+    let sw = registered(s, "items").await;
     assert!(!s.item_planned(&sw, "item-a").await.unwrap());
     s.plan_items(&sw, &["item-a".into(), "item-b".into()])
         .await
@@ -395,7 +414,7 @@ async fn planned_items(s: &dyn Store) {
 }
 
 async fn settled_in_batches(s: &dyn Store) {
-    let sw = sweep("settled");
+    let sw = registered(s, "settled").await;
     let ids: Vec<JobId> = (0..1000).map(|i| JobId(format!("job-{i:04}"))).collect();
     for i in (0..1000).step_by(10) {
         s.record(&sw, &result(i)).await.unwrap();
@@ -416,7 +435,7 @@ async fn settled_in_batches(s: &dyn Store) {
 const MANY: usize = 1200;
 
 async fn results_in_one_pass(s: &dyn Store) {
-    let sw = sweep("results");
+    let sw = registered(s, "results").await;
     assert_eq!(s.results(&sw).await.unwrap(), vec![]);
     // Recorded out of order, with a failure and another sweep's result.
     let mut expected: Vec<JobResult> = (0..MANY).map(result).collect();
@@ -429,7 +448,7 @@ async fn results_in_one_pass(s: &dyn Store) {
     }
     s.record(&sw, &expected[7]).await.unwrap();
     s.fail(&sw, &failure(MANY + 1)).await.unwrap();
-    s.record(&sweep("results-other"), &result(MANY + 2))
+    s.record(&registered(s, "results-other").await, &result(MANY + 2))
         .await
         .unwrap();
 
@@ -514,6 +533,38 @@ async fn a_call_is_charged_once_per_sweep_and_cached() {
     let e = charge_once_cache_always(&s.embedded).await;
     let r = charge_once_cache_always(&s.redis).await;
     assert_eq!(e, r);
+}
+
+#[tokio::test]
+async fn a_store_that_lost_a_sweep_refuses_its_writes() {
+    let s = Stores::new("lost").await;
+    let worker = Stores::redis_handle(&s.prefix).await;
+    let sw = registered(&s.redis, "lost").await;
+    // The worker knows the sweep (it read the record) and writes.
+    assert!(worker.sweep(&sw).await.unwrap().is_some());
+    assert_eq!(worker.record(&sw, &result(1)).await.unwrap(), Recorded::New);
+    // Redis comes back empty: nothing is written for the old registration.
+    s.redis.delete_all().await.unwrap();
+    for refused in [
+        worker.record(&sw, &result(2)).await,
+        worker.fail(&sw, &failure(3)).await,
+        worker
+            .charge(&sw, "call-lost", Some(b"x"), &usage(false), 0.25)
+            .await,
+    ] {
+        let e = refused.expect_err("a lost sweep refuses writes");
+        assert_eq!(e.code(), "store-lost", "{e}");
+        assert!(e.to_string().contains("run the coordinator again"), "{e}");
+    }
+    assert_eq!(s.redis.tally(&sw).await.unwrap(), Tally::default());
+    // A coordinator registers it again (a new epoch): the worker reads the
+    // new registration and writes again.
+    let mut again = sweep_record("lost");
+    again.epoch = "epoch-after-the-loss".into();
+    s.redis.save_sweep(&again).await.unwrap();
+    assert_eq!(worker.record(&sw, &result(2)).await.unwrap(), Recorded::New);
+    let t = s.redis.tally(&sw).await.unwrap();
+    assert_eq!(t.completed.values().sum::<i64>(), 1, "only what came after");
 }
 
 #[tokio::test]

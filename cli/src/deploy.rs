@@ -7,7 +7,9 @@ use crate::exit::Exit;
 use crate::progress::ProgressView;
 use adfarm_backbone::{
     EmbeddedStore, Limiter, LocalLimiter, MemoryQueue, Queue, RabbitQueue, RedisStore, Store,
+    StoreError,
 };
+use adfarm_coordinator::coordinate::CoordinateError;
 use adfarm_coordinator::scale::{Policy, Pool};
 use adfarm_coordinator::{api, report, scale, sweep_file, Coordinator};
 use adfarm_proto::Lane;
@@ -227,7 +229,7 @@ pub async fn coordinator(
         return Ok(Exit::Completed);
     };
     let spec = load_sweep_to_run(home, sweep, ctx)?;
-    let (rec, plan) = coordinator.register(&spec).await?;
+    let (mut rec, plan) = coordinator.register(&spec).await?;
     // Scaling starts before publishing, so workers start on the first jobs.
     let scaling = autoscaler(&c.autoscale, &rec, queue_for_scaling.clone(), &cancel).await?;
     let published = coordinator.publish(&rec).await?;
@@ -239,21 +241,37 @@ pub async fn coordinator(
         plan.planned.values().sum::<i64>()
     );
     let mut last = std::time::Instant::now();
-    let progress = coordinator
-        .follow(&rec, &cancel, |p| {
-            if let Some(s) = &scaling {
-                s.observe(p);
-            }
-            if last.elapsed().as_secs() >= 5 {
-                let (settled, planned) = p.totals();
+    let progress = loop {
+        let followed = coordinator
+            .follow(&rec, &cancel, |p| {
+                if let Some(s) = &scaling {
+                    s.observe(p);
+                }
+                if last.elapsed().as_secs() >= 5 {
+                    let (settled, planned) = p.totals();
+                    eprintln!(
+                        "{settled}/{planned} jobs settled, {:.4} USD spent",
+                        p.tally.spend_usd()
+                    );
+                    last = std::time::Instant::now();
+                }
+            })
+            .await;
+        match followed {
+            // The store came back without the sweep: what it held is gone,
+            // so the sweep is planned again and everything missing is
+            // republished (the workers refuse writes for the lost epoch).
+            Err(CoordinateError::Store(StoreError::Lost { .. })) => {
                 eprintln!(
-                    "{settled}/{planned} jobs settled, {:.4} USD spent",
-                    p.tally.spend_usd()
+                    "the store lost sweep {} (restarted without its data?): re-planning and republishing what is missing",
+                    rec.id
                 );
-                last = std::time::Instant::now();
+                rec = coordinator.register(&spec).await?.0;
+                coordinator.publish(&rec).await?;
             }
-        })
-        .await?;
+            other => break other?,
+        }
+    };
     let exit = Exit::of_sweep(&progress);
     eprintln!("{}", exit.summary(&rec.spec.name, &progress));
     if let Some(s) = scaling {

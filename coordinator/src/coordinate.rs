@@ -108,9 +108,10 @@ impl Coordinator {
             .await
             .expect("planning does not panic")?;
         let id = spec.id();
-        let created_unix = match self.store.sweep(&id).await? {
-            Some(old) => old.created_unix,
-            None => now_unix(),
+        let (created_unix, epoch) = match self.store.sweep(&id).await? {
+            Some(old) if !old.epoch.is_empty() => (old.created_unix, old.epoch),
+            Some(old) => (old.created_unix, new_epoch(&id)),
+            None => (now_unix(), new_epoch(&id)),
         };
         let rec = SweepRecord {
             id,
@@ -119,6 +120,7 @@ impl Coordinator {
             pipelines: plan.pipelines.clone(),
             estimated_cost_usd: plan.estimate.total_usd,
             created_unix,
+            epoch,
         };
         self.store.save_sweep(&rec).await?;
         Ok((rec, plan))
@@ -282,6 +284,16 @@ impl Coordinator {
         let metrics = Metrics::global();
         let sweep = rec.spec.name.as_str();
         loop {
+            // The store must still hold this registration: one that came
+            // back empty would otherwise read as a sweep with no progress.
+            match self.store.sweep(&rec.id).await? {
+                Some(now) if now.epoch == rec.epoch => {}
+                _ => {
+                    return Err(CoordinateError::Store(StoreError::Lost {
+                        sweep: rec.id.0.clone(),
+                    }))
+                }
+            }
             self.drain_dead_letters().await?;
             let p = self.progress(rec).await?;
             for (stage, planned) in &p.planned {
@@ -348,4 +360,17 @@ fn remaining_estimate(rec: &SweepRecord, p: &Progress) -> f64 {
         return 0.0;
     }
     rec.estimated_cost_usd * (planned - settled).max(0) as f64 / planned as f64
+}
+
+/// A fresh registration's epoch: unique per registration, nothing secret.
+fn new_epoch(id: &adfarm_proto::SweepId) -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    adfarm_proto::content_hash(&[
+        b"epoch",
+        id.0.as_bytes(),
+        &nanos.to_le_bytes(),
+        &std::process::id().to_le_bytes(),
+    ])
 }

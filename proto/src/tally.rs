@@ -182,12 +182,18 @@ impl Tally {
         out
     }
 
-    /// Counter increments for one call that reached the provider, added
-    /// whether or not the sweep was already charged for it.
+    /// Counter increment for one request about to be sent to a provider
+    /// (every attempt, counted before it leaves, so a worker killed while
+    /// waiting for the answer leaves it on the bill).
+    pub fn request_fields(model: &str, role: Role) -> Vec<(String, i64)> {
+        vec![(field(&["billed", model, role.as_str(), "requests"]), 1)]
+    }
+
+    /// Counter increments for the usage of one answer a provider gave,
+    /// added whether or not the sweep was already charged for the call.
     pub fn bill_fields(u: &Usage, cost_usd: f64) -> Vec<(String, i64)> {
         let base = ["billed", u.model.as_str(), u.role.as_str()];
         vec![
-            (field(&[&base[..], &["requests"]].concat()), 1),
             (
                 field(&[&base[..], &["input"]].concat()),
                 saturating_i64(u.input),

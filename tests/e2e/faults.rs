@@ -65,15 +65,29 @@ async fn a_killed_worker_loses_nothing() {
     let report = farm.report_cluster(&sweep).await;
     assert_complete(&report);
     assert_same_results(&report, &expected);
-    // A call repeated after the kill is charged once.
+    // A call repeated after the kill is charged once; the bill counts it
+    // as often as the provider answered it.
     assert_eq!(report.usage, expected.usage);
+    let served = fake.stats().await.requests as i64;
+    let billed: i64 = report.billed.iter().map(|b| b.requests).sum();
+    // Each request is counted just before it is sent; only a worker killed
+    // in the microseconds between the two could count one the fake never
+    // saw (at most its 4 in flight).
+    assert!(
+        (served..=served + 4).contains(&billed),
+        "billed {billed} requests, the provider served {served}"
+    );
+    let charged: i64 = report.usage.iter().map(|u| u.requests).sum();
+    assert!(billed >= charged, "billed {billed} < charged {charged}");
     figure(
         "kill-worker",
         format_args!(
-            "{} jobs; worker killed at {settled}/{total} settled; finished in {:.1} s; {} fake requests",
+            "{} jobs; worker killed at {settled}/{total} settled; finished in {:.1} s; \
+             {served} fake requests, billed {billed} ({:.4} USD), charged once {charged} ({:.4} USD)",
             planned(&report),
             wall.as_secs_f64(),
-            fake.stats().await.requests
+            report.billed_usd(),
+            report.cost_usd
         ),
     );
 }

@@ -49,6 +49,7 @@ mod poison;
 mod prometheus;
 mod rate_limit;
 mod sections;
+mod store_loss;
 mod sweep_errors;
 
 use adfarm_backbone::{Queue, RabbitQueue, RedisStore, Store};
@@ -226,9 +227,16 @@ pub struct Farm {
     pub prefix: String,
     dir: TempDir,
     children: Vec<(String, Child)>,
+    redis: String,
 }
 
 impl Farm {
+    /// This farm on the Redis at `url` instead of the shared one.
+    pub fn with_redis(mut self, url: &str) -> Farm {
+        self.redis = url.to_string();
+        self
+    }
+
     /// A fresh world for test `test`.
     pub fn new(test: &str) -> Farm {
         let nanos = std::time::SystemTime::now()
@@ -242,6 +250,7 @@ impl Farm {
                 .tempdir()
                 .expect("a temporary directory"),
             children: Vec::new(),
+            redis: redis_url(),
         }
     }
 
@@ -291,7 +300,7 @@ impl Farm {
     pub fn spawn(&mut self, label: &str, args: &[&str], redis: bool) -> Proc {
         let mut cmd = self.command(label, args);
         if redis {
-            cmd.env("ADFARM_REDIS_URL", redis_url());
+            cmd.env("ADFARM_REDIS_URL", self.redis.clone());
         }
         let child = cmd.spawn().expect("the adfarm binary starts");
         self.children.push((label.to_string(), child));
@@ -437,7 +446,7 @@ impl Farm {
         args.extend(post);
         let mut cmd = self.command("report", &args);
         if redis {
-            cmd.env("ADFARM_REDIS_URL", redis_url());
+            cmd.env("ADFARM_REDIS_URL", self.redis.clone());
         }
         let status = cmd.status().await.expect("adfarm report starts");
         assert!(status.success(), "adfarm report: {status}\n{}", self.logs());
@@ -459,7 +468,7 @@ impl Farm {
 
     /// This farm's Redis store.
     pub async fn store(&self) -> RedisStore {
-        RedisStore::connect(&redis_url(), &self.prefix)
+        RedisStore::connect(&self.redis, &self.prefix)
             .await
             .expect("Redis is running")
     }
@@ -517,13 +526,14 @@ impl Drop for Farm {
         // A runtime of its own: this may run inside the test's runtime, or
         // while a panic unwinds it.
         let prefix = self.prefix.clone();
+        let redis = self.redis.clone();
         let cleanup = std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
                 .expect("a cleanup runtime");
             rt.block_on(async {
-                if let Ok(store) = RedisStore::connect(&redis_url(), &prefix).await {
+                if let Ok(store) = RedisStore::connect(&redis, &prefix).await {
                     let _ = store.delete_all().await;
                 }
                 if let Ok(queue) = RabbitQueue::connect(&amqp_url(), &prefix, 5).await {

@@ -206,6 +206,11 @@ impl Worker {
         let outcome = match self.settle(d).await {
             Ok(o) => o,
             Err(e) => {
+                if matches!(e, StoreError::Lost { .. }) {
+                    // Read the sweep again next time: a coordinator re-registers it.
+                    tracing::error!(error = %e, "The store lost a sweep; its jobs wait for a re-registration.");
+                    self.forget_sweeps();
+                }
                 // The delivery was dropped unsettled: the queue delivers it again.
                 tracing::warn!(kind = %kind, code = e.code(), error = %e, "Store unavailable; job left for redelivery.");
                 tokio::time::sleep(Duration::from_millis(500)).await;
@@ -300,6 +305,17 @@ impl Worker {
             // The result is stored; a redelivery will find it and ack then.
             tracing::warn!(code = e.code(), error = %e, "Ack failed; the job will be redelivered as a duplicate.");
         }
+    }
+
+    fn forget_sweeps(&self) {
+        self.sweeps
+            .lock()
+            .expect("sweep cache lock is never poisoned")
+            .clear();
+        self.admitted
+            .lock()
+            .expect("admitted-item lock is never poisoned")
+            .clear();
     }
 
     /// Dead-letters a message that is no planned job; nothing is recorded.

@@ -15,7 +15,7 @@ use adfarm_backbone::{Store, SweepRecord};
 use adfarm_llm::{
     estimate_tokens, ChatRequest, Choice, Completion, Embedder, Embeddings, LlmError, Provider,
 };
-use adfarm_proto::tally::NANO;
+use adfarm_proto::tally::{Tally, NANO};
 use adfarm_proto::{ProviderSpec, Role, SweepId, Usage};
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
@@ -444,6 +444,12 @@ impl Metered {
                 // Checked again after the limiter wait: calls admitted late
                 // must not spend past a budget reached meanwhile.
                 self.check_budget().await?;
+                // On the bill before it leaves: a worker killed while
+                // waiting for the answer still leaves the request counted.
+                self.store
+                    .count(&self.sweep, &Tally::request_fields(&model, self.role))
+                    .await
+                    .map_err(infra)?;
                 let t0 = Instant::now();
                 let r = f(self.backend.clone()).await;
                 let took = t0.elapsed();

@@ -52,6 +52,7 @@ fn record(base: &str, name: &str) -> SweepRecord {
         pipelines: BTreeMap::new(),
         estimated_cost_usd: 0.0,
         created_unix: 0,
+        epoch: "test-epoch".into(),
     }
 }
 

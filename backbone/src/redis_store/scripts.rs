@@ -4,6 +4,11 @@
 //!
 //! Counter names and increments are always computed in Rust (`Tally`) and
 //! passed as `field, increment` pairs, so the scripts never know a name.
+//!
+//! Every write for a sweep carries the sweep's epoch (last KEY: the epoch
+//! key, last ARGV: the epoch the writer registered with) and returns -1,
+//! writing nothing, when the store holds another one or none: a Redis that
+//! came back empty is never written into as if it still held the sweep.
 
 use redis::Script;
 use std::sync::LazyLock;
@@ -11,12 +16,15 @@ use std::sync::LazyLock;
 /// Stores a result if absent; only then clears a failure of the same job
 /// (undoing its counters) and adds the result's counters.
 ///
-/// KEYS: results, failures, failure undo, counters.
-/// ARGV: job id, result JSON, then `field, increment` pairs.
+/// KEYS: results, failures, failure undo, counters, epoch.
+/// ARGV: job id, result JSON, then `field, increment` pairs, then the epoch.
 /// Returns 1 when new, 0 when the job already had a result.
 pub(crate) static RECORD: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
+if redis.call('GET', KEYS[5]) ~= ARGV[#ARGV] then
+  return -1
+end
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then
   return 0
 end
@@ -31,7 +39,7 @@ if redis.call('HDEL', KEYS[2], ARGV[1]) == 1 then
     end
   end
 end
-for i = 3, #ARGV, 2 do
+for i = 3, #ARGV - 1, 2 do
   redis.call('HINCRBY', KEYS[4], ARGV[i], ARGV[i + 1])
 end
 return 1
@@ -42,12 +50,15 @@ return 1
 /// Records a dead letter if the job has neither a result nor a failure, with
 /// the negated counters `RECORD` applies should a result arrive later.
 ///
-/// KEYS: results, failures, failure undo, counters.
-/// ARGV: job id, failure JSON, undo JSON, then `field, increment` pairs.
+/// KEYS: results, failures, failure undo, counters, epoch.
+/// ARGV: job id, failure JSON, undo JSON, `field, increment` pairs, epoch.
 /// Returns 1 when new, 0 otherwise.
 pub(crate) static FAIL: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
+if redis.call('GET', KEYS[5]) ~= ARGV[#ARGV] then
+  return -1
+end
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
   return 0
 end
@@ -55,8 +66,27 @@ if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then
   return 0
 end
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
-for i = 4, #ARGV, 2 do
+for i = 4, #ARGV - 1, 2 do
   redis.call('HINCRBY', KEYS[4], ARGV[i], ARGV[i + 1])
+end
+return 1
+"#,
+    )
+});
+
+/// Adds counter increments (the provider's bill of requests sent).
+///
+/// KEYS: the sweep's counters, its epoch.
+/// ARGV: `field, increment` pairs, then the epoch.
+/// Returns 1, or -1 when the epoch is not the store's.
+pub(crate) static COUNT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+if redis.call('GET', KEYS[2]) ~= ARGV[#ARGV] then
+  return -1
+end
+for i = 1, #ARGV - 1, 2 do
+  redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1])
 end
 return 1
 "#,
@@ -66,14 +96,17 @@ return 1
 /// Bills a call and charges it to a sweep once. The cache entry is written
 /// apart (after this), so every key here is the sweep's.
 ///
-/// KEYS: the sweep's charged calls (a set), its counters.
+/// KEYS: the sweep's charged calls (a set), its counters, its epoch.
 /// ARGV: call, n, then n `field, increment` pairs added every time (the
 /// provider's bill; n = 0 for a cache hit), then the pairs added only the
-/// first time the sweep is charged for this call.
+/// first time the sweep is charged for this call, then the epoch.
 /// Returns 1 when the charge is new, 0 otherwise.
 pub(crate) static CHARGE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
+if redis.call('GET', KEYS[3]) ~= ARGV[#ARGV] then
+  return -1
+end
 local billed = tonumber(ARGV[2])
 local once = 3 + 2 * billed
 for i = 3, once - 1, 2 do
@@ -82,7 +115,7 @@ end
 if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then
   return 0
 end
-for i = once, #ARGV, 2 do
+for i = once, #ARGV - 1, 2 do
   redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1])
 end
 return 1
