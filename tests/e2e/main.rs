@@ -35,6 +35,7 @@
 
 mod api;
 mod budget;
+mod chaos;
 mod counter;
 mod distributed;
 mod exit_codes;
