@@ -110,7 +110,9 @@ impl IndexCache {
                 let (vectors, _usage) = embed_all(embedder, texts).await?;
                 if let Some(f) = &file {
                     // Best effort: without the file the next run embeds again.
-                    let _ = write_index(f, &vectors);
+                    if let Err(e) = write_index(f, &vectors) {
+                        unwritable_cache(f, &e);
+                    }
                 }
                 Ok(Arc::new(vectors))
             })
@@ -121,6 +123,21 @@ impl IndexCache {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, IndexSlot>> {
         self.by_key.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+/// Says once per process that the index cache cannot be written (a
+/// read-only or full disk), then carries on without it. True when it spoke.
+fn unwritable_cache(path: &Path, e: &std::io::Error) -> bool {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return false;
+    }
+    tracing::warn!(
+        path = %path.display(),
+        error = %e,
+        "Cannot write the ad index cache; carrying on without it (each run embeds the ads again)."
+    );
+    true
 }
 
 /// The vectors in `path` if it is a whole index of `n` vectors.
@@ -167,6 +184,18 @@ fn write_index(path: &Path, vectors: &[Vec<f32>]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unwritable_cache_is_reported_once() {
+        // Under a file, so the directory cannot exist (even for root).
+        let dir = tempfile::tempdir().unwrap();
+        let blocker = dir.path().join("a-file");
+        std::fs::write(&blocker, "x").unwrap();
+        let path = blocker.join("index.f32");
+        let e = write_index(&path, &[vec![1.0, 2.0]]).expect_err("cannot be written");
+        assert!(unwritable_cache(&path, &e), "the first failure is reported");
+        assert!(!unwritable_cache(&path, &e), "and only the first");
+    }
 
     #[test]
     fn top_t_orders_by_similarity_then_pool_order() {
