@@ -12,18 +12,19 @@
 //! workers race on it. Counter names come from [`Tally`] in Rust; the
 //! scripts only add the increments they are given.
 //!
-//! Key layout, all under `<prefix>:`:
+//! Key layout, all under `<prefix>:` (`{<id>}` is a Redis Cluster hash
+//! tag: a sweep's keys share one slot, so its scripts run on a cluster):
 //!
 //! | key | type | holds |
 //! |---|---|---|
 //! | `sweeps` | hash | sweep id → `SweepRecord` JSON |
-//! | `sweep:<id>:results` | hash | job id → `JobResult` JSON |
-//! | `sweep:<id>:failures` | hash | job id → `Failure` JSON |
-//! | `sweep:<id>:failure-undo` | hash | job id → negated failure counters |
-//! | `sweep:<id>:counters` | hash | counter name → i64 |
-//! | `sweep:<id>:charges` | set | calls charged to the sweep |
-//! | `sweep:<id>:items` | set | keys of the sweep's planned items |
-//! | `sweep:<id>:epoch` | string | the registration the data belongs to |
+//! | `sweep:{<id>}:results` | hash | job id → `JobResult` JSON |
+//! | `sweep:{<id>}:failures` | hash | job id → `Failure` JSON |
+//! | `sweep:{<id>}:failure-undo` | hash | job id → negated failure counters |
+//! | `sweep:{<id>}:counters` | hash | counter name → i64 |
+//! | `sweep:{<id>}:charges` | set | calls charged to the sweep |
+//! | `sweep:{<id>}:items` | set | keys of the sweep's planned items |
+//! | `sweep:{<id>}:epoch` | string | the registration the data belongs to |
 //! | `cache:<call>` | string | cached LLM response (no expiry) |
 //! | `lease:<call>` | string | a worker is making this call (expires) |
 //! | `limit:<key>` | string | a limiter bucket's TAT (expires when full) |
@@ -32,13 +33,13 @@ mod connection;
 mod limiter;
 mod scripts;
 
+pub use connection::RedisConnection;
 pub use limiter::RedisLimiter;
 
 use crate::store::{Recorded, Store, StoreError, SweepRecord};
 use adfarm_proto::tally::Tally;
 use adfarm_proto::{Failure, JobId, JobResult, SweepId, Usage};
 use async_trait::async_trait;
-use redis::aio::ConnectionManager;
 use redis::RedisError;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -51,7 +52,7 @@ const SCAN_BATCH: u64 = 1000;
 /// shares the connection, which reconnects by itself after a broken link.
 #[derive(Clone)]
 pub struct RedisStore {
-    con: ConnectionManager,
+    con: RedisConnection,
     prefix: String,
     // The epoch each sweep was registered (or last read) with: every write
     // for the sweep must find it still in Redis.
@@ -135,6 +136,29 @@ impl RedisStore {
     pub async fn delete_all(&self) -> Result<u64, StoreError> {
         let mut con = self.con.clone();
         let pattern = format!("{}:*", self.prefix);
+        if matches!(con, RedisConnection::Cluster(_)) {
+            // SCAN walks one node; KEYS is sent to every primary and the
+            // answers joined. Keys are deleted one by one: they live in
+            // different slots.
+            let fail = |e: RedisError| StoreError::Backend {
+                op: "delete_all",
+                reason: e.to_string(),
+            };
+            let keys: Vec<String> = redis::cmd("KEYS")
+                .arg(&pattern)
+                .query_async(&mut con)
+                .await
+                .map_err(fail)?;
+            let mut deleted = 0;
+            for k in keys {
+                deleted += redis::cmd("DEL")
+                    .arg(&k)
+                    .query_async::<u64>(&mut con)
+                    .await
+                    .map_err(fail)?;
+            }
+            return Ok(deleted);
+        }
         let mut cursor = 0u64;
         let mut deleted = 0u64;
         loop {
@@ -182,7 +206,9 @@ impl RedisStore {
     }
 
     fn keys(&self, sweep: &SweepId) -> SweepKeys {
-        let base = format!("{}:sweep:{sweep}", self.prefix);
+        // One hash tag per sweep: on a Redis Cluster all its keys share a
+        // slot, as the multi-key scripts require.
+        let base = format!("{}:sweep:{{{sweep}}}", self.prefix);
         SweepKeys {
             results: format!("{base}:results"),
             failures: format!("{base}:failures"),

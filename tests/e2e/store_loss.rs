@@ -4,92 +4,12 @@
 //! README says, re-plans and republishes what is missing. Either way the
 //! report equals a clean run's: never wrong totals.
 
+use crate::own_redis::OwnRedis;
 use crate::{
     assert_complete, assert_same_results, figure, sweep_id, wait_for, Fake, Farm, SweepFile,
 };
 use adfarm_fake_llm::FakeLlmConfig;
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
-
-/// A `redis-server` on a free port of 127.0.0.1, data in a temporary
-/// directory.
-struct OwnRedis {
-    port: u16,
-    dir: tempfile::TempDir,
-    persistent: bool,
-    child: Option<Child>,
-}
-
-impl OwnRedis {
-    fn start(persistent: bool) -> OwnRedis {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let mut r = OwnRedis {
-            port,
-            dir: tempfile::tempdir().expect("a temporary directory"),
-            persistent,
-            child: None,
-        };
-        r.launch();
-        r
-    }
-
-    fn launch(&mut self) {
-        let aof = if self.persistent { "yes" } else { "no" };
-        let child = Command::new("redis-server")
-            .args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
-            .args([
-                "--save",
-                "",
-                "--appendonly",
-                aof,
-                "--appendfsync",
-                "everysec",
-            ])
-            .arg("--dir")
-            .arg(self.dir.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server starts (apt-get install redis-server)");
-        self.child = Some(child);
-        let up = (0..200).any(|_| {
-            std::thread::sleep(Duration::from_millis(25));
-            std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok()
-        });
-        assert!(up, "redis-server answers on port {}", self.port);
-    }
-
-    /// Stops it the way an operator restarts it: SHUTDOWN (which writes
-    /// the append-only file), or a crash when `kill`.
-    fn stop(&mut self, kill: bool) {
-        let mut child = self.child.take().expect("running");
-        if kill {
-            let _ = child.kill();
-        } else {
-            let _ = Command::new("redis-cli")
-                .args(["-p", &self.port.to_string(), "shutdown"])
-                .status();
-        }
-        let _ = child.wait();
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
-    }
-}
-
-impl Drop for OwnRedis {
-    fn drop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
 
 async fn restart_mid_sweep(test: &str, persistent: bool) {
     let spec = SweepFile::synthetic(&format!("e2e-{test}"), 400);

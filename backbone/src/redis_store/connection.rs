@@ -3,7 +3,10 @@
 //! show its password.
 
 use crate::redact::{is_secret_param, redact_url};
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
+use redis::cluster::ClusterClientBuilder;
+use redis::cluster_async::ClusterConnection;
+use redis::{RedisFuture, Value};
 use std::time::Duration;
 
 /// How long one command may take. The redis-rs default (500 ms) is tight for
@@ -42,10 +45,95 @@ fn scrub(url: &str, message: String) -> String {
         .fold(message, |m, s| m.replace(s.as_str(), "***"))
 }
 
-/// Opens a connection manager on `url` and waits for the first connection.
+/// A connection to one Redis (auto-reconnecting) or to a Redis Cluster
+/// (routing each command to its slot's node); clones share it.
+#[derive(Clone)]
+pub enum RedisConnection {
+    /// One server.
+    Single(ConnectionManager),
+    /// A cluster: every multi-key script touches keys of one hash tag.
+    Cluster(ClusterConnection),
+}
+
+impl std::fmt::Debug for RedisConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RedisConnection::Single(_) => "RedisConnection::Single",
+            RedisConnection::Cluster(_) => "RedisConnection::Cluster",
+        })
+    }
+}
+
+impl ConnectionLike for RedisConnection {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a redis::Cmd) -> RedisFuture<'a, Value> {
+        match self {
+            RedisConnection::Single(c) => c.req_packed_command(cmd),
+            RedisConnection::Cluster(c) => c.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a redis::Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<Value>> {
+        match self {
+            RedisConnection::Single(c) => c.req_packed_commands(pipeline, offset, count),
+            RedisConnection::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            RedisConnection::Single(c) => c.get_db(),
+            RedisConnection::Cluster(c) => c.get_db(),
+        }
+    }
+}
+
+/// The seed nodes of a cluster URL: `redis+cluster://host:port[,host:port...]`
+/// (or `rediss+cluster://`), each as a plain Redis URL; `None` for a
+/// single-server URL.
+fn cluster_nodes(url: &str) -> Option<Vec<String>> {
+    let (scheme, rest) = url.split_once("+cluster://")?;
+    let (auth, hosts) = match rest.rsplit_once('@') {
+        Some((auth, hosts)) => (format!("{auth}@"), hosts),
+        None => (String::new(), rest),
+    };
+    Some(
+        hosts
+            .split(',')
+            .map(|h| format!("{scheme}://{auth}{h}"))
+            .collect(),
+    )
+}
+
+/// Connects to `url`: a Redis (`redis://`, `rediss://`) or a Redis Cluster
+/// (`redis+cluster://node[,node...]`), waiting for the first connection.
 /// Returns an error message that names the redacted URL.
-pub(crate) async fn connect(url: &str) -> Result<ConnectionManager, String> {
-    connect_with(url, ConnectionManagerConfig::new()).await
+pub(crate) async fn connect(url: &str) -> Result<RedisConnection, String> {
+    match cluster_nodes(url) {
+        Some(nodes) => {
+            let shown = redact_url(url);
+            let client = ClusterClientBuilder::new(nodes)
+                .response_timeout(RESPONSE_TIMEOUT)
+                .connection_timeout(CONNECTION_TIMEOUT)
+                .build()
+                .map_err(|e| scrub(url, format!("invalid Redis Cluster URL {shown}: {e}")))?;
+            let con = client.get_async_connection().await.map_err(|e| {
+                scrub(
+                    url,
+                    format!("cannot connect to the Redis Cluster at {shown}: {e}"),
+                )
+            })?;
+            tracing::debug!(url = %shown, "Connected to a Redis Cluster.");
+            Ok(RedisConnection::Cluster(con))
+        }
+        None => Ok(RedisConnection::Single(
+            connect_with(url, ConnectionManagerConfig::new()).await?,
+        )),
+    }
 }
 
 async fn connect_with(
@@ -68,6 +156,19 @@ async fn connect_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cluster_urls_name_their_seed_nodes() {
+        assert_eq!(cluster_nodes("redis://cache:6379"), None);
+        assert_eq!(
+            cluster_nodes("redis+cluster://:pw@a:7000,b:7001").unwrap(),
+            vec!["redis://:pw@a:7000", "redis://:pw@b:7001"]
+        );
+        assert_eq!(
+            cluster_nodes("rediss+cluster://a:7000").unwrap(),
+            vec!["rediss://a:7000"]
+        );
+    }
 
     #[test]
     fn client_messages_are_scrubbed() {

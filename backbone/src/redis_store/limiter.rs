@@ -3,18 +3,17 @@
 //! script reads the server's `TIME`, so workers on machines whose clocks
 //! disagree still agree on when a bucket refills.
 
-use super::connection::connect;
+use super::connection::{connect, RedisConnection};
 use super::scripts;
 use crate::limiter::{LimitError, Limiter, Rate};
 use async_trait::async_trait;
-use redis::aio::ConnectionManager;
 use std::fmt;
 use std::time::Duration;
 
 /// A deployment-wide rate limiter on Redis. Cloning shares the connection.
 #[derive(Clone)]
 pub struct RedisLimiter {
-    con: ConnectionManager,
+    con: RedisConnection,
     prefix: String,
 }
 
@@ -38,7 +37,7 @@ impl RedisLimiter {
     }
 
     /// A limiter on an existing connection (e.g. the store's).
-    pub fn with_connection(con: ConnectionManager, prefix: &str) -> RedisLimiter {
+    pub(crate) fn with_connection(con: RedisConnection, prefix: &str) -> RedisLimiter {
         RedisLimiter {
             con,
             prefix: prefix.to_string(),
