@@ -1,0 +1,1 @@
+//! Deterministic scoring (no model calls).
