@@ -10,6 +10,8 @@ pub mod knowledge;
 pub mod replay;
 /// Deterministic scoring: answers, Pass@k, trajectory coverage, failure labels.
 pub mod scoring;
+/// Scripted agents (oracle and mutants) that exercise the scorer.
+pub mod scripted;
 /// AD-Bench's tasks, their loader and checks.
 pub mod tasks;
 /// The platform's tools, their schemas and the episode state.

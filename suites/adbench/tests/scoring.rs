@@ -46,6 +46,11 @@ fn id_lists_grade_as_sets_and_other_kinds_by_their_rule() {
     assert_eq!(g(AnswerKind::Bool, Answer::Bool(true), "No."), Grade::Wrong);
     assert_eq!(g(AnswerKind::Choice, Answer::Choice("SITE_SET_UNION".into()), "SITE_SET_UNION is cheapest"), Grade::Correct);
     assert_eq!(g(AnswerKind::Choice, Answer::Choice("SITE_SET_UNION".into()), "SITE_SET_UNION or SITE_SET_QQ"), Grade::Wrong);
+    let genders = spec(AnswerKind::Choice, &["MALE", "FEMALE", "UNKNOWN"]);
+    let female = Answer::Choice("FEMALE".into());
+    let graded = |t: &str| grade(Some(&genders), Some(&female), Outcome::Resolved, Some(Outcome::Resolved), t);
+    assert_eq!(graded("FEMALE users converted most."), Grade::Correct, "FEMALE does not name MALE");
+    assert_eq!(graded("MALE users converted most."), Grade::Wrong);
     assert_eq!(g(AnswerKind::Text, Answer::Text("Chengdu".into()), "Chengdu"), Grade::NeedsJudge);
 }
 

@@ -36,6 +36,16 @@ fn bool_word(text: &str) -> Option<bool> {
         })
 }
 
+/// True when `text` names `choice` as a whole word (FEMALE does not name MALE).
+fn names(text: &str, choice: &str) -> bool {
+    let inner = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    text.match_indices(choice).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + choice.len()..].chars().next();
+        !before.is_some_and(inner) && !after.is_some_and(inner)
+    })
+}
+
 /// Grades `final_text` (and the outcome the agent declared) against the
 /// reference. A task expecting Unresolved is correct when the agent says
 /// Unresolved; a Resolved task needs a Resolved outcome and the answer.
@@ -60,7 +70,7 @@ pub fn grade(spec: Option<&AnswerSpec>, reference: Option<&Answer>, expected: Ou
         }
         Answer::Bool(b) => bool_word(final_text) == Some(*b),
         Answer::Choice(c) => {
-            let named: Vec<&String> = spec.choices.iter().filter(|x| final_text.contains(x.as_str())).collect();
+            let named: Vec<&String> = spec.choices.iter().filter(|x| names(final_text, x)).collect();
             named.len() == 1 && named[0] == c
         }
         Answer::Text(_) => return Grade::NeedsJudge,
