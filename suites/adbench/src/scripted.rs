@@ -40,7 +40,13 @@ pub fn answer_text(answer: Option<&Answer>) -> String {
         None => "The platform does not provide what this needs, so I cannot answer it.".into(),
         Some(Answer::Number(n)) => format!("The answer is {n}."),
         Some(Answer::IdList(ids)) if ids.is_empty() => "None qualify.".into(),
-        Some(Answer::IdList(ids)) => format!("The IDs are {}.", ids.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")),
+        Some(Answer::IdList(ids)) => format!(
+            "The IDs are {}.",
+            ids.iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Some(Answer::Bool(b)) => if *b { "Yes." } else { "No." }.into(),
         Some(Answer::Choice(c)) | Some(Answer::Text(c)) => format!("The answer is {c}."),
     }
@@ -86,7 +92,12 @@ fn shift_dates(args: &mut Value) -> bool {
 
 /// The episode `script` plays on `task`, or None when the mutation does
 /// not apply to it (no account list to skip, no dates, no computed number).
-pub fn episode(script: Script, task: &Task, reference: &Replay, platform: &Platform) -> Option<Episode> {
+pub fn episode(
+    script: Script,
+    task: &Task,
+    reference: &Replay,
+    platform: &Platform,
+) -> Option<Episode> {
     let mut calls: Vec<Call> = reference.calls.clone();
     let mut text = answer_text(reference.answer.as_ref());
     let mut toolless = 0;
@@ -114,7 +125,9 @@ pub fn episode(script: Script, task: &Task, reference: &Replay, platform: &Platf
         Script::ToollessTurn => toolless = 1,
         Script::WrongArithmetic => {
             let spec = task.answer.as_ref()?;
-            if !matches!(spec.kind, AnswerKind::Number | AnswerKind::Percent) || !spec.from.ends_with(".output") {
+            if !matches!(spec.kind, AnswerKind::Number | AnswerKind::Percent)
+                || !spec.from.ends_with(".output")
+            {
                 return None;
             }
             if reference.answer == Some(Answer::Number(0.0)) {
@@ -127,7 +140,9 @@ pub fn episode(script: Script, task: &Task, reference: &Replay, platform: &Platf
             let wrong = format!("{}print(1.1 * {}", &code[..i], &code[i + 6..]);
             calls[at].args["code"] = Value::String(wrong);
             // The agent reports what its wrong code printed.
-            let printed = Episode::play(platform, calls.clone(), "", 0).observations[at].text.clone();
+            let printed = Episode::play(platform, calls.clone(), "", 0).observations[at]
+                .text
+                .clone();
             let v: Value = serde_json::from_str(&printed).ok()?;
             text = format!("The answer is {}.", v["output"].as_str()?.trim());
         }

@@ -22,46 +22,165 @@ fn spec(kind: AnswerKind, choices: &[&str]) -> AnswerSpec {
 
 fn g(kind: AnswerKind, reference: Answer, text: &str) -> Grade {
     let s = spec(kind, &["SITE_SET_UNION", "SITE_SET_QQ"]);
-    grade(Some(&s), Some(&reference), Outcome::Resolved, Some(Outcome::Resolved), text)
+    grade(
+        Some(&s),
+        Some(&reference),
+        Outcome::Resolved,
+        Some(Outcome::Resolved),
+        text,
+    )
 }
 
 #[test]
 fn numbers_grade_after_rounding_to_two_decimals() {
-    assert_eq!(g(AnswerKind::Number, Answer::Number(73.21), "The cost per conversion was 73.2149 CNY."), Grade::Correct);
-    assert_eq!(g(AnswerKind::Number, Answer::Number(2223424.03), "Total: 2,223,424.03 CNY"), Grade::Correct);
-    assert_eq!(g(AnswerKind::Percent, Answer::Number(-3.94), "Cost fell by -3.94% day over day"), Grade::Correct);
-    assert_eq!(g(AnswerKind::Number, Answer::Number(73.21), "About 73.3 CNY"), Grade::Wrong);
+    assert_eq!(
+        g(
+            AnswerKind::Number,
+            Answer::Number(73.21),
+            "The cost per conversion was 73.2149 CNY."
+        ),
+        Grade::Correct
+    );
+    assert_eq!(
+        g(
+            AnswerKind::Number,
+            Answer::Number(2223424.03),
+            "Total: 2,223,424.03 CNY"
+        ),
+        Grade::Correct
+    );
+    assert_eq!(
+        g(
+            AnswerKind::Percent,
+            Answer::Number(-3.94),
+            "Cost fell by -3.94% day over day"
+        ),
+        Grade::Correct
+    );
+    assert_eq!(
+        g(AnswerKind::Number, Answer::Number(73.21), "About 73.3 CNY"),
+        Grade::Wrong
+    );
     // A date in the text is not read as the answer.
-    assert_eq!(g(AnswerKind::Number, Answer::Number(20.0), "On 2026-07-20 nothing happened"), Grade::Wrong);
+    assert_eq!(
+        g(
+            AnswerKind::Number,
+            Answer::Number(20.0),
+            "On 2026-07-20 nothing happened"
+        ),
+        Grade::Wrong
+    );
 }
 
 #[test]
 fn id_lists_grade_as_sets_and_other_kinds_by_their_rule() {
     let ids = Answer::IdList(vec![14379385, 20897919]);
-    assert_eq!(g(AnswerKind::IdList, ids.clone(), "Accounts 20897919 and 14379385, spending 95% of budget"), Grade::Correct);
-    assert_eq!(g(AnswerKind::IdList, ids.clone(), "Only 14379385"), Grade::Wrong);
-    assert_eq!(g(AnswerKind::IdList, ids, "14379385, 20897919 and 21143192"), Grade::Wrong);
-    assert_eq!(g(AnswerKind::IdList, Answer::IdList(vec![]), "None of your creatives, 0 of 12."), Grade::Correct);
-    assert_eq!(g(AnswerKind::Bool, Answer::Bool(true), "Yes, it does."), Grade::Correct);
+    assert_eq!(
+        g(
+            AnswerKind::IdList,
+            ids.clone(),
+            "Accounts 20897919 and 14379385, spending 95% of budget"
+        ),
+        Grade::Correct
+    );
+    assert_eq!(
+        g(AnswerKind::IdList, ids.clone(), "Only 14379385"),
+        Grade::Wrong
+    );
+    assert_eq!(
+        g(AnswerKind::IdList, ids, "14379385, 20897919 and 21143192"),
+        Grade::Wrong
+    );
+    assert_eq!(
+        g(
+            AnswerKind::IdList,
+            Answer::IdList(vec![]),
+            "None of your creatives, 0 of 12."
+        ),
+        Grade::Correct
+    );
+    assert_eq!(
+        g(AnswerKind::Bool, Answer::Bool(true), "Yes, it does."),
+        Grade::Correct
+    );
     assert_eq!(g(AnswerKind::Bool, Answer::Bool(true), "No."), Grade::Wrong);
-    assert_eq!(g(AnswerKind::Choice, Answer::Choice("SITE_SET_UNION".into()), "SITE_SET_UNION is cheapest"), Grade::Correct);
-    assert_eq!(g(AnswerKind::Choice, Answer::Choice("SITE_SET_UNION".into()), "SITE_SET_UNION or SITE_SET_QQ"), Grade::Wrong);
+    assert_eq!(
+        g(
+            AnswerKind::Choice,
+            Answer::Choice("SITE_SET_UNION".into()),
+            "SITE_SET_UNION is cheapest"
+        ),
+        Grade::Correct
+    );
+    assert_eq!(
+        g(
+            AnswerKind::Choice,
+            Answer::Choice("SITE_SET_UNION".into()),
+            "SITE_SET_UNION or SITE_SET_QQ"
+        ),
+        Grade::Wrong
+    );
     let genders = spec(AnswerKind::Choice, &["MALE", "FEMALE", "UNKNOWN"]);
     let female = Answer::Choice("FEMALE".into());
-    let graded = |t: &str| grade(Some(&genders), Some(&female), Outcome::Resolved, Some(Outcome::Resolved), t);
-    assert_eq!(graded("FEMALE users converted most."), Grade::Correct, "FEMALE does not name MALE");
+    let graded = |t: &str| {
+        grade(
+            Some(&genders),
+            Some(&female),
+            Outcome::Resolved,
+            Some(Outcome::Resolved),
+            t,
+        )
+    };
+    assert_eq!(
+        graded("FEMALE users converted most."),
+        Grade::Correct,
+        "FEMALE does not name MALE"
+    );
     assert_eq!(graded("MALE users converted most."), Grade::Wrong);
-    assert_eq!(g(AnswerKind::Text, Answer::Text("Chengdu".into()), "Chengdu"), Grade::NeedsJudge);
+    assert_eq!(
+        g(AnswerKind::Text, Answer::Text("Chengdu".into()), "Chengdu"),
+        Grade::NeedsJudge
+    );
 }
 
 #[test]
 fn the_declared_outcome_must_match_the_task() {
     let s = spec(AnswerKind::Number, &[]);
     let n = Answer::Number(1.5);
-    assert_eq!(grade(Some(&s), Some(&n), Outcome::Resolved, Some(Outcome::Unresolved), "1.5"), Grade::Wrong);
-    assert_eq!(grade(Some(&s), Some(&n), Outcome::Resolved, None, "1.5"), Grade::Wrong);
-    assert_eq!(grade(None, None, Outcome::Unresolved, Some(Outcome::Unresolved), "cannot"), Grade::Correct);
-    assert_eq!(grade(None, None, Outcome::Unresolved, Some(Outcome::Resolved), "42"), Grade::Wrong);
+    assert_eq!(
+        grade(
+            Some(&s),
+            Some(&n),
+            Outcome::Resolved,
+            Some(Outcome::Unresolved),
+            "1.5"
+        ),
+        Grade::Wrong
+    );
+    assert_eq!(
+        grade(Some(&s), Some(&n), Outcome::Resolved, None, "1.5"),
+        Grade::Wrong
+    );
+    assert_eq!(
+        grade(
+            None,
+            None,
+            Outcome::Unresolved,
+            Some(Outcome::Unresolved),
+            "cannot"
+        ),
+        Grade::Correct
+    );
+    assert_eq!(
+        grade(
+            None,
+            None,
+            Outcome::Unresolved,
+            Some(Outcome::Resolved),
+            "42"
+        ),
+        Grade::Wrong
+    );
 }
 
 #[test]
@@ -127,9 +246,14 @@ struct Fixture {
 fn fixture() -> Fixture {
     let task = parse(Path::new("s.toml"), TASK, Split::Public).expect("parse");
     adfarm_adbench::tasks::check::check(&task).expect("check");
-    let platform = reference_platform(Split::Public.seed(), reference_day(), DEFAULT_HOUR).expect("platform");
+    let platform =
+        reference_platform(Split::Public.seed(), reference_day(), DEFAULT_HOUR).expect("platform");
     let reference = replay(&task, &platform).expect("replay");
-    Fixture { task, platform, reference }
+    Fixture {
+        task,
+        platform,
+        reference,
+    }
 }
 
 fn answer_text(r: &Replay) -> String {
@@ -164,7 +288,10 @@ fn parallel_or_reordered_independent_calls_still_cover() {
     // search first, then the account list: neither waits for the other.
     let mut calc = c[3].clone();
     // The report is now the third result: the agent's code says so.
-    calc.args["code"] = json!(calc.args["code"].as_str().expect("code").replace("r2", "r3"));
+    calc.args["code"] = json!(calc.args["code"]
+        .as_str()
+        .expect("code")
+        .replace("r2", "r3"));
     let calls = vec![c[2].clone(), c[0].clone(), c[1].clone(), calc, c[4].clone()];
     let s = run(&f, calls, &answer_text(&f.reference), 0);
     assert_eq!(s.coverage.fraction(), 1.0);
@@ -176,7 +303,13 @@ fn an_inverted_dependency_does_not_cover_and_is_a_tool_error() {
     let f = fixture();
     let c = &f.reference.calls;
     // The report before the account list it depends on.
-    let calls = vec![c[1].clone(), c[0].clone(), c[2].clone(), c[3].clone(), c[4].clone()];
+    let calls = vec![
+        c[1].clone(),
+        c[0].clone(),
+        c[2].clone(),
+        c[3].clone(),
+        c[4].clone(),
+    ];
     let s = run(&f, calls, &answer_text(&f.reference), 0);
     assert!(s.coverage.fraction() < 1.0);
     assert_eq!(s.coverage.inverted, vec!["s2".to_string()]);
@@ -216,7 +349,10 @@ fn wrong_dates_are_a_parameter_error() {
 fn id_lists_match_as_sets_and_extra_fields_are_allowed() {
     let f = fixture();
     let mut calls = f.reference.calls.clone();
-    let mut ids = calls[1].args["account_id_list"].as_array().expect("ids").clone();
+    let mut ids = calls[1].args["account_id_list"]
+        .as_array()
+        .expect("ids")
+        .clone();
     ids.reverse();
     calls[1].args["account_id_list"] = json!(ids);
     calls[1].args["fields"] = json!(["view_count", "ctr", "cost"]);
@@ -248,22 +384,40 @@ fn a_toolless_turn_is_an_instruction_following_failure() {
 fn wrong_arithmetic_on_the_right_data_is_a_computation_error() {
     let f = fixture();
     let mut calls = f.reference.calls.clone();
-    calls[3].args["code"] = json!("r = r2['rows'][0]\nprint(round(r['Cost (CNY)'] / r['Impressions'], 2))");
-    let printed = Episode::play(&f.platform, calls.clone(), "", 0).observations[3].text.clone();
+    calls[3].args["code"] =
+        json!("r = r2['rows'][0]\nprint(round(r['Cost (CNY)'] / r['Impressions'], 2))");
+    let printed = Episode::play(&f.platform, calls.clone(), "", 0).observations[3]
+        .text
+        .clone();
     let value: serde_json::Value = serde_json::from_str(&printed).expect("json");
-    let text = format!("The CPM was {} CNY.", value["output"].as_str().expect("output").trim());
+    let text = format!(
+        "The CPM was {} CNY.",
+        value["output"].as_str().expect("output").trim()
+    );
     let s = run(&f, calls, &text, 0);
     assert_eq!(s.grade, Grade::Wrong);
     assert!(labels(&s).contains(&Label::CE), "{:?}", s.labels);
-    assert!(!labels(&s).contains(&Label::Hal), "the wrong number was printed, not invented");
-    assert_eq!(s.coverage.matched[3], None, "the calculator did not print the reference value");
+    assert!(
+        !labels(&s).contains(&Label::Hal),
+        "the wrong number was printed, not invented"
+    );
+    assert_eq!(
+        s.coverage.matched[3], None,
+        "the calculator did not print the reference value"
+    );
 }
 
 #[test]
 fn a_failing_calculator_is_a_computation_error() {
     let f = fixture();
     let mut calls = f.reference.calls.clone();
-    calls.insert(3, Call { tool: "calculator".into(), args: json!({"code": "print(1/0)"}) });
+    calls.insert(
+        3,
+        Call {
+            tool: "calculator".into(),
+            args: json!({"code": "print(1/0)"}),
+        },
+    );
     let s = run(&f, calls, &answer_text(&f.reference), 0);
     assert_eq!(s.grade, Grade::Correct);
     assert!(labels(&s).contains(&Label::CE));
@@ -272,7 +426,10 @@ fn a_failing_calculator_is_a_computation_error() {
 #[test]
 fn an_invented_number_is_a_hallucination() {
     let f = fixture();
-    let text = format!("{} Next week it will be 31.41 CNY.", answer_text(&f.reference));
+    let text = format!(
+        "{} Next week it will be 31.41 CNY.",
+        answer_text(&f.reference)
+    );
     let s = run(&f, f.reference.calls.clone(), &text, 0);
     assert_eq!(s.grade, Grade::Correct);
     assert_eq!(labels(&s), BTreeSet::from([Label::Hal]));
@@ -288,9 +445,17 @@ fn long_repetitive_episodes_and_overflow_are_long_context_failures() {
     calls.push(f.reference.calls[4].clone());
     let s = run(&f, calls, &answer_text(&f.reference), 0);
     assert!(labels(&s).contains(&Label::LC));
-    let mut e = Episode::play(&f.platform, f.reference.calls.clone(), &answer_text(&f.reference), 0);
+    let mut e = Episode::play(
+        &f.platform,
+        f.reference.calls.clone(),
+        &answer_text(&f.reference),
+        0,
+    );
     e.context_overflow = true;
-    assert_eq!(score(&f.task, &f.reference, &e).labels, BTreeSet::from([Label::LC]));
+    assert_eq!(
+        score(&f.task, &f.reference, &e).labels,
+        BTreeSet::from([Label::LC])
+    );
 }
 
 #[test]

@@ -26,18 +26,36 @@ fn the_oracle_is_clean_and_every_mutant_earns_its_label() {
             let r = replay(t, &p).expect("replay");
             let oracle = episode(Script::Oracle, t, &r, &p).expect("the oracle always applies");
             let s = score(t, &r, &oracle);
-            let expected = if t.answer.as_ref().is_some_and(|a| a.kind == AnswerKind::Text) { Grade::NeedsJudge } else { Grade::Correct };
+            let expected = if t
+                .answer
+                .as_ref()
+                .is_some_and(|a| a.kind == AnswerKind::Text)
+            {
+                Grade::NeedsJudge
+            } else {
+                Grade::Correct
+            };
             assert_eq!(s.grade, expected, "{} on {d}", t.id);
             assert_eq!(s.coverage.fraction(), 1.0, "{} on {d}", t.id);
             assert!(s.labels.is_empty(), "{} on {d}: {:?}", t.id, s.labels);
             for (i, (script, label)) in mutants.iter().enumerate() {
-                let Some(e) = episode(*script, t, &r, &p) else { continue };
+                let Some(e) = episode(*script, t, &r, &p) else {
+                    continue;
+                };
                 applied[i] += 1;
                 let s = score(t, &r, &e);
-                assert!(s.labels.contains(label), "{script:?} on {} at {d}: {:?}", t.id, s.labels);
+                assert!(
+                    s.labels.contains(label),
+                    "{script:?} on {} at {d}: {:?}",
+                    t.id,
+                    s.labels
+                );
             }
         }
-        eprintln!("{d}: mutants applied to {applied:?} of {} tasks", tasks.len());
+        eprintln!(
+            "{d}: mutants applied to {applied:?} of {} tasks",
+            tasks.len()
+        );
         assert!(applied.iter().all(|&n| n >= 5), "{applied:?}");
     }
 }

@@ -32,10 +32,15 @@ fn public_replays() -> &'static [(Day, Vec<Replay>)] {
             .into_iter()
             .map(|shift| {
                 let d = reference_day().plus(shift);
-                let p = reference_platform(Split::Public.seed(), d, DEFAULT_HOUR).expect("platform");
+                let p =
+                    reference_platform(Split::Public.seed(), d, DEFAULT_HOUR).expect("platform");
                 let started = Instant::now();
                 let r = replay_all(&tasks, &p);
-                eprintln!("replayed {} tasks on {d} in {:?}", r.len(), started.elapsed());
+                eprintln!(
+                    "replayed {} tasks on {d} in {:?}",
+                    r.len(),
+                    started.elapsed()
+                );
                 (d, r)
             })
             .collect()
@@ -60,7 +65,10 @@ fn the_splits_load_with_their_tier_counts_and_coverage() {
         assert!(public.iter().any(|t| t.tier == tier), "{tier:?}");
     }
     let c = Coverage::of(&public);
-    eprintln!("tools: {:?}\ngroupings: {:?}\nsearch: {}, unresolved: {}", c.tools, c.groupings, c.search, c.unresolved);
+    eprintln!(
+        "tools: {:?}\ngroupings: {:?}\nsearch: {}, unresolved: {}",
+        c.tools, c.groupings, c.search, c.unresolved
+    );
     assert_eq!(c.shortfalls(), Vec::<String>::new());
 }
 
@@ -76,10 +84,19 @@ fn every_reference_replays_cleanly_deterministically_and_moves_with_the_date() {
     // Numeric answers change with the date.
     let numeric = |r: &Replay| matches!(r.answer, Some(Answer::Number(_)));
     for (d, moved) in &runs[1..] {
-        let pairs: Vec<(&Replay, &Replay)> = runs[0].1.iter().zip(moved).filter(|(a, _)| numeric(a)).collect();
+        let pairs: Vec<(&Replay, &Replay)> = runs[0]
+            .1
+            .iter()
+            .zip(moved)
+            .filter(|(a, _)| numeric(a))
+            .collect();
         let changed = pairs.iter().filter(|(a, b)| a.answer != b.answer).count();
         eprintln!("{d}: {changed}/{} numeric answers changed", pairs.len());
-        assert!(changed * 100 >= pairs.len() * 80, "{d}: {changed}/{}", pairs.len());
+        assert!(
+            changed * 100 >= pairs.len() * 80,
+            "{d}: {changed}/{}",
+            pairs.len()
+        );
     }
 }
 
@@ -106,14 +123,21 @@ fn level_one_answers_equal_sums_of_the_world_taken_day_by_day() {
     for (d, replays) in public_replays() {
         let p = reference_platform(Split::Public.seed(), *d, DEFAULT_HOUR).expect("platform");
         let w = p.world();
-        for (t, r) in tasks.iter().zip(replays).filter(|(t, _)| t.tier == Tier::L1) {
+        for (t, r) in tasks
+            .iter()
+            .zip(replays)
+            .filter(|(t, _)| t.tier == Tier::L1)
+        {
             let call = &r.calls[1];
             let day = |k: &str| Day::parse(call.args[k].as_str().expect("date")).expect("date");
             let field = call.args["fields"][0].as_str().expect("field");
             // Another path: the world's per-day rows of every account of
             // the user, summed here, the metric computed by hand.
             let accounts = w.users()[t.user].accounts.clone();
-            let scope = Scope { accounts, adgroup: None };
+            let scope = Scope {
+                accounts,
+                adgroup: None,
+            };
             let total: Counts = w
                 .daily(&scope, day("begin"), day("end"), DailyGrouping::Date)
                 .into_iter()
@@ -128,20 +152,33 @@ fn level_one_answers_equal_sums_of_the_world_taken_day_by_day() {
 #[test]
 fn golden_answers_on_d0() {
     let (d, replays) = &public_replays()[0];
-    let answers: BTreeMap<&str, &Option<Answer>> = replays.iter().map(|r| (r.task.as_str(), &r.answer)).collect();
-    let text = serde_json::to_string_pretty(&serde_json::json!({"date": d.to_string(), "answers": answers})).expect("json") + "\n";
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/answers-D0.json");
+    let answers: BTreeMap<&str, &Option<Answer>> = replays
+        .iter()
+        .map(|r| (r.task.as_str(), &r.answer))
+        .collect();
+    let text = serde_json::to_string_pretty(
+        &serde_json::json!({"date": d.to_string(), "answers": answers}),
+    )
+    .expect("json")
+        + "\n";
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/answers-D0.json");
     if std::env::var_os("ADBENCH_BLESS").is_some() {
         std::fs::write(&path, &text).expect("write golden");
     }
-    let golden = std::fs::read_to_string(&path).expect("golden file; regenerate with ADBENCH_BLESS=1 and review");
-    assert_eq!(golden, text, "answers changed; review and regenerate with ADBENCH_BLESS=1");
+    let golden = std::fs::read_to_string(&path)
+        .expect("golden file; regenerate with ADBENCH_BLESS=1 and review");
+    assert_eq!(
+        golden, text,
+        "answers changed; review and regenerate with ADBENCH_BLESS=1"
+    );
 }
 
 #[test]
 fn holdout_references_replay_on_their_own_world() {
     let tasks = tasks(Split::Holdout);
-    let p = reference_platform(Split::Holdout.seed(), reference_day(), DEFAULT_HOUR).expect("platform");
+    let p =
+        reference_platform(Split::Holdout.seed(), reference_day(), DEFAULT_HOUR).expect("platform");
     let r = replay_all(&tasks, &p);
     assert_eq!(r.len(), tasks.len());
 }

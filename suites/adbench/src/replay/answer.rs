@@ -62,7 +62,9 @@ pub fn read(spec: &AnswerSpec, observation: &Value) -> Result<Answer, String> {
     };
     let bad = || format!("{} is not a {:?} answer: {v}", spec.from, spec.kind);
     Ok(match spec.kind {
-        AnswerKind::Number | AnswerKind::Percent => Answer::Number(round2(number(&v).ok_or_else(bad)?)),
+        AnswerKind::Number | AnswerKind::Percent => {
+            Answer::Number(round2(number(&v).ok_or_else(bad)?))
+        }
         AnswerKind::IdList => {
             let items: Vec<Value> = match &v {
                 Value::Array(a) => a.clone(),
@@ -74,7 +76,11 @@ pub fn read(spec: &AnswerSpec, observation: &Value) -> Result<Answer, String> {
                     .collect(),
                 _ => return Err(bad()),
             };
-            let mut ids = items.iter().map(id).collect::<Option<Vec<u64>>>().ok_or_else(bad)?;
+            let mut ids = items
+                .iter()
+                .map(id)
+                .collect::<Option<Vec<u64>>>()
+                .ok_or_else(bad)?;
             ids.sort_unstable();
             ids.dedup();
             Answer::IdList(ids)

@@ -103,13 +103,24 @@ pub fn replay(task: &Task, platform: &Platform) -> Result<Replay, ReplayError> {
         }
         if step.tool == SEARCH && !step.entry.is_empty() {
             let v = parsed(&obs);
-            let ids: Vec<&str> = v["rows"].as_array().into_iter().flatten().filter_map(|r| r["ID"].as_str()).collect();
+            let ids: Vec<&str> = v["rows"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|r| r["ID"].as_str())
+                .collect();
             if !step.entry.iter().any(|e| ids.contains(&e.as_str())) {
-                return Err(fail(&step.id, format!("search returned {ids:?}, none of {:?}", step.entry)));
+                return Err(fail(
+                    &step.id,
+                    format!("search returned {ids:?}, none of {:?}", step.entry),
+                ));
             }
         }
         seen.push((step.id.clone(), parsed(&obs)));
-        calls.push(Call { tool: step.tool.clone(), args });
+        calls.push(Call {
+            tool: step.tool.clone(),
+            args,
+        });
         observations.push(obs);
     }
     let answer = match &task.answer {

@@ -26,9 +26,17 @@ pub struct Episode {
 
 impl Episode {
     /// Plays `calls` on `platform` in a fresh episode.
-    pub fn play(platform: &Platform, calls: Vec<Call>, final_text: &str, toolless_turns: u32) -> Episode {
+    pub fn play(
+        platform: &Platform,
+        calls: Vec<Call>,
+        final_text: &str,
+        toolless_turns: u32,
+    ) -> Episode {
         let mut state = EpisodeState::default();
-        let observations = calls.iter().map(|c| platform.call(&mut state, &c.tool, &c.args)).collect();
+        let observations = calls
+            .iter()
+            .map(|c| platform.call(&mut state, &c.tool, &c.args))
+            .collect();
         Episode {
             calls,
             observations,

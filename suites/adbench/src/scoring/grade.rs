@@ -49,7 +49,13 @@ fn names(text: &str, choice: &str) -> bool {
 /// Grades `final_text` (and the outcome the agent declared) against the
 /// reference. A task expecting Unresolved is correct when the agent says
 /// Unresolved; a Resolved task needs a Resolved outcome and the answer.
-pub fn grade(spec: Option<&AnswerSpec>, reference: Option<&Answer>, expected: Outcome, outcome: Option<Outcome>, final_text: &str) -> Grade {
+pub fn grade(
+    spec: Option<&AnswerSpec>,
+    reference: Option<&Answer>,
+    expected: Outcome,
+    outcome: Option<Outcome>,
+    final_text: &str,
+) -> Grade {
     if outcome != Some(expected) {
         return Grade::Wrong;
     }
@@ -70,7 +76,11 @@ pub fn grade(spec: Option<&AnswerSpec>, reference: Option<&Answer>, expected: Ou
         }
         Answer::Bool(b) => bool_word(final_text) == Some(*b),
         Answer::Choice(c) => {
-            let named: Vec<&String> = spec.choices.iter().filter(|x| names(final_text, x)).collect();
+            let named: Vec<&String> = spec
+                .choices
+                .iter()
+                .filter(|x| names(final_text, x))
+                .collect();
             named.len() == 1 && named[0] == c
         }
         Answer::Text(_) => return Grade::NeedsJudge,

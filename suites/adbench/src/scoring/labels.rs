@@ -40,16 +40,29 @@ pub enum Label {
 }
 
 /// Error codes of calls rejected for their arguments.
-const ARGUMENT_CODES: [&str; 4] = ["bad-argument", "missing-argument", "unknown-argument", "not-an-object"];
+const ARGUMENT_CODES: [&str; 4] = [
+    "bad-argument",
+    "missing-argument",
+    "unknown-argument",
+    "not-an-object",
+];
 
 /// Labels one episode given its grade and coverage.
-pub fn labels(task: &Task, episode: &Episode, coverage: &Coverage, grade: Grade) -> BTreeSet<Label> {
+pub fn labels(
+    task: &Task,
+    episode: &Episode,
+    coverage: &Coverage,
+    grade: Grade,
+) -> BTreeSet<Label> {
     let mut out = BTreeSet::new();
     let reference_tools: BTreeSet<&str> = task.steps.iter().map(|s| s.tool.as_str()).collect();
     let called: BTreeSet<&str> = episode.calls.iter().map(|c| c.tool.as_str()).collect();
     let missing = reference_tools.iter().any(|t| !called.contains(t));
     let stray = called.iter().any(|t| !reference_tools.contains(t));
-    let refused = episode.observations.iter().any(|o| o.error_code == Some("dependency"));
+    let refused = episode
+        .observations
+        .iter()
+        .any(|o| o.error_code == Some("dependency"));
     if missing || stray || refused || !episode.flags.is_empty() || !coverage.inverted.is_empty() {
         out.insert(Label::TE);
     }
@@ -58,8 +71,9 @@ pub fn labels(task: &Task, episode: &Episode, coverage: &Coverage, grade: Grade)
         .iter()
         .any(|o| o.error_code.is_some_and(|c| ARGUMENT_CODES.contains(&c)));
     let key_miss = coverage.key_arg_mismatch.iter().any(|id| {
-        task.step(id)
-            .is_some_and(|s| s.tool != CALCULATOR && s.tool != SEARCH && s.tool != SUMMARIZE_RESULTS)
+        task.step(id).is_some_and(|s| {
+            s.tool != CALCULATOR && s.tool != SEARCH && s.tool != SUMMARIZE_RESULTS
+        })
     });
     if rejected || key_miss {
         out.insert(Label::PE);
@@ -88,7 +102,10 @@ pub fn labels(task: &Task, episode: &Episode, coverage: &Coverage, grade: Grade)
         .chain(numbers(&task.question))
         .map(round2)
         .collect();
-    if numbers(&episode.final_text).into_iter().any(|n| !seen.contains(&round2(n))) {
+    if numbers(&episode.final_text)
+        .into_iter()
+        .any(|n| !seen.contains(&round2(n)))
+    {
         out.insert(Label::Hal);
     }
     let repeated = episode

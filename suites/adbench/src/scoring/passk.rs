@@ -24,7 +24,13 @@ fn mean(tasks: &[Counts], f: impl Fn(u32, u32) -> f64) -> f64 {
 
 /// Mean correctness over all runs of each task, averaged over tasks.
 pub fn pass_at_1(tasks: &[Counts]) -> f64 {
-    mean(tasks, |n, c| if n == 0 { 0.0 } else { f64::from(c) / f64::from(n) })
+    mean(tasks, |n, c| {
+        if n == 0 {
+            0.0
+        } else {
+            f64::from(c) / f64::from(n)
+        }
+    })
 }
 
 /// Pass@k, for k ≤ n of every task.
@@ -40,5 +46,7 @@ pub fn pass_hat_k(tasks: &[Counts], k: u32) -> f64 {
 /// Pass@k and pass^k for k = 1..=n (n the fewest runs of any task).
 pub fn curves(tasks: &[Counts]) -> Vec<(u32, f64, f64)> {
     let n = tasks.iter().map(|t| t.0).min().unwrap_or(0);
-    (1..=n).map(|k| (k, pass_at_k(tasks, k), pass_hat_k(tasks, k))).collect()
+    (1..=n)
+        .map(|k| (k, pass_at_k(tasks, k), pass_hat_k(tasks, k)))
+        .collect()
 }

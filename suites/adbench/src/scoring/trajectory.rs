@@ -11,10 +11,10 @@ use serde_json::Value;
 use super::episode::Episode;
 use super::numbers::numbers;
 use crate::replay::answer::round2;
+use crate::replay::calculator_tool::CALCULATOR;
 use crate::replay::Replay;
 use crate::tasks::Task;
 use crate::tools::spec::SEARCH;
-use crate::replay::calculator_tool::CALCULATOR;
 
 /// How a task's reference steps were matched.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,7 +63,9 @@ fn scalar(v: &Value) -> String {
 pub fn key_arg_matches(key: &str, reference: &Value, agent: Option<&Value>) -> bool {
     let Some(agent) = agent else { return false };
     if key == "fields" {
-        let (Some(need), Some(got)) = (id_set(reference), id_set(agent)) else { return false };
+        let (Some(need), Some(got)) = (id_set(reference), id_set(agent)) else {
+            return false;
+        };
         return need.iter().all(|f| got.contains(f));
     }
     match (id_set(reference), id_set(agent)) {
@@ -89,7 +91,13 @@ fn output_of(text: &str) -> String {
         .unwrap_or_default()
 }
 
-fn call_matches(task: &Task, step_index: usize, reference: &Replay, episode: &Episode, i: usize) -> bool {
+fn call_matches(
+    task: &Task,
+    step_index: usize,
+    reference: &Replay,
+    episode: &Episode,
+    i: usize,
+) -> bool {
     let step = &task.steps[step_index];
     let call = &episode.calls[i];
     let obs = &episode.observations[i];
@@ -97,12 +105,20 @@ fn call_matches(task: &Task, step_index: usize, reference: &Replay, episode: &Ep
         return false;
     }
     match step.tool.as_str() {
-        SEARCH if !step.entry.is_empty() => step.entry.iter().any(|e| obs.text.contains(&format!("\"ID\":\"{e}\""))),
+        SEARCH if !step.entry.is_empty() => step
+            .entry
+            .iter()
+            .any(|e| obs.text.contains(&format!("\"ID\":\"{e}\""))),
         SEARCH => true,
-        CALCULATOR => printed_value_matches(&output_of(&reference.observations[step_index].text), &output_of(&obs.text)),
+        CALCULATOR => printed_value_matches(
+            &output_of(&reference.observations[step_index].text),
+            &output_of(&obs.text),
+        ),
         _ => {
             let want = &reference.calls[step_index].args;
-            step.key_args.iter().all(|k| key_arg_matches(k, &want[k], call.args.get(k)))
+            step.key_args
+                .iter()
+                .all(|k| key_arg_matches(k, &want[k], call.args.get(k)))
         }
     }
 }
@@ -132,7 +148,9 @@ pub fn coverage(task: &Task, reference: &Replay, episode: &Episode) -> Coverage 
                 matched[s] = Some(i);
             }
             None if !candidates.is_empty() => inverted.push(step.id.clone()),
-            None if episode.calls.iter().any(|c| c.tool == step.tool) => mismatch.push(step.id.clone()),
+            None if episode.calls.iter().any(|c| c.tool == step.tool) => {
+                mismatch.push(step.id.clone())
+            }
             None => {}
         }
     }

@@ -32,7 +32,9 @@ pub const DATA_TOOLS: [&str; 6] = [
 pub fn account_scoped(tool: &str, args: &Value) -> bool {
     match tool {
         spec::GET_ACCOUNT_INFO | spec::GET_ACCOUNT_ADGROUP_INFO | spec::DAILY_DATA => true,
-        spec::HOURLY_DATA => args.get("account_id_list").is_some() || args.get("adgroup_id").is_some(),
+        spec::HOURLY_DATA => {
+            args.get("account_id_list").is_some() || args.get("adgroup_id").is_some()
+        }
         _ => false,
     }
 }
@@ -78,13 +80,17 @@ pub fn against_schema(schema: &Value, value: &Value, at: &str) -> Result<(), Str
         }
     }
     if let Some(n) = value.as_f64() {
-        if schema["minimum"].as_f64().is_some_and(|m| n < m) || schema["maximum"].as_f64().is_some_and(|m| n > m) {
+        if schema["minimum"].as_f64().is_some_and(|m| n < m)
+            || schema["maximum"].as_f64().is_some_and(|m| n > m)
+        {
             return Err(format!("{at}: {n} is out of range"));
         }
     }
     if let Some(s) = value.as_str() {
         let n = s.chars().count() as u64;
-        if schema["minLength"].as_u64().is_some_and(|m| n < m) || schema["maxLength"].as_u64().is_some_and(|m| n > m) {
+        if schema["minLength"].as_u64().is_some_and(|m| n < m)
+            || schema["maxLength"].as_u64().is_some_and(|m| n > m)
+        {
             return Err(format!("{at}: length {n} is out of range"));
         }
         if schema["format"] == "date" && Day::parse(s).is_none() {
@@ -92,7 +98,10 @@ pub fn against_schema(schema: &Value, value: &Value, at: &str) -> Result<(), Str
         }
     }
     if let Some(items) = value.as_array() {
-        if schema["minItems"].as_u64().is_some_and(|m| (items.len() as u64) < m) {
+        if schema["minItems"]
+            .as_u64()
+            .is_some_and(|m| (items.len() as u64) < m)
+        {
             return Err(format!("{at}: too few items"));
         }
         for (i, item) in items.iter().enumerate() {
@@ -101,7 +110,12 @@ pub fn against_schema(schema: &Value, value: &Value, at: &str) -> Result<(), Str
     }
     if let Some(m) = value.as_object() {
         let props = schema["properties"].as_object();
-        for key in schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+        for key in schema["required"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
             if !m.contains_key(key) {
                 return Err(format!("{at}: missing required argument {key}"));
             }
@@ -124,7 +138,12 @@ pub fn against_schema(schema: &Value, value: &Value, at: &str) -> Result<(), Str
 fn dates_only(args: &Value, ctx: &template::Context<'_>) -> Result<Value, String> {
     Ok(match args {
         Value::String(s) if has_reference(s) => args.clone(),
-        Value::Array(items) => Value::Array(items.iter().map(|v| dates_only(v, ctx)).collect::<Result<_, _>>()?),
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|v| dates_only(v, ctx))
+                .collect::<Result<_, _>>()?,
+        ),
         Value::Object(m) => Value::Object(
             m.iter()
                 .map(|(k, v)| Ok((k.clone(), dates_only(v, ctx)?)))
@@ -149,8 +168,12 @@ pub fn check(task: &Task) -> Result<(), LoadError> {
         return Err(fail("-", "no steps".into()));
     }
     match (&task.answer, task.outcome) {
-        (None, Outcome::Resolved) => return Err(fail("-", "a Resolved task needs an answer".into())),
-        (Some(_), Outcome::Unresolved) => return Err(fail("-", "an Unresolved task has no answer".into())),
+        (None, Outcome::Resolved) => {
+            return Err(fail("-", "a Resolved task needs an answer".into()))
+        }
+        (Some(_), Outcome::Unresolved) => {
+            return Err(fail("-", "an Unresolved task has no answer".into()))
+        }
         _ => {}
     }
     let no_data = |_: &str| None;
@@ -166,7 +189,10 @@ pub fn check(task: &Task) -> Result<(), LoadError> {
         }
         for a in &step.after {
             if !earlier.iter().any(|s| &s.id == a) {
-                return Err(fail(&step.id, format!("after names {a:?}, which is not an earlier step")));
+                return Err(fail(
+                    &step.id,
+                    format!("after names {a:?}, which is not an earlier step"),
+                ));
             }
         }
         let tool = specs
@@ -185,23 +211,44 @@ pub fn check(task: &Task) -> Result<(), LoadError> {
         let ancestors = task.ancestors(&step.id);
         for r in template::references(&text) {
             if !ancestors.iter().any(|a| a.id == r) {
-                return Err(fail(&step.id, format!("${{{r}...}} refers to a step this one does not wait for")));
+                return Err(fail(
+                    &step.id,
+                    format!("${{{r}...}} refers to a step this one does not wait for"),
+                ));
             }
         }
         if account_scoped(&step.tool, &step.args)
-            && !ancestors.iter().any(|a| a.tool == spec::GET_USER_ACCOUNT_LIST)
+            && !ancestors
+                .iter()
+                .any(|a| a.tool == spec::GET_USER_ACCOUNT_LIST)
         {
-            return Err(fail(&step.id, format!("{} must come after get_user_account_list", step.tool)));
+            return Err(fail(
+                &step.id,
+                format!("{} must come after get_user_account_list", step.tool),
+            ));
         }
-        if step.tool == CALCULATOR && !ancestors.iter().any(|a| DATA_TOOLS.contains(&a.tool.as_str())) {
-            return Err(fail(&step.id, "the calculator must come after fetched data".into()));
+        if step.tool == CALCULATOR
+            && !ancestors
+                .iter()
+                .any(|a| DATA_TOOLS.contains(&a.tool.as_str()))
+        {
+            return Err(fail(
+                &step.id,
+                "the calculator must come after fetched data".into(),
+            ));
         }
         if !step.entry.is_empty() && step.tool != spec::SEARCH {
-            return Err(fail(&step.id, "only search steps name knowledge entries".into()));
+            return Err(fail(
+                &step.id,
+                "only search steps name knowledge entries".into(),
+            ));
         }
         let last = i + 1 == task.steps.len();
         if (step.tool == spec::SUMMARIZE_RESULTS) != last {
-            return Err(fail(&step.id, "summarize_results must be the last step, and only it".into()));
+            return Err(fail(
+                &step.id,
+                "summarize_results must be the last step, and only it".into(),
+            ));
         }
         if last {
             let expected = match task.outcome {
@@ -219,7 +266,10 @@ pub fn check(task: &Task) -> Result<(), LoadError> {
             return Err(fail("-", format!("answer.from names no step: {}", a.from)));
         }
         if (a.kind == super::AnswerKind::Choice) == a.choices.is_empty() {
-            return Err(fail("-", "choices go with kind = \"choice\", and only with it".into()));
+            return Err(fail(
+                "-",
+                "choices go with kind = \"choice\", and only with it".into(),
+            ));
         }
     }
     Ok(())
@@ -262,14 +312,35 @@ args = { query = "Resolved" }
     fn a_good_task_passes_and_each_fault_is_named() {
         checked(GOOD).expect("good");
         let cases = [
-            (GOOD.replace("\"daily_data_by_group_and_field\"", "\"daily\""), "step s2: unknown tool"),
-            (GOOD.replace("after = [\"s1\"]\n", ""), "step s2: daily_data_by_group_and_field must come after"),
-            (GOOD.replace("\"SUM\"", "\"TOTAL\""), "step s2: args.group_by_type"),
-            (GOOD.replace("page_size = 1 }", "page_size = 1, colour = 2 }"), "unknown argument colour"),
+            (
+                GOOD.replace("\"daily_data_by_group_and_field\"", "\"daily\""),
+                "step s2: unknown tool",
+            ),
+            (
+                GOOD.replace("after = [\"s1\"]\n", ""),
+                "step s2: daily_data_by_group_and_field must come after",
+            ),
+            (
+                GOOD.replace("\"SUM\"", "\"TOTAL\""),
+                "step s2: args.group_by_type",
+            ),
+            (
+                GOOD.replace("page_size = 1 }", "page_size = 1, colour = 2 }"),
+                "unknown argument colour",
+            ),
             (GOOD.replace("{D-7}", "{D.next_week}"), "unknown date term"),
-            (GOOD.replace("after = [\"s2\"]", "after = [\"s4\"]"), "step s3: after names \"s4\""),
-            (GOOD.replace("query = \"Resolved\"", "query = \"Unresolved\""), "outcome is Resolved"),
-            (GOOD.replace("s2.rows[0]", "s7.rows[0]"), "answer.from names no step"),
+            (
+                GOOD.replace("after = [\"s2\"]", "after = [\"s4\"]"),
+                "step s3: after names \"s4\"",
+            ),
+            (
+                GOOD.replace("query = \"Resolved\"", "query = \"Unresolved\""),
+                "outcome is Resolved",
+            ),
+            (
+                GOOD.replace("s2.rows[0]", "s7.rows[0]"),
+                "answer.from names no step",
+            ),
             (GOOD.replace("user = 0", "user = \"zero\""), "t.toml:4:"),
         ];
         for (text, want) in cases {

@@ -34,11 +34,16 @@ pub struct Coverage {
 impl Coverage {
     /// Counts `tasks`.
     pub fn of(tasks: &[Task]) -> Coverage {
-        let mut tools: BTreeMap<String, usize> = all_specs().into_iter().map(|s| (s.name, 0)).collect();
+        let mut tools: BTreeMap<String, usize> =
+            all_specs().into_iter().map(|s| (s.name, 0)).collect();
         let mut groupings: BTreeMap<String, usize> = DailyGrouping::ALL
             .iter()
             .map(|(_, n)| (format!("daily:{n}"), 0))
-            .chain(HourlyGrouping::ALL.iter().map(|(_, n)| (format!("hourly:{n}"), 0)))
+            .chain(
+                HourlyGrouping::ALL
+                    .iter()
+                    .map(|(_, n)| (format!("hourly:{n}"), 0)),
+            )
             .collect();
         for t in tasks {
             let mut used_tools: Vec<&str> = t.steps.iter().map(|s| s.tool.as_str()).collect();
@@ -52,7 +57,11 @@ impl Coverage {
                 .iter()
                 .filter_map(|s| {
                     let g = s.args.get("group_by_type")?.as_str()?;
-                    let kind = if s.tool == spec::HOURLY_DATA { "hourly" } else { "daily" };
+                    let kind = if s.tool == spec::HOURLY_DATA {
+                        "hourly"
+                    } else {
+                        "daily"
+                    };
                     Some(format!("{kind}:{g}"))
                 })
                 .collect();
@@ -65,8 +74,14 @@ impl Coverage {
         Coverage {
             tools,
             groupings,
-            search: tasks.iter().filter(|t| t.steps.iter().any(|s| s.tool == spec::SEARCH)).count(),
-            unresolved: tasks.iter().filter(|t| t.outcome == Outcome::Unresolved).count(),
+            search: tasks
+                .iter()
+                .filter(|t| t.steps.iter().any(|s| s.tool == spec::SEARCH))
+                .count(),
+            unresolved: tasks
+                .iter()
+                .filter(|t| t.outcome == Outcome::Unresolved)
+                .count(),
         }
     }
 
@@ -75,7 +90,9 @@ impl Coverage {
         let mut out = Vec::new();
         for (t, n) in &self.tools {
             if *n < MIN_TASKS_PER_TOOL {
-                out.push(format!("tool {t} is in {n} tasks, fewer than {MIN_TASKS_PER_TOOL}"));
+                out.push(format!(
+                    "tool {t} is in {n} tasks, fewer than {MIN_TASKS_PER_TOOL}"
+                ));
             }
         }
         for (g, n) in &self.groupings {
@@ -84,10 +101,16 @@ impl Coverage {
             }
         }
         if self.search < MIN_SEARCH_TASKS {
-            out.push(format!("{} tasks need search, fewer than {MIN_SEARCH_TASKS}", self.search));
+            out.push(format!(
+                "{} tasks need search, fewer than {MIN_SEARCH_TASKS}",
+                self.search
+            ));
         }
         if self.unresolved < MIN_UNRESOLVED_TASKS {
-            out.push(format!("{} tasks expect Unresolved, fewer than {MIN_UNRESOLVED_TASKS}", self.unresolved));
+            out.push(format!(
+                "{} tasks expect Unresolved, fewer than {MIN_UNRESOLVED_TASKS}",
+                self.unresolved
+            ));
         }
         out
     }

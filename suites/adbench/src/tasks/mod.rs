@@ -233,9 +233,9 @@ pub fn tasks_root() -> PathBuf {
 /// [`LoadError::Parse`] with the line of the error.
 pub fn parse(path: &Path, text: &str, split: Split) -> Result<Task, LoadError> {
     let mut task: Task = toml::from_str(text).map_err(|e| {
-        let line = e
-            .span()
-            .map_or(1, |s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        let line = e.span().map_or(1, |s| {
+            text[..s.start.min(text.len())].matches('\n').count() + 1
+        });
         LoadError::Parse {
             path: path.to_path_buf(),
             line,

@@ -86,7 +86,9 @@ pub fn follow(v: &Value, path: &str) -> Result<Value, String> {
     };
     match index {
         Some("*") => {
-            let items = cur.as_array().ok_or_else(|| format!("{name} is not a list"))?;
+            let items = cur
+                .as_array()
+                .ok_or_else(|| format!("{name} is not a list"))?;
             return items
                 .iter()
                 .map(|item| match rest {
@@ -209,9 +211,14 @@ mod tests {
     fn dates_and_references_resolve() {
         let d = Day::parse("2026-07-25").expect("date"); // a Saturday
         let steps = |id: &str| {
-            (id == "s1").then(|| json!({"rid": "r1", "rows": [{"Account ID": 5}, {"Account ID": 9}]}))
+            (id == "s1")
+                .then(|| json!({"rid": "r1", "rows": [{"Account ID": 5}, {"Account ID": 9}]}))
         };
-        let ctx = Context { today: d, user: 42, steps: &steps };
+        let ctx = Context {
+            today: d,
+            user: 42,
+            steps: &steps,
+        };
         let args = json!({
             "user_id": "{user}", "begin": "{D.last_week.monday}", "end": "{D.last_week.sunday}",
             "y": "{D-1}", "ids": "${s1.rows[*].Account ID}",
@@ -223,10 +230,16 @@ mod tests {
         assert_eq!(r["end"], json!("2026-07-19"));
         assert_eq!(r["y"], json!("2026-07-24"));
         assert_eq!(r["ids"], json!([5, 9]));
-        assert_eq!(r["code"], json!("x = r1['rows'][0]\nd = {k: 1 for k in r1}\nprint(f\"{x:.2f}\")"));
+        assert_eq!(
+            r["code"],
+            json!("x = r1['rows'][0]\nd = {k: 1 for k in r1}\nprint(f\"{x:.2f}\")")
+        );
         assert!(resolve(&json!("${s9.rows}"), &ctx).is_err());
         assert!(resolve(&json!("{D.next_year}"), &ctx).is_err());
-        assert_eq!(references("a ${s1.rid} b ${s2.rows[0].X}"), vec!["s1", "s2"]);
+        assert_eq!(
+            references("a ${s1.rid} b ${s2.rows[0].X}"),
+            vec!["s1", "s2"]
+        );
         let last = date_term("D.last_month.last", d).expect("term");
         assert_eq!(last.to_string(), "2026-06-30");
     }
