@@ -113,6 +113,9 @@ fn field_by_hand(c: &Counts, field: &str) -> f64 {
         "ctr" => r2(c.clicks as f64 * 100.0 / c.views as f64),
         "cpc" => r2(cny / c.clicks as f64),
         "conversions_cost" => r2(cny / c.conversions as f64),
+        "conversions_rate" => r2(c.conversions as f64 * 100.0 / c.clicks as f64),
+        "deep_conversions_rate" => r2(c.deep as f64 * 100.0 / c.conversions as f64),
+        "deep_conversions_cost" => r2(cny / c.deep as f64),
         other => panic!("no hand formula for {other}"),
     }
 }
