@@ -137,14 +137,27 @@ pub fn episode(
             let at = task.steps.iter().position(|s| s.id == step)?;
             let code = calls[at].args["code"].as_str()?;
             let i = code.rfind("print(")?;
-            let wrong = format!("{}print(1.1 * {}", &code[..i], &code[i + 6..]);
+            let close = code.rfind(')').filter(|&j| j > i)?;
+            let wrong = format!(
+                "{}print(1.1 * ({})){}",
+                &code[..i],
+                &code[i + 6..close],
+                &code[close..].trim_start_matches(')')
+            );
             calls[at].args["code"] = Value::String(wrong);
             // The agent reports what its wrong code printed.
             let printed = Episode::play(platform, calls.clone(), "", 0).observations[at]
                 .text
                 .clone();
             let v: Value = serde_json::from_str(&printed).ok()?;
-            text = format!("The answer is {}.", v["output"].as_str()?.trim());
+            let printed = v["output"].as_str()?.trim().to_string();
+            if printed.parse::<f64>().ok().map(crate::replay::answer::round2) == reference.answer.as_ref().and_then(|a| match a {
+                Answer::Number(n) => Some(*n),
+                _ => None,
+            }) {
+                return None; // the slip did not change the value
+            }
+            text = format!("The answer is {printed}.");
         }
         Script::InventedNumber => text.push_str(&format!(" The previous figure was {INVENTED}.")),
     }

@@ -16,8 +16,10 @@ use crate::tools::spec::{self, specs};
 use crate::tools::Outcome;
 use crate::world::Day;
 
-/// Tools whose data is fetched (what the calculator needs first).
-pub const DATA_TOOLS: [&str; 6] = [
+/// Tools whose results are fetched data (what the calculator needs first;
+/// as for the platform's own flag, any stored result counts, search included).
+pub const DATA_TOOLS: [&str; 7] = [
+    spec::SEARCH,
     spec::GET_USER_ACCOUNT_LIST,
     spec::GET_ACCOUNT_INFO,
     spec::GET_ACCOUNT_ADGROUP_INFO,
