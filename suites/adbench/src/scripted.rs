@@ -151,10 +151,15 @@ pub fn episode(
                 .clone();
             let v: Value = serde_json::from_str(&printed).ok()?;
             let printed = v["output"].as_str()?.trim().to_string();
-            if printed.parse::<f64>().ok().map(crate::replay::answer::round2) == reference.answer.as_ref().and_then(|a| match a {
-                Answer::Number(n) => Some(*n),
-                _ => None,
-            }) {
+            if printed
+                .parse::<f64>()
+                .ok()
+                .map(crate::replay::answer::round2)
+                == reference.answer.as_ref().and_then(|a| match a {
+                    Answer::Number(n) => Some(*n),
+                    _ => None,
+                })
+            {
                 return None; // the slip did not change the value
             }
             text = format!("The answer is {printed}.");

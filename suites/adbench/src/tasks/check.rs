@@ -319,8 +319,13 @@ args = { query = "Resolved" }
                 "step s2: unknown tool",
             ),
             (
-                GOOD.replace("after = [\"s1\"]\n", ""),
+                GOOD.replace("after = [\"s1\"]\n", "")
+                    .replace("\"${s1.rows[*].Account ID}\"", "[123]"),
                 "step s2: daily_data_by_group_and_field must come after",
+            ),
+            (
+                GOOD.replace("after = [\"s1\"]\n", ""),
+                "step s2: ${s1...} refers to a step this one does not wait for",
             ),
             (
                 GOOD.replace("\"SUM\"", "\"TOTAL\""),

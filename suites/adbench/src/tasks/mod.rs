@@ -170,7 +170,7 @@ impl Task {
         self.steps.iter().find(|s| s.id == id)
     }
 
-    /// Ids of every step that must precede `id`, transitively.
+    /// Every step that must precede `id`, transitively.
     pub fn ancestors(&self, id: &str) -> Vec<&Step> {
         let mut out: Vec<&Step> = Vec::new();
         let mut todo: Vec<&str> = vec![id];
