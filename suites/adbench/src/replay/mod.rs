@@ -101,6 +101,10 @@ pub fn replay(task: &Task, platform: &Platform) -> Result<Replay, ReplayError> {
         if !obs.ok() {
             return Err(fail(&step.id, format!("error observation: {}", obs.text)));
         }
+        // A reference never leans on the platform's leniency.
+        if let Some(flag) = obs.flags.first() {
+            return Err(fail(&step.id, format!("dependency flag: {}", flag.detail)));
+        }
         if step.tool == SEARCH && !step.entry.is_empty() {
             let v = parsed(&obs);
             let ids: Vec<&str> = v["rows"]
