@@ -6,6 +6,14 @@
 pub mod calculator;
 /// The knowledge base and its BM25 search.
 pub mod knowledge;
+/// Ground truth: reference trajectories replayed at the job's date.
+pub mod replay;
+/// Deterministic scoring: answers, Pass@k, trajectory coverage, failure labels.
+pub mod scoring;
+/// Scripted agents (oracle and mutants) that exercise the scorer.
+pub mod scripted;
+/// AD-Bench's tasks, their loader and checks.
+pub mod tasks;
 /// The platform's tools, their schemas and the episode state.
 pub mod tools;
 /// The simulated ad platform: a pure function of (seed, date, hour).

@@ -1,0 +1,120 @@
+//! Failure labels (multi-label), from the paper's error taxonomy:
+//! - TE: a reference tool never called, a stray tool the reference does
+//!   not use, or a dependency violation;
+//! - PE: a call rejected for its arguments, or the right tool called
+//!   without the reference's key arguments;
+//! - IF: a turn without a tool call;
+//! - CE: a calculator failure, or a wrong answer from the right data;
+//! - Hal: a number in the answer that is in no observation or the question;
+//! - LC: context overflow, or more than twice the reference's calls with
+//!   a call repeated.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use super::episode::Episode;
+use super::grade::Grade;
+use super::numbers::numbers;
+use super::trajectory::Coverage;
+use crate::replay::answer::round2;
+use crate::replay::calculator_tool::CALCULATOR;
+use crate::tasks::Task;
+use crate::tools::spec::{SEARCH, SUMMARIZE_RESULTS};
+
+/// A failure label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Label {
+    /// Tool error: missing or stray tool, dependency violation.
+    TE,
+    /// Parameter error: schema or key-argument mismatch.
+    PE,
+    /// Instruction following: a turn without a tool call.
+    IF,
+    /// Computation error.
+    CE,
+    /// Hallucination: answer numbers from nowhere.
+    Hal,
+    /// Long context: overflow, or long and repetitive.
+    LC,
+}
+
+/// Error codes of calls rejected for their arguments.
+const ARGUMENT_CODES: [&str; 4] = [
+    "bad-argument",
+    "missing-argument",
+    "unknown-argument",
+    "not-an-object",
+];
+
+/// Labels one episode given its grade and coverage.
+pub fn labels(
+    task: &Task,
+    episode: &Episode,
+    coverage: &Coverage,
+    grade: Grade,
+) -> BTreeSet<Label> {
+    let mut out = BTreeSet::new();
+    let reference_tools: BTreeSet<&str> = task.steps.iter().map(|s| s.tool.as_str()).collect();
+    let called: BTreeSet<&str> = episode.calls.iter().map(|c| c.tool.as_str()).collect();
+    let missing = reference_tools.iter().any(|t| !called.contains(t));
+    let stray = called.iter().any(|t| !reference_tools.contains(t));
+    let refused = episode
+        .observations
+        .iter()
+        .any(|o| o.error_code == Some("dependency"));
+    if missing || stray || refused || !episode.flags.is_empty() || !coverage.inverted.is_empty() {
+        out.insert(Label::TE);
+    }
+    let rejected = episode
+        .observations
+        .iter()
+        .any(|o| o.error_code.is_some_and(|c| ARGUMENT_CODES.contains(&c)));
+    let key_miss = coverage.key_arg_mismatch.iter().any(|id| {
+        task.step(id).is_some_and(|s| {
+            s.tool != CALCULATOR && s.tool != SEARCH && s.tool != SUMMARIZE_RESULTS
+        })
+    });
+    if rejected || key_miss {
+        out.insert(Label::PE);
+    }
+    if episode.toolless_turns > 0 {
+        out.insert(Label::IF);
+    }
+    let calc_failed = episode
+        .observations
+        .iter()
+        .any(|o| o.tool == CALCULATOR && !o.ok() && o.error_code == Some("tool-failed"));
+    // The right data: every data step matched.
+    let data_ok = task
+        .steps
+        .iter()
+        .zip(&coverage.matched)
+        .filter(|(s, _)| s.tool != CALCULATOR && s.tool != SUMMARIZE_RESULTS)
+        .all(|(_, m)| m.is_some());
+    if calc_failed || (grade == Grade::Wrong && data_ok && task.answer.is_some()) {
+        out.insert(Label::CE);
+    }
+    let seen: Vec<f64> = episode
+        .observations
+        .iter()
+        .flat_map(|o| numbers(&o.text))
+        .chain(numbers(&task.question))
+        .map(round2)
+        .collect();
+    if numbers(&episode.final_text)
+        .into_iter()
+        .any(|n| !seen.contains(&round2(n)))
+    {
+        out.insert(Label::Hal);
+    }
+    let repeated = episode
+        .calls
+        .iter()
+        .enumerate()
+        .any(|(i, c)| episode.calls[..i].contains(c));
+    if episode.context_overflow || (episode.calls.len() > 2 * task.steps.len() && repeated) {
+        out.insert(Label::LC);
+    }
+    out
+}

@@ -1,0 +1,282 @@
+//! AD-Bench's tasks: one TOML file each under `tasks/public/` and
+//! `tasks/holdout/` (the holdout split loads only when asked). A task is a
+//! question with relative dates, an answer spec and the reference
+//! trajectory whose replay against the world at the job's date D gives the
+//! ground truth (see [`crate::replay`]).
+//!
+//! - `template`: `{D-1}`, `{D.last_week.monday}`, `${s2.rows[0].X}`;
+//! - `check`: the loader's checks (tools, schemas, templates, dependencies);
+//! - `coverage`: the rules over the whole set (tools, groupings, search...).
+//!
+//! Design decision: a task names its user by index into the split's world
+//! (users are stable across dates), and its answer by a path into one
+//! step's observation, so the ground truth is never written in the file.
+
+pub mod check;
+pub mod coverage;
+pub mod template;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::tools::Outcome;
+use crate::world::Day;
+
+/// World seed of the public split.
+pub const PUBLIC_SEED: u64 = 2026;
+/// World seed of the holdout split: another world, so public tasks'
+/// answers say nothing about it.
+pub const HOLDOUT_SEED: u64 = 7331;
+
+/// The reference date D0 the golden answers are for: D0+9 crosses a month
+/// end, D0+45 crosses the 2026-09-01 attribution rule change.
+pub fn reference_day() -> Day {
+    Day::ymd(2026, 7, 25).expect("valid")
+}
+
+/// Which task files to load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Split {
+    /// Shipped and reported per task.
+    Public,
+    /// Loaded only when asked for.
+    Holdout,
+}
+
+impl Split {
+    /// Folder name under `tasks/`.
+    pub fn dir_name(self) -> &'static str {
+        match self {
+            Split::Public => "public",
+            Split::Holdout => "holdout",
+        }
+    }
+
+    /// The world seed its tasks are written against.
+    pub fn seed(self) -> u64 {
+        match self {
+            Split::Public => PUBLIC_SEED,
+            Split::Holdout => HOLDOUT_SEED,
+        }
+    }
+}
+
+/// Difficulty tier, as in the paper.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Tier {
+    /// One report, read off.
+    L1,
+    /// Several calls or arithmetic.
+    L2,
+    /// Multi-step analysis with search or peers.
+    L3,
+}
+
+/// How an answer is graded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerKind {
+    /// A number, equal after rounding to 2 decimals.
+    Number,
+    /// A percentage, equal after rounding to 2 decimals.
+    Percent,
+    /// A set of ids.
+    IdList,
+    /// Yes or no.
+    Bool,
+    /// One of `choices`.
+    Choice,
+    /// Free text: needs a judge.
+    Text,
+}
+
+/// Where the answer is read and how it is graded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerSpec {
+    /// Kind of answer.
+    pub kind: AnswerKind,
+    /// `s3.output` (a calculator's printed value) or a path into a step's
+    /// observation such as `s2.rows[0].Cost (CNY)`.
+    pub from: String,
+    /// Allowed values of a `choice`.
+    #[serde(default)]
+    pub choices: Vec<String>,
+}
+
+/// One step of a reference trajectory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    /// `s1`, `s2`...
+    pub id: String,
+    /// Tool called.
+    pub tool: String,
+    /// Templated arguments.
+    pub args: Value,
+    /// Arguments an agent's call must match for the step to count.
+    #[serde(default)]
+    pub key_args: Vec<String>,
+    /// Steps that must come before this one.
+    #[serde(default)]
+    pub after: Vec<String>,
+    /// For `search`: knowledge entries any of which must be in the top 3.
+    #[serde(default)]
+    pub entry: Vec<String>,
+}
+
+/// A task as its file states it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Task {
+    /// Stable id, e.g. `L2-014`.
+    pub id: String,
+    /// Tier.
+    pub tier: Tier,
+    /// Index of the user in the split's world.
+    pub user: usize,
+    /// The question, with relative dates.
+    pub question: String,
+    /// How the reference ends: `Unresolved` when the platform cannot answer.
+    #[serde(default = "resolved")]
+    pub outcome: Outcome,
+    /// The answer spec; none for an Unresolved task.
+    #[serde(default)]
+    pub answer: Option<AnswerSpec>,
+    /// Reference trajectory, in an order its `after` edges allow.
+    pub steps: Vec<Step>,
+    /// File it came from (set by the loader).
+    #[serde(skip)]
+    pub source: PathBuf,
+    /// Split it belongs to (set by the loader).
+    #[serde(skip, default = "public")]
+    pub split: Split,
+}
+
+fn resolved() -> Outcome {
+    Outcome::Resolved
+}
+
+fn public() -> Split {
+    Split::Public
+}
+
+impl Task {
+    /// The step with id `id`.
+    pub fn step(&self, id: &str) -> Option<&Step> {
+        self.steps.iter().find(|s| s.id == id)
+    }
+
+    /// Every step that must precede `id`, transitively.
+    pub fn ancestors(&self, id: &str) -> Vec<&Step> {
+        let mut out: Vec<&Step> = Vec::new();
+        let mut todo: Vec<&str> = vec![id];
+        while let Some(cur) = todo.pop() {
+            let Some(s) = self.step(cur) else { continue };
+            for a in &s.after {
+                if let Some(p) = self.step(a) {
+                    if !out.iter().any(|o| o.id == p.id) {
+                        out.push(p);
+                        todo.push(&p.id);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Why tasks did not load.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The folder or a file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// File or folder.
+        path: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// A file is not a task (TOML or field error, with its line).
+    #[error("{path}:{line}: {message}")]
+    Parse {
+        /// File.
+        path: PathBuf,
+        /// 1-based line of the error.
+        line: usize,
+        /// Cause.
+        message: String,
+    },
+    /// A task failed a check.
+    #[error("{path}: step {step}: {message}")]
+    Check {
+        /// File.
+        path: PathBuf,
+        /// Step id, or `-` for the task as a whole.
+        step: String,
+        /// Cause.
+        message: String,
+    },
+}
+
+/// The crate's task folder.
+pub fn tasks_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tasks")
+}
+
+/// Parses one task file (no checks).
+///
+/// # Errors
+/// [`LoadError::Parse`] with the line of the error.
+pub fn parse(path: &Path, text: &str, split: Split) -> Result<Task, LoadError> {
+    let mut task: Task = toml::from_str(text).map_err(|e| {
+        let line = e.span().map_or(1, |s| {
+            text[..s.start.min(text.len())].matches('\n').count() + 1
+        });
+        LoadError::Parse {
+            path: path.to_path_buf(),
+            line,
+            message: e.message().to_string(),
+        }
+    })?;
+    task.source = path.to_path_buf();
+    task.split = split;
+    Ok(task)
+}
+
+/// Loads and checks every task of `split` under `root`, sorted by id.
+///
+/// # Errors
+/// The first file that cannot be read, parsed or checked.
+pub fn load(root: &Path, split: Split) -> Result<Vec<Task>, LoadError> {
+    let dir = root.join(split.dir_name());
+    let io = |path: &Path, source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| io(&dir, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    let mut tasks = Vec::with_capacity(files.len());
+    for f in files {
+        let text = std::fs::read_to_string(&f).map_err(|e| io(&f, e))?;
+        let task = parse(&f, &text, split)?;
+        check::check(&task)?;
+        tasks.push(task);
+    }
+    tasks.sort_by(|a, b| a.id.cmp(&b.id));
+    if let Some(w) = tasks.windows(2).find(|w| w[0].id == w[1].id) {
+        return Err(LoadError::Check {
+            path: w[1].source.clone(),
+            step: "-".into(),
+            message: format!("duplicate task id {}", w[1].id),
+        });
+    }
+    Ok(tasks)
+}
