@@ -381,6 +381,20 @@ pub fn plan(spec: &SweepSpec, ctx: &SuiteContext) -> Result<Plan, PlanError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_oversized_item_is_refused_by_name() {
+        let item = |bytes: usize| adfarm_proto::Item {
+            id: "q-7".into(),
+            input: "x".repeat(bytes),
+            meta: serde_json::Value::Null,
+        };
+        assert!(bounded_item(item(1000)).is_ok());
+        let e = bounded_item(item(MAX_ITEM_BYTES + 1)).expect_err("too large");
+        let text = e.to_string();
+        assert!(text.contains("item \"q-7\""), "{text}");
+        assert!(text.contains("at most 1048576"), "{text}");
+    }
     use crate::sweep_file;
     use std::path::Path;
 

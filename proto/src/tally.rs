@@ -387,6 +387,27 @@ fn t_975(df: i64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn absurd_usage_saturates_and_never_wraps() {
+        let u = Usage {
+            model: "m".into(),
+            role: Role::Generation,
+            input: u64::MAX,
+            output: 1_000_000_000_000_000,
+            cached: false,
+            source: UsageSource::Reported,
+            latency_ms: 0,
+        };
+        let fields = Tally::charge_fields(&u, 1e30);
+        let value = |name: &str| fields.iter().find(|(f, _)| f.ends_with(name)).unwrap().1;
+        assert_eq!(value("input"), i64::MAX);
+        assert_eq!(value("spend"), i64::MAX);
+        // Two such charges read back as the largest count, not a negative one.
+        let t = Tally::from_fields(fields.iter().chain(&fields).map(|(f, v)| (f.as_str(), *v)));
+        assert_eq!(t.spend_nano_usd, i64::MAX);
+        assert!(t.usage.values().all(|s| s.input == i64::MAX && s.output > 0));
+    }
     use crate::job::{Cell, JobId};
     use crate::outcome::{Score, UsageSource};
 

@@ -45,3 +45,45 @@ async fn three_workers_share_one_rate_limit() {
         ),
     );
 }
+
+/// A server with one limit for all its models (a self-hosted vLLM, an
+/// account-wide cap): the generator and the judge name one `limit_group`,
+/// so together they keep to R; each alone at R would send 2R and meet 429s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn providers_of_one_limit_group_share_its_rate() {
+    const R: u32 = 1200;
+    const ITEMS: u64 = 40;
+    let fake = Fake::start(FakeLlmConfig {
+        rpm: Some(R),
+        ..FakeLlmConfig::default()
+    })
+    .await;
+    let mut farm = Farm::new("limit-group");
+    let spec = SweepFile {
+        rpm: f64::from(R),
+        ..SweepFile::synthetic("e2e-limit-group", ITEMS)
+    };
+    let text = spec.toml(&fake.base_url()).replace(
+        &format!("requests_per_minute = {:?}\n", f64::from(R)),
+        &format!(
+            "requests_per_minute = {:?}\nlimit_group = \"one-box\"\n",
+            f64::from(R)
+        ),
+    );
+    assert_eq!(text.matches("limit_group").count(), 2, "{text}");
+    let sweep = farm.write("sweep.toml", &text);
+    let t0 = std::time::Instant::now();
+    let report = farm.run_embedded("home", &sweep, &[]).await;
+    let secs = t0.elapsed().as_secs_f64();
+    assert_complete(&report);
+    let s = fake.stats().await;
+    assert_eq!(s.ok, 2 * ITEMS, "{s:?}");
+    assert_eq!(s.rate_limited, 0, "the shared limit was exceeded: {s:?}");
+    figure(
+        "limit-group",
+        format_args!(
+            "{} calls of two models under one {R} rpm limit: {secs:.2} s, {} 429s",
+            s.ok, s.rate_limited
+        ),
+    );
+}

@@ -563,3 +563,23 @@ impl Embedder for Metered {
         .await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absurd_reported_usage_is_cut_to_the_maximum() {
+        let mut u = Usage {
+            model: "m".into(),
+            role: Role::Judge,
+            input: 1_000_000_000_000_000,
+            output: 12,
+            cached: false,
+            source: adfarm_proto::UsageSource::Reported,
+            latency_ms: 0,
+        };
+        saturate(&mut u);
+        assert_eq!((u.input, u.output), (MAX_CALL_TOKENS, 12));
+    }
+}
