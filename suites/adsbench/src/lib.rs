@@ -10,3 +10,15 @@ pub mod market;
 /// Off-policy evaluation: obp-exact estimators, bootstrap intervals, the
 /// Open Bandit Dataset.
 pub mod ope;
+/// Scripted agents acting only through the Ads API.
+pub mod agents;
+/// One scenario under one agent: daily KPIs, caps, digest, scores.
+pub mod outcome;
+/// The market behind the Ads API: what an agent acts through.
+pub mod sandbox;
+/// The `scenarios` dataset: seeded market scenarios.
+pub mod scenario;
+/// Ads-Bench as an AdFarm suite.
+pub mod suite;
+
+pub use suite::AdsBench;
