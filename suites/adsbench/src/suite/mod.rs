@@ -14,7 +14,9 @@
 mod report;
 mod solutions;
 
-pub use solutions::{Scripted, FIXED_BID, PACING, SOLUTIONS};
+pub use solutions::{
+    Scripted, DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS, FIXED_BID, PACING, SOLUTIONS,
+};
 
 use crate::ope::OBP;
 use crate::scenario;
