@@ -241,7 +241,11 @@ impl ApiAgent for PacingAgent {
                 let bid = ((k.bid_micros as f64 * factor).round() as i64).clamp(lo, hi);
                 (bid != k.bid_micros).then_some((k.resource_name, bid))
             }),
-            &format!("pacing: yesterday spent {:.2} of {:.2}", spend / 1e6, budget / 1e6),
+            &format!(
+                "pacing: yesterday spent {:.2} of {:.2}",
+                spend / 1e6,
+                budget / 1e6
+            ),
         )
     }
 }

@@ -11,8 +11,8 @@
 //! `scenario-{index}`: the same parameters give the same ids.
 
 use crate::market::{
-    AccountChange, Date, Market, MarketConfig, MarketError, Mechanism, ResourceName,
-    ScriptedAccount, Status, BiddingStrategy,
+    AccountChange, BiddingStrategy, Date, Market, MarketConfig, MarketError, Mechanism,
+    ResourceName, ScriptedAccount, Status,
 };
 use adfarm_proto::Item;
 use adfarm_suite::{DataError, ItemIter};
@@ -99,14 +99,15 @@ impl Scenario {
             field: field(name),
             reason,
         };
-        let obj = v
-            .as_object()
-            .ok_or_else(|| DataError::Param {
-                field: format!("params.scenarios[{i}]"),
-                reason: format!("must be a table, got {v}"),
-            })?;
+        let obj = v.as_object().ok_or_else(|| DataError::Param {
+            field: format!("params.scenarios[{i}]"),
+            reason: format!("must be a table, got {v}"),
+        })?;
         if let Some(k) = obj.keys().find(|k| !FIELDS.contains(&k.as_str())) {
-            return Err(bad(k, format!("unknown field; valid: {}", FIELDS.join(", "))));
+            return Err(bad(
+                k,
+                format!("unknown field; valid: {}", FIELDS.join(", ")),
+            ));
         }
         let mut s = Scenario::nth(i as u64);
         if let Some(x) = obj.get("seed") {
@@ -117,7 +118,12 @@ impl Scenario {
         if let Some(x) = obj.get("start_date") {
             s.start_date = x
                 .as_str()
-                .ok_or_else(|| bad("start_date", format!("must be a YYYY-MM-DD string, got {x}")))?
+                .ok_or_else(|| {
+                    bad(
+                        "start_date",
+                        format!("must be a YYYY-MM-DD string, got {x}"),
+                    )
+                })?
                 .into();
         }
         if let Some(x) = obj.get("days") {
@@ -139,7 +145,10 @@ impl Scenario {
         }
         if let Some(x) = obj.get("opportunities_per_day") {
             s.opportunities_per_day = x.as_f64().ok_or_else(|| {
-                bad("opportunities_per_day", format!("must be a number, got {x}"))
+                bad(
+                    "opportunities_per_day",
+                    format!("must be a number, got {x}"),
+                )
             })?;
         }
         s.check().map_err(|(name, reason)| bad(name, reason))?;
@@ -358,7 +367,10 @@ mod tests {
             .collect();
         assert_eq!(a, b);
         assert_eq!(a[3].id, "scenario-3");
-        assert_eq!(Scenario::of(&a[1]).expect("a scenario").mechanism, "first-price");
+        assert_eq!(
+            Scenario::of(&a[1]).expect("a scenario").mechanism,
+            "first-price"
+        );
         let list = scenarios(&json!({"scenarios": [{"seed": 9, "mechanism": "vcg", "days": 3}]}))
             .expect("valid");
         assert_eq!((list[0].seed, list[0].days), (9, 3));
@@ -368,13 +380,18 @@ mod tests {
     #[test]
     fn bad_parameters_name_their_field() {
         assert_eq!(field(scenarios(&json!({"items": 2}))), "params.items");
-        assert_eq!(field(scenarios(&json!({"scenarios": 0}))), "params.scenarios");
+        assert_eq!(
+            field(scenarios(&json!({"scenarios": 0}))),
+            "params.scenarios"
+        );
         assert_eq!(
             field(scenarios(&json!({"scenarios": [{"mechanism": "dutch"}]}))),
             "params.scenarios[0].mechanism"
         );
         assert_eq!(
-            field(scenarios(&json!({"scenarios": [{}, {"start_date": "2025-02-30"}]}))),
+            field(scenarios(
+                &json!({"scenarios": [{}, {"start_date": "2025-02-30"}]})
+            )),
             "params.scenarios[1].start_date"
         );
         assert_eq!(

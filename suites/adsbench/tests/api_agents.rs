@@ -5,7 +5,7 @@ use adfarm_adsbench::agents::{FixedBidAgent, PacingAgent};
 use adfarm_adsbench::market::Mechanism;
 use adfarm_adsbench::outcome::{run, Outcome};
 use adfarm_adsbench::scenario::{mechanism_name, Scenario};
-use adfarm_adsbench::suite::{DEFAULT_TARGET_CPA_MICROS, DEFAULT_BID_MICROS};
+use adfarm_adsbench::suite::{DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS};
 
 fn scenario(mechanism: Mechanism) -> Scenario {
     Scenario {
@@ -20,7 +20,12 @@ fn check(o: &Outcome) {
     assert_eq!(o.days.len(), 14);
     assert_eq!(o.months.len(), 2, "{:?}", o.months);
     for d in &o.days {
-        assert!(d.spend_micros <= o.day_cap_micros(), "{} spent {}", d.date, d.spend_micros);
+        assert!(
+            d.spend_micros <= o.day_cap_micros(),
+            "{} spent {}",
+            d.date,
+            d.spend_micros
+        );
     }
     for (month, spend) in &o.months {
         assert!(*spend <= o.month_cap_micros(), "{month} spent {spend}");
@@ -34,8 +39,12 @@ fn fourteen_days_per_mechanism_within_caps_and_reproducible() {
     for mechanism in Mechanism::ALL {
         let s = scenario(mechanism);
         let fixed = || run(&s, &mut FixedBidAgent::new(DEFAULT_BID_MICROS), || true).expect("runs");
-        let pacing =
-            || run(&s, &mut PacingAgent::new(DEFAULT_TARGET_CPA_MICROS), || true).expect("runs");
+        let pacing = || {
+            run(&s, &mut PacingAgent::new(DEFAULT_TARGET_CPA_MICROS), || {
+                true
+            })
+            .expect("runs")
+        };
         let (a, b) = (fixed(), fixed());
         check(&a);
         assert_eq!(a.digest, b.digest, "{mechanism:?} fixed-bid replays");

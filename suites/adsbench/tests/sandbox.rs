@@ -71,7 +71,9 @@ fn gaql_returns_the_markets_own_metrics() {
 
     // Today (day 2) has no traffic yet.
     let today = sandbox
-        .search("SELECT campaign.id, metrics.clicks FROM campaign WHERE segments.date = '2025-03-02'")
+        .search(
+            "SELECT campaign.id, metrics.clicks FROM campaign WHERE segments.date = '2025-03-02'",
+        )
         .expect("a valid query");
     assert!(today.iter().all(|r| int(&r.values[1]) == 0), "{today:?}");
 }
@@ -101,7 +103,10 @@ fn mutate_changes_the_markets_account_and_atomic_failure_changes_nothing() {
     let bad = MutateRequest {
         customer_id: customer,
         operations: vec![
-            MutateOperation::update(keyword.clone(), [("cpc_bid_micros", Value::Int64(2_500_000))]),
+            MutateOperation::update(
+                keyword.clone(),
+                [("cpc_bid_micros", Value::Int64(2_500_000))],
+            ),
             MutateOperation::update(
                 format!("customers/{customer}/adGroups/999"),
                 [("status", Value::Enum("PAUSED".into()))],
@@ -109,13 +114,18 @@ fn mutate_changes_the_markets_account_and_atomic_failure_changes_nothing() {
         ],
         ..MutateRequest::default()
     };
-    let failure = sandbox.mutate_request(&bad).expect_err("an unknown ad group");
+    let failure = sandbox
+        .mutate_request(&bad)
+        .expect_err("an unknown ad group");
     assert_eq!(failure.errors.len(), 1, "{failure:?}");
     assert_eq!(sandbox.market().event_log().len(), events);
 
     let response = sandbox
         .mutate(vec![
-            MutateOperation::update(keyword.clone(), [("cpc_bid_micros", Value::Int64(2_500_000))]),
+            MutateOperation::update(
+                keyword.clone(),
+                [("cpc_bid_micros", Value::Int64(2_500_000))],
+            ),
             MutateOperation::update(
                 format!("customers/{customer}/campaignBudgets/{campaign_id}"),
                 [("amount_micros", Value::Int64(45_000_000))],
@@ -150,7 +160,11 @@ fn mutate_changes_the_markets_account_and_atomic_failure_changes_nothing() {
     assert_eq!(account.ad_groups[0].status, Status::Paused);
     assert_eq!(sandbox.market().event_log().len(), events + 4);
     assert_eq!(
-        sandbox.market().ledger(campaign_id).unwrap().budget_micros(),
+        sandbox
+            .market()
+            .ledger(campaign_id)
+            .unwrap()
+            .budget_micros(),
         45_000_000
     );
 
@@ -161,5 +175,8 @@ fn mutate_changes_the_markets_account_and_atomic_failure_changes_nothing() {
             [("name", Value::String("Another".into()))],
         )])
         .expect_err("not allowed");
-    assert!(refused.errors[0].message.contains("not supported"), "{refused:?}");
+    assert!(
+        refused.errors[0].message.contains("not supported"),
+        "{refused:?}"
+    );
 }

@@ -73,7 +73,10 @@ fn not_allowed(what: &str) -> GoogleAdsError {
     )
 }
 
-fn required<'v>(fields: &'v BTreeMap<String, Value>, key: &str) -> Result<&'v Value, GoogleAdsError> {
+fn required<'v>(
+    fields: &'v BTreeMap<String, Value>,
+    key: &str,
+) -> Result<&'v Value, GoogleAdsError> {
     match fields.get(key) {
         Some(v) if *v != Value::Null => Ok(v),
         _ => Err(refused(
@@ -88,7 +91,13 @@ fn text(fields: &BTreeMap<String, Value>, key: &str) -> Result<String, GoogleAds
     required(fields, key)?
         .as_text()
         .map(str::to_string)
-        .ok_or_else(|| refused("FieldError.INVALID_VALUE", key, format!("{key} must be text.")))
+        .ok_or_else(|| {
+            refused(
+                "FieldError.INVALID_VALUE",
+                key,
+                format!("{key} must be text."),
+            )
+        })
 }
 
 fn micros(fields: &BTreeMap<String, Value>, key: &str) -> Result<i64, GoogleAdsError> {
@@ -141,11 +150,9 @@ fn change_of(op: &MutateOperation) -> Result<AccountChange, GoogleAdsError> {
             Resource::AdGroupCriterion => {
                 let ad_group_id = parent_id(fields, "ad_group")?;
                 let text_ = text(fields, "keyword.text")?;
-                let match_type = MatchType::parse(
-                    "keyword.match_type",
-                    &text(fields, "keyword.match_type")?,
-                )
-                .map_err(market_error)?;
+                let match_type =
+                    MatchType::parse("keyword.match_type", &text(fields, "keyword.match_type")?)
+                        .map_err(market_error)?;
                 if fields.get("negative") == Some(&Value::Bool(true)) {
                     return Ok(AccountChange::CreateNegativeKeyword {
                         ad_group_id,
@@ -281,7 +288,10 @@ impl MutableAccount for PendingChanges {
 
     fn apply(&mut self, op: &MutateOperation) -> String {
         let change = change_of(op).expect("validated on this state");
-        let resource = self.account.apply(&change).expect("validated on this state");
+        let resource = self
+            .account
+            .apply(&change)
+            .expect("validated on this state");
         // A budget update answers with the budget's name, as Google does.
         let name = match (&op.kind, &change) {
             (

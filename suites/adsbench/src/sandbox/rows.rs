@@ -46,7 +46,9 @@ fn customer_fields(m: &Market, b: &mut RowBuilder) {
 
 fn budget_fields(m: &Market, c: &Campaign, b: &mut RowBuilder) {
     let name = budget_name(m.account().customer_id, c.id);
-    b.put("campaign_budget.resource_name", || Value::ResourceName(name));
+    b.put("campaign_budget.resource_name", || {
+        Value::ResourceName(name)
+    });
     b.put("campaign_budget.id", || Value::Int64(c.id as i64));
     b.put("campaign_budget.name", || {
         Value::String(format!("{} budget", c.name))
@@ -142,7 +144,9 @@ fn keyword_fields(m: &Market, k: &Keyword, b: &mut RowBuilder) {
         k.cpc_bid_micros.map_or(Value::Null, Value::Int64)
     });
     // The market has no quality score the agent may read.
-    b.put("ad_group_criterion.quality_info.quality_score", || Value::Null);
+    b.put("ad_group_criterion.quality_info.quality_score", || {
+        Value::Null
+    });
     b.put("ad_group_criterion.labels", || Value::List(Vec::new()));
 }
 

@@ -73,7 +73,11 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
                     Column::new("date", "Date", ColumnKind::Text),
                     Column::new("spend", "Spend", usd),
                     Column::new("clicks", "Clicks", ColumnKind::Integer),
-                    Column::new("conversions", "Conversions", ColumnKind::Number { decimals: 1 }),
+                    Column::new(
+                        "conversions",
+                        "Conversions",
+                        ColumnKind::Number { decimals: 1 },
+                    ),
                     Column::new("cpa", "CPA", usd),
                     Column::new("roas", "ROAS", ColumnKind::Number { decimals: 2 }),
                     Column::new("day-cap", "Daily cap 2B", usd),

@@ -60,7 +60,10 @@ fn param(spec: &SolutionSpec, key: &str, default: i64) -> Result<i64, DataError>
             .filter(|n| (lo..=hi * 10).contains(n))
             .ok_or_else(|| DataError::Param {
                 field: format!("params.{key}"),
-                reason: format!("must be an integer of micros in {lo}..={}, got {v}", hi * 10),
+                reason: format!(
+                    "must be an integer of micros in {lo}..={}, got {v}",
+                    hi * 10
+                ),
             }),
     }
 }
@@ -97,9 +100,7 @@ impl Scripted {
     pub fn agent(self) -> Box<dyn ApiAgent + Send> {
         match self {
             Scripted::FixedBid { bid_micros } => Box::new(FixedBidAgent::new(bid_micros)),
-            Scripted::Pacing { target_cpa_micros } => {
-                Box::new(PacingAgent::new(target_cpa_micros))
-            }
+            Scripted::Pacing { target_cpa_micros } => Box::new(PacingAgent::new(target_cpa_micros)),
         }
     }
 }
