@@ -1,6 +1,8 @@
 //! The suite's two solutions, the scripted API agents: `fixed-bid` and
-//! `pacing`. Neither calls a model (a sweep still names a provider for
-//! them; a `kind = "local"` one such as `none` does). A solve runs the
+//! `pacing`. Neither calls a model, but a sweep still names a provider for
+//! them, which the worker builds before solving: an OpenAI-compatible one
+//! on a closed port (see `sweeps/adsbench-scripted.toml`) is built without
+//! connecting, where a `local` one must load a real model. A solve runs the
 //! whole episode on a blocking thread, tick by tick, and stops between two
 //! ticks once the job's future is dropped (the worker cancelled it).
 
