@@ -1,0 +1,209 @@
+//! One scenario under one API agent, run to its end: the daily KPI rows,
+//! the budget checks against Google's caps (2B a day, 30.4B a calendar
+//! month), the event-log digest, and the scores a job reports. What
+//! `Output.meta` carries and the report reads.
+
+use crate::agents::{run_api_episode, ApiAgent, ApiRun};
+use crate::market::budget::{DAILY_OVERDELIVERY, DAYS_PER_MONTH};
+use crate::market::{daily_report, Date, Event, MarketError, MetricRow};
+use crate::sandbox::Sandbox;
+use crate::scenario::Scenario;
+use adfarm_proto::{Score, Verdict};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One day of the account.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DailyRow {
+    /// The date, `YYYY-MM-DD`.
+    pub date: String,
+    /// Cost, micros.
+    pub spend_micros: i64,
+    /// Impressions.
+    pub impressions: u64,
+    /// Clicks.
+    pub clicks: u64,
+    /// Conversions landed before the episode's end, by click date.
+    pub conversions: f64,
+    /// Conversion value, micros.
+    pub value_micros: i64,
+}
+
+impl DailyRow {
+    fn of(date: Date, r: &MetricRow) -> DailyRow {
+        DailyRow {
+            date: date.to_string(),
+            spend_micros: r.cost_micros,
+            impressions: r.impressions,
+            clicks: r.clicks,
+            conversions: r.conversions,
+            value_micros: r.conversions_value_micros,
+        }
+    }
+
+    /// Cost per conversion, currency units.
+    pub fn cpa(&self) -> Option<f64> {
+        (self.conversions > 0.0).then(|| self.spend_micros as f64 / 1e6 / self.conversions)
+    }
+
+    /// Return on ad spend.
+    pub fn roas(&self) -> Option<f64> {
+        (self.spend_micros > 0).then(|| self.value_micros as f64 / self.spend_micros as f64)
+    }
+}
+
+/// What an episode produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// The scenario.
+    pub scenario: Scenario,
+    /// One row per day.
+    pub days: Vec<DailyRow>,
+    /// Spend per calendar month touched, `YYYY-MM` → micros.
+    pub months: BTreeMap<String, i64>,
+    /// Times a campaign cap started binding (daily or monthly).
+    pub budget_cap_hits: u64,
+    /// The event log's digest: the same seed and API calls give the same.
+    pub digest: String,
+    /// Events logged.
+    pub events: u64,
+    /// Mornings the agent acted, and those that ended in an API error.
+    pub decisions: u64,
+    /// See [`ApiRun::failed_decisions`].
+    pub failed_decisions: u64,
+}
+
+/// Metric names of a job's scores.
+pub const METRICS: [&str; 8] = [
+    "spend",
+    "clicks",
+    "conversions",
+    "cpa",
+    "roas",
+    "budget-cap-hits",
+    "max-day-spend-over-b",
+    "max-month-spend-over-cap",
+];
+
+/// Why an episode did not produce an outcome.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RunError {
+    /// The scenario's market could not be built.
+    #[error(transparent)]
+    Market(#[from] MarketError),
+    /// `keep_going` said stop before the end.
+    #[error("cancelled after {ticks} ticks")]
+    Cancelled {
+        /// Ticks run.
+        ticks: u64,
+    },
+}
+
+/// Runs `scenario` under `agent`; `keep_going` is asked before every tick.
+///
+/// # Errors
+/// The market refused the scenario, or the run was cancelled.
+pub fn run(
+    scenario: &Scenario,
+    agent: &mut dyn ApiAgent,
+    keep_going: impl FnMut() -> bool,
+) -> Result<Outcome, RunError> {
+    let mut sandbox = Sandbox::new(scenario.market()?);
+    let run: ApiRun = run_api_episode(&mut sandbox, agent, keep_going);
+    if !run.finished {
+        return Err(RunError::Cancelled { ticks: run.ticks });
+    }
+    let market = sandbox.market();
+    let days: Vec<DailyRow> = daily_report(market)
+        .iter()
+        .map(|d| DailyRow::of(d.date, &d.totals))
+        .collect();
+    let mut months = BTreeMap::new();
+    for d in &days {
+        *months.entry(d.date[..7].to_string()).or_insert(0) += d.spend_micros;
+    }
+    let budget_cap_hits = market
+        .event_log()
+        .events()
+        .iter()
+        .filter(|e| matches!(e, Event::BudgetCapHit { .. }))
+        .count() as u64;
+    Ok(Outcome {
+        scenario: scenario.clone(),
+        days,
+        months,
+        budget_cap_hits,
+        digest: market.event_log().digest(),
+        events: market.event_log().len(),
+        decisions: run.decisions,
+        failed_decisions: run.failed_decisions,
+    })
+}
+
+impl Outcome {
+    /// The budget B, micros.
+    pub fn budget_micros(&self) -> i64 {
+        self.scenario.budget_micros
+    }
+
+    /// Google's daily cap, 2B, micros.
+    pub fn day_cap_micros(&self) -> i64 {
+        DAILY_OVERDELIVERY * self.budget_micros()
+    }
+
+    /// Google's monthly cap, 30.4B, micros.
+    pub fn month_cap_micros(&self) -> i64 {
+        (DAYS_PER_MONTH * self.budget_micros() as f64).round() as i64
+    }
+
+    /// The whole episode's totals.
+    pub fn totals(&self) -> DailyRow {
+        let mut t = DailyRow {
+            date: "total".into(),
+            spend_micros: 0,
+            impressions: 0,
+            clicks: 0,
+            conversions: 0.0,
+            value_micros: 0,
+        };
+        for d in &self.days {
+            t.spend_micros += d.spend_micros;
+            t.impressions += d.impressions;
+            t.clicks += d.clicks;
+            t.conversions += d.conversions;
+            t.value_micros += d.value_micros;
+        }
+        t
+    }
+
+    /// The highest day's spend over B.
+    pub fn max_day_over_b(&self) -> f64 {
+        let max = self.days.iter().map(|d| d.spend_micros).max().unwrap_or(0);
+        max as f64 / self.budget_micros() as f64
+    }
+
+    /// The highest month's spend over the 30.4B cap.
+    pub fn max_month_over_cap(&self) -> f64 {
+        let max = self.months.values().copied().max().unwrap_or(0);
+        max as f64 / self.month_cap_micros() as f64
+    }
+
+    /// The job's scores, in [`METRICS`] order (money in currency units).
+    pub fn scores(&self) -> Vec<Score> {
+        let t = self.totals();
+        let score = |metric: &str, v: Option<f64>, why: &str| Score {
+            metric: metric.into(),
+            verdict: v.map_or_else(|| Verdict::Unscored(why.into()), Verdict::Score),
+        };
+        vec![
+            score(METRICS[0], Some(t.spend_micros as f64 / 1e6), ""),
+            score(METRICS[1], Some(t.clicks as f64), ""),
+            score(METRICS[2], Some(t.conversions), ""),
+            score(METRICS[3], t.cpa(), "no-conversions"),
+            score(METRICS[4], t.roas(), "no-spend"),
+            score(METRICS[5], Some(self.budget_cap_hits as f64), ""),
+            score(METRICS[6], Some(self.max_day_over_b()), ""),
+            score(METRICS[7], Some(self.max_month_over_cap()), ""),
+        ]
+    }
+}

@@ -1,0 +1,308 @@
+//! Mutate operations as market [`AccountChange`]s: [`PendingChanges`] is
+//! the [`MutableAccount`] the API's mutate layer runs on. It holds a copy
+//! of the market's account (cheap: entities only, no metrics) and the
+//! changes accepted so far; the sandbox applies them to the market once
+//! the request commits, so an atomic request that fails leaves the market
+//! untouched, and the market's event log sees exactly the committed
+//! changes, in order.
+//!
+//! What maps to what (anything else is `MutateError.MUTATE_NOT_ALLOWED`):
+//! - campaign: update `name`, `status` (REMOVED too); remove;
+//! - campaign_budget (one per campaign, same id): update `amount_micros`;
+//! - ad group: create (`campaign`, `name`, `status`, `cpc_bid_micros`);
+//!   update `name`, `status`, `cpc_bid_micros`; remove;
+//! - keyword (ad_group_criterion): create (`ad_group`, `keyword.text`,
+//!   `keyword.match_type`, optional `status`, `cpc_bid_micros`,
+//!   `negative`); update `status`, `cpc_bid_micros` (null: the ad group's);
+//!   remove.
+//!
+//! Campaigns are not created through the API: the scenario hands the agent
+//! its account, as an advertiser's account exists before its manager.
+
+use super::rows::budget_name;
+use crate::api::error::{ErrorCode, GoogleAdsError, RequestError};
+use crate::api::mutate::{resource_of, MutableAccount, MutateOperation, OperationKind};
+use crate::gaql::{Resource, Value};
+use crate::market::{Account, AccountChange, MarketError, MatchType, ResourceName, Status};
+use std::collections::BTreeMap;
+
+/// The account a mutate request changes, and the changes it accepted.
+#[derive(Debug, Clone)]
+pub struct PendingChanges {
+    account: Account,
+    changes: Vec<AccountChange>,
+}
+
+impl PendingChanges {
+    /// Starts from the market's account as it stands between two ticks.
+    pub fn new(account: Account) -> PendingChanges {
+        PendingChanges {
+            account,
+            changes: Vec::new(),
+        }
+    }
+
+    /// The accepted changes, in request order.
+    pub fn into_changes(self) -> Vec<AccountChange> {
+        self.changes
+    }
+}
+
+fn refused(code: &'static str, trigger: &str, message: String) -> GoogleAdsError {
+    GoogleAdsError {
+        trigger: Some(trigger.to_string()),
+        ..GoogleAdsError::new(ErrorCode::Other(code), message)
+    }
+}
+
+/// A market refusal as Google's error shape; the trigger names the field.
+fn market_error(e: MarketError) -> GoogleAdsError {
+    let (code, field) = match &e {
+        MarketError::Invalid { field, .. } => ("FieldError.INVALID_VALUE", field),
+        MarketError::NotFound { field, .. } => ("MutateError.RESOURCE_NOT_FOUND", field),
+        MarketError::Rejected { field, .. } => ("MutateError.MUTATE_NOT_ALLOWED", field),
+    };
+    refused(code, field, e.to_string())
+}
+
+fn not_allowed(what: &str) -> GoogleAdsError {
+    refused(
+        "MutateError.MUTATE_NOT_ALLOWED",
+        what,
+        format!("{what} is not supported by this account."),
+    )
+}
+
+fn required<'v>(
+    fields: &'v BTreeMap<String, Value>,
+    key: &str,
+) -> Result<&'v Value, GoogleAdsError> {
+    match fields.get(key) {
+        Some(v) if *v != Value::Null => Ok(v),
+        _ => Err(refused(
+            "FieldError.REQUIRED",
+            key,
+            format!("{key} is required."),
+        )),
+    }
+}
+
+fn text(fields: &BTreeMap<String, Value>, key: &str) -> Result<String, GoogleAdsError> {
+    required(fields, key)?
+        .as_text()
+        .map(str::to_string)
+        .ok_or_else(|| {
+            refused(
+                "FieldError.INVALID_VALUE",
+                key,
+                format!("{key} must be text."),
+            )
+        })
+}
+
+fn micros(fields: &BTreeMap<String, Value>, key: &str) -> Result<i64, GoogleAdsError> {
+    match required(fields, key)? {
+        Value::Int64(n) => Ok(*n),
+        v => Err(refused(
+            "FieldError.INVALID_VALUE",
+            key,
+            format!("{key} must be micros, got {v}."),
+        )),
+    }
+}
+
+fn status(fields: &BTreeMap<String, Value>, key: &str) -> Result<Status, GoogleAdsError> {
+    Status::parse(key, &text(fields, key)?).map_err(market_error)
+}
+
+/// The id of `resource_name` within its kind (the criterion id after `~`).
+fn ids(resource_name: &str) -> Result<ResourceName, GoogleAdsError> {
+    ResourceName::parse(resource_name).map_err(market_error)
+}
+
+fn parent_id(fields: &BTreeMap<String, Value>, key: &str) -> Result<u64, GoogleAdsError> {
+    let name = text(fields, key)?;
+    name.rsplit('/')
+        .next()
+        .and_then(|id| id.parse().ok())
+        .ok_or_else(|| {
+            refused(
+                "RequestError.RESOURCE_NAME_MALFORMED",
+                &name,
+                format!("{key} is not a resource name."),
+            )
+        })
+}
+
+/// The market change an operation stands for.
+fn change_of(op: &MutateOperation) -> Result<AccountChange, GoogleAdsError> {
+    match &op.kind {
+        OperationKind::Create { resource, fields } => match resource {
+            Resource::AdGroup => Ok(AccountChange::CreateAdGroup {
+                campaign_id: parent_id(fields, "campaign")?,
+                name: text(fields, "name")?,
+                status: match fields.get("status") {
+                    None | Some(Value::Null) => Status::Enabled,
+                    Some(_) => status(fields, "status")?,
+                },
+                cpc_bid_micros: micros(fields, "cpc_bid_micros")?,
+            }),
+            Resource::AdGroupCriterion => {
+                let ad_group_id = parent_id(fields, "ad_group")?;
+                let text_ = text(fields, "keyword.text")?;
+                let match_type =
+                    MatchType::parse("keyword.match_type", &text(fields, "keyword.match_type")?)
+                        .map_err(market_error)?;
+                if fields.get("negative") == Some(&Value::Bool(true)) {
+                    return Ok(AccountChange::CreateNegativeKeyword {
+                        ad_group_id,
+                        text: text_,
+                        match_type,
+                    });
+                }
+                Ok(AccountChange::CreateKeyword {
+                    ad_group_id,
+                    text: text_,
+                    match_type,
+                    status: match fields.get("status") {
+                        None | Some(Value::Null) => Status::Enabled,
+                        Some(_) => status(fields, "status")?,
+                    },
+                    cpc_bid_micros: match fields.get("cpc_bid_micros") {
+                        None | Some(Value::Null) => None,
+                        Some(_) => Some(micros(fields, "cpc_bid_micros")?),
+                    },
+                })
+            }
+            other => Err(not_allowed(&format!("creating a {other}"))),
+        },
+        OperationKind::Update {
+            resource_name,
+            fields,
+            update_mask,
+        } => {
+            let resource = resource_of(resource_name)?;
+            let masked = |p: &str| update_mask.iter().any(|m| m == p);
+            let allowed: &[&str] = match resource {
+                Resource::Campaign => &["name", "status"],
+                Resource::CampaignBudget => &["amount_micros"],
+                Resource::AdGroup => &["name", "status", "cpc_bid_micros"],
+                _ => &["status", "cpc_bid_micros"],
+            };
+            if let Some(path) = update_mask.iter().find(|p| !allowed.contains(&p.as_str())) {
+                return Err(GoogleAdsError {
+                    trigger: Some(path.clone()),
+                    ..GoogleAdsError::new(
+                        ErrorCode::RequestError(RequestError::ImmutableField),
+                        format!("{resource}.{path} cannot be changed."),
+                    )
+                });
+            }
+            let name = |p: &str| masked(p).then(|| text(fields, p)).transpose();
+            let state = |p: &str| masked(p).then(|| status(fields, p)).transpose();
+            let bid = |p: &str| masked(p).then(|| micros(fields, p)).transpose();
+            match (resource, ids(resource_name).ok()) {
+                (Resource::CampaignBudget, _) => {
+                    // A budget's id is its campaign's (see `rows`).
+                    let campaign_id = resource_name
+                        .rsplit('/')
+                        .next()
+                        .and_then(|id| id.parse().ok())
+                        .ok_or_else(|| not_allowed(resource_name))?;
+                    Ok(AccountChange::set_campaign_budget(
+                        campaign_id,
+                        micros(fields, "amount_micros")?,
+                    ))
+                }
+                (_, Some(ResourceName::Campaign { campaign_id, .. })) => {
+                    Ok(AccountChange::UpdateCampaign {
+                        campaign_id,
+                        name: name("name")?,
+                        daily_budget_micros: None,
+                        status: state("status")?,
+                        bidding_strategy: None,
+                    })
+                }
+                (_, Some(ResourceName::AdGroup { ad_group_id, .. })) => {
+                    Ok(AccountChange::UpdateAdGroup {
+                        ad_group_id,
+                        name: name("name")?,
+                        status: state("status")?,
+                        cpc_bid_micros: bid("cpc_bid_micros")?,
+                    })
+                }
+                (_, Some(ResourceName::Keyword { criterion_id, .. })) => {
+                    let cpc = if masked("cpc_bid_micros") {
+                        // Null clears the keyword's own bid: the ad group's applies.
+                        match fields.get("cpc_bid_micros") {
+                            None | Some(Value::Null) => Some(None),
+                            Some(_) => Some(Some(micros(fields, "cpc_bid_micros")?)),
+                        }
+                    } else {
+                        None
+                    };
+                    Ok(AccountChange::UpdateKeyword {
+                        criterion_id,
+                        status: state("status")?,
+                        cpc_bid_micros: cpc,
+                    })
+                }
+                _ => Err(not_allowed(resource_name)),
+            }
+        }
+        OperationKind::Remove { resource_name } => {
+            let removed = Some(Status::Removed);
+            match ids(resource_name)? {
+                ResourceName::Campaign { campaign_id, .. } => Ok(AccountChange::UpdateCampaign {
+                    campaign_id,
+                    name: None,
+                    daily_budget_micros: None,
+                    status: removed,
+                    bidding_strategy: None,
+                }),
+                ResourceName::AdGroup { ad_group_id, .. } => Ok(AccountChange::UpdateAdGroup {
+                    ad_group_id,
+                    name: None,
+                    status: removed,
+                    cpc_bid_micros: None,
+                }),
+                ResourceName::Keyword { criterion_id, .. } => Ok(AccountChange::UpdateKeyword {
+                    criterion_id,
+                    status: removed,
+                    cpc_bid_micros: None,
+                }),
+            }
+        }
+    }
+}
+
+impl MutableAccount for PendingChanges {
+    fn customer_id(&self) -> u64 {
+        self.account.customer_id
+    }
+
+    fn validate(&self, op: &MutateOperation) -> Result<(), GoogleAdsError> {
+        let change = change_of(op)?;
+        self.account.validate(&change).map_err(market_error)
+    }
+
+    fn apply(&mut self, op: &MutateOperation) -> String {
+        let change = change_of(op).expect("validated on this state");
+        let resource = self
+            .account
+            .apply(&change)
+            .expect("validated on this state");
+        // A budget update answers with the budget's name, as Google does.
+        let name = match (&op.kind, &change) {
+            (
+                OperationKind::Update { resource_name, .. },
+                AccountChange::UpdateCampaign { campaign_id, .. },
+            ) if resource_name.contains("/campaignBudgets/") => {
+                budget_name(self.account.customer_id, *campaign_id)
+            }
+            _ => resource.to_string(),
+        };
+        self.changes.push(change);
+        name
+    }
+}

@@ -1,0 +1,158 @@
+//! The sandbox: the auction market behind the simulated Ads API, the only
+//! door an agent has to its account. `search` reads the market (GAQL over
+//! [`RowSource`](crate::gaql::RowSource) for [`Market`]); `mutate` turns
+//! operations into [`AccountChange`](crate::market::AccountChange)s, applied
+//! between ticks; both pass the API's request limits on the market's clock.
+//!
+//! - this file: [`Sandbox`], [`AdsClient`] (what an agent holds) and the
+//!   calendar bridge between the market's and the API's dates;
+//! - `rows`: the market as a row source;
+//! - `changes`: mutate operations as account changes.
+
+mod changes;
+mod rows;
+
+pub use changes::PendingChanges;
+pub use rows::budget_name;
+
+use crate::api::error::GoogleAdsFailure;
+use crate::api::{
+    AdsApi, LimitsConfig, MutateOperation, MutateRequest, MutateResponse, SearchRequest,
+    SearchResponse, SimDate, SimTime,
+};
+use crate::gaql::ResultRow;
+use crate::market::{Date, Market, TICKS_PER_DAY};
+
+/// The API's date for a market date (the same calendar day).
+pub fn api_date(d: Date) -> SimDate {
+    SimDate::from_ymd(d.year, u32::from(d.month), u32::from(d.day))
+        .expect("market dates are valid calendar dates")
+}
+
+/// What an agent holds: the API's two calls and the simulated date.
+pub trait AdsClient {
+    /// The customer the agent manages.
+    fn customer_id(&self) -> u64;
+
+    /// The date of the next tick ("today").
+    fn today(&self) -> SimDate;
+
+    /// Every row of a GAQL query (all pages; each page is one request).
+    ///
+    /// # Errors
+    /// Query and quota errors, as Google's failure shape.
+    fn search(&mut self, query: &str) -> Result<Vec<ResultRow>, GoogleAdsFailure>;
+
+    /// One atomic mutate request.
+    ///
+    /// # Errors
+    /// The failing operations (nothing committed), or a quota error.
+    fn mutate(
+        &mut self,
+        operations: Vec<MutateOperation>,
+    ) -> Result<MutateResponse, GoogleAdsFailure>;
+}
+
+/// A market and the API in front of it.
+#[derive(Debug)]
+pub struct Sandbox {
+    market: Market,
+    api: AdsApi,
+}
+
+impl Sandbox {
+    /// The API in front of `market`, with Google's default limits.
+    pub fn new(market: Market) -> Sandbox {
+        Sandbox {
+            market,
+            api: AdsApi::new(LimitsConfig::default()),
+        }
+    }
+
+    /// The market, read-only (for the harness and the scores, not agents).
+    pub fn market(&self) -> &Market {
+        &self.market
+    }
+
+    /// The market, to step it between the agent's calls.
+    pub fn market_mut(&mut self) -> &mut Market {
+        &mut self.market
+    }
+
+    /// The API instant of the market's next tick: ticks split the day
+    /// evenly, so requests made between ticks share that instant.
+    pub fn now(&self) -> SimTime {
+        let tick_millis = 86_400_000 / i64::from(TICKS_PER_DAY);
+        SimTime::midnight(api_date(self.market.date()))
+            .plus_millis(i64::from(self.market.now().tick) * tick_millis)
+    }
+
+    /// One page of a search.
+    ///
+    /// # Errors
+    /// See [`AdsApi::search`].
+    pub fn search_page(
+        &mut self,
+        request: &SearchRequest,
+    ) -> Result<SearchResponse, GoogleAdsFailure> {
+        let now = self.now();
+        self.api.search(&self.market, request, now)
+    }
+
+    /// A mutate request: run on a copy of the account, and the accepted
+    /// changes applied to the market only when the request commits.
+    ///
+    /// # Errors
+    /// See [`AdsApi::mutate`].
+    pub fn mutate_request(
+        &mut self,
+        request: &MutateRequest,
+    ) -> Result<MutateResponse, GoogleAdsFailure> {
+        let now = self.now();
+        let mut pending = PendingChanges::new(self.market.account().clone());
+        let response = self.api.mutate(&mut pending, request, now)?;
+        if !request.validate_only {
+            for change in pending.into_changes() {
+                // Validated against this very account state just now.
+                self.market
+                    .apply(change)
+                    .expect("a change the API accepted applies to the market");
+            }
+        }
+        Ok(response)
+    }
+}
+
+impl AdsClient for Sandbox {
+    fn customer_id(&self) -> u64 {
+        self.market.account().customer_id
+    }
+
+    fn today(&self) -> SimDate {
+        api_date(self.market.date())
+    }
+
+    fn search(&mut self, query: &str) -> Result<Vec<ResultRow>, GoogleAdsFailure> {
+        let first = SearchRequest::new(self.customer_id(), query);
+        let mut page = self.search_page(&first)?;
+        let mut rows = std::mem::take(&mut page.results);
+        while let Some(token) = page.next_page_token.take() {
+            page = self.search_page(&first.page(token))?;
+            rows.append(&mut page.results);
+        }
+        Ok(rows)
+    }
+
+    fn mutate(
+        &mut self,
+        operations: Vec<MutateOperation>,
+    ) -> Result<MutateResponse, GoogleAdsFailure> {
+        let request = MutateRequest {
+            customer_id: self.customer_id(),
+            operations,
+            partial_failure: false,
+            validate_only: false,
+        };
+        self.mutate_request(&request)
+    }
+}

@@ -1,0 +1,406 @@
+//! The `scenarios` dataset: seeded market scenarios, one item each. A
+//! scenario fixes everything the market needs before the agent acts (seed,
+//! start date, horizon, auction mechanism, the account's daily budget, the
+//! traffic), and the account the agent is handed: the scripted agents'
+//! campaign, one ad group and four keywords, built by the harness.
+//!
+//! The suite's `params.scenarios` is either a count (`scenarios = 4`:
+//! generated scenarios 0..4) or a list of tables, each field optional
+//! (`{ seed = 7, start_date = "2025-03-01", days = 14, mechanism = "vcg",
+//! budget_micros = 30000000, opportunities_per_day = 4000 }`). Item ids are
+//! `scenario-{index}`: the same parameters give the same ids.
+
+use crate::market::{
+    AccountChange, BiddingStrategy, Date, Market, MarketConfig, MarketError, Mechanism,
+    ResourceName, ScriptedAccount, Status,
+};
+use adfarm_proto::Item;
+use adfarm_suite::{DataError, ItemIter};
+use serde::{Deserialize, Serialize};
+
+/// The one dataset.
+pub const DATASET: &str = "scenarios";
+/// Scenarios when `params.scenarios` is not set.
+pub const DEFAULT_SCENARIOS: u64 = 3;
+/// Horizon when a scenario does not set one.
+pub const DEFAULT_DAYS: u32 = 14;
+/// The account's daily budget when a scenario does not set one, micros.
+pub const DEFAULT_BUDGET_MICROS: i64 = 30_000_000;
+/// Searches a day when a scenario does not set it: a small market, so a
+/// 14-day episode takes seconds, not minutes, on one core.
+pub const DEFAULT_OPPORTUNITIES: f64 = 4_000.0;
+/// Most scenarios one sweep may ask for.
+pub const MAX_SCENARIOS: u64 = 1_000;
+/// Longest horizon, days.
+pub const MAX_DAYS: u32 = 120;
+
+/// One seeded market scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scenario {
+    /// The market's seed.
+    pub seed: u64,
+    /// The first day, `YYYY-MM-DD`.
+    pub start_date: String,
+    /// The horizon, days.
+    pub days: u32,
+    /// `gsp`, `first-price` or `vcg`.
+    pub mechanism: String,
+    /// The campaign's average daily budget B, micros.
+    pub budget_micros: i64,
+    /// Average searches a day.
+    pub opportunities_per_day: f64,
+}
+
+/// A mechanism's name in parameters and reports.
+pub fn mechanism_name(m: Mechanism) -> &'static str {
+    match m {
+        Mechanism::Gsp => "gsp",
+        Mechanism::FirstPrice => "first-price",
+        Mechanism::Vcg => "vcg",
+    }
+}
+
+fn parse_mechanism(s: &str) -> Option<Mechanism> {
+    Mechanism::ALL.into_iter().find(|m| mechanism_name(*m) == s)
+}
+
+/// Fields a scenario table may hold.
+const FIELDS: [&str; 6] = [
+    "seed",
+    "start_date",
+    "days",
+    "mechanism",
+    "budget_micros",
+    "opportunities_per_day",
+];
+
+impl Scenario {
+    /// Generated scenario `i`: mechanisms in turn, start dates a week
+    /// apart (so some episodes cross a month end), seeds from the index.
+    pub fn nth(i: u64) -> Scenario {
+        let start = Date::new(2025, 3, 1)
+            .expect("a valid date")
+            .plus_days(7 * i as i64);
+        Scenario {
+            seed: 1 + i,
+            start_date: start.to_string(),
+            days: DEFAULT_DAYS,
+            mechanism: mechanism_name(Mechanism::ALL[(i % 3) as usize]).into(),
+            budget_micros: DEFAULT_BUDGET_MICROS,
+            opportunities_per_day: DEFAULT_OPPORTUNITIES,
+        }
+    }
+
+    /// Scenario `i` from a parameter table: generated values for the
+    /// fields it leaves out.
+    fn from_table(i: usize, v: &serde_json::Value) -> Result<Scenario, DataError> {
+        let field = |name: &str| format!("params.scenarios[{i}].{name}");
+        let bad = |name: &str, reason: String| DataError::Param {
+            field: field(name),
+            reason,
+        };
+        let obj = v.as_object().ok_or_else(|| DataError::Param {
+            field: format!("params.scenarios[{i}]"),
+            reason: format!("must be a table, got {v}"),
+        })?;
+        if let Some(k) = obj.keys().find(|k| !FIELDS.contains(&k.as_str())) {
+            return Err(bad(
+                k,
+                format!("unknown field; valid: {}", FIELDS.join(", ")),
+            ));
+        }
+        let mut s = Scenario::nth(i as u64);
+        if let Some(x) = obj.get("seed") {
+            s.seed = x
+                .as_u64()
+                .ok_or_else(|| bad("seed", format!("must be a non-negative integer, got {x}")))?;
+        }
+        if let Some(x) = obj.get("start_date") {
+            s.start_date = x
+                .as_str()
+                .ok_or_else(|| {
+                    bad(
+                        "start_date",
+                        format!("must be a YYYY-MM-DD string, got {x}"),
+                    )
+                })?
+                .into();
+        }
+        if let Some(x) = obj.get("days") {
+            s.days = x
+                .as_u64()
+                .and_then(|d| u32::try_from(d).ok())
+                .ok_or_else(|| bad("days", format!("must be a positive integer, got {x}")))?;
+        }
+        if let Some(x) = obj.get("mechanism") {
+            s.mechanism = x
+                .as_str()
+                .ok_or_else(|| bad("mechanism", format!("must be a string, got {x}")))?
+                .into();
+        }
+        if let Some(x) = obj.get("budget_micros") {
+            s.budget_micros = x
+                .as_i64()
+                .ok_or_else(|| bad("budget_micros", format!("must be an integer, got {x}")))?;
+        }
+        if let Some(x) = obj.get("opportunities_per_day") {
+            s.opportunities_per_day = x.as_f64().ok_or_else(|| {
+                bad(
+                    "opportunities_per_day",
+                    format!("must be a number, got {x}"),
+                )
+            })?;
+        }
+        s.check().map_err(|(name, reason)| bad(name, reason))?;
+        Ok(s)
+    }
+
+    /// The field at fault and why, for a scenario the market cannot run.
+    fn check(&self) -> Result<(), (&'static str, String)> {
+        Date::parse(&self.start_date).map_err(|e| ("start_date", e.to_string()))?;
+        if !(1..=MAX_DAYS).contains(&self.days) {
+            return Err(("days", format!("must be 1..={MAX_DAYS}, got {}", self.days)));
+        }
+        if parse_mechanism(&self.mechanism).is_none() {
+            return Err((
+                "mechanism",
+                format!("{:?} is not gsp, first-price or vcg", self.mechanism),
+            ));
+        }
+        if !(10_000..=1_000_000_000_000).contains(&self.budget_micros) {
+            return Err((
+                "budget_micros",
+                format!("must be 10000..=1e12, got {}", self.budget_micros),
+            ));
+        }
+        if !(self.opportunities_per_day >= 1.0 && self.opportunities_per_day <= 200_000.0) {
+            return Err((
+                "opportunities_per_day",
+                format!("must be in [1, 200000], got {}", self.opportunities_per_day),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The auction mechanism.
+    pub fn mechanism(&self) -> Mechanism {
+        parse_mechanism(&self.mechanism).unwrap_or(Mechanism::Gsp)
+    }
+
+    /// The market's configuration.
+    ///
+    /// # Errors
+    /// A start date that is not a date.
+    pub fn config(&self) -> Result<MarketConfig, MarketError> {
+        let mut config = MarketConfig::new(self.seed, Date::parse(&self.start_date)?, self.days)
+            .with_traffic(self.opportunities_per_day);
+        config.auction.mechanism = self.mechanism();
+        Ok(config)
+    }
+
+    /// The account the agent is handed: the scripted agents' campaign with
+    /// this scenario's budget.
+    pub fn account(&self) -> ScriptedAccount {
+        ScriptedAccount {
+            daily_budget_micros: self.budget_micros,
+            ..ScriptedAccount::default()
+        }
+    }
+
+    /// The market at its first tick, the agent's account built.
+    ///
+    /// # Errors
+    /// A configuration the market refuses (the field at fault is named).
+    pub fn market(&self) -> Result<Market, MarketError> {
+        let mut market = Market::new(self.config()?)?;
+        let spec = self.account();
+        let ResourceName::Campaign { campaign_id, .. } =
+            market.apply(AccountChange::CreateCampaign {
+                name: spec.campaign_name.clone(),
+                daily_budget_micros: spec.daily_budget_micros,
+                status: Status::Enabled,
+                bidding_strategy: BiddingStrategy::ManualCpc,
+            })?
+        else {
+            unreachable!("a campaign change names a campaign")
+        };
+        let ResourceName::AdGroup { ad_group_id, .. } =
+            market.apply(AccountChange::CreateAdGroup {
+                campaign_id,
+                name: format!("{} ad group", spec.campaign_name),
+                status: Status::Enabled,
+                cpc_bid_micros: spec.default_cpc_micros,
+            })?
+        else {
+            unreachable!("an ad group change names an ad group")
+        };
+        for (text, match_type, bid) in &spec.keywords {
+            market.apply(AccountChange::CreateKeyword {
+                ad_group_id,
+                text: text.clone(),
+                match_type: *match_type,
+                status: Status::Enabled,
+                cpc_bid_micros: Some(*bid),
+            })?;
+        }
+        Ok(market)
+    }
+
+    /// As a dataset item (the scenario itself in `meta`).
+    pub fn item(&self, i: u64) -> Item {
+        Item {
+            id: format!("scenario-{i}"),
+            input: format!(
+                "{} days from {} under {}, daily budget {:.2}",
+                self.days,
+                self.start_date,
+                self.mechanism,
+                self.budget_micros as f64 / 1e6
+            ),
+            meta: serde_json::to_value(self).expect("a scenario serialises"),
+        }
+    }
+
+    /// The scenario an item carries.
+    ///
+    /// # Errors
+    /// [`DataError::Param`] when the item's `meta` is not a valid scenario.
+    pub fn of(item: &Item) -> Result<Scenario, DataError> {
+        let s: Scenario =
+            serde_json::from_value(item.meta.clone()).map_err(|e| DataError::Param {
+                field: format!("item {}: meta", item.id),
+                reason: format!("not a scenario: {e}"),
+            })?;
+        s.check().map_err(|(name, reason)| DataError::Param {
+            field: format!("item {}: meta.{name}", item.id),
+            reason,
+        })?;
+        Ok(s)
+    }
+}
+
+/// The scenarios the suite's parameters ask for.
+///
+/// # Errors
+/// [`DataError::Param`] naming the field: an unknown suite parameter, a
+/// count that is not 1..=1000, a scenario field out of range.
+pub fn scenarios(params: &serde_json::Value) -> Result<Vec<Scenario>, DataError> {
+    if let Some(other) = params
+        .as_object()
+        .and_then(|o| o.keys().find(|k| *k != "scenarios"))
+    {
+        return Err(DataError::Param {
+            field: format!("params.{other}"),
+            reason: "the adsbench suite takes only `scenarios`".into(),
+        });
+    }
+    let bad = |reason: String| DataError::Param {
+        field: "params.scenarios".into(),
+        reason,
+    };
+    match params.get("scenarios") {
+        None => Ok((0..DEFAULT_SCENARIOS).map(Scenario::nth).collect()),
+        Some(serde_json::Value::Array(list)) => {
+            if list.is_empty() || list.len() as u64 > MAX_SCENARIOS {
+                return Err(bad(format!("must list 1..={MAX_SCENARIOS} scenarios")));
+            }
+            list.iter()
+                .enumerate()
+                .map(|(i, v)| Scenario::from_table(i, v))
+                .collect()
+        }
+        Some(v) => {
+            let n = v
+                .as_u64()
+                .filter(|n| (1..=MAX_SCENARIOS).contains(n))
+                .ok_or_else(|| {
+                    bad(format!(
+                        "must be a count 1..={MAX_SCENARIOS} or a list of tables, got {v}"
+                    ))
+                })?;
+            Ok((0..n).map(Scenario::nth).collect())
+        }
+    }
+}
+
+/// The items of `dataset`.
+///
+/// # Errors
+/// An unknown dataset, or invalid parameters (see [`scenarios`]).
+pub fn items(dataset: &str, params: &serde_json::Value) -> Result<ItemIter, DataError> {
+    if dataset != DATASET {
+        return Err(DataError::UnknownDataset {
+            suite: crate::suite::SUITE.into(),
+            dataset: dataset.into(),
+            valid: DATASET.into(),
+        });
+    }
+    let list = scenarios(params)?;
+    Ok(Box::new(
+        list.into_iter()
+            .enumerate()
+            .map(|(i, s)| Ok(s.item(i as u64))),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn field(r: Result<Vec<Scenario>, DataError>) -> String {
+        match r {
+            Err(DataError::Param { field, .. }) => field,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn counts_and_lists_give_stable_items_that_round_trip() {
+        let a: Vec<Item> = items(DATASET, &json!({"scenarios": 4}))
+            .expect("valid")
+            .map(|i| i.expect("generated"))
+            .collect();
+        let b: Vec<Item> = items(DATASET, &json!({"scenarios": 4}))
+            .expect("valid")
+            .map(|i| i.expect("generated"))
+            .collect();
+        assert_eq!(a, b);
+        assert_eq!(a[3].id, "scenario-3");
+        assert_eq!(
+            Scenario::of(&a[1]).expect("a scenario").mechanism,
+            "first-price"
+        );
+        let list = scenarios(&json!({"scenarios": [{"seed": 9, "mechanism": "vcg", "days": 3}]}))
+            .expect("valid");
+        assert_eq!((list[0].seed, list[0].days), (9, 3));
+        assert_eq!(list[0].mechanism(), Mechanism::Vcg);
+    }
+
+    #[test]
+    fn bad_parameters_name_their_field() {
+        assert_eq!(field(scenarios(&json!({"items": 2}))), "params.items");
+        assert_eq!(
+            field(scenarios(&json!({"scenarios": 0}))),
+            "params.scenarios"
+        );
+        assert_eq!(
+            field(scenarios(&json!({"scenarios": [{"mechanism": "dutch"}]}))),
+            "params.scenarios[0].mechanism"
+        );
+        assert_eq!(
+            field(scenarios(
+                &json!({"scenarios": [{}, {"start_date": "2025-02-30"}]})
+            )),
+            "params.scenarios[1].start_date"
+        );
+        assert_eq!(
+            field(scenarios(&json!({"scenarios": [{"days": 0}]}))),
+            "params.scenarios[0].days"
+        );
+        assert_eq!(
+            field(scenarios(&json!({"scenarios": [{"budget": 1}]}))),
+            "params.scenarios[0].budget"
+        );
+    }
+}

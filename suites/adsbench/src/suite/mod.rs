@@ -1,0 +1,269 @@
+//! Ads-Bench as an AdFarm suite: the `scenarios` dataset (seeded markets),
+//! the scripted API agents as solutions (`fixed-bid`, `pacing`), and a
+//! report section of daily KPIs against Google's budget caps.
+//!
+//! - this file: the [`Suite`] impl;
+//! - `solutions`: the agents as [`Solution`]s, episodes on a blocking thread;
+//! - `report`: the daily tables.
+//!
+//! Design decision: scoring happens in the solve job. An episode's scores
+//! are a pure function of the scenario and the agent (no judge, no model),
+//! so the suite declares no stage of its own, and the farm's report tables
+//! its scores per solution like any other metric.
+
+mod report;
+mod solutions;
+
+pub use solutions::{
+    Scripted, DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS, FIXED_BID, PACING, SOLUTIONS,
+};
+
+use crate::ope::OBP;
+use crate::scenario;
+use adfarm_proto::asset::Pin;
+use adfarm_proto::report::Section;
+use adfarm_proto::{SolutionSpec, Stage};
+use adfarm_suite::{
+    CallEstimate, DataError, ItemIter, JobError, ReportInput, Solution, StageJob, StageModels,
+    StageOutput, Suite, SweepView,
+};
+use async_trait::async_trait;
+use std::sync::Arc;
+
+/// Name of the suite in sweep files.
+pub const SUITE: &str = "adsbench";
+
+/// The Ads-Bench suite.
+pub struct AdsBench;
+
+#[async_trait]
+impl Suite for AdsBench {
+    fn name(&self) -> &'static str {
+        SUITE
+    }
+
+    fn datasets(&self) -> Vec<String> {
+        vec![scenario::DATASET.into()]
+    }
+
+    /// The Open Bandit Dataset sample, for the off-policy evaluation part.
+    fn assets(&self) -> Vec<&'static Pin> {
+        vec![&OBP]
+    }
+
+    fn solutions(&self) -> Vec<String> {
+        SOLUTIONS.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn items(&self, dataset: &str, params: &serde_json::Value) -> Result<ItemIter, DataError> {
+        scenario::items(dataset, params)
+    }
+
+    fn stages(&self, sweep: SweepView<'_>) -> Result<Vec<Stage>, DataError> {
+        // Checked here so a bad scenario fails the sweep file, not a job.
+        scenario::scenarios(&sweep.suite.params)?;
+        Ok(Vec::new())
+    }
+
+    fn estimate(&self, _stage: &str, _solution: &SolutionSpec) -> CallEstimate {
+        // The scripted agents call no model.
+        CallEstimate::default()
+    }
+
+    fn check_solution(&self, spec: &SolutionSpec) -> Result<(), DataError> {
+        Scripted::from_spec(spec).map(|_| ())
+    }
+
+    fn solution(&self, spec: &SolutionSpec) -> Result<Arc<dyn Solution>, DataError> {
+        Ok(Arc::new(Scripted::from_spec(spec)?))
+    }
+
+    async fn run_stage(
+        &self,
+        job: StageJob<'_>,
+        _models: StageModels<'_>,
+    ) -> Result<StageOutput, JobError> {
+        Err(JobError::Data(DataError::Param {
+            field: job.stage.into(),
+            reason: format!("the {SUITE} suite declares no stages"),
+        }))
+    }
+
+    fn report(&self, input: &ReportInput<'_>) -> Result<Vec<Section>, DataError> {
+        Ok(report::sections(input))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use adfarm_proto::{Cell, JobId, JobResult, SweepSpec, Verdict, SOLVE};
+    use serde_json::json;
+
+    fn spec(name: &str, params: serde_json::Value) -> SolutionSpec {
+        SolutionSpec {
+            name: name.into(),
+            suite: None,
+            provider: "none".into(),
+            max_tokens: 64,
+            temperature: 0.0,
+            params,
+        }
+    }
+
+    fn field(r: Result<(), DataError>) -> String {
+        match r {
+            Err(DataError::Param { field, .. }) => field,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn sweep(params: serde_json::Value) -> SweepSpec {
+        serde_json::from_value(json!({
+            "name": "s",
+            "seeds": [1],
+            "suites": [{"name": "adsbench", "datasets": ["scenarios"], "params": params}],
+            "solutions": [{"name": "pacing", "provider": "none"}, {"name": "fixed-bid", "provider": "none"}],
+            "providers": [],
+        }))
+        .expect("a sweep")
+    }
+
+    #[test]
+    fn parameters_are_checked_at_plan_time_with_their_field() {
+        let s = AdsBench;
+        assert!(s.check_solution(&spec(FIXED_BID, json!({}))).is_ok());
+        assert!(s
+            .check_solution(&spec(PACING, json!({"target_cpa_micros": 9_000_000})))
+            .is_ok());
+        assert_eq!(
+            field(s.check_solution(&spec(FIXED_BID, json!({"bid_micros": -1})))),
+            "params.bid_micros"
+        );
+        assert_eq!(
+            field(s.check_solution(&spec(PACING, json!({"bid_micros": 1_000_000})))),
+            "params.bid_micros"
+        );
+        let unknown = s.check_solution(&spec("echo", json!({}))).unwrap_err();
+        assert!(
+            unknown.to_string().contains("valid: fixed-bid, pacing"),
+            "{unknown}"
+        );
+
+        let bad = sweep(json!({"scenarios": [{"days": 500}]}));
+        let err = s
+            .stages(SweepView {
+                spec: &bad,
+                suite: &bad.suites[0],
+            })
+            .unwrap_err();
+        assert!(
+            matches!(err, DataError::Param { ref field, .. } if field == "params.scenarios[0].days"),
+            "{err}"
+        );
+        let good = sweep(json!({"scenarios": 2}));
+        assert_eq!(
+            s.stages(SweepView {
+                spec: &good,
+                suite: &good.suites[0],
+            })
+            .expect("valid"),
+            []
+        );
+        assert_eq!(s.assets(), [&OBP]);
+        assert!(OBP.is_sdist());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_solve_runs_the_episode_and_the_report_tables_its_days() {
+        let s = AdsBench;
+        let items: Vec<_> = s
+            .items(
+                scenario::DATASET,
+                &json!({"scenarios": [{"days": 3, "start_date": "2025-03-30"}]}),
+            )
+            .expect("valid")
+            .map(|i| i.expect("generated"))
+            .collect();
+        let llm = NoModel;
+        let models = adfarm_suite::Models {
+            llm: &llm,
+            embedder: None,
+        };
+        let sol = s.solution(&spec(PACING, json!({}))).expect("pacing");
+        let solved = sol.solve(&items[0], models, 1).await.expect("an episode");
+        let again = sol.solve(&items[0], models, 2).await.expect("an episode");
+        assert_eq!(solved, again, "the sweep's seed does not enter");
+        let metrics: Vec<&str> = solved.scores.iter().map(|x| x.metric.as_str()).collect();
+        assert_eq!(metrics, crate::outcome::METRICS);
+        let Verdict::Score(over_b) = solved.scores[6].verdict else {
+            panic!("{:?}", solved.scores[6])
+        };
+        assert!((0.0..=2.0).contains(&over_b), "{over_b}");
+
+        let spec = sweep(json!({"scenarios": 1}));
+        let result = JobResult {
+            id: JobId("j".into()),
+            stage: SOLVE.into(),
+            cell: Cell {
+                suite: SUITE.into(),
+                dataset: scenario::DATASET.into(),
+                solution: PACING.into(),
+                seed: 1,
+            },
+            item: items[0].id.clone(),
+            judge: None,
+            output: Some(solved.output),
+            scores: solved.scores,
+            usage: vec![],
+        };
+        let sections = s
+            .report(&ReportInput {
+                spec: &spec,
+                suite: &spec.suites[0],
+                cells: &[],
+                results: std::slice::from_ref(&result),
+            })
+            .expect("a section");
+        let t = &sections[0].tables[0];
+        assert_eq!(t.id, "daily-pacing-scenario-0");
+        // Three days (two in March, one in April) and the total.
+        assert_eq!(t.rows.len(), 4);
+        assert_eq!(
+            t.rows[2][1],
+            Some(adfarm_proto::report::Value::Text("2025-04-01".into()))
+        );
+        assert!(s
+            .report(&ReportInput {
+                spec: &spec,
+                suite: &spec.suites[0],
+                cells: &[],
+                results: &[],
+            })
+            .expect("no section")
+            .is_empty());
+    }
+
+    /// A provider that fails the test if called: the agents call no model.
+    struct NoModel;
+
+    #[async_trait]
+    impl adfarm_llm::Provider for NoModel {
+        fn model(&self) -> &str {
+            "none"
+        }
+        async fn chat(
+            &self,
+            _req: &adfarm_llm::ChatRequest,
+        ) -> Result<adfarm_llm::Completion, adfarm_llm::LlmError> {
+            panic!("a scripted agent called the model")
+        }
+        async fn choose(
+            &self,
+            _req: &adfarm_llm::ChatRequest,
+            _options: &[String],
+        ) -> Result<adfarm_llm::Choice, adfarm_llm::LlmError> {
+            panic!("a scripted agent called the model")
+        }
+    }
+}

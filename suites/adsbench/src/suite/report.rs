@@ -1,0 +1,113 @@
+//! The suite's report section: per solution × scenario, the daily table
+//! (spend, clicks, conversions, CPA, ROAS) beside Google's caps (2B a day,
+//! 30.4B a month), read from the solve results' [`Outcome`]s.
+
+use crate::outcome::Outcome;
+use adfarm_proto::report::{Column, ColumnKind, Key, Section, Table, Value};
+use adfarm_proto::SOLVE;
+use adfarm_suite::ReportInput;
+use std::collections::BTreeMap;
+
+/// The section's id.
+pub const DAILY: &str = "daily";
+
+/// The section, or none before any episode has a result. One table per
+/// solution × scenario (the first seed's run: episodes do not depend on
+/// the sweep's seed), in the sweep's solution order, then item id.
+pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
+    let mut runs: BTreeMap<(usize, &str, &str), Outcome> = BTreeMap::new();
+    for r in input.results.iter().filter(|r| r.stage == SOLVE) {
+        let Some(outcome) = r
+            .output
+            .as_ref()
+            .and_then(|o| serde_json::from_value::<Outcome>(o.meta.clone()).ok())
+        else {
+            continue;
+        };
+        let solution = r.cell.solution.as_str();
+        let order = input
+            .spec
+            .solutions
+            .iter()
+            .position(|s| s.name == solution)
+            .unwrap_or(usize::MAX);
+        runs.entry((order, solution, r.item.as_str()))
+            .or_insert(outcome);
+    }
+    if runs.is_empty() {
+        return Vec::new();
+    }
+    let usd = ColumnKind::Usd { decimals: 2 };
+    let money = |m: i64| Some(Value::Number(m as f64 / 1e6));
+    let tables = runs
+        .into_iter()
+        .map(|((_, solution, item), o)| {
+            let (day_cap, month_cap) = (o.day_cap_micros(), o.month_cap_micros());
+            let row = |d: &crate::outcome::DailyRow, solution: &str| {
+                vec![
+                    Some(Value::Text(solution.into())),
+                    Some(Value::Text(d.date.clone())),
+                    money(d.spend_micros),
+                    Some(Value::Integer(d.clicks as i64)),
+                    Some(Value::Number(d.conversions)),
+                    d.cpa().map(Value::Number),
+                    d.roas().map(Value::Number),
+                    money(day_cap),
+                    money(month_cap),
+                ]
+            };
+            let mut rows: Vec<_> = o.days.iter().map(|d| row(d, solution)).collect();
+            rows.push(row(&o.totals(), solution));
+            Table {
+                id: format!("{DAILY}-{solution}-{item}"),
+                title: Some(format!(
+                    "{solution} on {item}: {} from {}, {} days, B = {:.2}",
+                    o.scenario.mechanism,
+                    o.scenario.start_date,
+                    o.scenario.days,
+                    o.budget_micros() as f64 / 1e6
+                )),
+                scorer: None,
+                columns: vec![
+                    Column::key("solution", "Solution", Key::Solution),
+                    Column::new("date", "Date", ColumnKind::Text),
+                    Column::new("spend", "Spend", usd),
+                    Column::new("clicks", "Clicks", ColumnKind::Integer),
+                    Column::new(
+                        "conversions",
+                        "Conversions",
+                        ColumnKind::Number { decimals: 1 },
+                    ),
+                    Column::new("cpa", "CPA", usd),
+                    Column::new("roas", "ROAS", ColumnKind::Number { decimals: 2 }),
+                    Column::new("day-cap", "Daily cap 2B", usd),
+                    Column::new("month-cap", "Month cap 30.4B", usd),
+                ],
+                rows,
+                notes: vec![format!(
+                    "Max day spend {:.2} B; max month spend {:.1}% of 30.4B; {} budget-cap \
+                     hits; event-log digest {}.",
+                    o.max_day_over_b(),
+                    100.0 * o.max_month_over_cap(),
+                    o.budget_cap_hits,
+                    o.digest
+                )],
+            }
+        })
+        .collect();
+    vec![Section {
+        suite: input.suite.name.clone(),
+        id: DAILY.into(),
+        title: "Ads-Bench: daily account KPIs".into(),
+        intro: Some(
+            "Each scripted agent manages the scenario's account through the simulated Ads API \
+             only (GAQL search, mutate), once each simulated morning. Conversions count those \
+             landed before the episode's end, by click date; the caps are Google's: at most 2B \
+             charged on a day, 30.4B in a calendar month."
+                .into(),
+        ),
+        tables,
+        notes: Vec::new(),
+        plots: Vec::new(),
+    }]
+}

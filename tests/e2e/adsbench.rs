@@ -1,0 +1,82 @@
+//! Ads-Bench's scripted agents end to end: `sweeps/adsbench-scripted.toml`
+//! (2 scenarios × `fixed-bid` and `pacing` × 1 seed) run embedded and over
+//! a coordinator and two workers gives the same report, its daily-KPI
+//! section included, with one row per simulated day and a total.
+
+use crate::sections::{col, number, table, text};
+use crate::{assert_complete, assert_same_results, assets_home, figure, Farm};
+use adfarm_proto::SOLVE;
+use std::time::{Duration, Instant};
+
+const SOLUTIONS: [&str; 2] = ["fixed-bid", "pacing"];
+const SCENARIOS: [&str; 2] = ["scenario-0", "scenario-1"];
+const DAYS: usize = 14;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adsbench_scripted_sweep_gives_one_report_embedded_and_distributed() {
+    let mut farm = Farm::new("adsbench");
+    let sweep = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../sweeps/adsbench-scripted.toml"
+    ))
+    .expect("the sweep file");
+    let path = farm.write("adsbench-scripted.toml", &sweep);
+    // The suite declares the OBD sample; the farm's home gets the one the
+    // test command fetched, so nothing is downloaded here.
+    let assets = farm.path("home").join("assets");
+    std::fs::create_dir_all(&assets).expect("the farm's home");
+    std::os::unix::fs::symlink(
+        std::path::Path::new(&assets_home()).join("assets/obp-0.5.7"),
+        assets.join("obp-0.5.7"),
+    )
+    .expect("a link to the fetched asset");
+
+    let t0 = Instant::now();
+    let embedded = farm.run_embedded("home", &path, &[]).await;
+    let embedded_wall = t0.elapsed();
+    assert_complete(&embedded);
+    assert_eq!(embedded.jobs[SOLVE].planned, 4, "{:?}", embedded.jobs);
+
+    for solution in SOLUTIONS {
+        for item in SCENARIOS {
+            let t = table(&embedded, "adsbench", &format!("daily-{solution}-{item}"));
+            assert_eq!(t.rows.len(), DAYS + 1, "{t:?}");
+            let (date, spend, cap) = (
+                col(t, "date", None),
+                col(t, "spend", None),
+                col(t, "day-cap", None),
+            );
+            let day_cap = number(&t.rows[0][cap]).expect("the daily cap");
+            let mut total = 0.0;
+            for row in &t.rows[..DAYS] {
+                assert_eq!(text(&row[0]), solution);
+                let s = number(&row[spend]).expect("a spend");
+                assert!((0.0..=day_cap).contains(&s), "{row:?}");
+                total += s;
+            }
+            assert!(total > 0.0, "{solution} on {item} spent nothing");
+            let last = &t.rows[DAYS];
+            assert_eq!(text(&last[date]), "total");
+            assert!((number(&last[spend]).expect("a total") - total).abs() < 1e-6);
+        }
+    }
+
+    farm.start_workers(2, 2).await;
+    let wall = farm.coordinate(&path, Duration::from_secs(120)).await;
+    let distributed = farm.report_cluster(&path).await;
+    assert_complete(&distributed);
+    assert_same_results(&distributed, &embedded);
+    assert_eq!(distributed.sections, embedded.sections);
+
+    let t = table(&embedded, "adsbench", "daily-pacing-scenario-0");
+    figure(
+        "adsbench",
+        format_args!(
+            "4 episodes of {DAYS} days; embedded {:.1} s, 2 workers {:.1} s; pacing on \
+             scenario-0 spent {:.2}",
+            embedded_wall.as_secs_f64(),
+            wall.as_secs_f64(),
+            number(&t.rows[DAYS][col(t, "spend", None)]).unwrap_or_default()
+        ),
+    );
+}
