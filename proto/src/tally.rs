@@ -406,7 +406,10 @@ mod tests {
         // Two such charges read back as the largest count, not a negative one.
         let t = Tally::from_fields(fields.iter().chain(&fields).map(|(f, v)| (f.as_str(), *v)));
         assert_eq!(t.spend_nano_usd, i64::MAX);
-        assert!(t.usage.values().all(|s| s.input == i64::MAX && s.output > 0));
+        assert!(t
+            .usage
+            .values()
+            .all(|s| s.input == i64::MAX && s.output > 0));
     }
     use crate::job::{Cell, JobId};
     use crate::outcome::{Score, UsageSource};
