@@ -62,14 +62,15 @@ pub fn labels(
     let refused = episode
         .observations
         .iter()
-        .any(|o| o.error_code == Some("dependency"));
+        .any(|o| o.error_code.as_deref() == Some("dependency"));
     if missing || stray || refused || !episode.flags.is_empty() || !coverage.inverted.is_empty() {
         out.insert(Label::TE);
     }
-    let rejected = episode
-        .observations
-        .iter()
-        .any(|o| o.error_code.is_some_and(|c| ARGUMENT_CODES.contains(&c)));
+    let rejected = episode.observations.iter().any(|o| {
+        o.error_code
+            .as_deref()
+            .is_some_and(|c| ARGUMENT_CODES.contains(&c))
+    });
     let key_miss = coverage.key_arg_mismatch.iter().any(|id| {
         task.step(id).is_some_and(|s| {
             s.tool != CALCULATOR && s.tool != SEARCH && s.tool != SUMMARIZE_RESULTS
@@ -84,7 +85,7 @@ pub fn labels(
     let calc_failed = episode
         .observations
         .iter()
-        .any(|o| o.tool == CALCULATOR && !o.ok() && o.error_code == Some("tool-failed"));
+        .any(|o| o.tool == CALCULATOR && !o.ok() && o.error_code.as_deref() == Some("tool-failed"));
     // The right data: every data step matched.
     let data_ok = task
         .steps
