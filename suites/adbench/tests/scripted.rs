@@ -99,6 +99,8 @@ fn through(protocol: Protocol) {
         temperature: 0.0,
         seed: 1,
     };
+    // Runs in which independent steps shared a turn.
+    let shared = std::cell::Cell::new(0usize);
     let play = |script: Script, t: &Task, r: &Replay, p: &Platform| -> Option<Episode> {
         let model = ScriptedModel::new(script, t, r, p)?;
         let brief = Brief {
@@ -124,12 +126,17 @@ fn through(protocol: Protocol) {
             t.id,
             run.turns
         );
+        if run.turns.iter().any(|turn| turn.calls.len() > 1) {
+            shared.set(shared.get() + 1);
+        }
         let direct = episode(script, t, r, p).expect("applies as the model did");
         assert_eq!(run.episode, direct, "{script:?} on {}", t.id);
         Some(run.episode)
     };
     let direct = check_scripts(d, &episode);
     assert_eq!(check_scripts(d, &play), direct);
+    eprintln!("{protocol:?}: {} runs had a turn of parallel calls", shared.get());
+    assert!(shared.get() > 0);
 }
 
 #[test]

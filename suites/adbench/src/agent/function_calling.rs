@@ -25,8 +25,8 @@ pub fn raw_calls(c: &Completion) -> Vec<RawCall> {
 }
 
 /// The reply as the conversation keeps it: every call with an id its
-/// tool message can answer (`call_<n>`, counting the episode's calls, for
-/// a provider that sent none).
+/// tool message can answer (`call_<n>`, counting the calls already in the
+/// conversation as the local model does, for a provider that sent none).
 pub fn assistant(c: &Completion, calls_before: usize) -> Message {
     let calls: Vec<ToolCall> = c
         .tool_calls

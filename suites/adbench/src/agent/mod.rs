@@ -264,7 +264,8 @@ impl Agent<'_> {
             }
             Protocol::FunctionCalling => {
                 let checked = turn::check(&function_calling::raw_calls(&reply), specs, max);
-                let assistant = function_calling::assistant(&reply, self.calls.len());
+                let earlier = self.messages.iter().map(|m| m.tool_calls.len()).sum();
+                let assistant = function_calling::assistant(&reply, earlier);
                 (reply.text, checked, assistant)
             }
         };
