@@ -135,7 +135,10 @@ fn through(protocol: Protocol) {
     };
     let direct = check_scripts(d, &episode);
     assert_eq!(check_scripts(d, &play), direct);
-    eprintln!("{protocol:?}: {} runs had a turn of parallel calls", shared.get());
+    eprintln!(
+        "{protocol:?}: {} runs had a turn of parallel calls",
+        shared.get()
+    );
     assert!(shared.get() > 0);
 }
 
@@ -147,4 +150,13 @@ fn scripted_agents_through_react_tags_score_as_played_directly() {
 #[test]
 fn scripted_agents_through_function_calling_score_as_played_directly() {
     through(Protocol::FunctionCalling);
+}
+
+#[test]
+fn scripts_serialise_by_their_names() {
+    for s in Script::ALL {
+        let json = serde_json::to_string(&s).expect("serialise");
+        assert_eq!(json, format!("\"{}\"", s.name()));
+        assert_eq!(serde_json::from_str::<Script>(&json).expect("read"), s);
+    }
 }

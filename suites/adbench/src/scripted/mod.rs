@@ -15,6 +15,7 @@ mod model;
 
 pub use model::ScriptedModel;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::replay::calculator_tool::CALCULATOR;
@@ -25,8 +26,9 @@ use crate::tools::spec::GET_USER_ACCOUNT_LIST;
 use crate::tools::{Call, Platform};
 use crate::world::Day;
 
-/// A scripted agent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A scripted agent (serde names as [`Script::name`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Script {
     /// The reference, answered.
     Oracle,
