@@ -88,6 +88,28 @@ impl Provider for Canned {
     }
 }
 
+/// Another provider's replies as a cache serves them: flagged cached,
+/// with the latency of the call that made them.
+struct FromCache<'a>(&'a dyn Provider);
+
+#[async_trait]
+impl Provider for FromCache<'_> {
+    fn model(&self) -> &str {
+        self.0.model()
+    }
+
+    async fn chat(&self, req: &ChatRequest) -> Result<Completion, LlmError> {
+        let mut c = self.0.chat(req).await?;
+        c.usage.cached = true;
+        c.usage.latency_ms = 1234;
+        Ok(c)
+    }
+
+    async fn choose(&self, req: &ChatRequest, options: &[String]) -> Result<Choice, LlmError> {
+        self.0.choose(req, options).await
+    }
+}
+
 fn child_platform() -> Arc<Platform> {
     let calculator = Calculator::new(
         env!("CARGO_BIN_EXE_adbench-calculator"),
@@ -472,7 +494,7 @@ async fn function_calling_offers_the_schemas_and_answers_each_call_by_id() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_run_is_the_same_bytes_twice_and_reads_back() {
+async fn a_run_is_the_same_bytes_twice_and_from_the_cache_and_reads_back() {
     let tasks = load(&tasks_root(), Split::Public).expect("tasks");
     let reference =
         reference_platform(Split::Public.seed(), reference_day(), DEFAULT_HOUR).expect("platform");
@@ -484,8 +506,12 @@ async fn a_run_is_the_same_bytes_twice_and_reads_back() {
     let r = replay(task, &reference).expect("replay");
     for protocol in [Protocol::React, Protocol::FunctionCalling] {
         let mut bytes = Vec::new();
-        for _ in 0..2 {
-            let model = ScriptedModel::new(Script::Oracle, task, &r, &reference).expect("oracle");
+        // Twice, and once more served from a cache.
+        for cached in [false, false, true] {
+            let scripted =
+                ScriptedModel::new(Script::Oracle, task, &r, &reference).expect("oracle");
+            let from_cache = FromCache(&scripted);
+            let model: &dyn Provider = if cached { &from_cache } else { &scripted };
             let platform = child_platform();
             let brief = Brief {
                 question: &task.question,
@@ -495,7 +521,7 @@ async fn a_run_is_the_same_bytes_twice_and_reads_back() {
             };
             let run = agent::run(
                 protocol,
-                &model,
+                model,
                 platform,
                 brief,
                 Limits::default(),
@@ -510,6 +536,7 @@ async fn a_run_is_the_same_bytes_twice_and_reads_back() {
             bytes.push(b);
         }
         assert_eq!(bytes[0], bytes[1], "{protocol:?}");
+        assert_eq!(bytes[0], bytes[2], "{protocol:?} from the cache");
     }
     let p = serde_json::to_string(&Protocol::FunctionCalling).expect("json");
     assert_eq!(p, "\"function-calling\"");

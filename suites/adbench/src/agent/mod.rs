@@ -124,13 +124,13 @@ pub struct Turn {
     pub format_error: Option<FormatError>,
 }
 
-/// Tokens over the episode's model calls.
+/// Tokens over the episode's model calls. Whether a call came from the
+/// cache is left out: a rerun served from the cache is the same run, byte
+/// for byte (the worker meters what it actually paid).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Tokens {
     /// Model calls answered (the closing call included).
     pub model_calls: u32,
-    /// Of those, answered from the cache.
-    pub cached_calls: u32,
     /// Prompt tokens.
     pub input: u64,
     /// Completion tokens.
@@ -140,7 +140,6 @@ pub struct Tokens {
 impl Tokens {
     fn add(&mut self, c: &Completion) {
         self.model_calls += 1;
-        self.cached_calls += u32::from(c.usage.cached);
         self.input += c.usage.input;
         self.output += c.usage.output;
     }
