@@ -14,9 +14,13 @@ pub mod replay;
 pub mod scoring;
 /// Scripted agents (oracle and mutants) that exercise the scorer and the agent loop.
 pub mod scripted;
+/// AD-Bench as an AdFarm suite: dataset, solutions, stages, report, command.
+pub mod suite;
 /// AD-Bench's tasks, their loader and checks.
 pub mod tasks;
 /// The platform's tools, their schemas and the episode state.
 pub mod tools;
 /// The simulated ad platform: a pure function of (seed, date, hour).
 pub mod world;
+
+pub use suite::{AdBench, SUITE};

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeSet;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::episode::Episode;
 use super::grade::Grade;
@@ -23,7 +23,7 @@ use crate::tasks::Task;
 use crate::tools::spec::{SEARCH, SUMMARIZE_RESULTS};
 
 /// A failure label.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Label {
     /// Tool error: missing or stray tool, dependency violation.
     TE,
@@ -37,6 +37,18 @@ pub enum Label {
     Hal,
     /// Long context: overflow, or long and repetitive.
     LC,
+}
+
+impl Label {
+    /// Every label, in the paper's column order.
+    pub const ALL: [Label; 6] = [
+        Label::TE,
+        Label::PE,
+        Label::IF,
+        Label::CE,
+        Label::Hal,
+        Label::LC,
+    ];
 }
 
 /// Error codes of calls rejected for their arguments.
