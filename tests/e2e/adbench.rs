@@ -91,9 +91,11 @@ async fn adbench_scripted_agents_score_as_designed_on_three_dates() {
         Some(0.0)
     );
 
-    // Each mutant gets its own label; the other labels it may earn are
-    // consequences (a wrong date is also a wrong answer...), so only its
-    // own is pinned here, on at least one episode per task it applies to.
+    // Each mutant earns its own label, on the same tasks for every seed
+    // (episodes are pure functions of the item). Where a mutation leaves
+    // the answer right (a flagged but answered dependency violation, an
+    // idle turn, an extra number), only the label tells it from the
+    // oracle; the crate's tests pin the label on every task it applies to.
     for (agent, label) in [
         ("no-account-list", "TE"),
         ("wrong-dates", "PE"),
@@ -102,10 +104,12 @@ async fn adbench_scripted_agents_score_as_designed_on_three_dates() {
         ("invented-number", "Hal"),
     ] {
         let all = row(fail, agent, Some("All"));
-        let got = number(&all[col(fail, label, None)]).unwrap_or_default();
-        assert!(got > 0.0, "{agent} never earned {label}: {all:?}");
-        let wrong = number(&row(pass, agent, None)[col(pass, "overall-pass@1", None)]);
-        assert!(wrong < Some(1.0), "{agent} scored as the oracle");
+        let got = number(&all[col(fail, label, None)]).unwrap_or_default() as i64;
+        assert!(got > 0 && got % 3 == 0, "{agent} earned {label} {got} times: {all:?}");
+    }
+    for agent in ["wrong-dates", "wrong-arithmetic"] {
+        let p1 = number(&row(pass, agent, None)[col(pass, "overall-pass@1", None)]);
+        assert!(p1 < Some(1.0), "{agent} answered everything right");
     }
     figure(
         "adbench-scripted",
