@@ -77,5 +77,5 @@ pub use event_log::{Event, EventLog};
 pub use metrics::{Level, MetricKey, MetricRow, Metrics, SearchTermKey};
 pub use policy::{run_episode, Cadence, EpisodeRun, Policy};
 pub use report::{daily_report, format_table, DayReport};
-pub use scripted::{FixedBids, PacingRule, ScriptedAccount};
+pub use scripted::{FixedBids, OpenedAccount, PacingRule, ScriptedAccount};
 pub use vocabulary::{MatchType, Vertical};
