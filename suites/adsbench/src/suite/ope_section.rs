@@ -58,11 +58,11 @@ fn table(c: &Classic) -> Table {
         columns: vec![
             Column::new("estimator", "Estimator", ColumnKind::Text),
             Column::new("estimate", "Estimate", value),
-            Column::new("estimate-lower", "95% CI low", value),
-            Column::new("estimate-upper", "95% CI high", value),
+            Column::new("estimate-lower", "Estimate 95% CI low", value),
+            Column::new("estimate-upper", "Estimate 95% CI high", value),
             Column::new("relative-error", "Relative error", error),
-            Column::new("relative-error-lower", "95% CI low", error),
-            Column::new("relative-error-upper", "95% CI high", error),
+            Column::new("relative-error-lower", "Error 95% CI low", error),
+            Column::new("relative-error-upper", "Error 95% CI high", error),
         ],
         rows: c
             .rows
