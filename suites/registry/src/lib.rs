@@ -21,7 +21,7 @@ pub fn suite(name: &str, ctx: &SuiteContext) -> Option<Arc<dyn Suite>> {
         // Loads lazily: missing data surfaces from items()/solution().
         "gem" => Some(Arc::new(adfarm_gem::GemBench::load(ctx))),
         "counter" => Some(Arc::new(adfarm_counter::CounterSuite)),
-        "adsbench" => Some(Arc::new(adfarm_adsbench::AdsBench)),
+        "adsbench" => Some(Arc::new(adfarm_adsbench::AdsBench::new(ctx))),
         "adbench" => Some(Arc::new(adfarm_adbench::AdBench::new())),
         _ => None,
     }
