@@ -105,7 +105,10 @@ async fn adbench_scripted_agents_score_as_designed_on_three_dates() {
     ] {
         let all = row(fail, agent, Some("All"));
         let got = number(&all[col(fail, label, None)]).unwrap_or_default() as i64;
-        assert!(got > 0 && got % 3 == 0, "{agent} earned {label} {got} times: {all:?}");
+        assert!(
+            got > 0 && got % 3 == 0,
+            "{agent} earned {label} {got} times: {all:?}"
+        );
     }
     for agent in ["wrong-dates", "wrong-arithmetic"] {
         let p1 = number(&row(pass, agent, None)[col(pass, "overall-pass@1", None)]);
@@ -147,9 +150,15 @@ async fn adbench_gives_one_report_embedded_and_distributed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn adbench_local_react_episodes_run_end_to_end() {
     let mut farm = Farm::new("adbench-local");
+    // Short episodes keep the CPU-bound model's prefill within minutes: at
+    // most 4 turns, observations cut at 2,000 characters.
     let sweep = with_params(
         "adbench-local.toml",
         r#"{ split = "public", env_dates = ["2026-07-25"], per_tier = 3 }"#,
+    )
+    .replace(
+        "max_tokens = 192",
+        "max_tokens = 160\nparams = { max_turns = 4, observation_chars = 2000 }",
     );
     let path = farm.write("adbench-local.toml", &sweep);
     // The fetched model lives in the test command's home.

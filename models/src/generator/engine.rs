@@ -23,8 +23,10 @@ use tokio::sync::oneshot;
 pub(crate) const MAX_ACTIVE: usize = 8;
 
 /// Prompt tokens whose keys and values are kept for reuse (about 46 KiB
-/// each for SmolLM2-135M: 140 MiB in all).
-const PREFIX_CACHE_TOKENS: usize = 3072;
+/// each for SmolLM2-135M: 736 MiB at most). Sized for agent episodes:
+/// several run at once, each turn's prompt extending its last one (2–6k
+/// tokens), all starting with the same system prompt.
+const PREFIX_CACHE_TOKENS: usize = 16_384;
 
 pub(crate) struct ChatJob {
     pub(crate) prompt: String,

@@ -46,22 +46,18 @@ pub fn asks_final_answer(req: &ChatRequest) -> bool {
         .is_some_and(|m| m.role == Speaker::User && m.content.ends_with(FINAL_ANSWER))
 }
 
-/// The part both protocols share: who the agent works for, when it is,
-/// and the platform's rules.
-fn situation(out: &mut String, brief: &Brief<'_>, limits: &Limits) {
-    let today = brief.today;
-    let monday = today.plus(-(today.weekday() as i32));
+/// What every episode of a protocol is told alike: the role and the
+/// platform's rules. It opens the system prompt, so every episode's prompt
+/// starts with the same tokens (a local model prefills them once).
+fn rules(out: &mut String, limits: &Limits) {
     let _ = write!(
         out,
         "You are an advertising analytics assistant. An advertiser asks you a question about \
 their ads, and you answer it from the data of the ad platform, which you reach only through \
 its tools.
 
-# Situation
-- The advertiser's user_id is {user}. Pass it wherever a tool takes a user_id.
-- Today is {today} ({weekday}) and it is {hour:02}:00. Dates in the question are relative to \
-today: yesterday is {yesterday}, this week began on Monday {monday}, last week ran from \
-{last_monday} to {last_sunday}. Write dates as YYYY-MM-DD.
+# Rules
+- Dates in the question are relative to today (given below). Write dates as YYYY-MM-DD.
 - Data for today covers only the hours completed so far; full days end yesterday.
 - Account ids come only from {list}: call it before any tool that takes an account id, and \
 never guess an id.
@@ -74,6 +70,26 @@ page.
 {{\"query\": \"Resolved\"}}; if the platform cannot provide what the question needs, call it \
 with {{\"query\": \"Unresolved\"}}. You are then asked for your final answer.
 ",
+        list = GET_USER_ACCOUNT_LIST,
+        chars = limits.observation_chars,
+        turns = limits.max_turns,
+        summarize = SUMMARIZE_RESULTS,
+    );
+}
+
+/// What differs per episode: who the agent works for and when it is. It
+/// closes the system prompt.
+fn situation(out: &mut String, brief: &Brief<'_>) {
+    let today = brief.today;
+    let monday = today.plus(-(today.weekday() as i32));
+    let _ = write!(
+        out,
+        "
+# Situation
+- The advertiser's user_id is {user}. Pass it wherever a tool takes a user_id.
+- Today is {today} ({weekday}) and it is {hour:02}:00: yesterday is {yesterday}, this week \
+began on Monday {monday}, last week ran from {last_monday} to {last_sunday}.
+",
         user = brief.user_id,
         today = today,
         weekday = WEEKDAYS[today.weekday()],
@@ -82,18 +98,14 @@ with {{\"query\": \"Unresolved\"}}. You are then asked for your final answer.
         monday = monday,
         last_monday = monday.plus(-7),
         last_sunday = monday.plus(-1),
-        list = GET_USER_ACCOUNT_LIST,
-        chars = limits.observation_chars,
-        turns = limits.max_turns,
-        summarize = SUMMARIZE_RESULTS,
     );
 }
 
-/// The ReAct system prompt: the situation, the tag protocol and every
-/// tool with its JSON Schema.
+/// The ReAct system prompt: the rules, the tag protocol, every tool with
+/// its JSON Schema, then the episode's situation.
 pub fn react_system(brief: &Brief<'_>, limits: &Limits, tools: &[Tool]) -> String {
     let mut out = String::new();
-    situation(&mut out, brief, limits);
+    rules(&mut out, limits);
     let _ = write!(
         out,
         "
@@ -121,14 +133,15 @@ your calls, each with its result id.
             t.name, t.description, t.parameters
         );
     }
+    situation(&mut out, brief);
     out
 }
 
-/// The function-calling system prompt: the situation; the tools travel
-/// as the request's `tools`.
+/// The function-calling system prompt: the rules, then the episode's
+/// situation; the tools travel as the request's `tools`.
 pub fn function_calling_system(brief: &Brief<'_>, limits: &Limits) -> String {
     let mut out = String::new();
-    situation(&mut out, brief, limits);
+    rules(&mut out, limits);
     let _ = write!(
         out,
         "
@@ -139,6 +152,7 @@ see any result: make them together only when they do not need each other's resul
 ",
         max = limits.max_calls_per_turn,
     );
+    situation(&mut out, brief);
     out
 }
 
@@ -169,8 +183,7 @@ mod tests {
         // 2026-07-25 is a Saturday.
         for needle in [
             "user_id is 4242",
-            "Today is 2026-07-25 (Saturday) and it is 12:00",
-            "yesterday is 2026-07-24",
+            "Today is 2026-07-25 (Saturday) and it is 12:00: yesterday is 2026-07-24",
             "this week began on Monday 2026-07-20",
             "last week ran from 2026-07-13 to 2026-07-19",
             "cut",
@@ -187,5 +200,20 @@ mod tests {
         }
         let fc = function_calling_system(&brief(), &Limits::default());
         assert!(fc.contains("user_id is 4242") && !fc.contains("<TOOL_NAME>"));
+        // Episodes differ only after the shared part, so a local model
+        // prefills that once for all of them.
+        let other = Brief {
+            user_id: 77,
+            today: Day::parse("2026-09-08").expect("date"),
+            ..brief()
+        };
+        let q = react_system(&other, &Limits::default(), &tools);
+        let shared = p.bytes().zip(q.bytes()).take_while(|(a, b)| a == b).count();
+        assert!(shared >= p.find("# Situation").expect("a situation"));
+        assert!(
+            shared as f64 > 0.9 * p.len() as f64,
+            "{shared} of {}",
+            p.len()
+        );
     }
 }
