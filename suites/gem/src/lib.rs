@@ -37,7 +37,7 @@ pub mod split;
 pub mod summary;
 
 use adfarm_proto::report::Section;
-use adfarm_proto::{Lane, Role, Scope, SolutionSpec, Stage, Variant, SOLVE};
+use adfarm_proto::{Lane, ProviderKind, Role, Scope, SolutionSpec, Stage, Variant, SOLVE};
 use adfarm_suite::{
     CallEstimate, DataError, ItemIter, JobError, ReportInput, Solution, StageJob, StageModels,
     StageOutput, Suite, SuiteContext, SweepView,
@@ -109,13 +109,25 @@ pub const JUDGE_STAGE: &str = "judge";
 pub const EMBED_STAGE: &str = "embed-metrics";
 
 /// GEM-Bench's suite parameters.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 struct Params {
     /// Judge prompts and scale.
     protocol: Protocol,
     /// Extra embedding models (provider names) re-scoring the same
-    /// responses with the embedding metrics (the embedding ablation table).
+    /// responses with the embedding metrics (the metric-embedder table).
     embedding_ablation: Vec<String>,
+    /// Weight of input tokens in the cost Overall (Table 6).
+    cost_input_ratio: f64,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params {
+            protocol: Protocol::default(),
+            embedding_ablation: vec![],
+            cost_input_ratio: cost::DEFAULT_INPUT_RATIO,
+        }
+    }
 }
 
 pub(crate) fn suite_params(params: &serde_json::Value) -> Result<Params, DataError> {
@@ -125,6 +137,17 @@ pub(crate) fn suite_params(params: &serde_json::Value) -> Result<Params, DataErr
             match k.as_str() {
                 "judge_protocol" => {
                     out.protocol = Protocol::parse(v.as_str().unwrap_or_default())?;
+                }
+                "cost_input_ratio" => {
+                    out.cost_input_ratio = v
+                        .as_f64()
+                        .filter(|r| r.is_finite() && *r >= 0.0)
+                        .ok_or_else(|| DataError::Param {
+                            field: "params.cost_input_ratio".into(),
+                            reason: format!(
+                                "must be a non-negative number (the paper's is 0.5), got {v}"
+                            ),
+                        })?;
                 }
                 "embedding_ablation" => {
                     let names = v.as_array().ok_or_else(|| DataError::Param {
@@ -142,9 +165,9 @@ pub(crate) fn suite_params(params: &serde_json::Value) -> Result<Params, DataErr
                 other => {
                     return Err(DataError::Param {
                         field: format!("params.{other}"),
-                        reason:
-                            "unknown GEM-Bench parameter; valid: judge_protocol, embedding_ablation"
-                                .into(),
+                        reason: "unknown GEM-Bench parameter; valid: judge_protocol, \
+                                 embedding_ablation, cost_input_ratio"
+                            .into(),
                     })
                 }
             }
@@ -206,6 +229,55 @@ fn embed_variants(sweep: SweepView<'_>, ablation: &[String]) -> Result<Vec<Varia
     Ok(out)
 }
 
+/// The providers this suite's jobs call, by index in `providers`: its
+/// solutions' generators and embedders, the judges, the embedder and the
+/// ablation embedders.
+fn called_providers(sweep: SweepView<'_>, ablation: &[String]) -> Vec<usize> {
+    let spec = sweep.spec;
+    let mut names: Vec<&str> = vec![];
+    for sol in spec.solutions.iter().filter(|s| {
+        s.suite.as_deref().is_none_or(|n| n == sweep.suite.name)
+            && SOLUTIONS.contains(&s.name.as_str())
+    }) {
+        names.push(&sol.provider);
+        names.extend(sol.embedder(spec));
+    }
+    names.extend(spec.judges.iter().map(String::as_str));
+    names.extend(spec.embedder.as_deref());
+    names.extend(ablation.iter().map(String::as_str));
+    let mut out: Vec<usize> = names
+        .iter()
+        .filter_map(|n| spec.providers.iter().position(|p| p.name == *n))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Every call GEM-Bench reports is priced (Table 6, the budget): an HTTP
+/// provider it calls must state both prices, `0` for a free model, so no
+/// model is priced 0 by omission. Local models run here and cost 0 unless
+/// priced.
+fn check_prices(sweep: SweepView<'_>, ablation: &[String]) -> Result<(), DataError> {
+    for i in called_providers(sweep, ablation) {
+        let p = &sweep.spec.providers[i];
+        if p.kind == ProviderKind::Local {
+            continue;
+        }
+        if let Some(field) = p.unpriced().first() {
+            return Err(DataError::Sweep {
+                field: format!("providers[{i}].{field}"),
+                reason: format!(
+                    "GEM-Bench prices every call of provider {:?}: state its price in USD per \
+                     million tokens (0 for a free model)",
+                    p.name
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 fn needs(job: &StageJob<'_>, what: &str) -> JobError {
     JobError::Data(DataError::Param {
         field: job.stage.into(),
@@ -246,6 +318,7 @@ impl Suite for GemBench {
 
     fn stages(&self, sweep: SweepView<'_>) -> Result<Vec<Stage>, DataError> {
         let params = suite_params(&sweep.suite.params)?;
+        check_prices(sweep, &params.embedding_ablation)?;
         let mut stages = Vec::new();
         if !sweep.spec.judges.is_empty() {
             stages.push(Stage::per_judge(JUDGE_STAGE, &sweep.spec.judges));

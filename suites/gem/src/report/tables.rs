@@ -409,8 +409,8 @@ mod tests {
             max_concurrency: 1,
             timeout_secs: 1.0,
             max_attempts: 1,
-            input_usd_per_mtok: 0.25,
-            output_usd_per_mtok: 1.0,
+            input_usd_per_mtok: Some(0.25),
+            output_usd_per_mtok: Some(1.0),
             limit_group: None,
         };
         SweepSpec {

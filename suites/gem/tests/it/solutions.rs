@@ -24,6 +24,8 @@ pub fn spec(name: &str, params: serde_json::Value) -> SolutionSpec {
         max_tokens: 200,
         temperature: 0.0,
         params,
+        label: None,
+        embedder: None,
     }
 }
 
