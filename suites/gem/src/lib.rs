@@ -8,7 +8,8 @@
 //! - [`solutions`]: Ad-Chat, GI-R, GIR-R, GIR-P and the no-ads control.
 //! - [`judge`], [`judge_prompts`]: the six judge metrics, both protocols.
 //! - [`scoring`]: embedding metrics of an output, one-shot scoring.
-//! - [`agreement`], [`cost`]: judge agreement and token cost helpers.
+//! - [`agreement`], [`cost`]: judge agreement and token cost helpers;
+//!   [`interval`]: means and 95% intervals over items (clustered).
 //! - [`report`]: the paper's tables and plots as report sections.
 //! - [`command`]: `adfarm gem score`, the metrics of one response.
 //! - [`assets`]: the pinned `gembench` wheel the data comes from.
@@ -25,6 +26,7 @@ pub mod command;
 pub mod cost;
 pub mod data;
 pub mod inject;
+pub mod interval;
 pub mod item;
 pub mod judge;
 pub mod judge_prompts;
@@ -458,6 +460,8 @@ impl Suite for GemBench {
     }
 
     fn report(&self, input: &ReportInput<'_>) -> Result<Vec<Section>, DataError> {
-        Ok(report::sections(input))
+        // The data names the items that ask one prompt and the dataset
+        // summary; a report read where the data is missing goes without.
+        Ok(report::sections(input, self.data().ok().as_ref()))
     }
 }

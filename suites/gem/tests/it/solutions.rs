@@ -205,8 +205,9 @@ async fn gir_p_rewrites_marked_text_and_strips_the_marks() {
     assert_eq!(meta["rewrite_failed"], false);
 }
 
+/// Issue 11: an empty rewrite used to return GI-R's text under GIR's name.
 #[tokio::test]
-async fn empty_rewrite_keeps_the_inserted_text() {
+async fn issue_11_an_empty_rewrite_is_scored_as_the_empty_response_it_is() {
     let suite = GemBench::with_data(tiny_data());
     let item = &items(&suite, "mt-human")[0];
     let llm = FakeLlm::new(
@@ -221,7 +222,8 @@ async fn empty_rewrite_keeps_the_inserted_text() {
     );
     let out = run(&suite, "gir-r", json!({}), item, &llm).await;
     assert_eq!(out.output.meta["rewrite_failed"], true);
-    assert!(out.output.text.contains("]("));
+    assert_eq!(out.output.text, "");
+    assert_eq!(score(&out, "injection-rate"), Some(Verdict::Score(0.0)));
 }
 
 #[tokio::test]
