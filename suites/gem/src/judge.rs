@@ -38,7 +38,7 @@ pub const JUDGE_MAX_TOKENS: u32 = 16;
 /// How the judge is asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Protocol {
-    /// Two dimensions rated bad/moderate/good (paper §4.2).
+    /// Two dimensions rated bad/moderate/good (the paper's LLM-judge metrics).
     #[default]
     #[serde(rename = "paper")]
     Paper,

@@ -173,8 +173,8 @@ type Response = (String, String, u64, String);
 impl Tables {
     /// The tables that need only the cells (cost and agreement left empty).
     /// `embedder` and `ablation` are the sweep's embedder and ablation
-    /// embedders: cells scored by an ablation embedder go to Table 5, never
-    /// to the judge tables.
+    /// embedders: cells scored by an ablation embedder go to the
+    /// metric-embedder re-scoring, never to the judge tables.
     pub fn from_cells(
         cells: &[CellRow],
         judges: &[String],
