@@ -142,7 +142,10 @@ async fn gem_sweep_report_fills_cost_and_agreement_from_job_results() {
             ("gi-r emb-b".to_string(), "emb-b".to_string())
         ]
     );
-    assert!(t5.rows.iter().all(|row| number(&row[col(t5, "overall", None)]).is_some()));
+    assert!(t5
+        .rows
+        .iter()
+        .all(|row| number(&row[col(t5, "overall", None)]).is_some()));
     // Cost from Output.meta.calls: every response has calls, GI-R's
     // include the ad-free answer, and Overall = 0.25·ITTFT + OTTFT (the
     // sweep's cost_input_ratio).

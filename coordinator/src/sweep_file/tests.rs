@@ -236,11 +236,17 @@ fn line_of(text: &str, line: &str) -> usize {
 fn issue_11_gem_needs_the_prices_of_its_http_providers_unless_explicitly_zero() {
     let http = "\n[[providers]]\nname = \"http-judge\"\nkind = \"openai-compatible\"\n\
                 base_url = \"http://127.0.0.1:9/v1\"\nmodel = \"j-1\"\nrequests_per_minute = 600\n";
-    let unpriced = gem("{}", "{}").replace(r#"judges = ["fake"]"#, r#"judges = ["http-judge"]"#)
-        + http;
+    let unpriced =
+        gem("{}", "{}").replace(r#"judges = ["fake"]"#, r#"judges = ["http-judge"]"#) + http;
     let e = try_parse(&unpriced).unwrap_err();
-    let line = line_of(&unpriced, "name = \"http-judge\"");
-    assert_at(&e, line, "providers[4].input_usd_per_mtok", "0 for a free model");
+    // An absent field is reported at its table's header.
+    let line = line_of(&unpriced, "name = \"http-judge\"") - 1;
+    assert_at(
+        &e,
+        line,
+        "providers[4].input_usd_per_mtok",
+        "0 for a free model",
+    );
     let half = format!("{unpriced}input_usd_per_mtok = 0.0\n");
     let e = try_parse(&half).unwrap_err();
     assert_at(&e, line, "providers[4].output_usd_per_mtok", "http-judge");
@@ -279,19 +285,38 @@ fn issue_11_gi_r_variants_need_distinct_labels_and_known_embedders() {
     let spec = try_parse(&text).expect("two labelled GI-R entries");
     assert_eq!(spec.solutions[1].label(), "gi-r minilm");
     assert_eq!(spec.solutions[1].embedder(&spec), Some("emb-b"));
-    assert_eq!(spec.solutions[0].embedder(&spec), Some("emb"), "the sweep's");
+    assert_eq!(
+        spec.solutions[0].embedder(&spec),
+        Some("emb"),
+        "the sweep's"
+    );
 
     let text = with(&variant("gi-r", "emb-b"));
     let e = try_parse(&text).unwrap_err();
     let line = line_of(&text, "label = \"gi-r\"");
-    assert_at(&e, line, "solutions[1].label", "duplicate solution \"gi-r\"");
+    assert_at(
+        &e,
+        line,
+        "solutions[1].label",
+        "duplicate solution \"gi-r\"",
+    );
     let text = with(&variant("x", "nope"));
     let e = try_parse(&text).unwrap_err();
     let line = line_of(&text, "embedder = \"nope\"");
-    assert_at(&e, line, "solutions[1].embedder", "unknown provider \"nope\"");
+    assert_at(
+        &e,
+        line,
+        "solutions[1].embedder",
+        "unknown provider \"nope\"",
+    );
     let text = with(&variant("-", "emb"));
     let e = try_parse(&text).unwrap_err();
-    assert_at(&e, line_of(&text, "label = \"-\""), "solutions[1].label", "may not be");
+    assert_at(
+        &e,
+        line_of(&text, "label = \"-\""),
+        "solutions[1].label",
+        "may not be",
+    );
 }
 
 /// Issue 11: the shipped paper sweep judged with GPT-4o-mini instead of
@@ -335,6 +360,8 @@ fn issue_11_the_shipped_paper_sweep_names_the_papers_models() {
             ("gi-r minilm", Some("all-minilm-l6-v2"))
         ]
     );
-    assert!(spec.providers.iter().all(|p| p.kind == ProviderKind::Local
-        || p.unpriced().is_empty()));
+    assert!(spec
+        .providers
+        .iter()
+        .all(|p| p.kind == ProviderKind::Local || p.unpriced().is_empty()));
 }

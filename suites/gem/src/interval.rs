@@ -64,7 +64,13 @@ mod tests {
     fn issue_11_t_quantiles_are_exact() {
         // Tabled values to 4 decimals; the old table interpolated df 31-120
         // linearly (df 45: 2.021 against the exact 2.0141).
-        for (df, want) in [(1, 12.7062), (2, 4.3027), (10, 2.2281), (45, 2.0141), (200, 1.9719)] {
+        for (df, want) in [
+            (1, 12.7062),
+            (2, 4.3027),
+            (10, 2.2281),
+            (45, 2.0141),
+            (200, 1.9719),
+        ] {
             let t = t_975(df).expect("a quantile");
             assert!((t - want).abs() < 1e-4, "df {df}: {t}");
         }

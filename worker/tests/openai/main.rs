@@ -360,7 +360,11 @@ async fn issue_11_an_unparsable_judge_reply_costs_two_calls_on_the_wire() {
         assert_eq!(s.verdict, Verdict::Unscored(PARSE_FAILURE.into()), "{s:?}");
     }
     let stats = fake.stats().await;
-    assert_eq!(stats.requests, 6 * 2, "one question and one re-ask per metric");
+    assert_eq!(
+        stats.requests,
+        6 * 2,
+        "one question and one re-ask per metric"
+    );
 }
 
 #[tokio::test]

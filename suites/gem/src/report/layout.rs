@@ -504,7 +504,10 @@ mod tests {
         assert_eq!(t.columns[1].key, Some(Key::Scorer));
         assert_eq!(t.rows[0][3], Some(Value::Number(0.5)));
         assert_eq!(a.notes[0], "α over all judges: 0.55.");
-        assert_eq!(headers(t)[5..], ["Kendall's τ (mean over datasets)", "τ mt-human"]);
+        assert_eq!(
+            headers(t)[5..],
+            ["Kendall's τ (mean over datasets)", "τ mt-human"]
+        );
         assert_eq!(t.rows[0][6], Some(Value::Number(-1.0)));
         assert_eq!(a.plots[0].id, "agreement-heatmap");
 

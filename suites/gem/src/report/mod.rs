@@ -27,9 +27,7 @@ mod tables;
 
 pub use ablation::{Ablation, AblationRow};
 pub use retrieval::{Retrieval, RetrievalRow};
-pub use tables::{
-    judge_metrics, Agreement, Clusters, CostRow, EffectivenessRow, JudgeRow, Tables,
-};
+pub use tables::{judge_metrics, Agreement, Clusters, CostRow, EffectivenessRow, JudgeRow, Tables};
 
 use crate::data::GemData;
 use crate::item::Dataset;
@@ -88,7 +86,9 @@ pub fn sections(input: &ReportInput<'_>, data: Option<&Arc<GemData>>) -> Vec<Sec
     let gi_r: Vec<(String, String)> = runs
         .filter(|s| s.name == "gi-r")
         .map(|s| {
-            let e = s.embedder(input.spec).unwrap_or(adfarm_proto::tally::NO_JUDGE);
+            let e = s
+                .embedder(input.spec)
+                .unwrap_or(adfarm_proto::tally::NO_JUDGE);
             (s.label().to_string(), e.to_string())
         })
         .collect();

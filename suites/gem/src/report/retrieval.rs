@@ -127,11 +127,18 @@ mod tests {
             ("gi-r".to_string(), "emb-a".to_string()),
             ("ad-chat".to_string(), "emb-b".to_string()),
         ];
-        assert_eq!(from_tables(&t, &variants[..1]), None, "one variant: no table");
+        assert_eq!(
+            from_tables(&t, &variants[..1]),
+            None,
+            "one variant: no table"
+        );
         let r = from_tables(&t, &variants).expect("two variants");
         assert_eq!(r.rows.len(), 2);
         let a = &r.rows[0];
-        assert_eq!((a.solution.as_str(), a.embedder.as_str()), ("gi-r", "emb-a"));
+        assert_eq!(
+            (a.solution.as_str(), a.embedder.as_str()),
+            ("gi-r", "emb-a")
+        );
         // accuracy: j1 60, j2 20 → 40; Overall (75 + 20) / 2.
         assert_eq!(a.metrics["accuracy"], 40.0);
         assert_eq!(a.overall, Some(47.5));

@@ -125,7 +125,10 @@ mod tests {
         };
         let sec = section("gem", &s, &["lm-market".into(), "ca-prod".into()]);
         let t = &sec.tables[0];
-        assert!(t.rows.iter().all(|r| r[0] != text("mt-human")), "only the sweep's datasets");
+        assert!(
+            t.rows.iter().all(|r| r[0] != text("mt-human")),
+            "only the sweep's datasets"
+        );
         assert!(t.rows.contains(&vec![
             text("lm-market"),
             text("distinct prompts"),

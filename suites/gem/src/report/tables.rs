@@ -25,8 +25,8 @@ use crate::cost;
 use crate::interval;
 use crate::judge_prompts::JUDGE_METRICS;
 use adfarm_proto::report::{CellRow, Estimate, Section};
-use adfarm_proto::Verdict;
 use adfarm_proto::tally::NO_JUDGE;
+use adfarm_proto::Verdict;
 use adfarm_suite::ReportInput;
 use std::collections::BTreeMap;
 
@@ -433,7 +433,8 @@ impl Tables {
             by_dataset.insert(d.to_string(), agreement::kendall_tau_b(&xa, &xb));
         }
         let defined: Vec<f64> = by_dataset.values().flatten().copied().collect();
-        let mean = (!defined.is_empty()).then(|| defined.iter().sum::<f64>() / defined.len() as f64);
+        let mean =
+            (!defined.is_empty()).then(|| defined.iter().sum::<f64>() / defined.len() as f64);
         (by_dataset, mean)
     }
 
@@ -735,7 +736,10 @@ mod tests {
         assert_eq!(rf.mean, Some(21.0));
         // sd of {11, 31} = √200; t(0.975, 1) = 12.7062; / √2 clusters.
         let want = 12.7062 * 200f64.sqrt() / 2f64.sqrt();
-        assert!((rf.ci95.expect("two prompts") - want).abs() < 1e-2, "{rf:?}");
+        assert!(
+            (rf.ci95.expect("two prompts") - want).abs() < 1e-2,
+            "{rf:?}"
+        );
         assert_eq!((rf.n, rf.unscored), (10, 2), "counts stay the cells'");
     }
 
@@ -824,5 +828,31 @@ mod tests {
         };
         assert_eq!(count("gi-r"), Some(1));
         assert_eq!(count("ad-chat"), None, "no responses read");
+    }
+
+    /// Issue 11: the report used 0.5 whatever the sweep said.
+    #[test]
+    fn issue_11_the_cost_overall_weighs_input_by_the_sweeps_ratio() {
+        let mut spec = spec();
+        spec.suites[0].params = serde_json::json!({ "cost_input_ratio": 0.25 });
+        let c = cells();
+        let results = vec![response("r0", 400, 100)];
+        let sections = crate::report::sections(&input(&spec, &c, &results), None);
+        let cost = sections
+            .iter()
+            .find(|s| s.id == "cost")
+            .expect("a cost section");
+        assert!(
+            cost.intro
+                .as_deref()
+                .is_some_and(|i| i.contains("Overall = 0.25·ITTFT + OTTFT")),
+            "{:?}",
+            cost.intro
+        );
+        let row = &cost.tables[0].rows[0];
+        assert_eq!(
+            row[5],
+            Some(adfarm_proto::report::Value::Number(0.25 * 400.0 + 100.0))
+        );
     }
 }

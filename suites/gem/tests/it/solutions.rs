@@ -118,15 +118,25 @@ async fn ad_free_answer_request_is_identical_across_solutions() {
 /// Cosine of two vectors in f64, written out here so the brute force does
 /// not share the code it checks.
 fn cos(a: &[f32], b: &[f32]) -> f64 {
-    let dot: f64 = a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
+    let dot: f64 = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| f64::from(*x) * f64::from(*y))
+        .sum();
     let norm = |v: &[f32]| v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
     dot / (norm(a) * norm(b))
 }
 
+/// An ad-free answer whose least disturbing ad of the whole pool (Osprey)
+/// is only the third most similar to it.
+const RANKED_ANSWER: &str =
+    "Paris is lovely. Pots and pans matter in a kitchen. Rome is lovely too. A suitcase helps.";
+
 /// Issue 11: the brute force used to reuse the cosine under test, and with
 /// t = 5 over a 4-ad pool it never exercised the top-t ranking. Here t is
-/// chosen so that the least disturbing ad of the whole pool is *not* among
-/// the t retrieved: a solution that skipped or inverted the ranking fails.
+/// the largest for which the least disturbing ad of the whole pool is *not*
+/// among the t retrieved: a solution that skipped or inverted the ranking
+/// fails.
 #[tokio::test]
 async fn gi_r_retrieves_the_top_t_then_inserts_the_least_disturbing_ad_and_slot() {
     let suite = GemBench::with_data(tiny_data());
@@ -153,11 +163,14 @@ async fn gi_r_retrieves_the_top_t_then_inserts_the_least_disturbing_ad_and_slot(
             "Cast iron cookware pots and pans",
         ),
     ];
-    let sents = split_sentences(ANSWER);
+    let sents = split_sentences(RANKED_ANSWER);
     let sv: Vec<Vec<f32>> = sents.iter().map(|s| bow(s)).collect();
-    let dv: Vec<Vec<f32>> = pool.iter().map(|(n, _, d)| bow(&format!("{n}: {d}."))).collect();
+    let dv: Vec<Vec<f32>> = pool
+        .iter()
+        .map(|(n, _, d)| bow(&format!("{n}: {d}.")))
+        .collect();
     // Retrieval (GI-R: by the answer): pool indices by similarity, best first.
-    let answer = bow(ANSWER);
+    let answer = bow(RANKED_ANSWER);
     let mut ranked: Vec<usize> = (0..pool.len()).collect();
     ranked.sort_by(|&a, &b| cos(&answer, &dv[b]).total_cmp(&cos(&answer, &dv[a])));
     // The (Ψ, ad, slot) minimum over `cands`.
@@ -165,8 +178,8 @@ async fn gi_r_retrieves_the_top_t_then_inserts_the_least_disturbing_ad_and_slot(
         let mut best = (f64::INFINITY, 0, 0);
         for &j in cands {
             for i in 0..sv.len() - 1 {
-                let psi = cos(&sv[i], &sv[i + 1])
-                    - (cos(&sv[i], &dv[j]) + cos(&dv[j], &sv[i + 1])) / 2.0;
+                let psi =
+                    cos(&sv[i], &sv[i + 1]) - (cos(&sv[i], &dv[j]) + cos(&dv[j], &sv[i + 1])) / 2.0;
                 if psi < best.0 {
                     best = (psi, j, i);
                 }
@@ -176,11 +189,12 @@ async fn gi_r_retrieves_the_top_t_then_inserts_the_least_disturbing_ad_and_slot(
     };
     let overall = best(&ranked);
     let t = (1..pool.len())
+        .rev()
         .find(|&t| best(&ranked[..t]).1 != overall.1)
         .expect("the tiny data has a t where ranking changes the ad");
     let (_, j, slot) = best(&ranked[..t]);
 
-    let llm = answering_llm(|_, _| None);
+    let llm = FakeLlm::new(|_| RANKED_ANSWER.to_string(), |_, _| None);
     let out = run(&suite, "gi-r", json!({ "top_t": t }), item, &llm).await;
     let meta = &out.output.meta;
     let retrieved: Vec<&str> = meta["retrieved"]
@@ -427,3 +441,4 @@ async fn concurrent_solves_share_one_ad_index_and_report_the_same_cost() {
         b.output.meta["embedding_tokens"]
     );
 }
+
