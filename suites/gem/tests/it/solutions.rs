@@ -441,4 +441,3 @@ async fn concurrent_solves_share_one_ad_index_and_report_the_same_cost() {
         b.output.meta["embedding_tokens"]
     );
 }
-
