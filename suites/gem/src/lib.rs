@@ -465,3 +465,32 @@ impl Suite for GemBench {
         Ok(report::sections(input, self.data().ok().as_ref()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// Issue 11: every deviation from gembench 1.0.9 is one row of the
+    /// deviation table in the GEM-Bench report docs.
+    #[test]
+    fn issue_11_the_docs_table_every_deviation_from_the_reference() {
+        let docs = include_str!("../../../docs/gem-bench-reports.md");
+        let table = docs
+            .split("## Deviations from the reference code (gembench 1.0.9)")
+            .nth(1)
+            .expect("the deviation section");
+        assert!(table.contains("| where | the reference | AdFarm | why |"));
+        for row in [
+            "| cosine in Ad-LLM (retrieval, Ψ) |",
+            "| AF (ad flow) |",
+            "| judge reply that matches no category |",
+            "| Ad-Chat option lists |",
+            "| Ad-Chat picks with one option |",
+            "| closed choice on the local model |",
+            "| empty GIR rewrite |",
+            "| CA-Prod product without a website |",
+            "| cost Overall |",
+        ] {
+            assert!(table.contains(row), "no row {row}");
+        }
+        assert!(docs.contains("the unit is the distinct prompt"));
+    }
+}

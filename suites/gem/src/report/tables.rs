@@ -147,7 +147,7 @@ fn effectiveness_overall(dataset: &str, metrics: &BTreeMap<String, Estimate>) ->
         "ad-coherence",
         "injection-rate",
     ];
-    if dataset == "ca-prod" {
+    if dataset == crate::item::Dataset::CaProd.as_str() {
         parts.push("ctr");
     }
     let means: Option<Vec<f64>> = parts

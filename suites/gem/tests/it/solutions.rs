@@ -138,7 +138,7 @@ const RANKED_ANSWER: &str =
 /// among the t retrieved: a solution that skipped or inverted the ranking
 /// fails.
 #[tokio::test]
-async fn gi_r_retrieves_the_top_t_then_inserts_the_least_disturbing_ad_and_slot() {
+async fn issue_11_gi_r_retrieves_the_top_t_then_inserts_the_least_disturbing_ad_and_slot() {
     let suite = GemBench::with_data(tiny_data());
     let item = &items(&suite, "mt-human")[0];
     let pool = [
