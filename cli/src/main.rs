@@ -15,8 +15,28 @@ use args::{Args, AssetsCommand, Command, DevCommand};
 use clap::{CommandFactory, FromArgMatches};
 use tokio_util::sync::CancellationToken;
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
+    if let Some(run) = child_entry() {
+        return run();
+    }
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("the async runtime starts")
+        .block_on(serve())
+}
+
+/// A suite's child-process entry named by `adfarm <suite> <name>`, found
+/// before any runtime or logging starts (see `Suite::child_entries`).
+fn child_entry() -> Option<fn() -> std::process::ExitCode> {
+    let mut argv = std::env::args().skip(1);
+    let (suite, name) = (argv.next()?, argv.next()?);
+    let suite = adfarm_suites::suite(&suite, &adfarm_suites::SuiteContext::default())?;
+    let entry = suite.child_entries().iter().find(|e| e.name == name)?;
+    Some(entry.run)
+}
+
+async fn serve() -> std::process::ExitCode {
     let args = parse_args();
     tracing_subscriber::fmt()
         .with_env_filter(

@@ -1,10 +1,14 @@
 //! Ads-Bench's scripted agents end to end: `sweeps/adsbench-scripted.toml`
 //! (2 scenarios × `fixed-bid` and `pacing` × 1 seed) run embedded and over
 //! a coordinator and two workers gives the same report, its daily-KPI
-//! section included, with one row per simulated day and a total.
+//! section included, with one row per simulated day and a total, each day
+//! under its cap; every episode's event-log digest is the same in both
+//! deployments and in a second embedded run from an empty home; the OPE
+//! section tables the five estimators on the Open Bandit Dataset.
 
 use crate::sections::{col, number, table, text};
 use crate::{assert_complete, assert_same_results, assets_home, figure, Farm};
+use adfarm_proto::report::Report;
 use adfarm_proto::SOLVE;
 use std::time::{Duration, Instant};
 
@@ -21,15 +25,17 @@ async fn adsbench_scripted_sweep_gives_one_report_embedded_and_distributed() {
     ))
     .expect("the sweep file");
     let path = farm.write("adsbench-scripted.toml", &sweep);
-    // The suite declares the OBD sample; the farm's home gets the one the
-    // test command fetched, so nothing is downloaded here.
-    let assets = farm.path("home").join("assets");
-    std::fs::create_dir_all(&assets).expect("the farm's home");
-    std::os::unix::fs::symlink(
-        std::path::Path::new(&assets_home()).join("assets/obp-0.5.7"),
-        assets.join("obp-0.5.7"),
-    )
-    .expect("a link to the fetched asset");
+    // The suite declares the OBD sample; each home gets the one the test
+    // command fetched, so nothing is downloaded here.
+    for home in ["home", "again"] {
+        let assets = farm.path(home).join("assets");
+        std::fs::create_dir_all(&assets).expect("the farm's home");
+        std::os::unix::fs::symlink(
+            std::path::Path::new(&assets_home()).join("assets/obp-0.5.7"),
+            assets.join("obp-0.5.7"),
+        )
+        .expect("a link to the fetched asset");
+    }
 
     let t0 = Instant::now();
     let embedded = farm.run_embedded("home", &path, &[]).await;
@@ -46,11 +52,11 @@ async fn adsbench_scripted_sweep_gives_one_report_embedded_and_distributed() {
                 col(t, "spend", None),
                 col(t, "day-cap", None),
             );
-            let day_cap = number(&t.rows[0][cap]).expect("the daily cap");
             let mut total = 0.0;
             for row in &t.rows[..DAYS] {
                 assert_eq!(text(&row[0]), solution);
                 let s = number(&row[spend]).expect("a spend");
+                let day_cap = number(&row[cap]).expect("the day's cap");
                 assert!((0.0..=day_cap).contains(&s), "{row:?}");
                 total += s;
             }
@@ -68,6 +74,28 @@ async fn adsbench_scripted_sweep_gives_one_report_embedded_and_distributed() {
     assert_same_results(&distributed, &embedded);
     assert_eq!(distributed.sections, embedded.sections);
 
+    // Same seeds, same API calls: the same event logs, whichever the
+    // deployment, and in another run of the binary from scratch.
+    let again = farm.run_embedded("again", &path, &[]).await;
+    assert_complete(&again);
+    let first = digests(&embedded);
+    assert_eq!(first.len(), SOLUTIONS.len() * SCENARIOS.len());
+    assert_eq!(digests(&distributed), first);
+    assert_eq!(digests(&again), first);
+    assert_eq!(again.sections, embedded.sections);
+
+    let ope = table(&embedded, "adsbench", "ope-obd-relative-error");
+    let names: Vec<String> = ope.rows.iter().map(|r| text(&r[0])).collect();
+    assert_eq!(names, ["ipw", "snipw", "dm", "dr", "sndr"]);
+    for row in &ope.rows {
+        let (low, est, high) = (
+            number(&row[col(ope, "estimate-lower", None)]),
+            number(&row[col(ope, "estimate", None)]),
+            number(&row[col(ope, "estimate-upper", None)]),
+        );
+        assert!(low <= est && est <= high, "{row:?}");
+    }
+
     let t = table(&embedded, "adsbench", "daily-pacing-scenario-0");
     figure(
         "adsbench",
@@ -79,4 +107,25 @@ async fn adsbench_scripted_sweep_gives_one_report_embedded_and_distributed() {
             number(&t.rows[DAYS][col(t, "spend", None)]).unwrap_or_default()
         ),
     );
+}
+
+/// Each daily table's event-log digest (its note's last word), by table id.
+fn digests(r: &Report) -> Vec<(String, String)> {
+    r.sections
+        .iter()
+        .filter(|s| s.suite == "adsbench")
+        .flat_map(|s| &s.tables)
+        .filter(|t| t.id.starts_with("daily-"))
+        .map(|t| {
+            let note = t.notes.first().expect("a note with the digest");
+            let digest = note
+                .rsplit(' ')
+                .next()
+                .expect("a last word")
+                .trim_end_matches('.');
+            assert_eq!(digest.len(), 64, "{note}");
+            assert!(digest.bytes().all(|b| b.is_ascii_hexdigit()), "{note}");
+            (t.id.clone(), digest.to_string())
+        })
+        .collect()
 }

@@ -33,6 +33,7 @@
 //! (the fake's answers are a function of the request, and aggregates are
 //! fixed-point integers, so equal means bit-identical).
 
+mod adbench;
 mod adsbench;
 mod api;
 mod budget;

@@ -137,10 +137,11 @@ fn id_lists_grade_as_sets_and_other_kinds_by_their_rule() {
         "FEMALE does not name MALE"
     );
     assert_eq!(graded("MALE users converted most."), Grade::Wrong);
-    assert_eq!(
-        g(AnswerKind::Text, Answer::Text("Chengdu".into()), "Chengdu"),
-        Grade::NeedsJudge
-    );
+    let city = |text: &str| g(AnswerKind::Text, Answer::Text("Chengdu".into()), text);
+    assert_eq!(city("Most came from Chengdu."), Grade::Correct);
+    assert_eq!(city("most came from chengdu"), Grade::Correct);
+    assert_eq!(city("Most came from Chengdudu."), Grade::Wrong);
+    assert_eq!(city("Most came from Wuhan."), Grade::Wrong);
 }
 
 #[test]

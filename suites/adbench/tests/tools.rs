@@ -226,7 +226,7 @@ fn happy_path_through_every_tool() {
     assert!(end.ended && end.ok());
     assert_eq!(st.outcome, Some(Outcome::Resolved));
     let after = p.call(&mut st, "search", &json!({"query": "ctr"}));
-    assert_eq!(after.error_code, Some("episode-ended"));
+    assert_eq!(after.error_code.as_deref(), Some("episode-ended"));
 }
 
 #[test]
@@ -604,9 +604,9 @@ fn each_bad_argument_is_rejected_by_name() {
         .iter()
         .all(|c| c.result_id.is_none() && c.error_code.is_some()));
     let o = p.call(st, "no_such_tool", &json!({}));
-    assert_eq!(o.error_code, Some("unknown-tool"));
+    assert_eq!(o.error_code.as_deref(), Some("unknown-tool"));
     let o = p.call(st, "search", &json!(["ctr"]));
-    assert_eq!(o.error_code, Some("not-an-object"));
+    assert_eq!(o.error_code.as_deref(), Some("not-an-object"));
     assert!(
         st.flags.is_empty(),
         "bad calls raise no dependency flags: {:?}",
@@ -646,7 +646,7 @@ fn unlisted_accounts_are_answered_and_flagged_or_refused_when_strict() {
         for (i, (tool, args, arg)) in calls.iter().enumerate() {
             let o = p.call(&mut st, tool, args);
             if strict {
-                assert_eq!(o.error_code, Some("dependency"), "{tool}");
+                assert_eq!(o.error_code.as_deref(), Some("dependency"), "{tool}");
                 assert_eq!(parse(&o)["argument"], *arg);
             } else {
                 assert!(o.ok(), "{tool}: {}", o.text);
@@ -744,11 +744,11 @@ fn an_external_tool_reads_results_by_id_and_is_flagged_before_any_data() {
             &json!({"result": "r1", "column": "x"}),
         );
         if strict {
-            assert_eq!(early.error_code, Some("dependency"));
+            assert_eq!(early.error_code.as_deref(), Some("dependency"));
         } else {
             assert_eq!(early.flags[0].kind, FlagKind::NoDataFetched);
             assert_eq!(
-                early.error_code,
+                early.error_code.as_deref(),
                 Some("bad-argument"),
                 "r1 does not exist yet"
             );
@@ -964,7 +964,7 @@ fn an_ad_group_of_an_unlisted_account_is_flagged_by_its_argument() {
         "hourly_data_by_group_and_field",
         &args,
     );
-    assert_eq!(o.error_code, Some("dependency"));
+    assert_eq!(o.error_code.as_deref(), Some("dependency"));
     assert_eq!(parse(&o)["argument"], "adgroup_id");
 }
 

@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use adfarm_adsbench::market::rng::Stream;
 use adfarm_adsbench::market::{
-    AccountChange, Auction, AuctionRules, Bid, BiddingStrategy, CompetitorSpec, Date, Market,
-    MarketConfig, MatchType, Mechanism, ResourceName, Status,
+    Auction, AuctionRules, Bid, CompetitorSpec, Date, Market, MarketConfig, MatchType, Mechanism,
+    ScriptedAccount,
 };
 
 const BIDDERS: usize = 48;
@@ -98,43 +98,18 @@ fn episode(mechanism: Mechanism, budget_scale: f64) -> EpisodeFigures {
     }
     config.auction.mechanism = mechanism;
     let mut market = Market::new(config).expect("valid config");
-    let c = market
-        .apply(AccountChange::CreateCampaign {
-            name: "Shoes".into(),
-            daily_budget_micros: 150_000_000,
-            status: Status::Enabled,
-            bidding_strategy: BiddingStrategy::ManualCpc,
-        })
-        .expect("campaign");
-    let ResourceName::Campaign { campaign_id, .. } = c else {
-        unreachable!("campaign resource")
-    };
-    let g = market
-        .apply(AccountChange::CreateAdGroup {
-            campaign_id,
-            name: "Run".into(),
-            status: Status::Enabled,
-            cpc_bid_micros: 1_200_000,
-        })
-        .expect("ad group");
-    let ResourceName::AdGroup { ad_group_id, .. } = g else {
-        unreachable!("ad group resource")
-    };
-    for (text, m) in [
-        ("running shoes", MatchType::Broad),
-        ("sneakers", MatchType::Phrase),
-        ("flights", MatchType::Broad),
-    ] {
-        market
-            .apply(AccountChange::CreateKeyword {
-                ad_group_id,
-                text: text.into(),
-                match_type: m,
-                status: Status::Enabled,
-                cpc_bid_micros: None,
-            })
-            .expect("keyword");
+    ScriptedAccount {
+        campaign_name: "Shoes".into(),
+        daily_budget_micros: 150_000_000,
+        default_cpc_micros: 1_200_000,
+        keywords: vec![
+            ("running shoes".into(), MatchType::Broad, 1_200_000),
+            ("sneakers".into(), MatchType::Phrase, 1_200_000),
+            ("flights".into(), MatchType::Broad, 1_200_000),
+        ],
     }
+    .open(&mut market)
+    .expect("the account");
     let (mut opportunities, mut bids, mut agent_auctions) = (0u64, 0u64, 0u64);
     let (cpu, wall) = timed(|| {
         while let Some(t) = market.step_tick() {

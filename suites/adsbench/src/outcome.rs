@@ -1,11 +1,11 @@
 //! One scenario under one API agent, run to its end: the daily KPI rows,
 //! the budget checks against Google's caps (2B a day, 30.4B a calendar
-//! month), the event-log digest, and the scores a job reports. What
-//! `Output.meta` carries and the report reads.
+//! month, both from the B in force: the agent may change it mid-episode),
+//! the event-log digest, and the scores a job reports. What `Output.meta`
+//! carries and the report reads.
 
 use crate::agents::{run_api_episode, ApiAgent, ApiRun};
-use crate::market::budget::{DAILY_OVERDELIVERY, DAYS_PER_MONTH};
-use crate::market::{daily_report, Date, Event, MarketError, MetricRow};
+use crate::market::{daily_report, DayReport, Event, MarketError};
 use crate::sandbox::Sandbox;
 use crate::scenario::Scenario;
 use adfarm_proto::{Score, Verdict};
@@ -27,17 +27,22 @@ pub struct DailyRow {
     pub conversions: f64,
     /// Conversion value, micros.
     pub value_micros: i64,
+    /// Google's daily cap that day, 2 × the largest B in force, micros
+    /// (over the episode for the total: the sum of the days').
+    pub day_cap_micros: i64,
 }
 
 impl DailyRow {
-    fn of(date: Date, r: &MetricRow) -> DailyRow {
+    fn of(d: &DayReport) -> DailyRow {
+        let r = &d.totals;
         DailyRow {
-            date: date.to_string(),
+            date: d.date.to_string(),
             spend_micros: r.cost_micros,
             impressions: r.impressions,
             clicks: r.clicks,
             conversions: r.conversions,
             value_micros: r.conversions_value_micros,
+            day_cap_micros: d.caps.day_cap_micros,
         }
     }
 
@@ -52,6 +57,16 @@ impl DailyRow {
     }
 }
 
+/// One calendar month of the account (the part the episode covers).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MonthRow {
+    /// Cost, micros.
+    pub spend_micros: i64,
+    /// Google's monthly limit, 30.4 × B piecewise over the budgets in
+    /// force (the month's share from the campaign's creation on), micros.
+    pub cap_micros: i64,
+}
+
 /// What an episode produced.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
@@ -59,8 +74,8 @@ pub struct Outcome {
     pub scenario: Scenario,
     /// One row per day.
     pub days: Vec<DailyRow>,
-    /// Spend per calendar month touched, `YYYY-MM` → micros.
-    pub months: BTreeMap<String, i64>,
+    /// Spend and cap per calendar month touched, `YYYY-MM` → month.
+    pub months: BTreeMap<String, MonthRow>,
     /// Times a campaign cap started binding (daily or monthly).
     pub budget_cap_hits: u64,
     /// The event log's digest: the same seed and API calls give the same.
@@ -114,13 +129,16 @@ pub fn run(
         return Err(RunError::Cancelled { ticks: run.ticks });
     }
     let market = sandbox.market();
-    let days: Vec<DailyRow> = daily_report(market)
-        .iter()
-        .map(|d| DailyRow::of(d.date, &d.totals))
-        .collect();
-    let mut months = BTreeMap::new();
-    for d in &days {
-        *months.entry(d.date[..7].to_string()).or_insert(0) += d.spend_micros;
+    let report = daily_report(market);
+    let days: Vec<DailyRow> = report.iter().map(DailyRow::of).collect();
+    let mut months: BTreeMap<String, MonthRow> = BTreeMap::new();
+    for d in &report {
+        let m = months
+            .entry(d.date.to_string()[..7].to_string())
+            .or_default();
+        m.spend_micros += d.totals.cost_micros;
+        // Days come in order: the month's last day holds its final limit.
+        m.cap_micros = d.caps.month_limit_micros;
     }
     let budget_cap_hits = market
         .event_log()
@@ -141,19 +159,9 @@ pub fn run(
 }
 
 impl Outcome {
-    /// The budget B, micros.
+    /// The budget B the account starts with, micros.
     pub fn budget_micros(&self) -> i64 {
         self.scenario.budget_micros
-    }
-
-    /// Google's daily cap, 2B, micros.
-    pub fn day_cap_micros(&self) -> i64 {
-        DAILY_OVERDELIVERY * self.budget_micros()
-    }
-
-    /// Google's monthly cap, 30.4B, micros.
-    pub fn month_cap_micros(&self) -> i64 {
-        (DAYS_PER_MONTH * self.budget_micros() as f64).round() as i64
     }
 
     /// The whole episode's totals.
@@ -165,6 +173,7 @@ impl Outcome {
             clicks: 0,
             conversions: 0.0,
             value_micros: 0,
+            day_cap_micros: 0,
         };
         for d in &self.days {
             t.spend_micros += d.spend_micros;
@@ -172,20 +181,28 @@ impl Outcome {
             t.clicks += d.clicks;
             t.conversions += d.conversions;
             t.value_micros += d.value_micros;
+            t.day_cap_micros += d.day_cap_micros;
         }
         t
     }
 
-    /// The highest day's spend over B.
+    /// The highest day's spend over that day's B (half its cap: the
+    /// largest B in force that day); at most 2 when the cap held.
     pub fn max_day_over_b(&self) -> f64 {
-        let max = self.days.iter().map(|d| d.spend_micros).max().unwrap_or(0);
-        max as f64 / self.budget_micros() as f64
+        self.days
+            .iter()
+            .filter(|d| d.day_cap_micros > 0)
+            .map(|d| 2.0 * d.spend_micros as f64 / d.day_cap_micros as f64)
+            .fold(0.0, f64::max)
     }
 
-    /// The highest month's spend over the 30.4B cap.
+    /// The highest month's spend over its piecewise 30.4 × B limit.
     pub fn max_month_over_cap(&self) -> f64 {
-        let max = self.months.values().copied().max().unwrap_or(0);
-        max as f64 / self.month_cap_micros() as f64
+        self.months
+            .values()
+            .filter(|m| m.cap_micros > 0)
+            .map(|m| m.spend_micros as f64 / m.cap_micros as f64)
+            .fold(0.0, f64::max)
     }
 
     /// The job's scores, in [`METRICS`] order (money in currency units).

@@ -10,10 +10,7 @@
 //! budget_micros = 30000000, opportunities_per_day = 4000 }`). Item ids are
 //! `scenario-{index}`: the same parameters give the same ids.
 
-use crate::market::{
-    AccountChange, BiddingStrategy, Date, Market, MarketConfig, MarketError, Mechanism,
-    ResourceName, ScriptedAccount, Status,
-};
+use crate::market::{Date, Market, MarketConfig, MarketError, Mechanism, ScriptedAccount};
 use adfarm_proto::Item;
 use adfarm_suite::{DataError, ItemIter};
 use serde::{Deserialize, Serialize};
@@ -213,36 +210,7 @@ impl Scenario {
     /// A configuration the market refuses (the field at fault is named).
     pub fn market(&self) -> Result<Market, MarketError> {
         let mut market = Market::new(self.config()?)?;
-        let spec = self.account();
-        let ResourceName::Campaign { campaign_id, .. } =
-            market.apply(AccountChange::CreateCampaign {
-                name: spec.campaign_name.clone(),
-                daily_budget_micros: spec.daily_budget_micros,
-                status: Status::Enabled,
-                bidding_strategy: BiddingStrategy::ManualCpc,
-            })?
-        else {
-            unreachable!("a campaign change names a campaign")
-        };
-        let ResourceName::AdGroup { ad_group_id, .. } =
-            market.apply(AccountChange::CreateAdGroup {
-                campaign_id,
-                name: format!("{} ad group", spec.campaign_name),
-                status: Status::Enabled,
-                cpc_bid_micros: spec.default_cpc_micros,
-            })?
-        else {
-            unreachable!("an ad group change names an ad group")
-        };
-        for (text, match_type, bid) in &spec.keywords {
-            market.apply(AccountChange::CreateKeyword {
-                ad_group_id,
-                text: text.clone(),
-                match_type: *match_type,
-                status: Status::Enabled,
-                cpc_bid_micros: Some(*bid),
-            })?;
-        }
+        self.account().open(&mut market)?;
         Ok(market)
     }
 

@@ -1,11 +1,21 @@
 //! The scripted agents through the API: 14-day episodes on each auction
-//! mechanism stay within Google's caps, and replay to the same event log.
+//! mechanism stay within Google's caps, and replay to the same event log;
+//! an agent that changes its budget mid-month gets caps, in the outcome and
+//! the suite's report, from the budget in force each day and month.
 
-use adfarm_adsbench::agents::{FixedBidAgent, PacingAgent};
+use adfarm_adsbench::agents::{ApiAgent, FixedBidAgent, PacingAgent};
+use adfarm_adsbench::api::error::GoogleAdsFailure;
+use adfarm_adsbench::api::MutateOperation;
+use adfarm_adsbench::gaql::Value;
 use adfarm_adsbench::market::Mechanism;
-use adfarm_adsbench::outcome::{run, Outcome};
+use adfarm_adsbench::outcome::{run, DailyRow, Outcome};
+use adfarm_adsbench::sandbox::AdsClient;
 use adfarm_adsbench::scenario::{mechanism_name, Scenario};
-use adfarm_adsbench::suite::{DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS};
+use adfarm_adsbench::suite::{DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS, SUITE};
+use adfarm_adsbench::AdsBench;
+use adfarm_proto::report::Value as Cell;
+use adfarm_proto::{JobId, JobResult, Output, SweepSpec, SOLVE};
+use adfarm_suite::{ReportInput, Suite};
 
 fn scenario(mechanism: Mechanism) -> Scenario {
     Scenario {
@@ -21,15 +31,17 @@ fn check(o: &Outcome) {
     assert_eq!(o.months.len(), 2, "{:?}", o.months);
     for d in &o.days {
         assert!(
-            d.spend_micros <= o.day_cap_micros(),
-            "{} spent {}",
+            d.spend_micros <= d.day_cap_micros,
+            "{} spent {} over {}",
             d.date,
-            d.spend_micros
+            d.spend_micros,
+            d.day_cap_micros
         );
     }
-    for (month, spend) in &o.months {
-        assert!(*spend <= o.month_cap_micros(), "{month} spent {spend}");
+    for (month, m) in &o.months {
+        assert!(m.spend_micros <= m.cap_micros, "{month}: {m:?}");
     }
+    assert!(o.max_day_over_b() <= 2.0 && o.max_month_over_cap() <= 1.0);
     assert!(o.totals().clicks > 0, "the account got traffic");
     assert_eq!(o.failed_decisions, 0, "every API call was valid");
 }
@@ -70,4 +82,132 @@ fn an_episode_stops_between_ticks_when_told() {
         r.expect_err("cancelled").to_string(),
         "cancelled after 50 ticks"
     );
+}
+
+/// The fixed-bid agent, which also sets its campaign's budget to each
+/// `(morning, B)` of `changes` (mornings counted from 0).
+struct BudgetChanger {
+    bids: FixedBidAgent,
+    changes: Vec<(u32, i64)>,
+    morning: u32,
+}
+
+impl ApiAgent for BudgetChanger {
+    fn morning(&mut self, client: &mut dyn AdsClient) -> Result<(), GoogleAdsFailure> {
+        self.bids.morning(client)?;
+        let today = self.morning;
+        self.morning += 1;
+        let Some(&(_, b)) = self.changes.iter().find(|(m, _)| *m == today) else {
+            return Ok(());
+        };
+        let rows = client.search("SELECT campaign_budget.resource_name FROM campaign_budget")?;
+        let ops = rows
+            .iter()
+            .filter_map(|r| match r.values.first() {
+                Some(Value::ResourceName(n) | Value::String(n)) => Some(
+                    MutateOperation::update(n.clone(), [("amount_micros", Value::Int64(b))])
+                        .with_note("test: a new budget"),
+                ),
+                _ => None,
+            })
+            .collect();
+        client.mutate(ops).map(|_| ())
+    }
+}
+
+#[test]
+fn caps_follow_the_budget_in_force_after_mid_episode_changes() {
+    // From 2025-03-22: B = 30 for three days, 60 from the 25th, 15 from
+    // April 2nd (a day's change is made before its first tick).
+    let s = Scenario {
+        budget_micros: 30_000_000,
+        ..scenario(Mechanism::Gsp)
+    };
+    let mut agent = BudgetChanger {
+        bids: FixedBidAgent::new(3 * DEFAULT_BID_MICROS),
+        changes: vec![(3, 60_000_000), (11, 15_000_000)],
+        morning: 0,
+    };
+    let o = run(&s, &mut agent, || true).expect("runs");
+    check(&o);
+    let day_caps: Vec<i64> = o
+        .days
+        .iter()
+        .map(|d| d.day_cap_micros / 1_000_000)
+        .collect();
+    assert_eq!(
+        day_caps,
+        [60, 60, 60, 120, 120, 120, 120, 120, 120, 120, 120, 30, 30, 30],
+        "2 × the B in force each day"
+    );
+    // March from the 22nd (10 days): 30.4 / 31 × (30 × 3 + 60 × 7); April
+    // (30 days): 60 for its first day, 15 for the other 29.
+    let march = (30.4f64 / 31.0 * (30.0 * 3.0 + 60.0 * 7.0) * 1e6).floor() as i64;
+    let april = (30.4f64 / 30.0 * (60.0 + 15.0 * 29.0) * 1e6).floor() as i64;
+    let caps: Vec<i64> = o.months.values().map(|m| m.cap_micros).collect();
+    assert!(
+        caps.iter()
+            .zip([march, april])
+            .all(|(a, b)| (a - b).abs() <= 1),
+        "{caps:?} vs {march}, {april}"
+    );
+    // The platform paces to the B in force: the changes show in the spend.
+    let mean = |days: &[DailyRow]| {
+        days.iter().map(|d| d.spend_micros as f64).sum::<f64>() / days.len() as f64
+    };
+    let (b30, b60, b15) = (
+        mean(&o.days[..3]),
+        mean(&o.days[3..11]),
+        mean(&o.days[11..]),
+    );
+    assert!(b60 > b30 && b30 > b15, "{b30} {b60} {b15}");
+
+    // The report tables the same caps, row by row.
+    let spec: SweepSpec = serde_json::from_value(serde_json::json!({
+        "name": "s",
+        "seeds": [1],
+        "suites": [{"name": SUITE, "datasets": ["scenarios"], "params": {}}],
+        "solutions": [{"name": "fixed-bid", "provider": "none"}],
+        "providers": [],
+    }))
+    .expect("a sweep");
+    let result = JobResult {
+        id: JobId("j".into()),
+        stage: SOLVE.into(),
+        cell: adfarm_proto::Cell {
+            suite: SUITE.into(),
+            dataset: "scenarios".into(),
+            solution: "fixed-bid".into(),
+            seed: 1,
+        },
+        item: "scenario-0".into(),
+        judge: None,
+        output: Some(Output {
+            text: String::new(),
+            meta: serde_json::to_value(&o).expect("an outcome"),
+        }),
+        scores: o.scores(),
+        usage: vec![],
+    };
+    let sections = AdsBench::default()
+        .report(&ReportInput {
+            spec: &spec,
+            suite: &spec.suites[0],
+            cells: &[],
+            results: std::slice::from_ref(&result),
+        })
+        .expect("sections");
+    let t = &sections[0].tables[0];
+    let at = |id: &str| t.columns.iter().position(|c| c.id == id).expect(id);
+    let (day, month) = (at("day-cap"), at("month-cap"));
+    let money = |c: &Option<Cell>| match c {
+        Some(Cell::Number(x)) => (x * 1e6).round() as i64,
+        other => panic!("{other:?}"),
+    };
+    for (row, d) in t.rows.iter().zip(&o.days) {
+        assert_eq!(money(&row[day]), d.day_cap_micros, "{row:?}");
+        let cap = o.months[&d.date[..7]].cap_micros;
+        assert_eq!(money(&row[month]), cap, "{row:?}");
+    }
+    assert_eq!(t.rows[14][day], None, "no cap on the total line");
 }

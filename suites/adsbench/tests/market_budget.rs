@@ -1,6 +1,7 @@
 //! Google's budget rules hold over 1,000 small seeded episodes with
 //! drainers, mid-month budget changes and pauses: no day above 2B, no month
-//! above its piecewise 30.4 × B limit, no spend while paused.
+//! above its piecewise 30.4 × B limit, no spend while paused; and the caps
+//! the market records for reports are those limits.
 
 use std::collections::BTreeMap;
 
@@ -146,6 +147,12 @@ fn episode(seed: u64) -> Outcome {
             spent <= 2 * max_b,
             "seed {seed}: {date} spent {spent} > 2 × {max_b}"
         );
+        // The caps a report shows are the ones the market enforced.
+        assert_eq!(
+            market.day_caps()[d as usize].day_cap_micros,
+            2 * max_b,
+            "seed {seed}: {date}"
+        );
         for t in ticks.step_by(2) {
             if paused[t as usize] {
                 let hour = ((t % u64::from(TICKS_PER_DAY)) / 2) as u8;
@@ -200,6 +207,19 @@ fn episode(seed: u64) -> Outcome {
                 })
                 .cost_micros
         });
+        let last_day = (0..u64::from(DAYS))
+            .filter(|&d| {
+                let date = start.plus_days(d as i64);
+                (date.year, date.month) == (y, m)
+            })
+            .max()
+            .expect("a day of the month");
+        let reported = market.day_caps()[last_day as usize].month_limit_micros;
+        assert!(
+            (reported as f64 - (limit + tail)).abs() <= 2.0,
+            "seed {seed}: {y}-{m:02} limit {reported}, expected {}",
+            limit + tail
+        );
         let bound = (limit + tail + 1.0).max(before_change as f64);
         assert!(
             spent as f64 <= bound,

@@ -1,7 +1,8 @@
 //! The classic experiment on the Open Bandit Dataset sample: Bernoulli TS's
 //! value estimated from the random policy's logs (campaign `all`), compared
 //! with the on-policy value of the BTS logs. Our estimates must equal obp's
-//! on the same rows to 1e-9 relative; the relative-error table is printed.
+//! on the same rows to 1e-9 relative; the relative-error table is printed,
+//! and is the suite's report section.
 //!
 //! The bootstrap uses the default 10,000 resamples in a release build
 //! (`cargo test --release -p adfarm-adsbench --test ope_obd -- --nocapture`
@@ -10,14 +11,17 @@
 //!
 //! Reads the pinned asset under `$ADFARM_HOME/assets/obp-0.5.7` (default
 //! home `~/.cache/adfarm`); when it is missing the test fails with the
-//! commands that fetch it.
+//! commands that fetch it. obp's side (TS's action distribution, its
+//! reward model, its estimates) is the dump the crate embeds.
 
+use adfarm_adsbench::ope::classic::{self, ObpReference};
 use adfarm_adsbench::ope::obd::{self, LoggingPolicy};
-use adfarm_adsbench::ope::{
-    dr_beats_baseline, relative_errors, table, ActionTable, Estimator, OpeInput, Resamples,
-    DEFAULT_ALPHA, DEFAULT_RESAMPLES,
-};
-use serde_json::Value;
+use adfarm_adsbench::ope::{table, Estimator, OpeInput, DEFAULT_ALPHA, DEFAULT_RESAMPLES};
+use adfarm_adsbench::suite::{OPE_OBD, SUITE};
+use adfarm_adsbench::AdsBench;
+use adfarm_proto::report::Value as Cell;
+use adfarm_proto::SweepSpec;
+use adfarm_suite::{ReportInput, Suite, SuiteContext};
 use std::path::PathBuf;
 
 fn home() -> PathBuf {
@@ -32,56 +36,13 @@ fn home() -> PathBuf {
     cache.join("adfarm")
 }
 
-fn floats(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .expect("array")
-        .iter()
-        .map(|x| x.as_f64().expect("number"))
-        .collect()
-}
-
-fn indices(v: &Value) -> Vec<usize> {
-    v.as_array()
-        .expect("array")
-        .iter()
-        .map(|x| x.as_u64().expect("index") as usize)
-        .collect()
-}
-
-/// obp's cross-fitted logistic-regression q̂, from the fixture's factors:
-/// `q̂(i, a, p) = σ(context_logit[context_of_row[i]][p] + action_logit[fold[i]][p][a])`.
-fn reward_model(f: &Value, n: usize, k: usize, l: usize) -> ActionTable {
-    let fold = indices(&f["fold_of_row"]);
-    let ctx = indices(&f["context_of_row"]);
-    let context_logit = floats(&f["context_logit"]);
-    let action_logit = floats(&f["action_logit"]);
-    assert_eq!((fold.len(), ctx.len()), (n, n));
-    let mut q = Vec::with_capacity(n * k * l);
-    for i in 0..n {
-        for a in 0..k {
-            for p in 0..l {
-                let z = context_logit[ctx[i] * l + p] + action_logit[(fold[i] * l + p) * k + a];
-                q.push(1.0 / (1.0 + (-z).exp()));
-            }
-        }
-    }
-    ActionTable::new("estimated_rewards", n, k, l, q).expect("q̂")
-}
-
 #[test]
 fn bts_from_random_logs_matches_obp() {
-    let home = home();
-    let load = |p| obd::load(&home, p).unwrap_or_else(|e| panic!("{e}"));
-    let random = load(LoggingPolicy::Random);
-    let bts = load(LoggingPolicy::Bts);
-
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/obp/obd_random_all_bts.json");
-    let f: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("fixture"))
-        .expect("fixture json");
-    let n = f["n_rounds"].as_u64().unwrap() as usize;
-    let k = f["n_actions"].as_u64().unwrap() as usize;
-    let l = f["len_list"].as_u64().unwrap() as usize;
+    let assets = home().join("assets");
+    let random = obd::load(&assets, LoggingPolicy::Random).unwrap_or_else(|e| panic!("{e}"));
+    let bts = obd::load(&assets, LoggingPolicy::Bts).unwrap_or_else(|e| panic!("{e}"));
+    let obp = ObpReference::embedded();
+    let (n, k, l) = (obp.n_rounds, obp.n_actions, obp.len_list);
     assert_eq!(
         (random.log.n_rounds(), random.n_actions, random.len_list),
         (n, k, l)
@@ -91,23 +52,19 @@ fn bts_from_random_logs_matches_obp() {
         random.row.iter().copied().eq(0..n),
         "rows out of obp's order"
     );
-
-    let pi = ActionTable::tiled("action_dist", n, k, l, &floats(&f["bts_action_dist"]))
-        .expect("action_dist");
-    let q = reward_model(&f, n, k, l);
-    let input = OpeInput::new(&random.log, &pi, Some(&q)).expect("input");
-
     let on_policy = bts.log.mean_reward();
-    let obp_on_policy = f["on_policy_value"].as_f64().unwrap();
-    assert!((on_policy - obp_on_policy).abs() <= 1e-12 * obp_on_policy);
+    assert!((on_policy - obp.on_policy_value).abs() <= 1e-12 * obp.on_policy_value);
 
-    let mut worst = 0.0f64;
+    let pi = obp.action_dist().expect("action_dist");
+    let q = obp.reward_model().expect("q̂");
+    let input = OpeInput::new(&random.log, &pi, Some(&q)).expect("input");
     for est in Estimator::ALL {
         let ours = est.estimate(&input).expect("estimate");
-        let obp = f["estimates"][est.name()].as_f64().expect("obp estimate");
-        let gap = (ours - obp).abs() / obp.abs();
-        assert!(gap <= 1e-9, "{est}: ours {ours}, obp {obp}");
-        worst = worst.max(gap);
+        let theirs = obp.estimates[est.name()];
+        assert!(
+            (ours - theirs).abs() <= 1e-9 * theirs.abs(),
+            "{est}: ours {ours}, obp {theirs}"
+        );
     }
 
     let count = if cfg!(debug_assertions) {
@@ -115,27 +72,100 @@ fn bts_from_random_logs_matches_obp() {
     } else {
         DEFAULT_RESAMPLES
     };
-    let rows = relative_errors(
-        &input,
-        &Estimator::ALL,
-        on_policy,
-        &Resamples::Seeded { count, seed: 12345 },
-        DEFAULT_ALPHA,
-    )
-    .expect("experiment");
-    let dr = rows
-        .iter()
-        .find(|r| r.estimator.name() == "dr")
-        .expect("dr row");
-    let baseline = random.log.mean_reward();
-    let gate = dr_beats_baseline(&dr.interval, baseline).expect("gate");
+    let c = classic::run(&assets, count).expect("the experiment");
+    assert!(c.largest_gap_to_obp <= 1e-9, "{}", c.largest_gap_to_obp);
+    assert_eq!((c.rounds, c.on_policy), (n, on_policy));
+    for r in &c.rows {
+        assert_eq!(r.estimate, r.estimator.estimate(&input).expect("estimate"));
+    }
+    assert_eq!(c.gate.baseline, random.log.mean_reward());
     println!("OBD (campaign all): BTS estimated from {n} random-policy rounds, {count} resamples");
-    print!("{}", table(&rows, on_policy, DEFAULT_ALPHA));
-    println!("largest relative gap to obp: {worst:.1e}");
+    print!("{}", table(&c.rows, on_policy, DEFAULT_ALPHA));
+    println!("largest relative gap to obp: {:.1e}", c.largest_gap_to_obp);
     println!(
         "gate (DR lower bound {:.6} vs random policy's value {:.6}): {}",
-        gate.dr_lower,
-        gate.baseline,
-        if gate.passed { "pass" } else { "fail" }
+        c.gate.dr_lower,
+        c.gate.baseline,
+        if c.gate.passed { "pass" } else { "fail" }
+    );
+}
+
+/// `adfarm report` of any Ads-Bench sweep carries the same table: the
+/// suite's `ope-obd` section, computed from the asset the host fetched.
+#[test]
+fn the_report_has_the_relative_error_table() {
+    let ctx = SuiteContext {
+        assets_dir: home().join("assets"),
+        cache_dir: None,
+    };
+    let spec: SweepSpec = serde_json::from_value(serde_json::json!({
+        "name": "s",
+        "seeds": [1],
+        "suites": [{"name": SUITE, "datasets": ["scenarios"], "params": {}}],
+        "solutions": [{"name": "pacing", "provider": "none"}],
+        "providers": [],
+    }))
+    .expect("a sweep");
+    let input = ReportInput {
+        spec: &spec,
+        suite: &spec.suites[0],
+        cells: &[],
+        results: &[],
+    };
+    let sections = AdsBench::new(&ctx).report(&input).expect("sections");
+    let s = sections
+        .iter()
+        .find(|s| s.id == OPE_OBD)
+        .expect("the OPE section");
+    let t = &s.tables[0];
+    let names: Vec<_> = t.rows.iter().map(|r| r[0].clone()).collect();
+    let expected: Vec<_> = Estimator::ALL
+        .iter()
+        .map(|e| Some(Cell::Text(e.to_string())))
+        .collect();
+    assert_eq!(names, expected);
+    // The estimates are the estimators' on the asset's rows (checked against
+    // obp above); the intervals are 95% bootstrap intervals around them.
+    let random = obd::load(&ctx.assets_dir, LoggingPolicy::Random).expect("the log");
+    let on_policy = obd::load(&ctx.assets_dir, LoggingPolicy::Bts)
+        .expect("the log")
+        .log
+        .mean_reward();
+    let obp = ObpReference::embedded();
+    let (pi, q) = (
+        obp.action_dist().expect("pi"),
+        obp.reward_model().expect("q"),
+    );
+    let ope = OpeInput::new(&random.log, &pi, Some(&q)).expect("input");
+    for (row, est) in t.rows.iter().zip(Estimator::ALL) {
+        let v: Vec<f64> = row[1..]
+            .iter()
+            .map(|v| match v {
+                Some(Cell::Number(x)) => *x,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(v[0], est.estimate(&ope).expect("estimate"), "{row:?}");
+        assert!(v[1] <= v[0] && v[0] <= v[2], "{row:?}");
+        assert_eq!(v[3], (v[0] - on_policy).abs() / on_policy, "{row:?}");
+        assert!(v[4] <= v[5] && v[4] >= 0.0, "{row:?}");
+    }
+    assert!(
+        t.notes[0].contains(&format!("{DEFAULT_RESAMPLES} resamples")),
+        "{:?}",
+        t.notes
+    );
+    assert!(s.notes.iter().any(|n| n.contains("OPE gate")), "{s:?}");
+
+    // Without the asset, the section says how to fetch it.
+    let bare = AdsBench::new(&SuiteContext {
+        assets_dir: "/nonexistent-adfarm-home/assets".into(),
+        cache_dir: None,
+    });
+    let sections = bare.report(&input).expect("sections");
+    assert!(sections[0].tables.is_empty());
+    assert!(
+        sections[0].notes[0].contains("pip download"),
+        "{sections:?}"
     );
 }

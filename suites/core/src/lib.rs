@@ -276,6 +276,15 @@ pub trait Suite: Send + Sync {
         )))
     }
 
+    /// Entry points of the child processes it runs sandboxed work in (an
+    /// agent's code), each reached as `adfarm <suite> <name>`. The binary
+    /// dispatches them before its async runtime starts, so a child that
+    /// limits its own memory and CPU carries no runtime threads. None by
+    /// default.
+    fn child_entries(&self) -> &'static [ChildEntry] {
+        &[]
+    }
+
     /// The suite's own report sections (its paper's tables and plots),
     /// after the farm's jobs, scores and usage. None by default.
     ///
@@ -284,6 +293,16 @@ pub trait Suite: Send + Sync {
     fn report(&self, _input: &ReportInput<'_>) -> Result<Vec<Section>, DataError> {
         Ok(Vec::new())
     }
+}
+
+/// A child process's entry point: `adfarm <suite> <name>` runs `run` and
+/// exits with its code.
+#[derive(Debug, Clone, Copy)]
+pub struct ChildEntry {
+    /// Subcommand name under the suite.
+    pub name: &'static str,
+    /// The child's whole life: reads its request, answers, returns.
+    pub run: fn() -> std::process::ExitCode,
 }
 
 /// Expected model traffic of one job on one item, for cost estimates.

@@ -12,7 +12,7 @@ pub use adfarm_suite::*;
 use std::sync::Arc;
 
 /// Names of every suite.
-pub const SUITES: &[&str] = &["synthetic", "gem", "counter", "adsbench"];
+pub const SUITES: &[&str] = &["synthetic", "gem", "counter", "adsbench", "adbench"];
 
 /// The suite called `name`, or `None` when no suite has that name.
 pub fn suite(name: &str, ctx: &SuiteContext) -> Option<Arc<dyn Suite>> {
@@ -21,7 +21,8 @@ pub fn suite(name: &str, ctx: &SuiteContext) -> Option<Arc<dyn Suite>> {
         // Loads lazily: missing data surfaces from items()/solution().
         "gem" => Some(Arc::new(adfarm_gem::GemBench::load(ctx))),
         "counter" => Some(Arc::new(adfarm_counter::CounterSuite)),
-        "adsbench" => Some(Arc::new(adfarm_adsbench::AdsBench)),
+        "adsbench" => Some(Arc::new(adfarm_adsbench::AdsBench::new(ctx))),
+        "adbench" => Some(Arc::new(adfarm_adbench::AdBench::new())),
         _ => None,
     }
 }

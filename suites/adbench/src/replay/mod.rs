@@ -10,7 +10,7 @@
 pub mod answer;
 pub mod calculator_tool;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::tasks::{template, Task};
@@ -32,7 +32,7 @@ pub fn reference_platform(seed: u64, today: Day, hour: u8) -> Result<Platform, W
 }
 
 /// A replayed reference.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Replay {
     /// Task id.
     pub task: String,

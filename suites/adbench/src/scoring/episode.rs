@@ -3,10 +3,13 @@
 //! whether the context overflowed. [`Episode::play`] builds one from
 //! plain calls, for scripted agents and tests.
 
+use serde::{Deserialize, Serialize};
+
 use crate::tools::{Call, EpisodeState, Flag, Observation, Outcome, Platform};
 
-/// One agent episode.
-#[derive(Debug, Clone, PartialEq)]
+/// One agent episode. Serialisable: a solve job stores it and a later
+/// scoring job reads it back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Episode {
     /// Calls in order.
     pub calls: Vec<Call>,

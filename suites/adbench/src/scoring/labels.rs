@@ -11,7 +11,7 @@
 
 use std::collections::BTreeSet;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::episode::Episode;
 use super::grade::Grade;
@@ -23,7 +23,7 @@ use crate::tasks::Task;
 use crate::tools::spec::{SEARCH, SUMMARIZE_RESULTS};
 
 /// A failure label.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Label {
     /// Tool error: missing or stray tool, dependency violation.
     TE,
@@ -37,6 +37,18 @@ pub enum Label {
     Hal,
     /// Long context: overflow, or long and repetitive.
     LC,
+}
+
+impl Label {
+    /// Every label, in the paper's column order.
+    pub const ALL: [Label; 6] = [
+        Label::TE,
+        Label::PE,
+        Label::IF,
+        Label::CE,
+        Label::Hal,
+        Label::LC,
+    ];
 }
 
 /// Error codes of calls rejected for their arguments.
@@ -62,14 +74,15 @@ pub fn labels(
     let refused = episode
         .observations
         .iter()
-        .any(|o| o.error_code == Some("dependency"));
+        .any(|o| o.error_code.as_deref() == Some("dependency"));
     if missing || stray || refused || !episode.flags.is_empty() || !coverage.inverted.is_empty() {
         out.insert(Label::TE);
     }
-    let rejected = episode
-        .observations
-        .iter()
-        .any(|o| o.error_code.is_some_and(|c| ARGUMENT_CODES.contains(&c)));
+    let rejected = episode.observations.iter().any(|o| {
+        o.error_code
+            .as_deref()
+            .is_some_and(|c| ARGUMENT_CODES.contains(&c))
+    });
     let key_miss = coverage.key_arg_mismatch.iter().any(|id| {
         task.step(id).is_some_and(|s| {
             s.tool != CALCULATOR && s.tool != SEARCH && s.tool != SUMMARIZE_RESULTS
@@ -84,7 +97,7 @@ pub fn labels(
     let calc_failed = episode
         .observations
         .iter()
-        .any(|o| o.tool == CALCULATOR && !o.ok() && o.error_code == Some("tool-failed"));
+        .any(|o| o.tool == CALCULATOR && !o.ok() && o.error_code.as_deref() == Some("tool-failed"));
     // The right data: every data step matched.
     let data_ok = task
         .steps

@@ -247,7 +247,26 @@ pub fn parse(path: &Path, text: &str, split: Split) -> Result<Task, LoadError> {
     Ok(task)
 }
 
-/// Loads and checks every task of `split` under `root`, sorted by id.
+/// The task files built into the binary: (split folder, path under
+/// `tasks/`, text).
+const SHIPPED: &[(&str, &str, &str)] = include!(concat!(env!("OUT_DIR"), "/shipped_tasks.rs"));
+
+/// Every shipped task of `split`, checked, sorted by id: the files under
+/// the crate's `tasks/` as they were when the binary was built.
+///
+/// # Errors
+/// The first file that cannot be parsed or checked (a build from a broken
+/// tree; the crate's tests load the same files).
+pub fn shipped(split: Split) -> Result<Vec<Task>, LoadError> {
+    let files = SHIPPED
+        .iter()
+        .filter(|(dir, _, _)| *dir == split.dir_name())
+        .map(|(_, path, text)| (Path::new("tasks").join(path), text.to_string()));
+    checked(files, split)
+}
+
+/// Loads and checks every task of `split` under `root` (`root/public/*.toml`
+/// or `root/holdout/*.toml`), sorted by id.
 ///
 /// # Errors
 /// The first file that cannot be read, parsed or checked.
@@ -263,10 +282,22 @@ pub fn load(root: &Path, split: Split) -> Result<Vec<Task>, LoadError> {
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     files.sort();
-    let mut tasks = Vec::with_capacity(files.len());
+    let mut texts = Vec::with_capacity(files.len());
     for f in files {
         let text = std::fs::read_to_string(&f).map_err(|e| io(&f, e))?;
-        let task = parse(&f, &text, split)?;
+        texts.push((f, text));
+    }
+    checked(texts.into_iter(), split)
+}
+
+/// Parses and checks task files, sorted by id, ids unique.
+fn checked(
+    files: impl Iterator<Item = (PathBuf, String)>,
+    split: Split,
+) -> Result<Vec<Task>, LoadError> {
+    let mut tasks = Vec::new();
+    for (path, text) in files {
+        let task = parse(&path, &text, split)?;
         check::check(&task)?;
         tasks.push(task);
     }

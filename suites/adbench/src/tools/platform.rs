@@ -34,7 +34,7 @@ pub trait ExternalTool: Send + Sync {
 }
 
 /// What the agent sees after a call, plus what the episode layer records.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Observation {
     /// Tool called.
     pub tool: String,
@@ -42,8 +42,8 @@ pub struct Observation {
     pub result_id: Option<String>,
     /// The full observation text (JSON); cut it with [`Observation::cut`].
     pub text: String,
-    /// Error code when the call was rejected.
-    pub error_code: Option<&'static str>,
+    /// Error code when the call was rejected ([`ToolError::code`]).
+    pub error_code: Option<String>,
     /// Dependency flags this call raised.
     pub flags: Vec<Flag>,
     /// True when this call ended the episode.
@@ -201,7 +201,7 @@ impl Platform {
             tool: name.to_string(),
             args: args.clone(),
             result_id: obs.result_id.clone(),
-            error_code: obs.error_code.map(str::to_string),
+            error_code: obs.error_code.clone(),
         });
         obs
     }
@@ -262,7 +262,7 @@ impl Platform {
                     tool: name.into(),
                     result_id: None,
                     text: Value::Object(m).to_string(),
-                    error_code: Some(e.code()),
+                    error_code: Some(e.code().to_string()),
                     flags: raised,
                     ended: false,
                 }

@@ -30,12 +30,16 @@ pub const MAX_QUERY_CHARS: usize = 20;
 /// Largest page.
 pub const MAX_PAGE_SIZE: u64 = 100;
 
+// Ids are published as integers, the type they have: one type per field
+// is what every function-calling model (the local one's constrained
+// decoder included) can write. The argument reader still accepts an id
+// written as a numeric string.
 fn id() -> Value {
-    json!({"type": ["integer", "string"], "description": "numeric id"})
+    json!({"type": "integer", "description": "numeric id"})
 }
 
 fn id_list(what: &str) -> Value {
-    json!({"type": "array", "items": {"type": ["integer", "string"]}, "minItems": 1, "description": what})
+    json!({"type": "array", "items": {"type": "integer"}, "minItems": 1, "description": what})
 }
 
 fn page_size() -> Value {

@@ -287,6 +287,13 @@ impl AccountChange {
 }
 
 /// Keyword text as stored: lower case, single spaces.
+/// A field-mask update: `Some` replaces the field, `None` leaves it.
+fn update<T>(field: &mut T, value: Option<T>) {
+    if let Some(v) = value {
+        *field = v;
+    }
+}
+
 fn normalize_keyword(text: &str) -> String {
     text.split_whitespace()
         .collect::<Vec<_>>()
@@ -594,18 +601,10 @@ impl Account {
                     .iter_mut()
                     .find(|c| c.id == campaign_id)
                     .expect("validated");
-                if let Some(v) = name {
-                    c.name = v;
-                }
-                if let Some(v) = daily_budget_micros {
-                    c.daily_budget_micros = v;
-                }
-                if let Some(v) = status {
-                    c.status = v;
-                }
-                if let Some(v) = bidding_strategy {
-                    c.bidding_strategy = v;
-                }
+                update(&mut c.name, name);
+                update(&mut c.daily_budget_micros, daily_budget_micros);
+                update(&mut c.status, status);
+                update(&mut c.bidding_strategy, bidding_strategy);
                 self.campaign_resource(campaign_id)
             }
             AccountChange::CreateAdGroup {
@@ -635,15 +634,9 @@ impl Account {
                     .iter_mut()
                     .find(|g| g.id == ad_group_id)
                     .expect("validated");
-                if let Some(v) = name {
-                    g.name = v;
-                }
-                if let Some(v) = status {
-                    g.status = v;
-                }
-                if let Some(v) = cpc_bid_micros {
-                    g.cpc_bid_micros = v;
-                }
+                update(&mut g.name, name);
+                update(&mut g.status, status);
+                update(&mut g.cpc_bid_micros, cpc_bid_micros);
                 self.ad_group_resource(ad_group_id)
             }
             AccountChange::CreateKeyword {
@@ -694,12 +687,8 @@ impl Account {
                     .iter_mut()
                     .find(|k| k.id == criterion_id)
                     .expect("validated");
-                if let Some(v) = status {
-                    k.status = v;
-                }
-                if let Some(v) = cpc_bid_micros {
-                    k.cpc_bid_micros = v;
-                }
+                update(&mut k.status, status);
+                update(&mut k.cpc_bid_micros, cpc_bid_micros);
                 let k = self.keyword(criterion_id).expect("validated");
                 self.keyword_resource(k)
             }

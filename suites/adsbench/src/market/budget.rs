@@ -24,6 +24,27 @@ pub enum Cap {
     Monthly,
 }
 
+/// An account's caps on one day, summed over its campaigns: what the day's
+/// spend stays under, and its month's piecewise limit as of the day's end.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DayCaps {
+    /// Σ 2 × the largest B in force that day.
+    pub day_cap_micros: i64,
+    /// Σ of the month limits at midnight (a later change that month moves
+    /// the month's limit; its last day holds the final one).
+    pub month_limit_micros: i64,
+}
+
+impl DayCaps {
+    /// The caps of `ledgers` now, at the end of a day.
+    pub fn of(ledgers: &[BudgetLedger]) -> DayCaps {
+        ledgers.iter().fold(DayCaps::default(), |c, l| DayCaps {
+            day_cap_micros: c.day_cap_micros + l.day_cap_micros,
+            month_limit_micros: c.month_limit_micros + l.month_limit_micros,
+        })
+    }
+}
+
 /// Spend bookkeeping and pacing state for one campaign.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BudgetLedger {
@@ -42,6 +63,10 @@ pub struct BudgetLedger {
     throttle: f64,
     /// Caps whose hit is logged since midnight or the last budget change.
     logged_today: [bool; 2],
+    /// The largest daily cap in force since midnight: `fits` holds each
+    /// charge to 2 × the B of its moment, so the day's spend stays under
+    /// 2 × the largest B of the day.
+    day_cap_micros: i64,
 }
 
 impl BudgetLedger {
@@ -59,6 +84,7 @@ impl BudgetLedger {
             traffic_index,
             throttle: 1.0,
             logged_today: [false; 2],
+            day_cap_micros: DAILY_OVERDELIVERY * budget_micros,
         };
         l.month_limit_micros = l.limit(date, tick);
         l.retarget();
@@ -85,6 +111,7 @@ impl BudgetLedger {
     pub fn start_day(&mut self, date: Date, traffic_index: f64) {
         self.day_spend_micros = 0;
         self.logged_today = [false; 2];
+        self.day_cap_micros = DAILY_OVERDELIVERY * self.budget_micros;
         if date.day == 1 {
             self.month_spend_micros = 0;
             self.earlier_allowance_micros = 0.0;
@@ -105,6 +132,13 @@ impl BudgetLedger {
         self.earlier_allowance_micros += self.per_day_allowance(date) * (now - self.segment_start);
         self.segment_start = now;
         self.budget_micros = budget_micros;
+        // Before the day's first tick nothing was charged under the old B.
+        let cap = DAILY_OVERDELIVERY * budget_micros;
+        self.day_cap_micros = if tick == 0 {
+            cap
+        } else {
+            self.day_cap_micros.max(cap)
+        };
         self.month_limit_micros = self.limit(date, tick);
         // New caps: hitting them is news again.
         self.logged_today = [false; 2];
@@ -165,8 +199,15 @@ impl BudgetLedger {
         self.month_spend_micros
     }
 
+    /// This month's piecewise limit, as of now (a later budget change
+    /// moves it).
     pub fn month_limit_micros(&self) -> i64 {
         self.month_limit_micros
+    }
+
+    /// Today's daily cap: 2 × the largest B in force since midnight.
+    pub fn day_cap_micros(&self) -> i64 {
+        self.day_cap_micros
     }
 
     pub fn throttle(&self) -> f64 {
@@ -191,6 +232,20 @@ mod tests {
         assert_eq!(l.fits(1_000_001), Err(Cap::Daily));
         l.start_day(d(2025, 3, 2), 1.0);
         assert_eq!(l.fits(1_000_001), Ok(()));
+        assert_eq!(l.day_cap_micros(), 20_000_000);
+    }
+
+    #[test]
+    fn the_days_cap_is_twice_the_largest_budget_in_force_that_day() {
+        let mut l = BudgetLedger::new(10_000_000, d(2025, 3, 3), 0, 1.0);
+        l.set_budget(25_000_000, d(2025, 3, 3), 10);
+        l.set_budget(5_000_000, d(2025, 3, 3), 20);
+        assert_eq!(l.day_cap_micros(), 50_000_000, "2 × the 25 of the morning");
+        assert_eq!(l.fits(10_000_001), Err(Cap::Daily), "charges: 2 × B now");
+        l.start_day(d(2025, 3, 4), 1.0);
+        assert_eq!(l.day_cap_micros(), 10_000_000);
+        l.set_budget(3_000_000, d(2025, 3, 4), 0);
+        assert_eq!(l.day_cap_micros(), 6_000_000, "set before the first tick");
     }
 
     #[test]

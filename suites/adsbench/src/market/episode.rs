@@ -12,7 +12,7 @@ use super::account::{
     Account, AccountChange, AdGroup, BiddingStrategy, Keyword, ResourceName, Status,
 };
 use super::auction::{Auction, AuctionRules, Bid, Placement, Pricing, MAX_SLOTS};
-use super::budget::BudgetLedger;
+use super::budget::{BudgetLedger, DayCaps};
 use super::calendar::{Date, SimTime, TICKS_PER_DAY};
 use super::competitor::{BidContext, Competitor, CompetitorSpec, MAX_COMPETITORS};
 use super::error::MarketError;
@@ -176,6 +176,8 @@ pub struct Market {
     /// One per campaign, in `account.campaigns` order (campaigns are never
     /// deleted, only REMOVED, so indices are stable).
     ledgers: Vec<BudgetLedger>,
+    /// The account's caps on each finished day, in day order.
+    day_caps: Vec<DayCaps>,
     competitors: Vec<Competitor>,
     metrics: Metrics,
     log: EventLog,
@@ -218,6 +220,7 @@ impl Market {
             traffic,
             auction,
             ledgers: Vec::new(),
+            day_caps: Vec::new(),
             competitors,
             metrics: Metrics::default(),
             pending: BinaryHeap::new(),
@@ -279,6 +282,12 @@ impl Market {
             .iter()
             .position(|c| c.id == campaign_id)?;
         self.ledgers.get(i)
+    }
+
+    /// The account's caps on each finished day (index: day of the
+    /// episode), as the budgets in force made them.
+    pub fn day_caps(&self) -> &[DayCaps] {
+        &self.day_caps
     }
 
     pub fn competitors(&self) -> &[Competitor] {
@@ -378,6 +387,7 @@ impl Market {
         // Roll the day over now, not at the next step, so whatever reads
         // or changes the account between ticks sees the new day's state.
         if self.clock.tick == 0 {
+            self.day_caps.push(DayCaps::of(&self.ledgers));
             self.date = self.date.plus_days(1);
             if !self.is_finished() {
                 self.start_day();

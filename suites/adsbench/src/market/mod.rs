@@ -68,7 +68,7 @@ pub use account::{
     Account, AccountChange, AdGroup, BiddingStrategy, Campaign, Keyword, ResourceName, Status,
 };
 pub use auction::{Auction, AuctionRules, Bid, Mechanism, Placement, Pricing};
-pub use budget::{BudgetLedger, Cap};
+pub use budget::{BudgetLedger, Cap, DayCaps};
 pub use calendar::{Date, SimTime, Weekday, TICKS_PER_DAY};
 pub use competitor::{CompetitorSpec, Strategy};
 pub use episode::{Market, MarketConfig, TickSummary, AGENT};
@@ -77,5 +77,5 @@ pub use event_log::{Event, EventLog};
 pub use metrics::{Level, MetricKey, MetricRow, Metrics, SearchTermKey};
 pub use policy::{run_episode, Cadence, EpisodeRun, Policy};
 pub use report::{daily_report, format_table, DayReport};
-pub use scripted::{FixedBids, PacingRule, ScriptedAccount};
+pub use scripted::{FixedBids, OpenedAccount, PacingRule, ScriptedAccount};
 pub use vocabulary::{MatchType, Vertical};

@@ -1,9 +1,11 @@
 //! The per-day account report a suite prints: spend, clicks, conversions,
 //! CPA and ROAS for each date of the episode (conversions as attributed to
-//! their click's date, counting those that landed before the episode end).
+//! their click's date, counting those that landed before the episode end),
+//! and the budget caps in force that day.
 
 use std::fmt::Write;
 
+use super::budget::DayCaps;
 use super::calendar::Date;
 use super::episode::Market;
 use super::metrics::MetricRow;
@@ -12,6 +14,8 @@ use super::metrics::MetricRow;
 pub struct DayReport {
     pub date: Date,
     pub totals: MetricRow,
+    /// The account's caps that day, from the budgets then in force.
+    pub caps: DayCaps,
 }
 
 /// One row per episode day so far, for the whole account.
@@ -24,6 +28,7 @@ pub fn daily_report(market: &Market) -> Vec<DayReport> {
             DayReport {
                 date,
                 totals: market.metrics().account_day(date),
+                caps: market.day_caps()[d as usize],
             }
         })
         .collect()

@@ -36,6 +36,42 @@ impl Default for ScriptedAccount {
     }
 }
 
+/// The ids of an account [`ScriptedAccount::open`] built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenedAccount {
+    pub campaign_id: u64,
+    pub ad_group_id: u64,
+    /// In the spec's keyword order.
+    pub keyword_ids: Vec<u64>,
+}
+
+impl ScriptedAccount {
+    /// Builds the account in `market` now, with the same changes the
+    /// scripted policies make over their first decisions.
+    ///
+    /// # Errors
+    /// The first change the market refuses (the field at fault is named).
+    pub fn open(&self, market: &mut Market) -> Result<OpenedAccount, MarketError> {
+        let mut builder = Builder::default();
+        loop {
+            let changes = builder.next(self);
+            if changes.is_empty() {
+                break;
+            }
+            for change in changes {
+                let outcome = market.apply(change);
+                builder.applied(&outcome);
+                outcome?;
+            }
+        }
+        Ok(OpenedAccount {
+            campaign_id: builder.campaign_id.expect("every step applied"),
+            ad_group_id: builder.ad_group_id.expect("every step applied"),
+            keyword_ids: builder.keyword_ids,
+        })
+    }
+}
+
 /// Builds the account step by step (each step needs the previous id).
 #[derive(Debug, Clone, Default)]
 struct Builder {

@@ -30,6 +30,7 @@
 //! ```
 
 mod bootstrap;
+pub mod classic;
 mod data;
 mod error;
 mod estimator;

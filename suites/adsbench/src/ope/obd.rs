@@ -87,14 +87,16 @@ pub enum ObdError {
     },
 }
 
-/// `<home>/assets/obp-0.5.7`, where the asset machinery unpacks [`OBP`].
-pub fn asset_dir(home: &Path) -> PathBuf {
-    home.join("assets").join(OBP.dir_name())
+/// `<assets>/obp-0.5.7`, where the asset machinery unpacks [`OBP`];
+/// `assets` is the directory of all pinned assets (`<home>/assets`, a
+/// suite's `SuiteContext::assets_dir`).
+pub fn asset_dir(assets: &Path) -> PathBuf {
+    assets.join(OBP.dir_name())
 }
 
 /// Shell commands that fetch and unpack the asset without the CLI.
-pub fn manual_fetch(home: &Path) -> String {
-    let dir = asset_dir(home);
+pub fn manual_fetch(assets: &Path) -> String {
+    let dir = asset_dir(assets);
     format!(
         "python3 -m pip download --no-deps --no-binary {pkg} --ignore-requires-python {req} -d /tmp/obp-sdist && \
          mkdir -p {dir} && tar -xzf /tmp/obp-sdist/{file} -C {dir} {RANDOM_ALL} {BTS_ALL}",
@@ -105,21 +107,22 @@ pub fn manual_fetch(home: &Path) -> String {
     )
 }
 
-/// Loads `policy`'s log from the asset under `home` (checking the pinned size).
+/// Loads `policy`'s log from the asset under `assets` (see [`asset_dir`]),
+/// checking the pinned size.
 ///
 /// # Errors
 /// [`ObdError::Missing`] (saying how to fetch it) when the asset is absent,
 /// [`ObdError::Size`] for a file that is not the pinned one, else as
 /// [`parse_csv`].
-pub fn load(home: &Path, policy: LoggingPolicy) -> Result<ObdLog, ObdError> {
+pub fn load(assets: &Path, policy: LoggingPolicy) -> Result<ObdLog, ObdError> {
     let rel = policy.csv();
-    let path = asset_dir(home).join(rel);
+    let path = asset_dir(assets).join(rel);
     let meta = match std::fs::metadata(&path) {
         Ok(m) => m,
         Err(_) => {
             return Err(ObdError::Missing {
                 path,
-                manual: manual_fetch(home),
+                manual: manual_fetch(assets),
             })
         }
     };
@@ -274,8 +277,8 @@ mod tests {
 
     #[test]
     fn a_missing_asset_says_how_to_fetch_it() {
-        let home = Path::new("/nonexistent-adfarm-home");
-        let err = load(home, LoggingPolicy::Bts).unwrap_err().to_string();
+        let assets = Path::new("/nonexistent-adfarm-home/assets");
+        let err = load(assets, LoggingPolicy::Bts).unwrap_err().to_string();
         assert!(err.contains("adfarm assets fetch obp"), "{err}");
         assert!(
             err.contains("pip download --no-deps --no-binary obp"),

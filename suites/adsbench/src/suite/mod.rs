@@ -1,40 +1,61 @@
 //! Ads-Bench as an AdFarm suite: the `scenarios` dataset (seeded markets),
-//! the scripted API agents as solutions (`fixed-bid`, `pacing`), and a
-//! report section of daily KPIs against Google's budget caps.
+//! the scripted API agents as solutions (`fixed-bid`, `pacing`), a report
+//! section of daily KPIs against Google's budget caps, and one of the
+//! off-policy estimators on the Open Bandit Dataset sample.
 //!
 //! - this file: the [`Suite`] impl;
 //! - `solutions`: the agents as [`Solution`]s, episodes on a blocking thread;
-//! - `report`: the daily tables.
+//! - `report`: the daily tables;
+//! - `ope_section`: the OPE experiment's table, from the pinned asset.
 //!
 //! Design decision: scoring happens in the solve job. An episode's scores
 //! are a pure function of the scenario and the agent (no judge, no model),
 //! so the suite declares no stage of its own, and the farm's report tables
 //! its scores per solution like any other metric.
 
+mod ope_section;
 mod report;
 mod solutions;
+
+pub use ope_section::OPE_OBD;
 
 pub use solutions::{
     Scripted, DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS, FIXED_BID, PACING, SOLUTIONS,
 };
 
-use crate::ope::OBP;
+use crate::ope::{DEFAULT_RESAMPLES, OBP};
 use crate::scenario;
 use adfarm_proto::asset::Pin;
 use adfarm_proto::report::Section;
 use adfarm_proto::{SolutionSpec, Stage};
 use adfarm_suite::{
     CallEstimate, DataError, ItemIter, JobError, ReportInput, Solution, StageJob, StageModels,
-    StageOutput, Suite, SweepView,
+    StageOutput, Suite, SuiteContext, SweepView,
 };
 use async_trait::async_trait;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Name of the suite in sweep files.
 pub const SUITE: &str = "adsbench";
 
 /// The Ads-Bench suite.
-pub struct AdsBench;
+#[derive(Debug, Clone, Default)]
+pub struct AdsBench {
+    /// The host's assets directory, where the OBD sample is; `None` (the
+    /// default, for tests of the rest): the report has no OPE section.
+    assets_dir: Option<PathBuf>,
+}
+
+impl AdsBench {
+    /// The suite as a host serves it, reading the pinned assets it declares
+    /// from `ctx`.
+    pub fn new(ctx: &SuiteContext) -> AdsBench {
+        AdsBench {
+            assets_dir: Some(ctx.assets_dir.clone()),
+        }
+    }
+}
 
 #[async_trait]
 impl Suite for AdsBench {
@@ -90,7 +111,15 @@ impl Suite for AdsBench {
     }
 
     fn report(&self, input: &ReportInput<'_>) -> Result<Vec<Section>, DataError> {
-        Ok(report::sections(input))
+        let mut sections = report::sections(input);
+        if let Some(assets) = &self.assets_dir {
+            sections.push(ope_section::section(
+                &input.suite.name,
+                assets,
+                DEFAULT_RESAMPLES,
+            ));
+        }
+        Ok(sections)
     }
 }
 
@@ -133,7 +162,7 @@ mod tests {
 
     #[test]
     fn parameters_are_checked_at_plan_time_with_their_field() {
-        let s = AdsBench;
+        let s = AdsBench::default();
         assert!(s.check_solution(&spec(FIXED_BID, json!({}))).is_ok());
         assert!(s
             .check_solution(&spec(PACING, json!({"target_cpa_micros": 9_000_000})))
@@ -178,7 +207,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_solve_runs_the_episode_and_the_report_tables_its_days() {
-        let s = AdsBench;
+        let s = AdsBench::default();
         let items: Vec<_> = s
             .items(
                 scenario::DATASET,

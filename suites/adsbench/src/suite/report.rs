@@ -42,8 +42,9 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
     let tables = runs
         .into_iter()
         .map(|((_, solution, item), o)| {
-            let (day_cap, month_cap) = (o.day_cap_micros(), o.month_cap_micros());
-            let row = |d: &crate::outcome::DailyRow, solution: &str| {
+            // The caps in force: each day's own, each month's final
+            // piecewise limit; none on the total line.
+            let row = |d: &crate::outcome::DailyRow, caps: Option<(i64, i64)>| {
                 vec![
                     Some(Value::Text(solution.into())),
                     Some(Value::Text(d.date.clone())),
@@ -52,16 +53,23 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
                     Some(Value::Number(d.conversions)),
                     d.cpa().map(Value::Number),
                     d.roas().map(Value::Number),
-                    money(day_cap),
-                    money(month_cap),
+                    caps.and_then(|c| money(c.0)),
+                    caps.and_then(|c| money(c.1)),
                 ]
             };
-            let mut rows: Vec<_> = o.days.iter().map(|d| row(d, solution)).collect();
-            rows.push(row(&o.totals(), solution));
+            let mut rows: Vec<_> = o
+                .days
+                .iter()
+                .map(|d| {
+                    let month = o.months.get(&d.date[..7]).map_or(0, |m| m.cap_micros);
+                    row(d, Some((d.day_cap_micros, month)))
+                })
+                .collect();
+            rows.push(row(&o.totals(), None));
             Table {
                 id: format!("{DAILY}-{solution}-{item}"),
                 title: Some(format!(
-                    "{solution} on {item}: {} from {}, {} days, B = {:.2}",
+                    "{solution} on {item}: {} from {}, {} days, B = {:.2} at the start",
                     o.scenario.mechanism,
                     o.scenario.start_date,
                     o.scenario.days,
@@ -85,8 +93,8 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
                 ],
                 rows,
                 notes: vec![format!(
-                    "Max day spend {:.2} B; max month spend {:.1}% of 30.4B; {} budget-cap \
-                     hits; event-log digest {}.",
+                    "Max day spend {:.2} × that day's B; max month spend {:.1}% of its cap; {} \
+                     budget-cap hits; event-log digest {}.",
                     o.max_day_over_b(),
                     100.0 * o.max_month_over_cap(),
                     o.budget_cap_hits,
@@ -102,8 +110,9 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
         intro: Some(
             "Each scripted agent manages the scenario's account through the simulated Ads API \
              only (GAQL search, mutate), once each simulated morning. Conversions count those \
-             landed before the episode's end, by click date; the caps are Google's: at most 2B \
-             charged on a day, 30.4B in a calendar month."
+             landed before the episode's end, by click date; the caps are Google's, from the \
+             budget B in force: at most 2B charged on a day (the day's largest B), 30.4B in a \
+             calendar month, prorated piecewise when B changes (the month's final limit)."
                 .into(),
         ),
         tables,

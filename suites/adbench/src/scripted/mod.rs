@@ -3,7 +3,19 @@
 //! one thing and should earn its failure label (no account list → TE,
 //! wrong dates → PE, a tool-less turn → IF, wrong arithmetic → CE, an
 //! invented number → Hal).
+//!
+//! A script is a [`Plan`]: its calls, turns without a tool and answer.
+//! [`episode`] plays it directly; [`ScriptedModel`] writes it turn by turn
+//! through an agent protocol, so the agent loop is checked by the same
+//! labels.
+//!
+//! - `model`: the plan as a chat model's replies.
 
+mod model;
+
+pub use model::ScriptedModel;
+
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::replay::calculator_tool::CALCULATOR;
@@ -14,8 +26,9 @@ use crate::tools::spec::GET_USER_ACCOUNT_LIST;
 use crate::tools::{Call, Platform};
 use crate::world::Day;
 
-/// A scripted agent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A scripted agent (serde names as [`Script::name`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Script {
     /// The reference, answered.
     Oracle,
@@ -29,6 +42,43 @@ pub enum Script {
     WrongArithmetic,
     /// Adds a number found in no observation.
     InventedNumber,
+}
+
+impl Script {
+    /// Every script, the oracle first.
+    pub const ALL: [Script; 6] = [
+        Script::Oracle,
+        Script::NoAccountList,
+        Script::WrongDates,
+        Script::ToollessTurn,
+        Script::WrongArithmetic,
+        Script::InventedNumber,
+    ];
+
+    /// Kebab-case name, for model names and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Script::Oracle => "oracle",
+            Script::NoAccountList => "no-account-list",
+            Script::WrongDates => "wrong-dates",
+            Script::ToollessTurn => "toolless-turn",
+            Script::WrongArithmetic => "wrong-arithmetic",
+            Script::InventedNumber => "invented-number",
+        }
+    }
+}
+
+/// What a script does on one task.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// Its calls, in order.
+    pub calls: Vec<Call>,
+    /// For each call, the index of the reference step it plays.
+    pub steps: Vec<usize>,
+    /// Turns it spends without a tool call (before any call).
+    pub toolless_turns: u32,
+    /// Its final answer.
+    pub answer: String,
 }
 
 /// The number an invented-number mutant adds: in no observation.
@@ -98,7 +148,21 @@ pub fn episode(
     reference: &Replay,
     platform: &Platform,
 ) -> Option<Episode> {
+    let p = plan(script, task, reference, platform)?;
+    Some(Episode::play(
+        platform,
+        p.calls,
+        &p.answer,
+        p.toolless_turns,
+    ))
+}
+
+/// What `script` does on `task`, or None when the mutation does not apply
+/// to it. `platform` runs the reference's calculator code for the
+/// wrong-arithmetic mutant, which reports what its slip printed.
+pub fn plan(script: Script, task: &Task, reference: &Replay, platform: &Platform) -> Option<Plan> {
     let mut calls: Vec<Call> = reference.calls.clone();
+    let mut steps: Vec<usize> = (0..calls.len()).collect();
     let mut text = answer_text(reference.answer.as_ref());
     let mut toolless = 0;
     match script {
@@ -108,6 +172,7 @@ pub fn episode(
             let rid = reference.observations[at].result_id.as_deref()?;
             let removed: usize = rid.trim_start_matches('r').parse().ok()?;
             calls.remove(at);
+            steps.remove(at);
             for c in calls.iter_mut().filter(|c| c.tool == CALCULATOR) {
                 let code = renumber(c.args["code"].as_str()?, removed);
                 c.args["code"] = Value::String(code);
@@ -166,5 +231,10 @@ pub fn episode(
         }
         Script::InventedNumber => text.push_str(&format!(" The previous figure was {INVENTED}.")),
     }
-    Some(Episode::play(platform, calls, &text, toolless))
+    Some(Plan {
+        calls,
+        steps,
+        toolless_turns: toolless,
+        answer: text,
+    })
 }

@@ -1,0 +1,73 @@
+//! OpenAI function calling: the platform's schemas go as the request's
+//! `tools`, the reply's `tool_calls` are the turn's calls, and each call
+//! is answered by a tool message with its id.
+//!
+//! Tool turns ask with `tool_choice` Required, not Auto: the only way out
+//! of an episode is `summarize_results`, itself a tool, so a text reply is
+//! never the right move; and the local model writes a schema-constrained
+//! call only when one is required (under Auto it may prefer text, which a
+//! 135M model usually does). The closing question offers no tools.
+
+use adfarm_llm::{Completion, Message, ToolCall};
+
+use super::turn::{FormatError, RawCall};
+use crate::tools::Observation;
+
+/// The reply's calls as written.
+pub fn raw_calls(c: &Completion) -> Vec<RawCall> {
+    c.tool_calls
+        .iter()
+        .map(|t| RawCall {
+            name: t.name.clone(),
+            input: t.arguments.clone(),
+        })
+        .collect()
+}
+
+/// The reply as the conversation keeps it: every call with an id its
+/// tool message can answer (`call_<n>`, counting the calls already in the
+/// conversation as the local model does, for a provider that sent none).
+pub fn assistant(c: &Completion, calls_before: usize) -> Message {
+    let calls: Vec<ToolCall> = c
+        .tool_calls
+        .iter()
+        .enumerate()
+        .map(|(i, t)| ToolCall {
+            id: if t.id.is_empty() {
+                format!("call_{}", calls_before + i)
+            } else {
+                t.id.clone()
+            },
+            ..t.clone()
+        })
+        .collect();
+    if calls.is_empty() {
+        Message::assistant(c.text.clone())
+    } else {
+        Message::tool_calls(c.text.clone(), calls)
+    }
+}
+
+/// One tool message per call, each with its observation cut to `max_chars`.
+pub fn results(reply: &Message, observations: &[Observation], max_chars: usize) -> Vec<Message> {
+    reply
+        .tool_calls
+        .iter()
+        .zip(observations)
+        .map(|(c, o)| Message::tool_result(c.id.clone(), o.cut(max_chars)))
+        .collect()
+}
+
+/// One tool message per call of a rejected turn: each says why nothing ran.
+pub fn rejected(reply: &Message, e: &FormatError) -> Vec<Message> {
+    let text = serde_json::json!({
+        "error": format!("{e}; nothing of this turn was run"),
+        "code": e.code(),
+    })
+    .to_string();
+    reply
+        .tool_calls
+        .iter()
+        .map(|c| Message::tool_result(c.id.clone(), text.clone()))
+        .collect()
+}

@@ -1,0 +1,191 @@
+//! The benchmark's prompt protocol: the system prompts of both protocols,
+//! what the agent is told after each turn, and the closing question. Every
+//! word here changes what a model does, so a score names the version it
+//! was measured under ([`REACT_PROMPT_VERSION`], [`FC_PROMPT_VERSION`]):
+//! change the text, bump the version.
+
+use std::fmt::Write as _;
+
+use adfarm_llm::{ChatRequest, Speaker, Tool};
+
+use super::{Brief, Limits};
+use crate::tools::spec::{GET_USER_ACCOUNT_LIST, SUMMARIZE_RESULTS};
+
+/// Version of the ReAct prompt protocol (tags, system prompt, replies).
+pub const REACT_PROMPT_VERSION: &str = "adbench-react-v1";
+
+/// Version of the function-calling prompt protocol.
+pub const FC_PROMPT_VERSION: &str = "adbench-fc-v1";
+
+/// The request for the final answer, after `summarize_results`. Agents
+/// (and scripted models) recognise the closing call by it: the last
+/// message ends with it.
+pub const FINAL_ANSWER: &str = "The episode has ended. Now write your final answer to the \
+question in plain text, without tags or tool calls: give the answer itself (the number, the \
+ids, yes or no, or the option), then one sentence on how you got it. Use only figures you \
+read in tool results.";
+
+/// What a function-calling agent is told after a reply without a call.
+pub const NO_CALL: &str = "Your reply called no tool. Call the tools you need; when you have \
+the answer, call summarize_results.";
+
+const WEEKDAYS: [&str; 7] = [
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
+
+/// True when `req` is an episode's closing call (asking for the final answer).
+pub fn asks_final_answer(req: &ChatRequest) -> bool {
+    req.messages
+        .last()
+        .is_some_and(|m| m.role == Speaker::User && m.content.ends_with(FINAL_ANSWER))
+}
+
+/// The part both protocols share: who the agent works for, when it is,
+/// and the platform's rules.
+fn situation(out: &mut String, brief: &Brief<'_>, limits: &Limits) {
+    let today = brief.today;
+    let monday = today.plus(-(today.weekday() as i32));
+    let _ = write!(
+        out,
+        "You are an advertising analytics assistant. An advertiser asks you a question about \
+their ads, and you answer it from the data of the ad platform, which you reach only through \
+its tools.
+
+# Situation
+- The advertiser's user_id is {user}. Pass it wherever a tool takes a user_id.
+- Today is {today} ({weekday}) and it is {hour:02}:00. Dates in the question are relative to \
+today: yesterday is {yesterday}, this week began on Monday {monday}, last week ran from \
+{last_monday} to {last_sunday}. Write dates as YYYY-MM-DD.
+- Data for today covers only the hours completed so far; full days end yesterday.
+- Account ids come only from {list}: call it before any tool that takes an account id, and \
+never guess an id.
+- Every successful tool result gets an id (r1, r2, ...). In the calculator, earlier results \
+are variables of those names, holding the parsed JSON. Do every computation with the \
+calculator, never in your head, and print the value you need.
+- Results longer than {chars} characters are cut; ask for a smaller page_size or the next \
+page.
+- You have at most {turns} turns. When you have the answer, call {summarize} with \
+{{\"query\": \"Resolved\"}}; if the platform cannot provide what the question needs, call it \
+with {{\"query\": \"Unresolved\"}}. You are then asked for your final answer.
+",
+        user = brief.user_id,
+        today = today,
+        weekday = WEEKDAYS[today.weekday()],
+        hour = brief.hour,
+        yesterday = today.plus(-1),
+        monday = monday,
+        last_monday = monday.plus(-7),
+        last_sunday = monday.plus(-1),
+        list = GET_USER_ACCOUNT_LIST,
+        chars = limits.observation_chars,
+        turns = limits.max_turns,
+        summarize = SUMMARIZE_RESULTS,
+    );
+}
+
+/// The ReAct system prompt: the situation, the tag protocol and every
+/// tool with its JSON Schema.
+pub fn react_system(brief: &Brief<'_>, limits: &Limits, tools: &[Tool]) -> String {
+    let mut out = String::new();
+    situation(&mut out, brief, limits);
+    let _ = write!(
+        out,
+        "
+# How to reply
+Each turn, write your plan, then the tool calls to make now, exactly in this form:
+<plan>what you know so far and what you do next</plan>
+<tools>
+<tool><TOOL_NAME>a tool's name</TOOL_NAME><INPUT>{{\"argument\": \"value\"}}</INPUT></tool>
+</tools>
+- INPUT is one JSON object holding the tool's arguments, as its schema below says.
+- The calls of one <tools> block run together, in order, before you see any result: put \
+in one turn only calls that do not need each other's results. At most {max} calls a turn.
+- The results come back in one message of <tool_res> entries, one per call, in the order of \
+your calls, each with its result id.
+- A reply that breaks this form runs nothing and still uses a turn.
+
+# Tools
+",
+        max = limits.max_calls_per_turn,
+    );
+    for t in tools {
+        let _ = write!(
+            out,
+            "\n## {}\n{}\nINPUT schema: {}\n",
+            t.name, t.description, t.parameters
+        );
+    }
+    out
+}
+
+/// The function-calling system prompt: the situation; the tools travel
+/// as the request's `tools`.
+pub fn function_calling_system(brief: &Brief<'_>, limits: &Limits) -> String {
+    let mut out = String::new();
+    situation(&mut out, brief, limits);
+    let _ = write!(
+        out,
+        "
+# How to act
+Act only through tool calls. Several calls in one reply run together, in order, before you \
+see any result: make them together only when they do not need each other's results. At most \
+{max} calls a reply.
+",
+        max = limits.max_calls_per_turn,
+    );
+    out
+}
+
+/// The question, as the first user message.
+pub fn question(brief: &Brief<'_>) -> String {
+    format!("Question: {}", brief.question)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::specs;
+    use crate::world::Day;
+
+    fn brief() -> Brief<'static> {
+        Brief {
+            question: "How much did I spend yesterday?",
+            user_id: 4242,
+            today: Day::parse("2026-07-25").expect("date"),
+            hour: 12,
+        }
+    }
+
+    #[test]
+    fn the_react_prompt_states_the_user_dates_limits_and_every_schema() {
+        let tools = specs();
+        let p = react_system(&brief(), &Limits::default(), &tools);
+        // 2026-07-25 is a Saturday.
+        for needle in [
+            "user_id is 4242",
+            "Today is 2026-07-25 (Saturday) and it is 12:00",
+            "yesterday is 2026-07-24",
+            "this week began on Monday 2026-07-20",
+            "last week ran from 2026-07-13 to 2026-07-19",
+            "cut",
+            "6000 characters",
+            "at most 12 turns",
+            "At most 8 calls a turn",
+            "<TOOL_NAME>",
+        ] {
+            assert!(p.contains(needle), "{needle:?} missing from:\n{p}");
+        }
+        for t in &tools {
+            assert!(p.contains(&format!("## {}\n{}\n", t.name, t.description)));
+            assert!(p.contains(&t.parameters.to_string()), "{}", t.name);
+        }
+        let fc = function_calling_system(&brief(), &Limits::default());
+        assert!(fc.contains("user_id is 4242") && !fc.contains("<TOOL_NAME>"));
+    }
+}

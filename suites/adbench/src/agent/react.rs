@@ -1,0 +1,180 @@
+//! The paper's ReAct tags, both ways: reading a reply's `<plan>` and its
+//! `<tools>` block of `<tool><TOOL_NAME>…</TOOL_NAME><INPUT>{…}</INPUT></tool>`
+//! entries, writing a turn in that form (scripted models), and writing the
+//! `<tool_res>` entries and corrections the agent reads back.
+
+use std::fmt::Write as _;
+
+use super::turn::{FormatError, RawCall};
+use crate::tools::{Call, Observation};
+
+/// Stop string of ReAct turns: a model that goes on to write the results
+/// itself is cut there, before it invents them.
+pub const STOP: &str = "<tool_res>";
+
+/// A well-formed reply: its plan and the calls it writes (none for a
+/// tool-less turn).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// The text inside `<plan>`.
+    pub plan: String,
+    /// The `<tool>` entries, in order.
+    pub calls: Vec<RawCall>,
+}
+
+/// The text between `open` and its `close` at or after `from`: (start of
+/// the open tag, inner text, end of the close tag).
+fn element<'t>(
+    text: &'t str,
+    from: usize,
+    open: &str,
+    close: &str,
+) -> Option<Result<(usize, &'t str, usize), FormatError>> {
+    let start = from + text[from..].find(open)?;
+    let inner = start + open.len();
+    Some(match text[inner..].find(close) {
+        Some(n) => Ok((start, &text[inner..inner + n], inner + n + close.len())),
+        None => Err(FormatError::Unclosed {
+            tag: open.trim_matches(['<', '>']).to_string(),
+        }),
+    })
+}
+
+/// Reads one ReAct reply.
+///
+/// # Errors
+/// A [`FormatError`]: no plan, an unclosed tag, `<tools>` before the plan
+/// or twice, text between entries, an entry without its name or input.
+pub fn parse(text: &str) -> Result<Reply, FormatError> {
+    let (plan_at, plan, after_plan) =
+        element(text, 0, "<plan>", "</plan>").ok_or(FormatError::NoPlan)??;
+    if text[..plan_at].contains("<tools>") {
+        return Err(FormatError::ToolsBeforePlan);
+    }
+    let Some(block) = element(text, after_plan, "<tools>", "</tools>") else {
+        return Ok(Reply {
+            plan: plan.trim().to_string(),
+            calls: Vec::new(),
+        });
+    };
+    let (_, body, after_block) = block?;
+    if text[after_block..].contains("<tools>") {
+        return Err(FormatError::SecondTools);
+    }
+    let mut calls = Vec::new();
+    let mut at = 0;
+    loop {
+        let rest = &body[at..];
+        let lead = rest.len() - rest.trim_start().len();
+        if rest.trim().is_empty() {
+            break;
+        }
+        if !rest[lead..].starts_with("<tool>") {
+            return Err(FormatError::StrayText {
+                text: rest.trim().chars().take(40).collect(),
+            });
+        }
+        let (_, entry, end) =
+            element(body, at + lead, "<tool>", "</tool>").expect("starts with <tool>")?;
+        let n = calls.len() + 1;
+        let field = |tag: &str| -> Result<String, FormatError> {
+            let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+            match element(entry, 0, &open, &close) {
+                None => Err(FormatError::MissingTag {
+                    entry: n,
+                    tag: tag.to_string(),
+                }),
+                Some(r) => r.map(|(_, inner, _)| inner.trim().to_string()),
+            }
+        };
+        calls.push(RawCall {
+            name: field("TOOL_NAME")?,
+            input: field("INPUT")?,
+        });
+        at = end;
+    }
+    Ok(Reply {
+        plan: plan.trim().to_string(),
+        calls,
+    })
+}
+
+/// A turn in the paper's form: the plan, then the calls (no `<tools>`
+/// block when there are none).
+pub fn write(plan: &str, calls: &[Call]) -> String {
+    let mut out = format!("<plan>{plan}</plan>");
+    if !calls.is_empty() {
+        out.push_str("\n<tools>\n");
+        for c in calls {
+            let _ = writeln!(
+                out,
+                "<tool><TOOL_NAME>{}</TOOL_NAME><INPUT>{}</INPUT></tool>",
+                c.tool, c.args
+            );
+        }
+        out.push_str("</tools>");
+    }
+    out
+}
+
+/// The user message answering a turn's calls: one `<tool_res>` per call,
+/// in order, each observation cut to `max_chars`.
+pub fn results(observations: &[Observation], max_chars: usize) -> String {
+    let mut out = String::new();
+    for o in observations {
+        let _ = writeln!(
+            out,
+            "<tool_res><TOOL_NAME>{}</TOOL_NAME><RESULT_ID>{}</RESULT_ID><OUTPUT>{}</OUTPUT></tool_res>",
+            o.tool,
+            o.result_id.as_deref().unwrap_or("none"),
+            o.cut(max_chars)
+        );
+    }
+    out.pop();
+    out
+}
+
+/// The user message answering a malformed turn.
+pub fn rejected(e: &FormatError) -> String {
+    format!(
+        "<format_error>{e}</format_error>\nNothing was run. Reply with <plan>…</plan> and one \
+<tools> block of <tool><TOOL_NAME>…</TOOL_NAME><INPUT>{{…}}</INPUT></tool> entries."
+    )
+}
+
+/// The user message answering a turn without calls.
+pub const NO_CALL: &str = "Your reply called no tool. Write <plan>…</plan> and a <tools> block \
+with the calls you need; when you have the answer, call summarize_results.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_written_turn_reads_back_as_its_calls() {
+        let calls = vec![
+            Call {
+                tool: "search".into(),
+                args: json!({"query": "ctr <plan>"}),
+            },
+            Call {
+                tool: "get_user_account_list".into(),
+                args: json!({"user_id": 7, "page_size": 100}),
+            },
+        ];
+        let r = parse(&write("look it up", &calls)).expect("well-formed");
+        assert_eq!(r.plan, "look it up");
+        let back: Vec<Call> = r
+            .calls
+            .iter()
+            .map(|c| Call {
+                tool: c.name.clone(),
+                args: serde_json::from_str(&c.input).expect("json"),
+            })
+            .collect();
+        assert_eq!(back, calls);
+        let none = parse(&write("think first", &[])).expect("well-formed");
+        assert!(none.calls.is_empty());
+    }
+}

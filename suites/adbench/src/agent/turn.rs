@@ -1,0 +1,157 @@
+//! One model turn's calls as written (a tool name and JSON text), checked
+//! into platform calls, and the ways a turn can be malformed. Both
+//! protocols check the same way, so a malformed turn means the same thing
+//! whichever protocol wrote it: nothing of it runs.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use adfarm_llm::Tool;
+
+use crate::tools::Call;
+
+/// A call as the model wrote it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawCall {
+    /// The tool's name.
+    pub name: String,
+    /// Its arguments as JSON text.
+    pub input: String,
+}
+
+/// Why a turn was rejected. Entries count from 1, as the model reads them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum FormatError {
+    /// The reply has no `<plan>…</plan>`.
+    #[error("the reply has no <plan>…</plan>")]
+    NoPlan,
+    /// A tag is opened and never closed.
+    #[error("<{tag}> is never closed")]
+    Unclosed {
+        /// The tag.
+        tag: String,
+    },
+    /// `<tools>` comes before `<plan>`.
+    #[error("<tools> comes before <plan>; write the plan first")]
+    ToolsBeforePlan,
+    /// More than one `<tools>` block.
+    #[error("the reply has more than one <tools> block")]
+    SecondTools,
+    /// Something other than `<tool>` entries inside `<tools>`.
+    #[error("<tools> holds text outside its <tool> entries: {text:?}")]
+    StrayText {
+        /// The first characters of it.
+        text: String,
+    },
+    /// An entry lacks `<TOOL_NAME>` or `<INPUT>`.
+    #[error("<tool> entry {entry} has no <{tag}>")]
+    MissingTag {
+        /// 1-based entry.
+        entry: usize,
+        /// The tag.
+        tag: String,
+    },
+    /// A call names a tool that is not offered.
+    #[error("call {entry} names {name:?}, which is not a tool; the tools are {known}")]
+    UnknownTool {
+        /// 1-based entry.
+        entry: usize,
+        /// The name written.
+        name: String,
+        /// The tools offered, comma-separated.
+        known: String,
+    },
+    /// A call's arguments are not JSON.
+    #[error("the INPUT of call {entry} ({tool}) is not valid JSON: {message}")]
+    BadJson {
+        /// 1-based entry.
+        entry: usize,
+        /// The tool.
+        tool: String,
+        /// The parser's message.
+        message: String,
+    },
+    /// A call's arguments are JSON but not an object.
+    #[error("the INPUT of call {entry} ({tool}) must be a JSON object")]
+    NotAnObject {
+        /// 1-based entry.
+        entry: usize,
+        /// The tool.
+        tool: String,
+    },
+    /// More calls than a turn allows.
+    #[error("{count} calls in one turn; at most {max} are allowed")]
+    TooManyCalls {
+        /// Calls written.
+        count: usize,
+        /// The limit.
+        max: u32,
+    },
+}
+
+impl FormatError {
+    /// Bounded code, for reports.
+    pub fn code(&self) -> &'static str {
+        match self {
+            FormatError::NoPlan => "no-plan",
+            FormatError::Unclosed { .. } => "unclosed-tag",
+            FormatError::ToolsBeforePlan => "tools-before-plan",
+            FormatError::SecondTools => "second-tools",
+            FormatError::StrayText { .. } => "stray-text",
+            FormatError::MissingTag { .. } => "missing-tag",
+            FormatError::UnknownTool { .. } => "unknown-tool",
+            FormatError::BadJson { .. } => "bad-json",
+            FormatError::NotAnObject { .. } => "not-an-object",
+            FormatError::TooManyCalls { .. } => "too-many-calls",
+        }
+    }
+}
+
+/// Checks a turn's calls against the tools offered and the per-turn
+/// limit: all of them become platform calls, or the turn is rejected.
+///
+/// # Errors
+/// The first [`FormatError`] found, the count first.
+pub fn check(raw: &[RawCall], tools: &[Tool], max_calls: u32) -> Result<Vec<Call>, FormatError> {
+    if raw.len() > max_calls as usize {
+        return Err(FormatError::TooManyCalls {
+            count: raw.len(),
+            max: max_calls,
+        });
+    }
+    raw.iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let entry = i + 1;
+            let name = c.name.trim();
+            if !tools.iter().any(|t| t.name == name) {
+                return Err(FormatError::UnknownTool {
+                    entry,
+                    name: name.to_string(),
+                    known: tools
+                        .iter()
+                        .map(|t| t.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                });
+            }
+            let args: Value =
+                serde_json::from_str(c.input.trim()).map_err(|e| FormatError::BadJson {
+                    entry,
+                    tool: name.to_string(),
+                    message: e.to_string(),
+                })?;
+            if !args.is_object() {
+                return Err(FormatError::NotAnObject {
+                    entry,
+                    tool: name.to_string(),
+                });
+            }
+            Ok(Call {
+                tool: name.to_string(),
+                args,
+            })
+        })
+        .collect()
+}

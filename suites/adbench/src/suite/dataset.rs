@@ -1,0 +1,306 @@
+//! The `tasks` dataset: one item per task × environment date. An item
+//! carries everything a job needs (the task, the world's seed, date and
+//! hour, the dependency rule), so workers load no task files and a job's
+//! content is its identity.
+//!
+//! The suite's params, each optional:
+//! - `split`: `"public"` (default) or `"holdout"` (the leaderboard's tasks,
+//!   on another world; never loaded unless named);
+//! - `env_dates`: dates D the world is seen on, `YYYY-MM-DD` or `"today"`
+//!   (the UTC date when the sweep is planned, fixed in the items from then
+//!   on); default the reference day D0 = 2026-07-25;
+//! - `hour`: data on D covers hours before it (default 12);
+//! - `tasks`: task ids to run (default all of the split);
+//! - `per_tier`: at most this many tasks of each tier, first by id (a cut
+//!   for quick runs);
+//! - `strict_dependencies`: a dependency violation is an error observation
+//!   instead of answered and flagged (default false).
+
+use adfarm_proto::Item;
+use adfarm_suite::{DataError, ItemIter};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::tasks::{self, reference_day, Split, Task, Tier};
+use crate::world::{first_date, last_date, Day, DEFAULT_HOUR};
+
+/// The dataset's name.
+pub const DATASET: &str = "tasks";
+
+const FIELDS: [&str; 6] = [
+    "split",
+    "env_dates",
+    "hour",
+    "tasks",
+    "per_tier",
+    "strict_dependencies",
+];
+
+/// The suite's parameters, read and checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    /// Which tasks.
+    pub split: Split,
+    /// The dates the world is seen on, `"today"` resolved.
+    pub dates: Vec<Day>,
+    /// The hour on each date.
+    pub hour: u8,
+    /// Task ids asked for, if any.
+    pub tasks: Option<Vec<String>>,
+    /// Tasks per tier, if cut.
+    pub per_tier: Option<usize>,
+    /// Dependency violations are errors.
+    pub strict: bool,
+}
+
+fn bad(field: &str, reason: String) -> DataError {
+    DataError::Param {
+        field: format!("params.{field}"),
+        reason,
+    }
+}
+
+fn date(field: &str, v: &Value) -> Result<Day, DataError> {
+    let text = v.as_str().ok_or_else(|| {
+        bad(
+            field,
+            format!("must be a YYYY-MM-DD string or \"today\", got {v}"),
+        )
+    })?;
+    let day = if text == "today" {
+        Day::from_date(time::OffsetDateTime::now_utc().date())
+    } else {
+        Day::parse(text).ok_or_else(|| bad(field, format!("{text:?} is not a YYYY-MM-DD date")))?
+    };
+    if day < first_date() || day > last_date() {
+        return Err(bad(
+            field,
+            format!(
+                "{day} is outside the world's span {}..={}",
+                first_date(),
+                last_date()
+            ),
+        ));
+    }
+    Ok(day)
+}
+
+impl Params {
+    /// Reads the suite's `params`.
+    ///
+    /// # Errors
+    /// [`DataError::Param`] naming the field below `params`.
+    pub fn read(params: &Value) -> Result<Params, DataError> {
+        let empty = serde_json::Map::new();
+        let obj = match params {
+            Value::Null => &empty,
+            Value::Object(m) => m,
+            other => return Err(bad("", format!("must be a table, got {other}"))),
+        };
+        if let Some(k) = obj.keys().find(|k| !FIELDS.contains(&k.as_str())) {
+            return Err(bad(
+                k,
+                format!("unknown field; valid: {}", FIELDS.join(", ")),
+            ));
+        }
+        let split = match obj.get("split").map(|v| (v, v.as_str())) {
+            None => Split::Public,
+            Some((_, Some("public"))) => Split::Public,
+            Some((_, Some("holdout"))) => Split::Holdout,
+            Some((v, _)) => {
+                return Err(bad("split", format!("must be public or holdout, got {v}")))
+            }
+        };
+        let dates = match obj.get("env_dates") {
+            None => vec![reference_day()],
+            Some(Value::Array(a)) if !a.is_empty() => a
+                .iter()
+                .enumerate()
+                .map(|(i, v)| date(&format!("env_dates[{i}]"), v))
+                .collect::<Result<Vec<_>, _>>()?,
+            Some(v) => {
+                return Err(bad(
+                    "env_dates",
+                    format!("must be a non-empty list of dates, got {v}"),
+                ))
+            }
+        };
+        if let Some(i) = (1..dates.len()).find(|&i| dates[..i].contains(&dates[i])) {
+            return Err(bad(
+                &format!("env_dates[{i}]"),
+                format!("{} is listed twice", dates[i]),
+            ));
+        }
+        let hour = match obj.get("hour") {
+            None => DEFAULT_HOUR,
+            Some(v) => v
+                .as_u64()
+                .filter(|h| *h <= 23)
+                .map(|h| h as u8)
+                .ok_or_else(|| bad("hour", format!("must be 0..=23, got {v}")))?,
+        };
+        let tasks = match obj.get("tasks") {
+            None => None,
+            Some(Value::Array(a)) => Some(
+                a.iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        v.as_str().map(str::to_string).ok_or_else(|| {
+                            bad(
+                                &format!("tasks[{i}]"),
+                                format!("must be a task id, got {v}"),
+                            )
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+            Some(v) => return Err(bad("tasks", format!("must be a list of task ids, got {v}"))),
+        };
+        let per_tier = match obj.get("per_tier") {
+            None => None,
+            Some(v) => Some(
+                v.as_u64()
+                    .filter(|n| *n > 0)
+                    .map(|n| n as usize)
+                    .ok_or_else(|| {
+                        bad("per_tier", format!("must be a positive integer, got {v}"))
+                    })?,
+            ),
+        };
+        let strict = match obj.get("strict_dependencies") {
+            None => false,
+            Some(v) => v.as_bool().ok_or_else(|| {
+                bad(
+                    "strict_dependencies",
+                    format!("must be true or false, got {v}"),
+                )
+            })?,
+        };
+        Ok(Params {
+            split,
+            dates,
+            hour,
+            tasks,
+            per_tier,
+            strict,
+        })
+    }
+
+    /// The shipped tasks these params select, in id order.
+    ///
+    /// # Errors
+    /// A task id the split does not have, or a broken shipped task.
+    pub fn select(&self) -> Result<Vec<Task>, DataError> {
+        let all = tasks::shipped(self.split).map_err(|e| DataError::Files {
+            path: "tasks".into(),
+            reason: e.to_string(),
+        })?;
+        let mut chosen: Vec<Task> = match &self.tasks {
+            None => all,
+            Some(ids) => {
+                for (i, id) in ids.iter().enumerate() {
+                    if !all.iter().any(|t| &t.id == id) {
+                        return Err(bad(
+                            &format!("tasks[{i}]"),
+                            format!("the {} split has no task {id:?}", self.split.dir_name()),
+                        ));
+                    }
+                }
+                all.into_iter().filter(|t| ids.contains(&t.id)).collect()
+            }
+        };
+        if let Some(n) = self.per_tier {
+            let mut seen: Vec<(Tier, usize)> = Vec::new();
+            chosen.retain(|t| {
+                let count = match seen.iter_mut().find(|(tier, _)| *tier == t.tier) {
+                    Some((_, c)) => c,
+                    None => {
+                        seen.push((t.tier, 0));
+                        &mut seen.last_mut().expect("just pushed").1
+                    }
+                };
+                *count += 1;
+                *count <= n
+            });
+        }
+        Ok(chosen)
+    }
+}
+
+/// What an item carries besides the question: the whole episode setting.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Setting {
+    /// The task, as its file states it.
+    pub task: Task,
+    /// Its split (the world seed follows from it).
+    pub split: Split,
+    /// The date D the world is seen on.
+    pub date: Day,
+    /// The hour on D.
+    pub hour: u8,
+    /// Dependency violations are errors.
+    pub strict: bool,
+}
+
+impl Setting {
+    /// The world's seed.
+    pub fn seed(&self) -> u64 {
+        self.split.seed()
+    }
+
+    /// The item of this setting: id `<task>@<date>`.
+    pub fn item(&self) -> Item {
+        Item {
+            id: format!("{}@{}", self.task.id, self.date),
+            input: self.task.question.clone(),
+            meta: serde_json::to_value(self).expect("a setting serialises"),
+        }
+    }
+
+    /// The setting an item carries.
+    ///
+    /// # Errors
+    /// [`DataError::Param`] when the item is not one of this dataset's.
+    pub fn of(item: &Item) -> Result<Setting, DataError> {
+        let mut s: Setting =
+            serde_json::from_value(item.meta.clone()).map_err(|e| DataError::Param {
+                field: "item.meta".into(),
+                reason: format!("item {} is not an AD-Bench task setting: {e}", item.id),
+            })?;
+        s.task.split = s.split;
+        Ok(s)
+    }
+}
+
+/// The dataset's items: every selected task on every date, date-major.
+///
+/// # Errors
+/// An unknown dataset or bad params.
+pub fn items(dataset: &str, params: &Value) -> Result<ItemIter, DataError> {
+    if dataset != DATASET {
+        return Err(DataError::UnknownDataset {
+            suite: super::SUITE.into(),
+            dataset: dataset.into(),
+            valid: DATASET.into(),
+        });
+    }
+    let p = Params::read(params)?;
+    let tasks = p.select()?;
+    let items: Vec<_> = p
+        .dates
+        .iter()
+        .flat_map(|&date| {
+            tasks.iter().map(move |task| {
+                Ok(Setting {
+                    task: task.clone(),
+                    split: p.split,
+                    date,
+                    hour: p.hour,
+                    strict: p.strict,
+                }
+                .item())
+            })
+        })
+        .collect();
+    Ok(Box::new(items.into_iter()))
+}

@@ -1,0 +1,155 @@
+//! AD-Bench as an AdFarm suite.
+//!
+//! - `dataset`: the `tasks` dataset, one item per task × environment date;
+//! - `solutions`: model agents (ReAct, function calling) and scripted ones;
+//! - `stages`: `replay` (ground truth), `score` (per episode), `pass-at-k`;
+//! - `report`: the paper's Table 2 and Table 3 layouts, coverage and cost;
+//! - `command`: `adfarm adbench replay`.
+//!
+//! An episode is a solved item: the solve job plays the whole episode (the
+//! agent's turns and the platform's answers) and stores it; the CPU-lane
+//! stages grade it, so re-scoring never re-runs a model.
+
+pub mod command;
+pub mod dataset;
+pub mod report;
+pub mod solutions;
+pub mod stages;
+
+use std::sync::Arc;
+
+use adfarm_proto::report::Section;
+use adfarm_proto::{SolutionSpec, Stage, SOLVE};
+use adfarm_suite::{
+    CallEstimate, ChildEntry, CommandError, DataError, ItemIter, JobError, ReportInput, Solution,
+    StageJob, StageModels, StageOutput, Suite, SweepView, Toolbox,
+};
+use async_trait::async_trait;
+
+use crate::calculator::{run_stdio, Calculator};
+use solutions::{Agent, FUNCTION_CALLING, REACT};
+
+/// Name of the suite in sweep files.
+pub const SUITE: &str = "adbench";
+
+/// The calculator child's subcommand: `adfarm adbench calculator`.
+pub const CALCULATOR_ENTRY: &str = "calculator";
+
+/// The AD-Bench suite.
+pub struct AdBench {
+    calculator: Result<Calculator, String>,
+}
+
+impl AdBench {
+    /// The suite as the `adfarm` binary serves it: agents' calculator code
+    /// runs in this executable's `adbench calculator` child.
+    pub fn new() -> AdBench {
+        AdBench {
+            calculator: Calculator::from_current_exe().map_err(|e| e.to_string()),
+        }
+    }
+
+    /// The suite with calculator children run by `calculator` (tests use
+    /// the crate's own `adbench-calculator` binary).
+    pub fn with_calculator(calculator: Calculator) -> AdBench {
+        AdBench {
+            calculator: Ok(calculator),
+        }
+    }
+}
+
+impl Default for AdBench {
+    fn default() -> AdBench {
+        AdBench::new()
+    }
+}
+
+#[async_trait]
+impl Suite for AdBench {
+    fn name(&self) -> &'static str {
+        SUITE
+    }
+
+    fn datasets(&self) -> Vec<String> {
+        vec![dataset::DATASET.into()]
+    }
+
+    fn solutions(&self) -> Vec<String> {
+        solutions::names()
+    }
+
+    fn items(&self, dataset: &str, params: &serde_json::Value) -> Result<ItemIter, DataError> {
+        dataset::items(dataset, params)
+    }
+
+    fn stages(&self, sweep: SweepView<'_>) -> Result<Vec<Stage>, DataError> {
+        // Checked here so a bad parameter fails the sweep file, not a job.
+        dataset::Params::read(&sweep.suite.params)?.select()?;
+        Ok(stages::declared())
+    }
+
+    fn estimate(&self, stage: &str, solution: &SolutionSpec) -> CallEstimate {
+        let model_agent = [REACT, FUNCTION_CALLING].contains(&solution.name.as_str());
+        if stage != SOLVE || !model_agent {
+            return CallEstimate::default();
+        }
+        // The paper's agents take 3.25–4.15 steps: about five turns and the
+        // answer call, each prompt carrying the nine tool schemas (~2k
+        // tokens) and the turns so far.
+        CallEstimate {
+            calls: 6,
+            overhead_tokens: 4_000,
+            reads_response: false,
+            output_tokens: Some(200),
+        }
+    }
+
+    fn check_solution(&self, spec: &SolutionSpec) -> Result<(), DataError> {
+        Agent::from_spec(spec, Err(String::new())).map(|_| ())
+    }
+
+    fn solution(&self, spec: &SolutionSpec) -> Result<Arc<dyn Solution>, DataError> {
+        Ok(Arc::new(Agent::from_spec(spec, self.calculator.clone())?))
+    }
+
+    async fn run_stage(
+        &self,
+        job: StageJob<'_>,
+        _models: StageModels<'_>,
+    ) -> Result<StageOutput, JobError> {
+        // Replays take milliseconds to a few hundred: off the async threads.
+        let job = stages::Job::of(&job);
+        tokio::task::spawn_blocking(move || stages::run(&job))
+            .await
+            .map_err(|e| {
+                JobError::Data(DataError::Param {
+                    field: "stage".into(),
+                    reason: format!("the stage job panicked: {e}"),
+                })
+            })?
+    }
+
+    fn command(&self) -> Option<clap::Command> {
+        Some(command::command())
+    }
+
+    async fn run_command(
+        &self,
+        matches: &clap::ArgMatches,
+        _toolbox: &dyn Toolbox,
+    ) -> Result<(), CommandError> {
+        print!("{}", command::run(matches)?);
+        Ok(())
+    }
+
+    fn child_entries(&self) -> &'static [ChildEntry] {
+        &[ChildEntry {
+            name: CALCULATOR_ENTRY,
+            run: run_stdio,
+        }]
+    }
+
+    fn report(&self, input: &ReportInput<'_>) -> Result<Vec<Section>, DataError> {
+        Ok(report::sections(input))
+    }
+}

@@ -1,0 +1,339 @@
+//! The suite's report sections, in the paper's layouts:
+//! - Table 2: Pass@1 and Pass@3, overall and per tier, and the average
+//!   trajectory length (tool calls per episode);
+//! - Table 3: failure labels (TE PE IF CE Hal LC), episodes with any error
+//!   (#Err) and labels in all (TotE), overall and per tier;
+//! - coverage per tier, pass^k for every k, and each agent's tokens and
+//!   cost per episode.
+//!
+//! An agent's row names what a score belongs to: the solution (protocol
+//! and prompt version) and the model behind it.
+
+use std::collections::BTreeMap;
+
+use adfarm_proto::report::{Column, ColumnKind, Key, Section, Table, Value};
+use adfarm_proto::{JobResult, SOLVE};
+use adfarm_suite::ReportInput;
+use serde::Deserialize;
+
+use super::stages::{Runs, Scored, PASS_AT_K, SCORE};
+use crate::agent::Run;
+use crate::scoring::{passk, Label};
+use crate::tasks::Tier;
+
+/// The section's id.
+pub const SECTION: &str = "adbench";
+
+const TIERS: [Tier; 3] = [Tier::L1, Tier::L2, Tier::L3];
+
+fn meta<T: for<'de> Deserialize<'de>>(r: &JobResult) -> Option<T> {
+    serde_json::from_value(r.output.as_ref()?.meta.clone()).ok()
+}
+
+/// One agent's results.
+#[derive(Default)]
+struct Agent {
+    scored: Vec<Scored>,
+    runs: Vec<Runs>,
+    /// Per episode: prompt tokens, completion tokens, model calls.
+    tokens: Vec<(u64, u64, u64)>,
+    protocol: Option<String>,
+}
+
+fn pct(x: f64) -> Option<Value> {
+    Some(Value::Number(x))
+}
+
+fn counts(runs: &[&Runs]) -> Vec<passk::Counts> {
+    runs.iter().map(|r| (r.n, r.c)).collect()
+}
+
+/// Pass@k over `runs`, when every task has at least k runs.
+fn pass_at(runs: &[&Runs], k: u32) -> Option<Value> {
+    if runs.is_empty() || runs.iter().any(|r| r.n < k) {
+        return None;
+    }
+    pct(passk::pass_at_k(&counts(runs), k))
+}
+
+fn mean(xs: impl Iterator<Item = f64>) -> Option<f64> {
+    let (sum, n) = xs.fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
+    (n > 0).then(|| sum / n as f64)
+}
+
+/// The sections, or none before any episode is scored.
+pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
+    let order = |name: &str| {
+        input
+            .spec
+            .solutions
+            .iter()
+            .position(|s| s.name == name)
+            .unwrap_or(usize::MAX)
+    };
+    let mut agents: BTreeMap<(usize, String), Agent> = BTreeMap::new();
+    for r in input.results {
+        let key = (order(&r.cell.solution), r.cell.solution.clone());
+        match r.stage.as_str() {
+            SCORE => {
+                if let Some(s) = meta::<Scored>(r) {
+                    agents.entry(key).or_default().scored.push(s);
+                }
+            }
+            PASS_AT_K => {
+                if let Some(s) = meta::<Runs>(r) {
+                    agents.entry(key).or_default().runs.push(s);
+                }
+            }
+            SOLVE => {
+                if let Some(run) = meta::<Run>(r) {
+                    let a = agents.entry(key).or_default();
+                    a.tokens.push((
+                        run.usage.input,
+                        run.usage.output,
+                        u64::from(run.usage.model_calls),
+                    ));
+                    a.protocol.get_or_insert(run.prompt_version.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    agents.retain(|_, a| !a.scored.is_empty() || !a.runs.is_empty());
+    if agents.is_empty() {
+        return Vec::new();
+    }
+    let model_of = |solution: &str| -> String {
+        input
+            .spec
+            .solutions
+            .iter()
+            .find(|s| s.name == solution)
+            .and_then(|s| input.spec.providers.iter().find(|p| p.name == s.provider))
+            .map(|p| p.model.clone())
+            .unwrap_or_default()
+    };
+    let price_of = |solution: &str| {
+        input
+            .spec
+            .solutions
+            .iter()
+            .find(|s| s.name == solution)
+            .and_then(|s| input.spec.providers.iter().find(|p| p.name == s.provider))
+    };
+    let n_max = agents
+        .values()
+        .flat_map(|a| a.runs.iter().map(|r| r.n))
+        .min()
+        .unwrap_or(0);
+    let id = |name: &str, model: &str, protocol: &Option<String>| {
+        vec![
+            Some(Value::Text(name.into())),
+            Some(Value::Text(model.into())),
+            Some(Value::Text(protocol.clone().unwrap_or_else(|| "-".into()))),
+        ]
+    };
+    let id_columns = || {
+        vec![
+            Column::key("solution", "Agent", Key::Solution),
+            Column::new("model", "Model", ColumnKind::Text),
+            Column::new("protocol", "Prompt protocol", ColumnKind::Text),
+        ]
+    };
+    let p = ColumnKind::Percent { decimals: 1 };
+
+    // Table 2: Pass@1 / Pass@3 overall and per tier, average length.
+    let mut t2_cols = id_columns();
+    for scope in ["overall", "l1", "l2", "l3"] {
+        t2_cols.push(Column::new(
+            format!("{scope}-pass@1"),
+            format!("{} Pass@1", scope.to_uppercase()),
+            p,
+        ));
+        t2_cols.push(Column::new(
+            format!("{scope}-pass@3"),
+            format!("{} Pass@3", scope.to_uppercase()),
+            p,
+        ));
+    }
+    t2_cols.push(Column::new(
+        "avg-length",
+        "Avg. length",
+        ColumnKind::Number { decimals: 2 },
+    ));
+    let mut t2_rows = Vec::new();
+    // Table 3: failure labels overall and per tier.
+    let mut t3_cols = id_columns();
+    t3_cols.push(Column::new("tier", "Tier", ColumnKind::Text));
+    for l in Label::ALL {
+        t3_cols.push(Column::new(
+            format!("{l:?}"),
+            format!("{l:?}"),
+            ColumnKind::Integer,
+        ));
+    }
+    t3_cols.push(Column::new("err", "#Err", ColumnKind::Integer));
+    t3_cols.push(Column::new("tote", "TotE", ColumnKind::Integer));
+    t3_cols.push(Column::new("episodes", "Episodes", ColumnKind::Integer));
+    let mut t3_rows = Vec::new();
+    // Coverage, pass^k and cost.
+    let mut t4_cols = id_columns();
+    for scope in ["overall", "l1", "l2", "l3"] {
+        t4_cols.push(Column::new(
+            format!("{scope}-coverage"),
+            format!("{} coverage", scope.to_uppercase()),
+            p,
+        ));
+    }
+    for k in 1..=n_max {
+        t4_cols.push(Column::new(format!("pass^{k}"), format!("pass^{k}"), p));
+    }
+    t4_cols.push(Column::new(
+        "input-tokens",
+        "Prompt tokens / episode",
+        ColumnKind::Number { decimals: 0 },
+    ));
+    t4_cols.push(Column::new(
+        "output-tokens",
+        "Output tokens / episode",
+        ColumnKind::Number { decimals: 0 },
+    ));
+    t4_cols.push(Column::new(
+        "model-calls",
+        "Model calls / episode",
+        ColumnKind::Number { decimals: 2 },
+    ));
+    t4_cols.push(Column::new(
+        "usd",
+        "USD / episode",
+        ColumnKind::Usd { decimals: 4 },
+    ));
+    let mut t4_rows = Vec::new();
+
+    for ((_, name), a) in &agents {
+        let model = model_of(name);
+        let all_runs: Vec<&Runs> = a.runs.iter().collect();
+        let tier_runs = |t: Tier| -> Vec<&Runs> { a.runs.iter().filter(|r| r.tier == t).collect() };
+        let tier_scored = |t: Option<Tier>| -> Vec<&Scored> {
+            a.scored
+                .iter()
+                .filter(|s| t.is_none_or(|t| s.tier == t))
+                .collect()
+        };
+
+        let mut row = id(name, &model, &a.protocol);
+        row.push(pass_at(&all_runs, 1));
+        row.push(pass_at(&all_runs, 3));
+        for t in TIERS {
+            let runs = tier_runs(t);
+            row.push(pass_at(&runs, 1));
+            row.push(pass_at(&runs, 3));
+        }
+        row.push(mean(a.scored.iter().map(|s| s.calls as f64)).map(Value::Number));
+        t2_rows.push(row);
+
+        for (label, tier) in [("All", None)].into_iter().chain(TIERS.map(|t| {
+            (
+                match t {
+                    Tier::L1 => "L1",
+                    Tier::L2 => "L2",
+                    Tier::L3 => "L3",
+                },
+                Some(t),
+            )
+        })) {
+            let scored = tier_scored(tier);
+            let mut row = id(name, &model, &a.protocol);
+            row.push(Some(Value::Text(label.into())));
+            for l in Label::ALL {
+                let c = scored.iter().filter(|s| s.labels.contains(&l)).count();
+                row.push(Some(Value::Integer(c as i64)));
+            }
+            let err = scored.iter().filter(|s| !s.labels.is_empty()).count();
+            let tote: usize = scored.iter().map(|s| s.labels.len()).sum();
+            row.push(Some(Value::Integer(err as i64)));
+            row.push(Some(Value::Integer(tote as i64)));
+            row.push(Some(Value::Integer(scored.len() as i64)));
+            t3_rows.push(row);
+        }
+
+        let mut row = id(name, &model, &a.protocol);
+        row.push(mean(a.scored.iter().map(|s| s.coverage)).and_then(pct));
+        for t in TIERS {
+            row.push(mean(tier_scored(Some(t)).iter().map(|s| s.coverage)).and_then(pct));
+        }
+        for k in 1..=n_max {
+            row.push(if all_runs.is_empty() {
+                None
+            } else {
+                pct(passk::pass_hat_k(&counts(&all_runs), k))
+            });
+        }
+        row.push(mean(a.tokens.iter().map(|t| t.0 as f64)).map(Value::Number));
+        row.push(mean(a.tokens.iter().map(|t| t.1 as f64)).map(Value::Number));
+        row.push(mean(a.tokens.iter().map(|t| t.2 as f64)).map(Value::Number));
+        row.push(
+            price_of(name).and_then(|p| {
+                mean(a.tokens.iter().map(|t| p.cost_usd(t.0, t.1))).map(Value::Number)
+            }),
+        );
+        t4_rows.push(row);
+    }
+
+    let n_note = if n_max >= 3 {
+        format!("n = {n_max} runs (seeds) per task and agent; Pass@k = mean over tasks of 1 − C(n−c,k)/C(n,k).")
+    } else {
+        format!("n = {n_max} run(s) per task and agent: Pass@3 needs at least 3 seeds and is left empty.")
+    };
+    vec![Section {
+        suite: input.suite.name.clone(),
+        id: SECTION.into(),
+        title: "AD-Bench: agents on the simulated ad platform".into(),
+        intro: Some(
+            "Every episode is graded against its task's reference trajectory replayed on the same \
+             world date: numbers equal after rounding to 2 decimals, id lists as sets, yes/no and \
+             choices by name. Coverage counts reference steps matched by a call with the same tool \
+             and key arguments in an order the step graph allows. A failed episode counts as a \
+             wrong run."
+                .into(),
+        ),
+        tables: vec![
+            Table {
+                id: "pass-at-k".into(),
+                title: Some("Pass@k by tier (the paper's Table 2 layout)".into()),
+                scorer: None,
+                columns: t2_cols,
+                rows: t2_rows,
+                notes: vec![n_note],
+            },
+            Table {
+                id: "failures".into(),
+                title: Some("Failure labels by tier (the paper's Table 3 layout)".into()),
+                scorer: None,
+                columns: t3_cols,
+                rows: t3_rows,
+                notes: vec![
+                    "TE tool error (missing or stray tool, dependency violation); PE parameter \
+                     error; IF a turn without a tool call; CE computation error; Hal a number \
+                     found in no observation; LC context overflow or long repetitive episode. \
+                     #Err: episodes with any label; TotE: labels in all."
+                        .into(),
+                ],
+            },
+            Table {
+                id: "coverage-cost".into(),
+                title: Some("Trajectory coverage, pass^k and cost".into()),
+                scorer: None,
+                columns: t4_cols,
+                rows: t4_rows,
+                notes: vec![
+                    "pass^k = mean over tasks of C(c,k)/C(n,k): all k runs right (τ-bench). \
+                     Tokens and cost are per episode, at the agent provider's prices."
+                        .into(),
+                ],
+            },
+        ],
+        notes: Vec::new(),
+        plots: Vec::new(),
+    }]
+}

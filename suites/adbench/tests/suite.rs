@@ -1,0 +1,348 @@
+//! AD-Bench as a suite, in process: params are checked with their field,
+//! items carry their whole setting, the declared stages form a valid
+//! pipeline, and solve → replay → score → pass-at-k → report gives the
+//! oracle 100% and a mutant its label, with a failed run counted as wrong.
+
+use adfarm_adbench::calculator::Calculator;
+use adfarm_adbench::suite::dataset::{Params, Setting, DATASET};
+use adfarm_adbench::suite::stages::{CORRECT, COVERAGE, PASS_AT_K, REPLAY, SCORE};
+use adfarm_adbench::tasks::{load, shipped, tasks_root, Split};
+use adfarm_adbench::AdBench;
+use adfarm_llm::{ChatRequest, Choice, Completion, LlmError, Provider};
+use adfarm_proto::report::Value as Cell;
+use adfarm_proto::{
+    Cell as Coordinates, Item, JobId, JobResult, Pipeline, SolutionSpec, SweepSpec, Variant,
+    Verdict, SOLVE,
+};
+use adfarm_suite::{DataError, Models, ReportInput, StageJob, StageModels, Suite, SweepView};
+use async_trait::async_trait;
+use serde_json::json;
+
+fn suite() -> AdBench {
+    AdBench::with_calculator(Calculator::new(
+        env!("CARGO_BIN_EXE_adbench-calculator"),
+        Vec::<String>::new(),
+    ))
+}
+
+fn field(params: serde_json::Value) -> String {
+    match Params::read(&params).and_then(|p| p.select()) {
+        Err(DataError::Param { field, .. }) => field,
+        other => panic!("{params}: {other:?}"),
+    }
+}
+
+#[test]
+fn the_shipped_tasks_are_the_files_in_the_tree() {
+    for split in [Split::Public, Split::Holdout] {
+        let ids = |t: Vec<adfarm_adbench::tasks::Task>| {
+            t.into_iter()
+                .map(|t| (t.id.clone(), t.question.clone(), t.steps.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            ids(shipped(split).expect("shipped")),
+            ids(load(&tasks_root(), split).expect("files"))
+        );
+    }
+}
+
+#[test]
+fn params_are_checked_with_their_field() {
+    assert_eq!(field(json!({"split": "train"})), "params.split");
+    assert_eq!(field(json!({"env_dates": []})), "params.env_dates");
+    assert_eq!(
+        field(json!({"env_dates": ["2026-07-25", "2026-02-30"]})),
+        "params.env_dates[1]"
+    );
+    assert_eq!(
+        field(json!({"env_dates": ["2026-07-25", "2026-07-25"]})),
+        "params.env_dates[1]"
+    );
+    assert_eq!(
+        field(json!({"env_dates": ["1999-01-01"]})),
+        "params.env_dates[0]"
+    );
+    assert_eq!(field(json!({"hour": 24})), "params.hour");
+    assert_eq!(field(json!({"per_tier": 0})), "params.per_tier");
+    assert_eq!(
+        field(json!({"tasks": ["L1-001", "L9-999"]})),
+        "params.tasks[1]"
+    );
+    assert_eq!(field(json!({"dates": []})), "params.dates");
+
+    let s = suite();
+    let check = |name: &str, params: serde_json::Value| {
+        s.check_solution(&SolutionSpec {
+            name: name.into(),
+            suite: None,
+            provider: "p".into(),
+            max_tokens: 64,
+            temperature: 0.0,
+            params,
+        })
+    };
+    assert!(check("react", json!({"max_turns": 6})).is_ok());
+    assert!(matches!(
+        check("react", json!({"max_turns": 0})),
+        Err(DataError::Param { field, .. }) if field == "params.max_turns"
+    ));
+    assert!(matches!(
+        check("oracle", json!({"max_turns": 6})),
+        Err(DataError::Param { .. })
+    ));
+    assert!(matches!(
+        check("reflexion", json!({})),
+        Err(DataError::UnknownSolution { .. })
+    ));
+}
+
+#[test]
+fn items_are_tasks_on_dates_and_carry_their_setting() {
+    let s = suite();
+    let params = json!({"env_dates": ["2026-07-25", "2026-08-03"], "per_tier": 2});
+    let items: Vec<Item> = s
+        .items(DATASET, &params)
+        .expect("items")
+        .map(|i| i.expect("an item"))
+        .collect();
+    assert_eq!(items.len(), 2 * 3 * 2);
+    assert_eq!(items[0].id, "L1-001@2026-07-25");
+    assert_eq!(items[6].id, "L1-001@2026-08-03");
+    let setting = Setting::of(&items[6]).expect("a setting");
+    assert_eq!(setting.task.id, "L1-001");
+    assert_eq!(setting.date.to_string(), "2026-08-03");
+    assert_eq!(setting.split, Split::Public);
+    assert_eq!(setting.item(), items[6]);
+    // The holdout split is never in a default sweep.
+    let default: Vec<Item> = s
+        .items(DATASET, &json!({}))
+        .expect("items")
+        .map(|i| i.expect("an item"))
+        .collect();
+    assert_eq!(default.len(), 90);
+    let holdout = s
+        .items(DATASET, &json!({"split": "holdout"}))
+        .expect("items")
+        .count();
+    assert_eq!(holdout, 30);
+    assert!(s.items("questions", &json!({})).is_err());
+}
+
+fn sweep() -> SweepSpec {
+    serde_json::from_value(json!({
+        "name": "s",
+        "seeds": [1, 2, 3],
+        "suites": [{"name": "adbench", "datasets": ["tasks"], "params": {"per_tier": 1}}],
+        "solutions": [{"name": "oracle", "provider": "none"}, {"name": "invented-number", "provider": "none"}],
+        "providers": [],
+    }))
+    .expect("a sweep")
+}
+
+fn result(
+    stage: &str,
+    solution: &str,
+    seed: u64,
+    item: &Item,
+    out: adfarm_suite::StageOutput,
+) -> JobResult {
+    JobResult {
+        id: JobId(format!("{stage}-{solution}-{seed}-{}", item.id)),
+        stage: stage.into(),
+        cell: Coordinates {
+            suite: "adbench".into(),
+            dataset: DATASET.into(),
+            solution: solution.into(),
+            seed,
+        },
+        item: item.id.clone(),
+        judge: None,
+        output: out.output,
+        scores: out.scores,
+        usage: vec![],
+    }
+}
+
+fn value(scores: &[adfarm_proto::Score], metric: &str) -> f64 {
+    match scores
+        .iter()
+        .find(|s| s.metric == metric)
+        .map(|s| &s.verdict)
+    {
+        Some(Verdict::Score(v)) => *v,
+        other => panic!("{metric}: {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn solve_replay_score_and_pass_at_k_give_the_oracle_full_marks() {
+    let s = suite();
+    let spec = sweep();
+    let stages = s
+        .stages(SweepView {
+            spec: &spec,
+            suite: &spec.suites[0],
+        })
+        .expect("stages");
+    Pipeline {
+        solutions: vec![0, 1],
+        stages: stages.clone(),
+    }
+    .check()
+    .expect("a valid pipeline");
+    let names: Vec<&str> = stages.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, [REPLAY, SCORE, PASS_AT_K]);
+
+    let items: Vec<Item> = s
+        .items(DATASET, &spec.suites[0].params)
+        .expect("items")
+        .map(|i| i.expect("an item"))
+        .collect();
+    assert_eq!(items.len(), 3);
+    let none = NoModel;
+    let models = Models {
+        llm: &none,
+        embedder: None,
+    };
+    let variant = Variant::none();
+    let stage = |name: &'static str,
+                 solution: &str,
+                 seed: u64,
+                 item: &Item,
+                 inputs: Vec<Option<JobResult>>| {
+        let s = &s;
+        let coords = Coordinates {
+            suite: "adbench".into(),
+            dataset: DATASET.into(),
+            solution: solution.into(),
+            seed,
+        };
+        let variant = &variant;
+        let item = item.clone();
+        async move {
+            let out = s
+                .run_stage(
+                    StageJob {
+                        stage: name,
+                        cell: &coords,
+                        item: &item,
+                        variant,
+                        inputs: &inputs,
+                    },
+                    StageModels::default(),
+                )
+                .await
+                .unwrap_or_else(|e| panic!("{name} on {}: {e}", item.id));
+            result(name, &coords.solution, seed, &item, out)
+        }
+    };
+    let mut results = Vec::new();
+    for item in &items {
+        let truth = stage(REPLAY, "", 0, item, vec![]).await;
+        for solution in ["oracle", "invented-number"] {
+            let agent = s
+                .solution(
+                    &spec
+                        .solutions
+                        .iter()
+                        .find(|x| x.name == solution)
+                        .expect("named")
+                        .clone(),
+                )
+                .expect("a solution");
+            let mut scored = Vec::new();
+            for seed in [1, 2, 3] {
+                let solved = agent.solve(item, models, seed).await.expect("an episode");
+                let run = result(
+                    SOLVE,
+                    solution,
+                    seed,
+                    item,
+                    adfarm_suite::StageOutput {
+                        output: Some(solved.output),
+                        scores: solved.scores,
+                    },
+                );
+                let score = stage(
+                    SCORE,
+                    solution,
+                    seed,
+                    item,
+                    vec![Some(truth.clone()), Some(run.clone())],
+                )
+                .await;
+                if solution == "oracle" {
+                    assert_eq!(value(&score.scores, CORRECT), 100.0, "{}", item.id);
+                    assert_eq!(value(&score.scores, COVERAGE), 100.0, "{}", item.id);
+                } else {
+                    assert_eq!(value(&score.scores, "label-Hal"), 100.0, "{}", item.id);
+                }
+                results.push(run);
+                scored.push(score);
+            }
+            // The third run failed: Pass@k counts it as wrong.
+            let inputs = if solution == "oracle" {
+                vec![Some(scored[0].clone()), Some(scored[1].clone()), None]
+            } else {
+                scored.iter().cloned().map(Some).collect()
+            };
+            let passk = stage(PASS_AT_K, solution, 0, item, inputs).await;
+            if solution == "oracle" {
+                assert!((value(&passk.scores, "pass@1") - 200.0 / 3.0).abs() < 1e-9);
+                assert_eq!(value(&passk.scores, "pass@3"), 100.0);
+                assert_eq!(value(&passk.scores, "pass^3"), 0.0);
+            }
+            results.extend(scored);
+            results.push(passk);
+        }
+        results.push(truth);
+    }
+
+    let sections = s
+        .report(&ReportInput {
+            spec: &spec,
+            suite: &spec.suites[0],
+            cells: &[],
+            results: &results,
+        })
+        .expect("sections");
+    let t = &sections[0].tables[0];
+    assert_eq!(t.id, "pass-at-k");
+    let col = |id: &str| t.columns.iter().position(|c| c.id == id).expect(id);
+    let oracle = &t.rows[0];
+    assert_eq!(oracle[0], Some(Cell::Text("oracle".into())));
+    assert_eq!(oracle[col("overall-pass@3")], Some(Cell::Number(1.0)));
+    match oracle[col("overall-pass@1")] {
+        Some(Cell::Number(x)) => assert!((x - 2.0 / 3.0).abs() < 1e-9),
+        ref other => panic!("{other:?}"),
+    }
+    let failures = &sections[0].tables[1];
+    let fcol = |id: &str| failures.columns.iter().position(|c| c.id == id).expect(id);
+    let mutant_all = failures
+        .rows
+        .iter()
+        .find(|r| {
+            r[0] == Some(Cell::Text("invented-number".into()))
+                && r[fcol("tier")] == Some(Cell::Text("All".into()))
+        })
+        .expect("the mutant's row");
+    assert_eq!(mutant_all[fcol("Hal")], Some(Cell::Integer(9)));
+    assert_eq!(mutant_all[fcol("episodes")], Some(Cell::Integer(9)));
+}
+
+/// A provider that fails the test if called: scripted agents call no model.
+struct NoModel;
+
+#[async_trait]
+impl Provider for NoModel {
+    fn model(&self) -> &str {
+        "none"
+    }
+    async fn chat(&self, _req: &ChatRequest) -> Result<Completion, LlmError> {
+        panic!("a scripted agent called the model")
+    }
+    async fn choose(&self, _req: &ChatRequest, _options: &[String]) -> Result<Choice, LlmError> {
+        panic!("a scripted agent called the model")
+    }
+}

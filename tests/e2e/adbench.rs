@@ -1,0 +1,205 @@
+//! AD-Bench end to end.
+//!
+//! - The scripted agents (`sweeps/adbench-scripted.toml`: the oracle and
+//!   five mutants through the ReAct protocol, every public task, D0, D0+9
+//!   and D0+45, three seeds): the oracle scores Pass@1 = Pass@3 = 100%,
+//!   coverage 100% and no failure label; each mutant earns its label.
+//! - A cut of it (3 tasks per tier, 3 dates) gives the same report embedded
+//!   and over a coordinator and two workers: replays, episodes and scores
+//!   are pure functions of the item.
+//! - `sweeps/adbench-local.toml` on 3 tasks per tier: the local model plays
+//!   real ReAct episodes; every planned job completes or fails with a reason.
+
+use crate::sections::{col, number, table, text};
+use crate::{assert_complete, assert_same_results, assets_home, figure, Farm};
+use adfarm_proto::report::{Report, Table};
+use adfarm_proto::SOLVE;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn sweep_text(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../sweeps")
+            .join(name),
+    )
+    .expect("the sweep file")
+}
+
+/// The sweep file `name` with its suite params replaced by `params`.
+fn with_params(name: &str, params: &str) -> String {
+    let text = sweep_text(name);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("params = "))
+        .expect("a params line");
+    text.replace(line, &format!("params = {params}"))
+}
+
+async fn run(farm: &mut Farm, path: &Path, limit: Duration) -> Report {
+    let p = farm.spawn_embedded("home", path, &[]);
+    let status = farm.wait(p, limit).await;
+    assert!(status.success(), "adfarm run: {status}\n{}", farm.logs());
+    farm.report_embedded("home", path).await
+}
+
+/// The row of `t` whose first cell is `agent` (and whose `tier` is `tier`).
+fn row<'t>(
+    t: &'t Table,
+    agent: &str,
+    tier: Option<&str>,
+) -> &'t [Option<adfarm_proto::report::Value>] {
+    t.rows
+        .iter()
+        .find(|r| text(&r[0]) == agent && tier.is_none_or(|x| text(&r[col(t, "tier", None)]) == x))
+        .unwrap_or_else(|| panic!("no row {agent} {tier:?} in {}", t.id))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adbench_scripted_agents_score_as_designed_on_three_dates() {
+    let mut farm = Farm::new("adbench-scripted");
+    let path = farm.write(
+        "adbench-scripted.toml",
+        &sweep_text("adbench-scripted.toml"),
+    );
+    let t0 = Instant::now();
+    let r = run(&mut farm, &path, Duration::from_secs(280)).await;
+    let wall = t0.elapsed();
+    assert_complete(&r);
+    // 90 tasks × 3 dates × 6 agents × 3 seeds.
+    assert_eq!(r.jobs[SOLVE].planned, 90 * 3 * 6 * 3, "{:?}", r.jobs);
+
+    let pass = table(&r, "adbench", "pass-at-k");
+    let oracle = row(pass, "oracle", None);
+    for c in [
+        "overall-pass@1",
+        "overall-pass@3",
+        "l1-pass@3",
+        "l2-pass@3",
+        "l3-pass@3",
+    ] {
+        assert_eq!(number(&oracle[col(pass, c, None)]), Some(1.0), "oracle {c}");
+    }
+    let cov = table(&r, "adbench", "coverage-cost");
+    assert_eq!(
+        number(&row(cov, "oracle", None)[col(cov, "overall-coverage", None)]),
+        Some(1.0)
+    );
+    let fail = table(&r, "adbench", "failures");
+    assert_eq!(
+        number(&row(fail, "oracle", Some("All"))[col(fail, "err", None)]),
+        Some(0.0)
+    );
+
+    // Each mutant earns its own label, on the same tasks for every seed
+    // (episodes are pure functions of the item). Where a mutation leaves
+    // the answer right (a flagged but answered dependency violation, an
+    // idle turn, an extra number), only the label tells it from the
+    // oracle; the crate's tests pin the label on every task it applies to.
+    for (agent, label) in [
+        ("no-account-list", "TE"),
+        ("wrong-dates", "PE"),
+        ("toolless-turn", "IF"),
+        ("wrong-arithmetic", "CE"),
+        ("invented-number", "Hal"),
+    ] {
+        let all = row(fail, agent, Some("All"));
+        let got = number(&all[col(fail, label, None)]).unwrap_or_default() as i64;
+        assert!(got > 0 && got % 3 == 0, "{agent} earned {label} {got} times: {all:?}");
+    }
+    for agent in ["wrong-dates", "wrong-arithmetic"] {
+        let p1 = number(&row(pass, agent, None)[col(pass, "overall-pass@1", None)]);
+        assert!(p1 < Some(1.0), "{agent} answered everything right");
+    }
+    figure(
+        "adbench-scripted",
+        format_args!(
+            "{} episodes and {} jobs in all, embedded, in {:.1} s",
+            r.jobs[SOLVE].planned,
+            r.jobs.values().map(|c| c.planned).sum::<i64>(),
+            wall.as_secs_f64()
+        ),
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adbench_gives_one_report_embedded_and_distributed() {
+    let mut farm = Farm::new("adbench-cut");
+    let sweep = with_params(
+        "adbench-scripted.toml",
+        r#"{ env_dates = ["2026-07-25", "2026-08-03", "2026-09-08"], per_tier = 3 }"#,
+    )
+    .replace("seeds = [1, 2, 3]", "seeds = [1]");
+    let path = farm.write("adbench-cut.toml", &sweep);
+    let embedded = run(&mut farm, &path, Duration::from_secs(120)).await;
+    assert_complete(&embedded);
+    assert_eq!(embedded.jobs[SOLVE].planned, 9 * 3 * 6);
+    assert_eq!(embedded.jobs["replay"].planned, 9 * 3);
+
+    farm.start_workers(2, 2).await;
+    farm.coordinate(&path, Duration::from_secs(120)).await;
+    let distributed = farm.report_cluster(&path).await;
+    assert_complete(&distributed);
+    assert_same_results(&distributed, &embedded);
+    assert_eq!(distributed.sections, embedded.sections);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adbench_local_react_episodes_run_end_to_end() {
+    let mut farm = Farm::new("adbench-local");
+    let sweep = with_params(
+        "adbench-local.toml",
+        r#"{ split = "public", env_dates = ["2026-07-25"], per_tier = 3 }"#,
+    );
+    let path = farm.write("adbench-local.toml", &sweep);
+    // The fetched model lives in the test command's home.
+    let (home, sweep_s, store) = (
+        assets_home(),
+        path.to_string_lossy().into_owned(),
+        farm.path("store.redb").to_string_lossy().into_owned(),
+    );
+    let t0 = Instant::now();
+    let p = farm.spawn(
+        "run",
+        &["--home", &home, "run", &sweep_s, "--store", &store],
+        false,
+    );
+    let status = farm.wait(p, Duration::from_secs(1200)).await;
+    assert!(
+        status.code() == Some(0) || status.code() == Some(1),
+        "adfarm run: {status}\n{}",
+        farm.logs()
+    );
+    let r = farm
+        .report(&["--home", &home], &path, false, &["--store", &store])
+        .await;
+    let wall = t0.elapsed();
+    let solve = &r.jobs[SOLVE];
+    assert_eq!(solve.planned, 9);
+    assert_eq!(solve.completed + solve.failed, solve.planned, "{solve:?}");
+    for (stage, c) in &r.jobs {
+        assert_eq!(
+            c.completed + c.failed + c.skipped,
+            c.planned,
+            "{stage}: {c:?}"
+        );
+    }
+    // A failed episode is dead-lettered with its reason.
+    assert_eq!(
+        r.dead_letters.len() as i64,
+        r.jobs.values().map(|c| c.failed).sum::<i64>()
+    );
+    assert!(r.dead_letters.iter().all(|d| !d.reason.is_empty()));
+    let fail = table(&r, "adbench", "failures");
+    let episodes = number(&row(fail, "react", Some("All"))[col(fail, "episodes", None)]);
+    assert_eq!(episodes, Some(solve.completed as f64));
+    figure(
+        "adbench-local",
+        format_args!(
+            "9 ReAct episodes on SmolLM2-135M: {} completed, {} failed, {:.0} s",
+            solve.completed,
+            solve.failed,
+            wall.as_secs_f64()
+        ),
+    );
+}
