@@ -311,6 +311,8 @@ pub trait Provider: Send + Sync {
 
     /// Picks one of `options` as the answer to `req`: likelihood ranking for
     /// local models, constrained output or parse-and-re-ask for servers.
+    /// Callers ask once: re-asking is the provider's (so a missed reply costs
+    /// one extra call, not more), and `index: None` is the final answer.
     ///
     /// # Errors
     /// As [`Provider::chat`].

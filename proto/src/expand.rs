@@ -52,9 +52,9 @@ impl<'a> SuitePlan<'a> {
             .filter_map(move |&i| spec.solutions.get(i))
     }
 
-    /// This suite's solution called `name`.
+    /// This suite's solution labelled `name` (see [`SolutionSpec::label`]).
     pub fn solution(&self, name: &str) -> Option<&'a SolutionSpec> {
-        self.solutions().find(|s| s.name == name)
+        self.solutions().find(|s| s.label() == name)
     }
 
     fn cell(&self, dataset: &str, solution: &str, seed: u64) -> Cell {
@@ -83,7 +83,7 @@ impl<'a> SuitePlan<'a> {
             stage: SOLVE.to_string(),
             lane: Lane::Solve,
             scope: Scope::Run,
-            cell: self.cell(dataset, &solution.name, seed),
+            cell: self.cell(dataset, solution.label(), seed),
             item: item.clone(),
             variant: Variant::none(),
         };

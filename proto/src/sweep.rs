@@ -88,6 +88,27 @@ pub struct SolutionSpec {
     /// Solution-specific parameters.
     #[serde(default = "empty_table")]
     pub params: serde_json::Value,
+    /// Name of this entry in cells and tables; unset: `name`. Two entries
+    /// of one solution (a parameter ablation) need distinct labels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Provider whose model this solution embeds with (GEM-Bench GI-R's ad
+    /// retrieval, say); unset: the sweep's `embedder`. Scoring stages keep
+    /// the sweep's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedder: Option<String>,
+}
+
+impl SolutionSpec {
+    /// The entry's name in cells and tables: its `label`, else its `name`.
+    pub fn label(&self) -> &str {
+        self.label.as_deref().unwrap_or(&self.name)
+    }
+
+    /// The provider this solution embeds with: its own, else the sweep's.
+    pub fn embedder<'a>(&'a self, sweep: &'a SweepSpec) -> Option<&'a str> {
+        self.embedder.as_deref().or(sweep.embedder.as_deref())
+    }
 }
 
 fn default_max_tokens() -> u32 {
@@ -138,12 +159,13 @@ pub struct ProviderSpec {
     /// Transport attempts per call before the job is retried via the queue.
     #[serde(default = "default_attempts")]
     pub max_attempts: u32,
-    /// USD per million input tokens.
-    #[serde(default)]
-    pub input_usd_per_mtok: f64,
-    /// USD per million output tokens.
-    #[serde(default)]
-    pub output_usd_per_mtok: f64,
+    /// USD per million input tokens; unset is priced 0, but a suite may
+    /// require it stated (`0` for a free model), so the two are kept apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_usd_per_mtok: Option<f64>,
+    /// USD per million output tokens; unset as for input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_usd_per_mtok: Option<f64>,
     /// A rate limit shared with other providers (a self-hosted server with
     /// one limit for all its models, an account-wide cap): every provider
     /// naming the group draws on one `requests_per_minute` (and
@@ -173,9 +195,26 @@ impl ProviderSpec {
         }
     }
 
-    /// Cost in USD of `input` and `output` tokens at this provider's prices.
+    /// Cost in USD of `input` and `output` tokens at this provider's prices
+    /// (an unset price counts 0).
     pub fn cost_usd(&self, input: u64, output: u64) -> f64 {
-        (input as f64 * self.input_usd_per_mtok + output as f64 * self.output_usd_per_mtok) / 1e6
+        let (i, o) = (
+            self.input_usd_per_mtok.unwrap_or(0.0),
+            self.output_usd_per_mtok.unwrap_or(0.0),
+        );
+        (input as f64 * i + output as f64 * o) / 1e6
+    }
+
+    /// The price fields this provider leaves unset.
+    pub fn unpriced(&self) -> Vec<&'static str> {
+        let mut out = vec![];
+        if self.input_usd_per_mtok.is_none() {
+            out.push("input_usd_per_mtok");
+        }
+        if self.output_usd_per_mtok.is_none() {
+            out.push("output_usd_per_mtok");
+        }
+        out
     }
 }
 

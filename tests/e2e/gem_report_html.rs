@@ -74,6 +74,7 @@ fn small_report() -> Report {
         paired: 180,
         kappa: Some(0.42),
         alpha: Some(0.55),
+        tau_by_dataset: BTreeMap::from([("mt-human".to_string(), Some(1.0))]),
         tau: Some(1.0),
     });
     gem.alpha_all = Some(0.55);
@@ -151,6 +152,11 @@ fn gem_html_report_renders_tables_and_plots_in_chromium() {
     assert_eq!(dom.matches("<rect class=\"bar\"").count(), 10 * 3);
     assert_eq!(dom.matches("<rect class=\"heat\"").count(), 4);
     assert!(dom.contains("no&lt;ads&gt;"), "names are escaped");
+    assert_eq!(
+        adfarm_coordinator::report::external_references(&dom),
+        Vec::<String>::new(),
+        "the rendered page fetches nothing"
+    );
     assert!(!dom.contains("no<ads>"));
 
     let shot = dir.path().join("report.png");

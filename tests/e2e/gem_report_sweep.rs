@@ -1,10 +1,13 @@
-//! A small GEM-Bench sweep (MT-Human, 2 queries, GI-R and the no-ads
+//! A small GEM-Bench sweep (MT-Human, 2 queries, GI-R twice and the no-ads
 //! control, two judges) run embedded against the fake OpenAI-compatible
 //! server: `adfarm report` fills the GEM-Bench tables, including those read
 //! from per-job results (cost from `Output.meta.calls`, judge agreement from
-//! per-item verdicts), and renders them as HTML. An ablation embedder
-//! (`emb-b`, model `fake-emb-2`, which the fake embeds in its own space)
-//! re-scores the same responses for Table 5. Uses the GEM-Bench data in
+//! per-item verdicts), and renders them as HTML. The second GI-R entry
+//! (`gi-r emb-b`) retrieves its ad with `emb-b` (model `fake-emb-2`, which
+//! the fake embeds in its own space): Table 5, the paper's ablation. `emb-b`
+//! also re-scores the same responses as a metric embedder (AdFarm's own
+//! check). The cost Overall weighs input tokens by the sweep's
+//! `cost_input_ratio` (0.25 here). Uses the GEM-Bench data in
 //! `$ADFARM_HOME` (scripts/test fetches it).
 
 use crate::sections::{col, estimate, mean, number, scorers, table, text};
@@ -18,13 +21,17 @@ fn sweep(base_url: &str) -> String {
     let mut s = String::from(
         "name = \"gem-report\"\nseeds = [1]\njudges = [\"judge-a\", \"judge-b\"]\nembedder = \"emb\"\n\n\
          [[suites]]\nname = \"gem\"\ndatasets = [\"mt-human\"]\nlimit = 2\n\
-         params = { embedding_ablation = [\"emb-b\"] }\n",
+         params = { embedding_ablation = [\"emb-b\"], cost_input_ratio = 0.25 }\n",
     );
     for sol in ["gi-r", "no-ads"] {
         s.push_str(&format!(
             "\n[[solutions]]\nname = \"{sol}\"\nprovider = \"gen\"\nmax_tokens = 64\n"
         ));
     }
+    s.push_str(
+        "\n[[solutions]]\nname = \"gi-r\"\nlabel = \"gi-r emb-b\"\nembedder = \"emb-b\"\n\
+         provider = \"gen\"\nmax_tokens = 64\n",
+    );
     for (name, model) in [
         ("gen", "fake-gen-1"),
         ("judge-a", "fake-judge-a"),
@@ -81,7 +88,7 @@ async fn gem_sweep_report_fills_cost_and_agreement_from_job_results() {
     // Effectiveness: both solutions; GI-R injects (IR is scored).
     let eff = table(&r, "gem", "effectiveness");
     let solutions = |t: &Table| -> Vec<String> { t.rows.iter().map(|row| text(&row[1])).collect() };
-    assert_eq!(solutions(eff), ["gi-r", "no-ads"]);
+    assert_eq!(solutions(eff), ["gi-r", "gi-r emb-b", "no-ads"]);
     let gir = &eff.rows[0];
     assert_eq!(
         estimate(&gir[col(eff, "injection-rate", None)]).n,
@@ -89,27 +96,75 @@ async fn gem_sweep_report_fills_cost_and_agreement_from_job_results() {
         "{gir:?}"
     );
     assert!(gir[col(eff, "response-flow", None)].is_some(), "{gir:?}");
-    // Judge rows: 2 solutions × 2 judges, Overall = mean of the six.
+    // Table 3's Overall: the mean of RF, RC, AF, AC and IR, defined only
+    // when all five are; the no-ads control has no ad metrics, so none.
+    let parts = [
+        "response-flow",
+        "response-coherence",
+        "ad-flow",
+        "ad-coherence",
+        "injection-rate",
+    ];
+    for row in &eff.rows {
+        let means: Option<Vec<f64>> = parts
+            .iter()
+            .map(|m| mean(&row[col(eff, m, None)]))
+            .collect();
+        let overall = number(&row[col(eff, "overall", None)]);
+        match means {
+            Some(m) => {
+                let want = m.iter().sum::<f64>() / 5.0;
+                assert!(overall.is_some_and(|o| (o - want).abs() < 1e-9), "{row:?}");
+            }
+            None => assert_eq!(overall, None, "{row:?}"),
+        }
+        assert_eq!(number(&row[col(eff, "rewrite-failed", None)]), Some(0.0));
+    }
+    assert_eq!(
+        number(&eff.rows[2][col(eff, "overall", None)]),
+        None,
+        "no-ads"
+    );
+    // Judge rows: 3 solutions × 2 judges, each with all six metrics (the
+    // fake always answers an option), Overall = mean of the six.
     assert_eq!(scorers(table(&r, "gem", "overall")), ["judge-a", "judge-b"]);
     let details = [table(&r, "gem", "judge-0"), table(&r, "gem", "judge-1")];
-    assert_eq!(details.iter().map(|t| t.rows.len()).sum::<usize>(), 4);
+    assert_eq!(details.iter().map(|t| t.rows.len()).sum::<usize>(), 6);
     for t in details {
         for row in &t.rows {
             let means: Vec<f64> = judge_metrics()
                 .iter()
                 .filter_map(|m| mean(&row[col(t, m, None)]))
                 .collect();
-            if means.len() == 6 {
-                let want = means.iter().sum::<f64>() / 6.0;
-                let overall = number(&row[col(t, "overall", None)]).expect("defined");
-                assert!((overall - want).abs() < 1e-9);
-            }
+            assert_eq!(means.len(), 6, "every metric scored: {row:?}");
+            let want = means.iter().sum::<f64>() / 6.0;
+            let overall = number(&row[col(t, "overall", None)]).expect("defined");
+            assert!((overall - want).abs() < 1e-9, "{row:?}");
         }
     }
+    // Table 5: GI-R per retrieval embedder, judged.
+    let t5 = table(&r, "gem", "retrieval-ablation");
+    let variants: Vec<(String, String)> = t5
+        .rows
+        .iter()
+        .map(|row| (text(&row[1]), text(&row[2])))
+        .collect();
+    assert_eq!(
+        variants,
+        [
+            ("gi-r".to_string(), "emb".to_string()),
+            ("gi-r emb-b".to_string(), "emb-b".to_string())
+        ]
+    );
+    assert!(t5
+        .rows
+        .iter()
+        .all(|row| number(&row[col(t5, "overall", None)]).is_some()));
     // Cost from Output.meta.calls: every response has calls, GI-R's
-    // include the ad-free answer, and Overall = 0.5·ITTFT + OTTFT.
+    // include the ad-free answer, and Overall = 0.25·ITTFT + OTTFT (the
+    // sweep's cost_input_ratio).
     let cost = table(&r, "gem", "cost");
-    assert_eq!(cost.rows.len(), 2, "{:?}", cost.rows);
+    assert_eq!(cost.rows.len(), 3, "{:?}", cost.rows);
     for row in &cost.rows {
         assert_eq!(
             number(&row[col(cost, "responses", None)]),
@@ -120,7 +175,7 @@ async fn gem_sweep_report_fills_cost_and_agreement_from_job_results() {
         let o = number(&row[col(cost, "ottft", None)]).expect("OTTFT");
         assert!(i > 0.0 && o > 0.0, "{row:?}");
         let overall = number(&row[col(cost, "overall", None)]).expect("Overall");
-        assert!((overall - (0.5 * i + o)).abs() < 1e-9);
+        assert!((overall - (0.25 * i + o)).abs() < 1e-9, "{row:?}");
         assert!(number(&row[col(cost, "usd-per-response", None)]).expect("USD") > 0.0);
     }
     let cost_of = |s: &str| {
@@ -130,7 +185,7 @@ async fn gem_sweep_report_fills_cost_and_agreement_from_job_results() {
             .and_then(|row| number(&row[col(cost, "ittft", None)]))
     };
     assert!(cost_of("gi-r") >= cost_of("no-ads"), "{:?}", cost.rows);
-    // Agreement: one pair, over the six metrics of 4 responses.
+    // Agreement: one pair, over the six metrics of 6 responses.
     let agreement = table(&r, "gem", "agreement");
     assert_eq!(agreement.rows.len(), 1);
     let a = &agreement.rows[0];
@@ -139,9 +194,10 @@ async fn gem_sweep_report_fills_cost_and_agreement_from_job_results() {
         ("judge-a".into(), "judge-b".into())
     );
     let paired = number(&a[col(agreement, "paired", None)]).expect("paired");
-    assert!(paired > 0.0 && paired <= 24.0, "{a:?}");
-    // Table 5: 4 responses scored by both embedders, one job each.
-    assert_eq!(r.jobs["embed-metrics"].planned, 8, "{:?}", r.jobs);
+    assert!(paired > 0.0 && paired <= 36.0, "{a:?}");
+    // The metric-embedder re-scoring: 6 responses scored by both
+    // embedders, one job each.
+    assert_eq!(r.jobs["embed-metrics"].planned, 12, "{:?}", r.jobs);
     let embedding_models: Vec<&str> = r
         .usage
         .iter()
@@ -149,10 +205,10 @@ async fn gem_sweep_report_fills_cost_and_agreement_from_job_results() {
         .map(|u| u.model.as_str())
         .collect();
     assert!(embedding_models.contains(&"fake-emb-2"), "{:?}", r.usage);
-    let ab = table(&r, "gem", "embedding-ablation");
+    let ab = table(&r, "gem", "metric-embedders");
     let embedders = scorers(ab);
     assert_eq!(embedders, ["emb", "emb-b"]);
-    assert_eq!(solutions(ab), ["gi-r", "no-ads"]);
+    assert_eq!(solutions(ab), ["gi-r", "gi-r emb-b", "no-ads"]);
     let metrics = [
         "response-flow",
         "response-coherence",
@@ -197,9 +253,14 @@ async fn gem_sweep_report_fills_cost_and_agreement_from_job_results() {
     let md = report("md").await;
     assert!(md.contains("## GEM-Bench: cost (Table 6)"), "{md}");
     assert!(
-        md.contains("## GEM-Bench: embedding-model ablation (Table 5)"),
+        md.contains("## GEM-Bench: retrieval-embedder ablation (Table 5)"),
         "{md}"
     );
+    assert!(
+        md.contains("## GEM-Bench: the responses re-scored by other metric embedders"),
+        "{md}"
+    );
+    assert!(md.contains("## GEM-Bench: datasets"), "{md}");
     assert!(
         md.contains("| emb RF |") && md.contains("| emb-b AC |"),
         "{md}"
@@ -208,5 +269,11 @@ async fn gem_sweep_report_fills_cost_and_agreement_from_job_results() {
     let html = report("html").await;
     assert!(html.contains("<svg id=\"gem-quality-cost\""));
     assert!(html.contains("<table id=\"gem-agreement\">"));
-    assert!(html.contains("<table id=\"gem-embedding-ablation\">"));
+    assert!(html.contains("<table id=\"gem-metric-embedders\">"));
+    assert!(html.contains("<table id=\"gem-retrieval-ablation\">"));
+    assert_eq!(
+        adfarm_coordinator::report::external_references(&html),
+        Vec::<String>::new(),
+        "the page fetches nothing"
+    );
 }

@@ -1,6 +1,7 @@
 //! GEM-Bench's sections through the farm's renderers: the Markdown, CSV,
-//! HTML and JSON of a report with every GEM-Bench table (and Table 5)
-//! carry the lines the report has always had. No service is needed.
+//! HTML and JSON of a report with every GEM-Bench table (and the
+//! metric-embedder re-scoring) carry the lines the report has always had.
+//! No service is needed.
 
 use crate::sections::report_of;
 use adfarm_coordinator::report::{render, Format};
@@ -108,6 +109,7 @@ fn markdown_csv_html_and_json_carry_every_table() {
         paired: 4,
         kappa: Some(0.5),
         alpha: Some(0.6),
+        tau_by_dataset: BTreeMap::from([("mt-human".to_string(), Some(-1.0))]),
         tau: Some(-1.0),
     });
     let r = report(cells(), &t);
@@ -120,7 +122,7 @@ fn markdown_csv_html_and_json_carry_every_table() {
         "Judge j2: details",
         "cost (Table 6)",
         "| mt-human | gi-r | 10 | 400.00 | 100.00 | 300.00 | 0.000100 |",
-        "| j1 | j2 | 4 | 0.50 | 0.60 | -1.00 |",
+        "| j1 | j2 | 4 | 0.50 | 0.60 | -1.00 | -1.00 |",
     ] {
         assert!(md.contains(want), "{want:?} missing in\n{md}");
     }
@@ -151,24 +153,24 @@ fn markdown_csv_html_and_json_carry_every_table() {
 }
 
 #[test]
-fn without_an_ablation_there_is_no_table_5() {
+fn without_an_ablation_there_is_no_metric_embedder_table() {
     let t = Tables::from_cells(&ablated_cells(), &judges(), Some("emb"), &[]);
     let r = report(cells(), &t);
     for format in [Format::Markdown, Format::Csv, Format::Html, Format::Json] {
         let text = render(&r, format);
-        assert!(!text.contains("Table 5"), "{format:?}");
-        assert!(!text.contains("embedding-ablation"), "{format:?}");
+        assert!(!text.contains("metric embedders"), "{format:?}");
+        assert!(!text.contains("metric-embedders"), "{format:?}");
         assert!(!text.contains("embedding_ablation"), "{format:?}");
     }
 }
 
 #[test]
-fn markdown_csv_html_and_json_carry_table_5() {
+fn markdown_csv_html_and_json_carry_the_metric_embedder_table() {
     let t = Tables::from_cells(&ablated_cells(), &judges(), Some("emb"), &["emb-b".into()]);
     let r = report(ablated_cells(), &t);
     let md = render(&r, Format::Markdown);
     for want in [
-        "## GEM-Bench: embedding-model ablation (Table 5)",
+        "## GEM-Bench: the responses re-scored by other metric embedders",
         "| dataset | solution | emb RF | emb RC | emb AF | emb AC | emb-b RF | emb-b RC | emb-b AF | emb-b AC |",
         "| mt-human | gi-r | 40.00 ±0.50 | 41.00 ±1.50 | 42.00 ±1.50 | 43.00 ±1.50 | 60.00 ±1.50 | 61.00 ±1.50 | 62.00 ±1.50 | 63.00 ±1.50 |",
     ] {
@@ -177,14 +179,14 @@ fn markdown_csv_html_and_json_carry_table_5() {
     assert!(!md.contains("Judge emb-b"), "emb-b is not a judge");
     let csv = render(&r, Format::Csv);
     for want in [
-        "embedding-ablation,mt-human,gi-r,emb,response-flow,40\n",
-        "embedding-ablation,mt-human,gi-r,emb-b,ad-coherence,63\n",
+        "metric-embedders,mt-human,gi-r,emb,response-flow,40\n",
+        "metric-embedders,mt-human,gi-r,emb-b,ad-coherence,63\n",
     ] {
         assert!(csv.contains(want), "{want:?} missing in\n{csv}");
     }
     assert!(!csv.contains("judge,mt-human,gi-r,emb-b"), "{csv}");
     let html = render(&r, Format::Html);
-    assert!(html.contains("<table id=\"gem-embedding-ablation\">"));
+    assert!(html.contains("<table id=\"gem-metric-embedders\">"));
     assert!(html.contains("<th>emb-b AC</th>"));
     assert!(html.contains("<td class=\"n\">63.00 ±1.50</td>"));
     assert!(!html.contains("Judge emb-b"));

@@ -96,9 +96,17 @@ impl Worker {
             let llm = self
                 .gateway
                 .bind(rec, &spec.provider, solution.role(), log.clone())?;
+            // A solution may embed with its own model (an ablation of it).
+            let own_embedder = match &spec.embedder {
+                Some(name) => Some(self.gateway.bind(rec, name, Role::Embedding, log.clone())?),
+                None => None,
+            };
             let models = Models {
                 llm: &llm,
-                embedder: sweep_embedder.as_ref().map(|e| e as &dyn Embedder),
+                embedder: own_embedder
+                    .as_ref()
+                    .or(sweep_embedder.as_ref())
+                    .map(|e| e as &dyn Embedder),
             };
             let solved = solution.solve(&env.job.item, models, cell.seed).await?;
             result.output = Some(solved.output);

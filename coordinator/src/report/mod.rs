@@ -6,7 +6,8 @@
 //! - this file: [`build`], [`render`] and the [`Format`]s;
 //! - `markdown`, `csv`, `html`: one renderer per format, each drawing the
 //!   farm's own tables and any suite section;
-//! - `svg`: the HTML page's plots;
+//! - `svg`: the HTML page's plots; `offline`: what a page would fetch
+//!   ([`external_references`], none for the HTML report);
 //! - `cell`: how a typed table cell reads as text;
 //! - `fixture` (tests only): a report with a made-up suite's section.
 //!
@@ -20,7 +21,10 @@ mod csv;
 mod fixture;
 mod html;
 mod markdown;
+mod offline;
 mod svg;
+
+pub use offline::external_references;
 
 use adfarm_backbone::{Store, StoreError, SweepRecord};
 use adfarm_proto::report::{BilledRow, CellRow, JobCounts, Report, Section, UsageRow};

@@ -144,11 +144,15 @@ fn bounded_params(path: Vec<Seg>, params: &serde_json::Value) -> Result<(), Inva
     Ok(())
 }
 
+/// The judge column's name for "no scorer", which a label may not take.
+const NO_LABEL: &str = adfarm_proto::tally::NO_JUDGE;
+
 /// Highest price per million tokens: far above any real model's, low
 /// enough that the sweep's nano-USD counters cannot overflow.
 const MAX_USD_PER_MTOK: f64 = 10_000.0;
 
-fn price(path: Vec<Seg>, v: f64) -> Result<(), Invalid> {
+fn price(path: Vec<Seg>, v: Option<f64>) -> Result<(), Invalid> {
+    let Some(v) = v else { return Ok(()) };
     non_negative(path.clone(), v)?;
     if v > MAX_USD_PER_MTOK {
         return Err((
@@ -345,17 +349,23 @@ fn validate(
                 format!("unknown solution {:?}; valid: {}", s.name, valid.join(", ")),
             ));
         }
+        if let Some(label) = &s.label {
+            check_name(at("label"), label)?;
+            if label == NO_LABEL {
+                return Err((at("label"), format!("may not be {NO_LABEL:?}")));
+            }
+        }
         if let Some(twin) = spec.solutions[..i].iter().find(|o| {
-            o.name == s.name
+            o.label() == s.label()
                 && suites
                     .iter()
                     .any(|x| runs(o, x.as_ref()) && runs(s, x.as_ref()))
         }) {
             return Err((
-                at("name"),
+                at(if s.label.is_some() { "label" } else { "name" }),
                 format!(
-                    "duplicate solution {:?} (also [[solutions]] entry {}); give one a `suite`",
-                    s.name,
+                    "duplicate solution {:?} (also [[solutions]] entry {}); give one a `label` or a `suite`",
+                    s.label(),
                     spec.solutions
                         .iter()
                         .position(|o| std::ptr::eq(o, twin))
@@ -372,6 +382,17 @@ fn validate(
                     provider_names.join(", ")
                 ),
             ));
+        }
+        if let Some(e) = &s.embedder {
+            if !provider_names.contains(&e.as_str()) {
+                return Err((
+                    at("embedder"),
+                    format!(
+                        "unknown provider {e:?}; valid: {}",
+                        provider_names.join(", ")
+                    ),
+                ));
+            }
         }
         if s.max_tokens == 0 {
             return Err((at("max_tokens"), "must be at least 1".into()));
@@ -453,6 +474,7 @@ fn validate(
 fn data_error(base: Vec<Seg>, e: DataError) -> Invalid {
     match e {
         DataError::Param { field, reason } => (extend(base, &field), reason),
+        DataError::Sweep { field, reason } => (extend(vec![], &field), reason),
         other => (base, other.to_string()),
     }
 }

@@ -223,3 +223,145 @@ fn issue_10_duplicate_judges_seeds_and_solutions_are_rejected() {
     let e = try_parse(&twice).unwrap_err();
     assert_at(&e, 18, "solutions[1].name", "duplicate solution \"answer\"");
 }
+
+/// The 1-based line of the first line of `text` equal to `line`.
+fn line_of(text: &str, line: &str) -> usize {
+    1 + text
+        .lines()
+        .position(|l| l == line)
+        .unwrap_or_else(|| panic!("{line:?} not in\n{text}"))
+}
+
+#[test]
+fn issue_11_gem_needs_the_prices_of_its_http_providers_unless_explicitly_zero() {
+    let http = "\n[[providers]]\nname = \"http-judge\"\nkind = \"openai-compatible\"\n\
+                base_url = \"http://127.0.0.1:9/v1\"\nmodel = \"j-1\"\nrequests_per_minute = 600\n";
+    let unpriced =
+        gem("{}", "{}").replace(r#"judges = ["fake"]"#, r#"judges = ["http-judge"]"#) + http;
+    let e = try_parse(&unpriced).unwrap_err();
+    // An absent field is reported at its table's header.
+    let line = line_of(&unpriced, "name = \"http-judge\"") - 1;
+    assert_at(
+        &e,
+        line,
+        "providers[4].input_usd_per_mtok",
+        "0 for a free model",
+    );
+    let half = format!("{unpriced}input_usd_per_mtok = 0.0\n");
+    let e = try_parse(&half).unwrap_err();
+    assert_at(&e, line, "providers[4].output_usd_per_mtok", "http-judge");
+    let free = format!("{half}output_usd_per_mtok = 0\n");
+    let spec = try_parse(&free).expect("an explicit 0 is a price");
+    assert_eq!(spec.providers[4].output_usd_per_mtok, Some(0.0));
+    // A provider the sweep declares but GEM-Bench never calls needs none.
+    let unused = gem("{}", "{}") + &http.replace("http-judge", "spare");
+    try_parse(&unused).expect("an unused provider is not priced");
+}
+
+#[test]
+fn issue_11_the_cost_input_ratio_is_a_checked_suite_parameter() {
+    let spec = try_parse(&gem("{ cost_input_ratio = 0.25 }", "{}")).expect("a ratio");
+    assert_eq!(spec.suites[0].params["cost_input_ratio"], 0.25);
+    let e = try_parse(&gem("{ cost_input_ratio = -1 }", "{}")).unwrap_err();
+    assert_at(
+        &e,
+        8,
+        "suites[0].params.cost_input_ratio",
+        "non-negative number",
+    );
+}
+
+#[test]
+fn issue_11_gi_r_variants_need_distinct_labels_and_known_embedders() {
+    let variant = |label: &str, embedder: &str| {
+        format!(
+            "\n[[solutions]]\nname = \"gi-r\"\nlabel = \"{label}\"\nprovider = \"fake\"\nembedder = \"{embedder}\"\n"
+        )
+    };
+    let base = gem("{}", "{}");
+    let (head, providers) = base.split_at(base.find("\n[[providers]]").expect("providers"));
+    let with = |extra: &str| format!("{head}{extra}{providers}");
+    let text = with(&variant("gi-r minilm", "emb-b"));
+    let spec = try_parse(&text).expect("two labelled GI-R entries");
+    assert_eq!(spec.solutions[1].label(), "gi-r minilm");
+    assert_eq!(spec.solutions[1].embedder(&spec), Some("emb-b"));
+    assert_eq!(
+        spec.solutions[0].embedder(&spec),
+        Some("emb"),
+        "the sweep's"
+    );
+
+    let text = with(&variant("gi-r", "emb-b"));
+    let e = try_parse(&text).unwrap_err();
+    let line = line_of(&text, "label = \"gi-r\"");
+    assert_at(
+        &e,
+        line,
+        "solutions[1].label",
+        "duplicate solution \"gi-r\"",
+    );
+    let text = with(&variant("x", "nope"));
+    let e = try_parse(&text).unwrap_err();
+    let line = line_of(&text, "embedder = \"nope\"");
+    assert_at(
+        &e,
+        line,
+        "solutions[1].embedder",
+        "unknown provider \"nope\"",
+    );
+    let text = with(&variant("-", "emb"));
+    let e = try_parse(&text).unwrap_err();
+    assert_at(
+        &e,
+        line_of(&text, "label = \"-\""),
+        "solutions[1].label",
+        "may not be",
+    );
+}
+
+/// Issue 11: the shipped paper sweep judged with GPT-4o-mini instead of
+/// Kimi-K2 and embedded with MiniLM while saying "as in the paper".
+#[test]
+fn issue_11_the_shipped_paper_sweep_names_the_papers_models() {
+    let text = include_str!("../../../sweeps/gem-bench-paper.toml");
+    let spec = parse(
+        Path::new("gem-bench-paper.toml"),
+        text,
+        &SuiteContext::default(),
+        &|_| Some("key".to_string()),
+    )
+    .expect("the shipped sweep is valid");
+    let model = |provider: &str| spec.provider(provider).expect("declared").model.as_str();
+    let judges: Vec<&str> = spec.judges.iter().map(|j| model(j)).collect();
+    assert_eq!(
+        judges,
+        [
+            "gpt-4.1-mini",
+            "qwen-max",
+            "claude-3-5-haiku-20241022",
+            "kimi-k2-0711-preview"
+        ]
+    );
+    assert_eq!(
+        model(spec.embedder.as_deref().expect("an embedder")),
+        "text-embedding-3-small"
+    );
+    // Table 5: GI-R once per retrieval embedder, the ablation labelled.
+    let gi_r: Vec<(&str, Option<&str>)> = spec
+        .solutions
+        .iter()
+        .filter(|s| s.name == "gi-r")
+        .map(|s| (s.label(), s.embedder(&spec).map(model)))
+        .collect();
+    assert_eq!(
+        gi_r,
+        [
+            ("gi-r", Some("text-embedding-3-small")),
+            ("gi-r minilm", Some("all-minilm-l6-v2"))
+        ]
+    );
+    assert!(spec
+        .providers
+        .iter()
+        .all(|p| p.kind == ProviderKind::Local || p.unpriced().is_empty()));
+}

@@ -80,6 +80,8 @@ fn params_are_checked_with_their_field() {
             max_tokens: 64,
             temperature: 0.0,
             params,
+            label: None,
+            embedder: None,
         })
     };
     assert!(check("react", json!({"max_turns": 6})).is_ok());

@@ -71,6 +71,16 @@ pub enum DataError {
         /// What is wrong.
         reason: String,
     },
+    /// A field outside the suite's own entry is invalid for the suite (a
+    /// provider it calls, say); `field` is a path from the sweep file's
+    /// root (`providers[2].input_usd_per_mtok`).
+    #[error("invalid {field}: {reason}")]
+    Sweep {
+        /// Field path from the sweep file's root.
+        field: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// Dataset files are missing or differ from what the suite expects.
     #[error("dataset {path}: {reason}")]
     Files {

@@ -243,6 +243,8 @@ mod tests {
             max_tokens: 64,
             temperature: 0.0,
             params,
+            label: None,
+            embedder: None,
         };
         let a = Agent::from_spec(&spec(serde_json::json!({}))).expect("defaults");
         assert_eq!((a.max_turns, a.max_tokens), (DEFAULT_MAX_TURNS, 64));

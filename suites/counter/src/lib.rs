@@ -149,6 +149,8 @@ mod tests {
             max_tokens: 64,
             temperature: 0.0,
             params,
+            label: None,
+            embedder: None,
         }
     }
 

@@ -1,8 +1,9 @@
-//! Cost as the paper measures it (§5.4): ITTFT and OTTFT, the input and
+//! Cost as the paper measures it (Table 6): ITTFT and OTTFT, the input and
 //! output tokens of every model call made before the response is shown
-//! (system prompts included), and Overall = ratio·ITTFT + OTTFT with
-//! ratio 0.5 by default. Calls served from the AdFarm cache still count:
-//! they are the solution's cost, the cache only saves the farm money.
+//! (system prompts included), and Overall = ratio·ITTFT + OTTFT with the
+//! sweep's `cost_input_ratio` as ratio (0.5 by default). Calls served from
+//! the AdFarm cache still count: they are the solution's cost, the cache
+//! only saves the farm money.
 
 use serde::{Deserialize, Serialize};
 

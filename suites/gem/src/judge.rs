@@ -8,21 +8,25 @@
 //! `moderate-good-rate` score. Protocol `gembench-1.0.9`: one four-way
 //! category per metric mapped to 90/60/30/0 as the reference code does.
 //!
-//! Every answer is a closed choice ([`Provider::choose`]). An unmatched
-//! reply is asked once more with the options spelled out; still unmatched,
-//! the metric is `Unscored("parse-failure")` (the reference silently scored
-//! such replies as its lowest category).
+//! Every answer is a closed choice ([`Provider::choose`]), asked once: the
+//! provider re-asks an unmatched reply itself (the OpenAI-compatible client
+//! once, with the options listed; a local model ranks the options and always
+//! answers), so a verdict costs at most two calls. A reply that matched no
+//! option is `Unscored("parse-failure")` (the reference silently scored such
+//! replies as a fixed default category per metric: 0 for accuracy,
+//! naturalness, trust and click, 30 for personality and notice).
 
 use super::judge_prompts::{JudgeMetric, JUDGE_METRICS};
 use adfarm_llm::{ChatRequest, LlmError, Message, Provider};
-use adfarm_proto::{Score, Usage, Verdict};
+use adfarm_proto::{Score, Verdict};
 use adfarm_suite::DataError;
 use serde::{Deserialize, Serialize};
 
 /// Name of the score that reports how often moderate+good occurred.
 pub const MODERATE_GOOD_RATE: &str = "moderate-good-rate";
 
-/// Unscored reason for a reply that matched no option twice.
+/// Unscored reason for a verdict whose reply matched no option, after the
+/// provider's own re-ask.
 pub const PARSE_FAILURE: &str = "parse-failure";
 
 /// Score AdFarm gives the moderate+good pair the paper leaves undefined.
@@ -34,7 +38,7 @@ pub const JUDGE_MAX_TOKENS: u32 = 16;
 /// How the judge is asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Protocol {
-    /// Two dimensions rated bad/moderate/good (paper §4.2).
+    /// Two dimensions rated bad/moderate/good (the paper's LLM-judge metrics).
     #[default]
     #[serde(rename = "paper")]
     Paper,
@@ -67,7 +71,7 @@ impl Protocol {
         }
     }
 
-    /// Judge calls per response (before re-asks).
+    /// Judge questions per response (a provider may re-ask each once).
     pub fn calls(self) -> u32 {
         match self {
             Protocol::Paper => 12,
@@ -203,37 +207,6 @@ pub fn category_request(
     request(query, response, &task)
 }
 
-/// A closed choice, re-asked once with the options spelled out when the
-/// reply matched none. Returns the index (if any) and the calls' usage.
-///
-/// # Errors
-/// The provider's failures.
-pub async fn choose_with_reask(
-    llm: &dyn Provider,
-    req: &ChatRequest,
-    options: &[String],
-) -> Result<(Option<usize>, Vec<Usage>), LlmError> {
-    let first = llm.choose(req, options).await?;
-    let mut usage = vec![first.completion.usage.clone()];
-    if first.index.is_some() {
-        return Ok((first.index, usage));
-    }
-    // A different request, so the cache does not replay the first reply.
-    let mut again = req.clone();
-    if !first.completion.text.trim().is_empty() {
-        again
-            .messages
-            .push(Message::assistant(first.completion.text.clone()));
-    }
-    again.messages.push(Message::user(format!(
-        "That answer is not one of the options. Reply with exactly one of: {}.",
-        options.join(", ")
-    )));
-    let second = llm.choose(&again, options).await?;
-    usage.push(second.completion.usage);
-    Ok((second.index, usage))
-}
-
 /// One metric's verdict, and whether it was the moderate+good case.
 async fn judge_metric(
     llm: &dyn Provider,
@@ -248,13 +221,10 @@ async fn judge_metric(
             let opts: Vec<String> = Rating::ALL.iter().map(|r| r.as_str().into()).collect();
             let r0 = dimension_request(m, 0, query, response, ad);
             let r1 = dimension_request(m, 1, query, response, ad);
-            let (a, b) = futures::future::try_join(
-                choose_with_reask(llm, &r0, &opts),
-                choose_with_reask(llm, &r1, &opts),
-            )
-            .await?;
+            let (a, b) =
+                futures::future::try_join(llm.choose(&r0, &opts), llm.choose(&r1, &opts)).await?;
             let rating = |i: Option<usize>| i.and_then(|i| Rating::ALL.get(i).copied());
-            Ok(match (rating(a.0), rating(b.0)) {
+            Ok(match (rating(a.index), rating(b.index)) {
                 (Some(x), Some(y)) => (Verdict::Score(paper_score(x, y)), is_moderate_good(x, y)),
                 _ => (Verdict::Unscored(PARSE_FAILURE.into()), false),
             })
@@ -262,7 +232,7 @@ async fn judge_metric(
         Protocol::Gembench109 => {
             let opts: Vec<String> = m.categories.iter().map(|c| c.code.into()).collect();
             let req = category_request(m, query, response, ad);
-            let (idx, _) = choose_with_reask(llm, &req, &opts).await?;
+            let idx = llm.choose(&req, &opts).await?.index;
             Ok(match idx.and_then(|i| m.categories.get(i)) {
                 Some(c) => (Verdict::Score(f64::from(c.score)), false),
                 None => (Verdict::Unscored(PARSE_FAILURE.into()), false),
@@ -342,24 +312,6 @@ mod tests {
                 "{a:?}+{b:?}"
             );
         }
-    }
-
-    #[test]
-    fn gembench_categories_map_to_90_60_30_0() {
-        for m in &JUDGE_METRICS {
-            let s: Vec<u8> = m.categories.iter().map(|c| c.score).collect();
-            assert_eq!(s, [90, 60, 30, 0], "{}", m.name);
-        }
-        let codes: Vec<&str> = JUDGE_METRICS[4].categories.iter().map(|c| c.code).collect();
-        assert_eq!(
-            codes,
-            [
-                "NOTICEABLE_POSITIVE",
-                "NOTICEABLE_NEUTRAL",
-                "NOT_NOTICEABLE",
-                "NOTICEABLE_NEGATIVE"
-            ]
-        );
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! - [`solutions`]: Ad-Chat, GI-R, GIR-R, GIR-P and the no-ads control.
 //! - [`judge`], [`judge_prompts`]: the six judge metrics, both protocols.
 //! - [`scoring`]: embedding metrics of an output, one-shot scoring.
-//! - [`agreement`], [`cost`]: judge agreement and token cost helpers.
+//! - [`agreement`], [`cost`]: judge agreement and token cost helpers;
+//!   [`interval`]: means and 95% intervals over items (clustered).
 //! - [`report`]: the paper's tables and plots as report sections.
 //! - [`command`]: `adfarm gem score`, the metrics of one response.
 //! - [`assets`]: the pinned `gembench` wheel the data comes from.
@@ -25,6 +26,7 @@ pub mod command;
 pub mod cost;
 pub mod data;
 pub mod inject;
+pub mod interval;
 pub mod item;
 pub mod judge;
 pub mod judge_prompts;
@@ -37,7 +39,7 @@ pub mod split;
 pub mod summary;
 
 use adfarm_proto::report::Section;
-use adfarm_proto::{Lane, Role, Scope, SolutionSpec, Stage, Variant, SOLVE};
+use adfarm_proto::{Lane, ProviderKind, Role, Scope, SolutionSpec, Stage, Variant, SOLVE};
 use adfarm_suite::{
     CallEstimate, DataError, ItemIter, JobError, ReportInput, Solution, StageJob, StageModels,
     StageOutput, Suite, SuiteContext, SweepView,
@@ -109,13 +111,25 @@ pub const JUDGE_STAGE: &str = "judge";
 pub const EMBED_STAGE: &str = "embed-metrics";
 
 /// GEM-Bench's suite parameters.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 struct Params {
     /// Judge prompts and scale.
     protocol: Protocol,
     /// Extra embedding models (provider names) re-scoring the same
-    /// responses with the embedding metrics (the embedding ablation table).
+    /// responses with the embedding metrics (the metric-embedder table).
     embedding_ablation: Vec<String>,
+    /// Weight of input tokens in the cost Overall (Table 6).
+    cost_input_ratio: f64,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params {
+            protocol: Protocol::default(),
+            embedding_ablation: vec![],
+            cost_input_ratio: cost::DEFAULT_INPUT_RATIO,
+        }
+    }
 }
 
 pub(crate) fn suite_params(params: &serde_json::Value) -> Result<Params, DataError> {
@@ -125,6 +139,17 @@ pub(crate) fn suite_params(params: &serde_json::Value) -> Result<Params, DataErr
             match k.as_str() {
                 "judge_protocol" => {
                     out.protocol = Protocol::parse(v.as_str().unwrap_or_default())?;
+                }
+                "cost_input_ratio" => {
+                    out.cost_input_ratio = v
+                        .as_f64()
+                        .filter(|r| r.is_finite() && *r >= 0.0)
+                        .ok_or_else(|| DataError::Param {
+                            field: "params.cost_input_ratio".into(),
+                            reason: format!(
+                                "must be a non-negative number (the paper's is 0.5), got {v}"
+                            ),
+                        })?;
                 }
                 "embedding_ablation" => {
                     let names = v.as_array().ok_or_else(|| DataError::Param {
@@ -142,9 +167,9 @@ pub(crate) fn suite_params(params: &serde_json::Value) -> Result<Params, DataErr
                 other => {
                     return Err(DataError::Param {
                         field: format!("params.{other}"),
-                        reason:
-                            "unknown GEM-Bench parameter; valid: judge_protocol, embedding_ablation"
-                                .into(),
+                        reason: "unknown GEM-Bench parameter; valid: judge_protocol, \
+                                 embedding_ablation, cost_input_ratio"
+                            .into(),
                     })
                 }
             }
@@ -206,6 +231,55 @@ fn embed_variants(sweep: SweepView<'_>, ablation: &[String]) -> Result<Vec<Varia
     Ok(out)
 }
 
+/// The providers this suite's jobs call, by index in `providers`: its
+/// solutions' generators and embedders, the judges, the embedder and the
+/// ablation embedders.
+fn called_providers(sweep: SweepView<'_>, ablation: &[String]) -> Vec<usize> {
+    let spec = sweep.spec;
+    let mut names: Vec<&str> = vec![];
+    for sol in spec.solutions.iter().filter(|s| {
+        s.suite.as_deref().is_none_or(|n| n == sweep.suite.name)
+            && SOLUTIONS.contains(&s.name.as_str())
+    }) {
+        names.push(&sol.provider);
+        names.extend(sol.embedder(spec));
+    }
+    names.extend(spec.judges.iter().map(String::as_str));
+    names.extend(spec.embedder.as_deref());
+    names.extend(ablation.iter().map(String::as_str));
+    let mut out: Vec<usize> = names
+        .iter()
+        .filter_map(|n| spec.providers.iter().position(|p| p.name == *n))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Every call GEM-Bench reports is priced (Table 6, the budget): an HTTP
+/// provider it calls must state both prices, `0` for a free model, so no
+/// model is priced 0 by omission. Local models run here and cost 0 unless
+/// priced.
+fn check_prices(sweep: SweepView<'_>, ablation: &[String]) -> Result<(), DataError> {
+    for i in called_providers(sweep, ablation) {
+        let p = &sweep.spec.providers[i];
+        if p.kind == ProviderKind::Local {
+            continue;
+        }
+        if let Some(field) = p.unpriced().first() {
+            return Err(DataError::Sweep {
+                field: format!("providers[{i}].{field}"),
+                reason: format!(
+                    "GEM-Bench prices every call of provider {:?}: state its price in USD per \
+                     million tokens (0 for a free model)",
+                    p.name
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 fn needs(job: &StageJob<'_>, what: &str) -> JobError {
     JobError::Data(DataError::Param {
         field: job.stage.into(),
@@ -246,6 +320,7 @@ impl Suite for GemBench {
 
     fn stages(&self, sweep: SweepView<'_>) -> Result<Vec<Stage>, DataError> {
         let params = suite_params(&sweep.suite.params)?;
+        check_prices(sweep, &params.embedding_ablation)?;
         let mut stages = Vec::new();
         if !sweep.spec.judges.is_empty() {
             stages.push(Stage::per_judge(JUDGE_STAGE, &sweep.spec.judges));
@@ -385,6 +460,37 @@ impl Suite for GemBench {
     }
 
     fn report(&self, input: &ReportInput<'_>) -> Result<Vec<Section>, DataError> {
-        Ok(report::sections(input))
+        // The data names the items that ask one prompt and the dataset
+        // summary; a report read where the data is missing goes without.
+        Ok(report::sections(input, self.data().ok().as_ref()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Issue 11: every deviation from gembench 1.0.9 is one row of the
+    /// deviation table in the GEM-Bench report docs.
+    #[test]
+    fn issue_11_the_docs_table_every_deviation_from_the_reference() {
+        let docs = include_str!("../../../docs/gem-bench-reports.md");
+        let table = docs
+            .split("## Deviations from the reference code (gembench 1.0.9)")
+            .nth(1)
+            .expect("the deviation section");
+        assert!(table.contains("| where | the reference | AdFarm | why |"));
+        for row in [
+            "| cosine in Ad-LLM (retrieval, Ψ) |",
+            "| AF (ad flow) |",
+            "| judge reply that matches no category |",
+            "| Ad-Chat option lists |",
+            "| Ad-Chat picks with one option |",
+            "| closed choice on the local model |",
+            "| empty GIR rewrite |",
+            "| CA-Prod product without a website |",
+            "| cost Overall |",
+        ] {
+            assert!(table.contains(row), "no row {row}");
+        }
+        assert!(docs.contains("the unit is the distinct prompt"));
     }
 }

@@ -1,6 +1,6 @@
-//! The quantitative GEM-Bench metrics, as pure functions of sentence
-//! embeddings (paper §4.1), on a 0–100 scale (×100 of a cosine, so a
-//! negative cosine gives a negative value). A metric that is undefined for
+//! The quantitative GEM-Bench metrics (the paper's Table 3), as pure
+//! functions of sentence embeddings, on a 0–100 scale (×100 of a cosine, so
+//! a negative cosine gives a negative value). A metric that is undefined for
 //! a response is an `Unscored` verdict with the reason, never a 0.
 //!
 //! Differences from gembench 1.0.9, on purpose: ad flow keeps negative

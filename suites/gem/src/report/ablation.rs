@@ -1,5 +1,7 @@
-//! Table 5, the embedding-model ablation: the four embedding metrics of
-//! each dataset × solution as scored by each embedding model.
+//! The metric-embedder re-scoring (AdFarm's check, not the paper's
+//! Table 5, which swaps the retrieval embedder: see `retrieval`): the four
+//! embedding metrics of each dataset × solution as scored by each
+//! embedding model.
 //!
 //! The responses are generated once; the sweep's embedder scores them
 //! under the judge column [`NO_JUDGE`] (as in Table 3), and each ablation
@@ -11,7 +13,7 @@ use adfarm_proto::report::{CellRow, Estimate};
 use adfarm_proto::tally::NO_JUDGE;
 use std::collections::BTreeMap;
 
-/// The embedding metrics of Table 5: (metric, header), as scoring emits them.
+/// The embedding metrics: (metric, header), as scoring emits them.
 pub(crate) const METRICS: [(&str, &str); 4] = [
     ("response-flow", "RF"),
     ("response-coherence", "RC"),
@@ -19,7 +21,7 @@ pub(crate) const METRICS: [(&str, &str); 4] = [
     ("ad-coherence", "AC"),
 ];
 
-/// Table 5: the same responses scored by each embedding model.
+/// The same responses scored by each metric embedder.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ablation {
     /// Embedders (provider names): the sweep's embedder first, then the
@@ -40,7 +42,7 @@ pub struct AblationRow {
     pub metrics: BTreeMap<String, BTreeMap<String, Estimate>>,
 }
 
-/// Table 5 from the cells, or `None` without ablation embedders.
+/// The re-scoring from the cells, or `None` without ablation embedders.
 /// `primary` is the sweep's embedder (its provider name heads the table;
 /// `-` when unset), `ablation` the ablation embedders.
 pub(crate) fn from_cells(
@@ -103,7 +105,7 @@ mod tests {
     }
 
     #[test]
-    fn table_5_lists_the_primary_then_each_ablation_embedder() {
+    fn the_rescoring_lists_the_primary_then_each_ablation_embedder() {
         let a = from_cells(&cells(), Some("emb"), &["emb-b".into()]).expect("a table");
         assert_eq!(a.embedders, ["emb", "emb-b"]);
         assert_eq!(a.rows.len(), 1);
@@ -125,7 +127,7 @@ mod tests {
     }
 
     #[test]
-    fn without_ablation_embedders_there_is_no_table_5_and_they_are_never_judges() {
+    fn without_ablation_embedders_there_is_no_rescoring_and_they_are_never_judges() {
         assert_eq!(from_cells(&cells(), Some("emb"), &[]), None);
         let t = Tables::from_cells(&cells(), &["j1".into()], Some("emb"), &["emb-b".into()]);
         assert_eq!(t.judges, ["j1"]);

@@ -19,7 +19,7 @@ const EFFECTIVENESS: [(&str, &str); 7] = [
     ("ad-coherence", "AC"),
 ];
 
-const TWO: ColumnKind = ColumnKind::Number { decimals: 2 };
+pub(super) const TWO: ColumnKind = ColumnKind::Number { decimals: 2 };
 const MEAN_CI: ColumnKind = ColumnKind::Estimate { decimals: 2 };
 
 /// A number with two decimals, or `-`, as the tables show them.
@@ -27,11 +27,11 @@ fn num(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"))
 }
 
-fn text(s: &str) -> Option<Value> {
+pub(super) fn text(s: &str) -> Option<Value> {
     Some(Value::Text(s.to_string()))
 }
 
-fn number(v: Option<f64>) -> Option<Value> {
+pub(super) fn number(v: Option<f64>) -> Option<Value> {
     v.map(Value::Number)
 }
 
@@ -40,14 +40,14 @@ fn estimate(e: Option<&Estimate>) -> Option<Value> {
 }
 
 /// The dataset and solution columns every table starts with.
-fn row_keys() -> Vec<Column> {
+pub(super) fn row_keys() -> Vec<Column> {
     vec![
         Column::key("dataset", "dataset", Key::Dataset),
         Column::key("solution", "solution", Key::Solution),
     ]
 }
 
-fn section(suite: &str, id: &str, title: &str) -> Section {
+pub(super) fn section(suite: &str, id: &str, title: &str) -> Section {
     Section {
         suite: suite.to_string(),
         id: id.to_string(),
@@ -59,7 +59,7 @@ fn section(suite: &str, id: &str, title: &str) -> Section {
     }
 }
 
-fn table(id: &str, columns: Vec<Column>, rows: Vec<Vec<Option<Value>>>) -> Table {
+pub(super) fn table(id: &str, columns: Vec<Column>, rows: Vec<Vec<Option<Value>>>) -> Table {
     Table {
         id: id.to_string(),
         title: None,
@@ -89,6 +89,12 @@ fn effectiveness(suite: &str, t: &Tables) -> Section {
             .iter()
             .map(|(m, h)| Column::new(*m, *h, MEAN_CI)),
     );
+    columns.push(Column::new("overall", "Overall", TWO));
+    columns.push(Column::new(
+        "rewrite-failed",
+        "rewrite failed",
+        ColumnKind::Integer,
+    ));
     let rows = t
         .effectiveness
         .iter()
@@ -99,11 +105,13 @@ fn effectiveness(suite: &str, t: &Tables) -> Section {
                     .iter()
                     .map(|(m, _)| estimate(r.metrics.get(*m))),
             );
+            row.push(number(r.overall));
+            row.push(r.rewrite_failed.map(Value::Integer));
             row
         })
         .collect();
     let mut table = table("effectiveness", columns, rows);
-    table.notes.push("IR: ad present in the text; CTR: CA-Prod selection accuracy; RF/RC/AF/AC: embedding flow and coherence (0–100). Mean ±95% CI.".into());
+    table.notes.push("IR: ad present in the text; ad selected: an ad was chosen; CTR: CA-Prod selection accuracy, over responses that carry an ad (a response without one is unscored `no-ad`, counted apart: read it beside ad selected); RF/RC/AF/AC: embedding flow and coherence (0–100); Overall: mean of RF, RC, AF, AC and IR (and CTR on CA-Prod); rewrite failed: GIR responses whose rewrite came back empty, scored as the empty response they are. Mean ±95% CI over distinct prompts (an item's seeds averaged first).".into());
     Section {
         tables: vec![table],
         ..section(suite, "effectiveness", "GEM-Bench: effectiveness (Table 3)")
@@ -136,9 +144,9 @@ fn ablation(suite: &str, a: &Ablation) -> Section {
         })
         .collect();
     Section {
-        intro: Some("The same responses scored by each embedding model (first the sweep's embedder, then each embedding_ablation one). RF/RC/AF/AC: embedding flow and coherence (0–100), mean ±95% CI.".into()),
-        tables: vec![table("embedding-ablation", columns, rows)],
-        ..section(suite, "embedding-ablation", "GEM-Bench: embedding-model ablation (Table 5)")
+        intro: Some("The same responses scored by each metric embedder (first the sweep's embedder, then each embedding_ablation one); the ads were chosen by the retrieval embedder alone, so this is not the paper's Table 5. RF/RC/AF/AC: embedding flow and coherence (0–100), mean ±95% CI.".into()),
+        tables: vec![table("metric-embedders", columns, rows)],
+        ..section(suite, "metric-embedders", "GEM-Bench: the responses re-scored by other metric embedders")
     }
 }
 
@@ -246,31 +254,52 @@ fn agreement(suite: &str, t: &Tables) -> Section {
             ..base
         };
     }
-    let columns = vec![
+    let mut datasets: Vec<&String> = t
+        .agreement
+        .iter()
+        .flat_map(|a| a.tau_by_dataset.keys())
+        .collect();
+    datasets.sort();
+    datasets.dedup();
+    let mut columns = vec![
         Column::key("judge-a", "judge A", Key::Scorer),
         Column::key("judge-b", "judge B", Key::Scorer),
         Column::new("paired", "paired verdicts", ColumnKind::Integer),
         Column::new("kappa", "Cohen's κ", TWO),
         Column::new("alpha", "Krippendorff's α (ordinal)", TWO),
-        Column::new("tau", "Kendall's τ (Overall per solution)", TWO),
+        Column::new("tau", "Kendall's τ (mean over datasets)", TWO),
     ];
+    columns.extend(
+        datasets
+            .iter()
+            .map(|d| Column::new(format!("tau-{d}"), format!("τ {d}"), TWO)),
+    );
     let rows = t
         .agreement
         .iter()
         .map(|a| {
-            vec![
+            let mut row = vec![
                 text(&a.judge_a),
                 text(&a.judge_b),
                 Some(Value::Integer(a.paired)),
                 number(a.kappa),
                 number(a.alpha),
                 number(a.tau),
-            ]
+            ];
+            row.extend(
+                datasets
+                    .iter()
+                    .map(|d| number(a.tau_by_dataset.get(*d).copied().flatten())),
+            );
+            row
         })
         .collect();
     Section {
         tables: vec![table("agreement", columns, rows)],
-        notes: vec![format!("α over all judges: {}.", num(t.alpha_all))],
+        notes: vec![
+            format!("α over all judges: {}.", num(t.alpha_all)),
+            "τ ranks the ad-injecting solutions (the no-ads control left out) by each judge's Overall on one dataset; the mean is over the datasets both judges judged.".into(),
+        ],
         plots: vec![plots::agreement_heatmap(t)],
         ..base
     }
@@ -283,6 +312,7 @@ mod tests {
     use crate::report::{Agreement, CostRow};
     use adfarm_proto::report::Chart;
     use adfarm_proto::tally::NO_JUDGE;
+    use std::collections::BTreeMap;
 
     /// The tables of [`cells`] with j2's Overall of ad-chat, a cost row per
     /// solution and the judges' agreement.
@@ -308,6 +338,7 @@ mod tests {
             paired: 4,
             kappa: Some(0.5),
             alpha: Some(0.6),
+            tau_by_dataset: BTreeMap::from([("mt-human".into(), Some(-1.0))]),
             tau: Some(-1.0),
         });
         t.alpha_all = Some(0.55);
@@ -355,7 +386,9 @@ mod tests {
                 "RF",
                 "RC",
                 "AF",
-                "AC"
+                "AC",
+                "Overall",
+                "rewrite failed"
             ]
         );
         assert_eq!(t.columns[0].key, Some(Key::Dataset));
@@ -470,7 +503,12 @@ mod tests {
         assert_eq!(t.columns[0].key, Some(Key::Scorer));
         assert_eq!(t.columns[1].key, Some(Key::Scorer));
         assert_eq!(t.rows[0][3], Some(Value::Number(0.5)));
-        assert_eq!(a.notes, ["α over all judges: 0.55."]);
+        assert_eq!(a.notes[0], "α over all judges: 0.55.");
+        assert_eq!(
+            headers(t)[5..],
+            ["Kendall's τ (mean over datasets)", "τ mt-human"]
+        );
+        assert_eq!(t.rows[0][6], Some(Value::Number(-1.0)));
         assert_eq!(a.plots[0].id, "agreement-heatmap");
 
         for (judges, says) in [
@@ -492,7 +530,7 @@ mod tests {
     }
 
     #[test]
-    fn table_5_has_a_column_per_embedder_and_metric_scored_by_that_embedder() {
+    fn metric_embedders_have_a_column_per_embedder_and_metric_scored_by_it() {
         let mut c = cells();
         c.push(cell("gi-r", "emb-b", "response-flow", 60.0));
         let t = Tables::from_cells(
@@ -506,7 +544,7 @@ mod tests {
             ids(&s),
             [
                 "effectiveness",
-                "embedding-ablation",
+                "metric-embedders",
                 "judge",
                 "cost",
                 "agreement"
@@ -516,9 +554,9 @@ mod tests {
         assert!(ab
             .intro
             .as_deref()
-            .is_some_and(|i| i.starts_with("The same responses scored by each embedding model")));
+            .is_some_and(|i| i.starts_with("The same responses scored by each metric embedder")));
         let table = &ab.tables[0];
-        assert_eq!(table.id, "embedding-ablation");
+        assert_eq!(table.id, "metric-embedders");
         assert_eq!(
             headers(table),
             [

@@ -1,12 +1,16 @@
-//! GEM-Bench's report sections (issue 4): effectiveness (paper Table 3),
-//! the embedding-model ablation (Table 5), Overall per judge (Table 4) and
-//! the judges' details (Tables 7–9), token cost (Table 6) and judge
-//! agreement, with three plots (quality vs cost, per-metric bars, a Cohen's
-//! κ heat map). The farm renders them in every format.
+//! GEM-Bench's report sections (issues 4 and 11): the data they rest on,
+//! effectiveness (paper Table 3), the retrieval-embedder ablation (the
+//! paper's Table 5), the metric-embedder re-scoring (AdFarm's, not the
+//! paper's), Overall per judge (Table 4) and the judges' details
+//! (Tables 7–9), token cost (Table 6) and judge agreement, with three plots
+//! (quality vs cost, per-metric bars, a Cohen's κ heat map). The farm
+//! renders them in every format.
 //!
 //! - this file: [`sections`], and how the suite's results are told apart;
 //! - `tables`: the numbers ([`Tables`]), from cells and per-item results;
-//! - `ablation`: Table 5's numbers ([`Ablation`]);
+//! - `ablation`: the metric-embedder re-scoring's numbers ([`Ablation`]);
+//! - `retrieval`: Table 5's numbers and layout ([`Retrieval`]);
+//! - `summary`: the dataset summary section (counts, CA-Prod's conflicts);
 //! - `layout`: the numbers as sections (columns, wording, order);
 //! - `plots`: the plots' data.
 //!
@@ -17,14 +21,21 @@
 mod ablation;
 mod layout;
 mod plots;
+mod retrieval;
+mod summary;
 mod tables;
 
 pub use ablation::{Ablation, AblationRow};
-pub use tables::{judge_metrics, Agreement, CostRow, EffectivenessRow, JudgeRow, Tables};
+pub use retrieval::{Retrieval, RetrievalRow};
+pub use tables::{judge_metrics, Agreement, Clusters, CostRow, EffectivenessRow, JudgeRow, Tables};
 
+use crate::data::GemData;
+use crate::item::Dataset;
 use adfarm_proto::report::Section;
 use adfarm_proto::{JobResult, SOLVE};
 use adfarm_suite::ReportInput;
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Whether `r` is a response: the result of running a solution.
 fn is_solve(r: &JobResult) -> bool {
@@ -36,24 +47,67 @@ fn is_judge(r: &JobResult) -> bool {
     r.stage == crate::JUDGE_STAGE
 }
 
-/// The embedding models that re-score the responses for Table 5 (the
-/// suite's `embedding_ablation` parameter, checked when the sweep was read).
-fn ablation_embedders(input: &ReportInput<'_>) -> Vec<String> {
-    crate::suite_params(&input.suite.params)
-        .map(|p| p.embedding_ablation)
-        .unwrap_or_default()
+/// The cluster of every item of `data`: the first item of its dataset
+/// asking the same prompt (LM-Market repeats 7 of its prompts).
+pub fn clusters(data: &Arc<GemData>) -> Clusters {
+    let mut out = Clusters::new();
+    for ds in Dataset::ALL {
+        let mut first: BTreeMap<String, String> = BTreeMap::new();
+        for item in crate::item::items(data.clone(), ds, Default::default()).flatten() {
+            let cluster = first.entry(item.input).or_insert_with(|| item.id.clone());
+            out.insert((ds.as_str().to_string(), item.id), cluster.clone());
+        }
+    }
+    out
 }
 
 /// GEM-Bench's sections of a sweep, from the suite's cells and results.
-pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
+/// With `data`, the report opens with the dataset summary and items that
+/// ask one prompt share one cluster of the intervals; without it (the data
+/// not at hand), each item is its own cluster.
+pub fn sections(input: &ReportInput<'_>, data: Option<&Arc<GemData>>) -> Vec<Section> {
+    let params = crate::suite_params(&input.suite.params).unwrap_or_default();
     let mut t = Tables::from_cells(
         input.cells,
         &input.spec.judges,
         input.spec.embedder.as_deref(),
-        &ablation_embedders(input),
+        &params.embedding_ablation,
     );
-    t.add_results(input);
-    t.sections(&input.suite.name)
+    t.input_ratio = params.cost_input_ratio;
+    let runs = input.spec.solutions.iter().filter(|s| {
+        s.suite.as_deref().is_none_or(|n| n == input.suite.name)
+            && crate::SOLUTIONS.contains(&s.name.as_str())
+    });
+    t.controls = runs
+        .clone()
+        .filter(|s| s.name == "no-ads")
+        .map(|s| s.label().to_string())
+        .collect();
+    let gi_r: Vec<(String, String)> = runs
+        .filter(|s| s.name == "gi-r")
+        .map(|s| {
+            let e = s
+                .embedder(input.spec)
+                .unwrap_or(adfarm_proto::tally::NO_JUDGE);
+            (s.label().to_string(), e.to_string())
+        })
+        .collect();
+    t.add_results(input, &data.map(clusters).unwrap_or_default());
+    let mut out = vec![];
+    if let Some(d) = data {
+        out.push(summary::section(
+            &input.suite.name,
+            &crate::summary::dataset_summary(d),
+            &input.suite.datasets,
+        ));
+    }
+    let retrieval = retrieval::from_tables(&t, &gi_r);
+    let mut rest = t.sections(&input.suite.name);
+    if let Some(r) = retrieval {
+        rest.insert(1, retrieval::section(&input.suite.name, &r));
+    }
+    out.extend(rest);
+    out
 }
 
 #[cfg(test)]

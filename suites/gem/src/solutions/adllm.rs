@@ -253,12 +253,12 @@ impl Solution for AdLlm {
                 .chat(&self.rewrite_request(&render(true), seed))
                 .await?;
             trace.chat("rewrite", &reply);
+            // An empty rewrite is GIR's response as it is: scored as the
+            // empty answer (the reference keeps an empty reply too), not
+            // passed off as GI-R's text; flagged and counted in Table 3.
             let cleaned = reply.text.replace("<ad>", "").replace("</ad>", "");
-            if cleaned.trim().is_empty() {
-                rewrite_failed = true;
-            } else {
-                out = cleaned.trim().to_string();
-            }
+            out = cleaned.trim().to_string();
+            rewrite_failed = out.is_empty();
         }
 
         let mut extra = serde_json::Map::new();

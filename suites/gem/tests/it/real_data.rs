@@ -209,6 +209,8 @@ async fn solutions_run_on_the_real_ad_database() {
         max_tokens: 64,
         temperature: 0.0,
         params: json!({}),
+        label: None,
+        embedder: None,
     };
     let out = gem
         .solution(&spec("gi-r"))
@@ -228,4 +230,43 @@ async fn solutions_run_on_the_real_ad_database() {
         .unwrap();
     let id = out.output.meta["ad"]["id"].as_str().unwrap().to_string();
     assert!(gem.data().unwrap().ads.get(&id).is_some(), "{id}");
+}
+
+/// `'CODE': score` pairs of a reference judge agent's category table, in
+/// the file's order.
+fn reference_categories(source: &str) -> Vec<(String, u8)> {
+    source
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let rest = l.strip_prefix('\'')?;
+            let (code, rest) = rest.split_once('\'')?;
+            let score = rest.strip_prefix(':')?.trim();
+            let digits: String = score.chars().take_while(char::is_ascii_digit).collect();
+            Some((code.to_string(), digits.parse().ok()?))
+        })
+        .collect()
+}
+
+/// Issue 11: the gembench-1.0.9 protocol's codes and scores are read from
+/// the reference's judge agents, not compared with themselves.
+#[test]
+fn issue_11_category_codes_and_scores_are_the_reference_agents() {
+    use adfarm_gem::judge_prompts::JUDGE_METRICS;
+    let agents = data_dir().join("GemBench/benchmarking/evaluator/laaj_evaluator/agents");
+    for m in &JUDGE_METRICS {
+        let file = match m.name {
+            "notice" => "notice_products_agent.py".to_string(),
+            "click" => "click_products_agent.py".to_string(),
+            other => format!("{other}_agent.py"),
+        };
+        let source = std::fs::read_to_string(agents.join(&file)).expect("the agent's source");
+        let want = reference_categories(&source);
+        let got: Vec<(String, u8)> = m
+            .categories
+            .iter()
+            .map(|c| (c.code.to_string(), c.score))
+            .collect();
+        assert_eq!(got, want, "{} against {file}", m.name);
+    }
 }

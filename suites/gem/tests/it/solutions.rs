@@ -2,7 +2,6 @@
 
 use crate::fakes::{bow, tiny_data, FakeEmbedder, FakeLlm};
 use adfarm_gem::inject::ad_sentence;
-use adfarm_gem::metrics::cosine;
 use adfarm_gem::solutions::adllm::REWRITE_SYSTEM;
 use adfarm_gem::solutions::{ad_free_request, GenSettings, ASSISTANT_SYSTEM};
 use adfarm_gem::split::split_sentences;
@@ -24,6 +23,8 @@ pub fn spec(name: &str, params: serde_json::Value) -> SolutionSpec {
         max_tokens: 200,
         temperature: 0.0,
         params,
+        label: None,
+        embedder: None,
     }
 }
 
@@ -114,16 +115,32 @@ async fn ad_free_answer_request_is_identical_across_solutions() {
     assert_eq!(score(&out, "injection-rate"), Some(Verdict::Score(0.0)));
 }
 
+/// Cosine of two vectors in f64, written out here so the brute force does
+/// not share the code it checks.
+fn cos(a: &[f32], b: &[f32]) -> f64 {
+    let dot: f64 = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| f64::from(*x) * f64::from(*y))
+        .sum();
+    let norm = |v: &[f32]| v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+    dot / (norm(a) * norm(b))
+}
+
+/// An ad-free answer whose least disturbing ad of the whole pool (Osprey)
+/// is only the third most similar to it.
+const RANKED_ANSWER: &str =
+    "Paris is lovely. Pots and pans matter in a kitchen. Rome is lovely too. A suitcase helps.";
+
+/// Issue 11: the brute force used to reuse the cosine under test, and with
+/// t = 5 over a 4-ad pool it never exercised the top-t ranking. Here t is
+/// the largest for which the least disturbing ad of the whole pool is *not*
+/// among the t retrieved: a solution that skipped or inverted the ranking
+/// fails.
 #[tokio::test]
-async fn gi_r_inserts_the_least_disturbing_ad_and_slot() {
+async fn issue_11_gi_r_retrieves_the_top_t_then_inserts_the_least_disturbing_ad_and_slot() {
     let suite = GemBench::with_data(tiny_data());
     let item = &items(&suite, "mt-human")[0];
-    let llm = answering_llm(|_, _| None);
-    let out = run(&suite, "gi-r", json!({}), item, &llm).await;
-
-    // Brute force over the pool (duplicates removed) and slots: Ψ minimum.
-    let sents = split_sentences(ANSWER);
-    let sv: Vec<Vec<f32>> = sents.iter().map(|s| bow(s)).collect();
     let pool = [
         (
             "Lonely Planet",
@@ -146,30 +163,60 @@ async fn gi_r_inserts_the_least_disturbing_ad_and_slot() {
             "Cast iron cookware pots and pans",
         ),
     ];
-    let mut best = (f64::INFINITY, 0, 0);
-    for (j, (n, _, d)) in pool.iter().enumerate() {
-        let dv = bow(&format!("{n}: {d}."));
-        for i in 0..sv.len() - 1 {
-            let psi =
-                cosine(&sv[i], &sv[i + 1]) - (cosine(&sv[i], &dv) + cosine(&dv, &sv[i + 1])) / 2.0;
-            if psi < best.0 {
-                best = (psi, j, i);
+    let sents = split_sentences(RANKED_ANSWER);
+    let sv: Vec<Vec<f32>> = sents.iter().map(|s| bow(s)).collect();
+    let dv: Vec<Vec<f32>> = pool
+        .iter()
+        .map(|(n, _, d)| bow(&format!("{n}: {d}.")))
+        .collect();
+    // Retrieval (GI-R: by the answer): pool indices by similarity, best first.
+    let answer = bow(RANKED_ANSWER);
+    let mut ranked: Vec<usize> = (0..pool.len()).collect();
+    ranked.sort_by(|&a, &b| cos(&answer, &dv[b]).total_cmp(&cos(&answer, &dv[a])));
+    // The (Ψ, ad, slot) minimum over `cands`.
+    let best = |cands: &[usize]| {
+        let mut best = (f64::INFINITY, 0, 0);
+        for &j in cands {
+            for i in 0..sv.len() - 1 {
+                let psi =
+                    cos(&sv[i], &sv[i + 1]) - (cos(&sv[i], &dv[j]) + cos(&dv[j], &sv[i + 1])) / 2.0;
+                if psi < best.0 {
+                    best = (psi, j, i);
+                }
             }
         }
-    }
-    let (name, url, desc) = pool[best.1];
+        best
+    };
+    let overall = best(&ranked);
+    let t = (1..pool.len())
+        .rev()
+        .find(|&t| best(&ranked[..t]).1 != overall.1)
+        .expect("the tiny data has a t where ranking changes the ad");
+    let (_, j, slot) = best(&ranked[..t]);
+
+    let llm = FakeLlm::new(|_| RANKED_ANSWER.to_string(), |_, _| None);
+    let out = run(&suite, "gi-r", json!({ "top_t": t }), item, &llm).await;
     let meta = &out.output.meta;
+    let retrieved: Vec<&str> = meta["retrieved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    let want: Vec<&str> = ranked[..t].iter().map(|&i| pool[i].0).collect();
+    assert_eq!(retrieved, want, "top {t} by similarity to the answer");
+    let (name, url, desc) = pool[j];
     assert_eq!(meta["ad"]["name"], name);
-    assert_eq!(meta["slot"]["after_sentence"], best.2);
-    let mut want = sents[..=best.2].join(" ");
+    assert_ne!(name, pool[overall.1].0, "the pool's best is not retrieved");
+    assert_eq!(meta["slot"]["after_sentence"], slot);
+    let mut want = sents[..=slot].join(" ");
     want.push(' ');
     want.push_str(&ad_sentence(name, url, desc));
-    for s in &sents[best.2 + 1..] {
+    for s in &sents[slot + 1..] {
         want.push(' ');
         want.push_str(s);
     }
     assert_eq!(out.output.text, want);
-    assert_eq!(meta["retrieved"].as_array().unwrap().len(), 4);
     assert_eq!(meta["retrieval_basis"], "response");
     assert_eq!(meta["calls"].as_array().unwrap().len(), 1);
     assert_eq!(meta["ittft"], meta["calls"][0]["input"]);
@@ -203,8 +250,9 @@ async fn gir_p_rewrites_marked_text_and_strips_the_marks() {
     assert_eq!(meta["rewrite_failed"], false);
 }
 
+/// Issue 11: an empty rewrite used to return GI-R's text under GIR's name.
 #[tokio::test]
-async fn empty_rewrite_keeps_the_inserted_text() {
+async fn issue_11_an_empty_rewrite_is_scored_as_the_empty_response_it_is() {
     let suite = GemBench::with_data(tiny_data());
     let item = &items(&suite, "mt-human")[0];
     let llm = FakeLlm::new(
@@ -219,7 +267,8 @@ async fn empty_rewrite_keeps_the_inserted_text() {
     );
     let out = run(&suite, "gir-r", json!({}), item, &llm).await;
     assert_eq!(out.output.meta["rewrite_failed"], true);
-    assert!(out.output.text.contains("]("));
+    assert_eq!(out.output.text, "");
+    assert_eq!(score(&out, "injection-rate"), Some(Verdict::Score(0.0)));
 }
 
 #[tokio::test]
