@@ -93,9 +93,10 @@ async fn adbench_scripted_agents_score_as_designed_on_three_dates() {
 
     // Each mutant earns its own label, on the same tasks for every seed
     // (episodes are pure functions of the item). Where a mutation leaves
-    // the answer right (a flagged but answered dependency violation, an
-    // idle turn, an extra number), only the label tells it from the
-    // oracle; the crate's tests pin the label on every task it applies to.
+    // the answer right (a flagged but answered dependency violation, early
+    // dates, an idle turn, an extra number), only the label tells it from
+    // the oracle; the crate's tests pin the label on every task it applies
+    // to.
     for (agent, label) in [
         ("no-account-list", "TE"),
         ("wrong-dates", "PE"),
@@ -110,10 +111,10 @@ async fn adbench_scripted_agents_score_as_designed_on_three_dates() {
             "{agent} earned {label} {got} times: {all:?}"
         );
     }
-    for agent in ["wrong-dates", "wrong-arithmetic"] {
-        let p1 = number(&row(pass, agent, None)[col(pass, "overall-pass@1", None)]);
-        assert!(p1 < Some(1.0), "{agent} answered everything right");
-    }
+    // Mutants answer with the reference's answer text, except the one that
+    // computes it wrongly.
+    let p1 = number(&row(pass, "wrong-arithmetic", None)[col(pass, "overall-pass@1", None)]);
+    assert!(p1 < Some(1.0), "wrong arithmetic answered everything right");
     figure(
         "adbench-scripted",
         format_args!(

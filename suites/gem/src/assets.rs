@@ -3,8 +3,9 @@
 
 use adfarm_proto::asset::{Pin, PinnedFile};
 
-/// The `gembench==1.0.9` wheel: GEM-Bench's datasets and its judges'
-/// scoring principles.
+/// The `gembench==1.0.9` wheel: GEM-Bench's datasets, its judges'
+/// scoring principles, and the reference judge agents (their category codes
+/// and scores are checked against ours in the tests).
 pub const GEMBENCH: Pin = Pin {
     name: "gembench",
     package: "gembench",
@@ -66,6 +67,36 @@ pub const GEMBENCH: Pin = Pin {
             path: "GemBench/benchmarking/evaluator/laaj_evaluator/scoring_principles.md",
             size: 9838,
             sha256: "ddf08a0fe1f6d53f7bc52556033fd44999e0b47c269b9d32e4fdb67943fab68d",
+        },
+        PinnedFile {
+            path: "GemBench/benchmarking/evaluator/laaj_evaluator/agents/accuracy_agent.py",
+            size: 3420,
+            sha256: "de54e42510405d6bcf04e2f20e2a93aac875fb93c42b59c0b73fb3caaa68f326",
+        },
+        PinnedFile {
+            path: "GemBench/benchmarking/evaluator/laaj_evaluator/agents/naturalness_agent.py",
+            size: 3536,
+            sha256: "1e227522a92da1b65af52abd6299847d93fe3467c7fb0385b76f76d6c4945ce4",
+        },
+        PinnedFile {
+            path: "GemBench/benchmarking/evaluator/laaj_evaluator/agents/personality_agent.py",
+            size: 3857,
+            sha256: "f0c6b1c043a3a7d0b70d16dff34f6ffcb378aa2a94bafe428595e3aee68366f2",
+        },
+        PinnedFile {
+            path: "GemBench/benchmarking/evaluator/laaj_evaluator/agents/trust_agent.py",
+            size: 3380,
+            sha256: "799e792b9031331074b8f7529ee7e3ab749cd7a31dcbb087ff007d2c4d112fe9",
+        },
+        PinnedFile {
+            path: "GemBench/benchmarking/evaluator/laaj_evaluator/agents/notice_products_agent.py",
+            size: 3785,
+            sha256: "b325400b3e5426a5af83114688630690491d3cbf634cc9e87372f525f3cbe7a1",
+        },
+        PinnedFile {
+            path: "GemBench/benchmarking/evaluator/laaj_evaluator/agents/click_products_agent.py",
+            size: 3728,
+            sha256: "f7bcf9b4f3c3b6adcd113409e97408c1d22ee867b5c26670de2d0ea3fc468c51",
         },
     ],
 };

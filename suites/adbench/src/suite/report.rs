@@ -188,26 +188,27 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
     for k in 1..=n_max {
         t4_cols.push(Column::new(format!("pass^{k}"), format!("pass^{k}"), p));
     }
-    t4_cols.push(Column::new(
-        "input-tokens",
-        "Prompt tokens / episode",
-        ColumnKind::Number { decimals: 0 },
-    ));
-    t4_cols.push(Column::new(
-        "output-tokens",
-        "Output tokens / episode",
-        ColumnKind::Number { decimals: 0 },
-    ));
-    t4_cols.push(Column::new(
-        "model-calls",
-        "Model calls / episode",
-        ColumnKind::Number { decimals: 2 },
-    ));
-    t4_cols.push(Column::new(
-        "usd",
-        "USD / episode",
-        ColumnKind::Usd { decimals: 4 },
-    ));
+    t4_cols.extend(
+        [
+            (
+                "input-tokens",
+                "Prompt tokens / episode",
+                ColumnKind::Number { decimals: 0 },
+            ),
+            (
+                "output-tokens",
+                "Output tokens / episode",
+                ColumnKind::Number { decimals: 0 },
+            ),
+            (
+                "model-calls",
+                "Model calls / episode",
+                ColumnKind::Number { decimals: 2 },
+            ),
+            ("usd", "USD / episode", ColumnKind::Usd { decimals: 4 }),
+        ]
+        .map(|(id, header, kind)| Column::new(id, header, kind)),
+    );
     let mut t4_rows = Vec::new();
 
     for ((_, name), a) in &agents {
