@@ -3,8 +3,11 @@
 //! metric. Uses the local MiniLM from `$ADFARM_HOME` (scripts/test fetches
 //! it; the command fetches it on first use otherwise).
 
+use crate::Fake;
+use adfarm_fake_llm::FakeLlmConfig;
 use serde_json::Value;
 use std::process::Command;
+use std::time::Duration;
 
 #[test]
 fn gem_score_prints_sentences_ad_sentences_and_metrics() {
@@ -117,5 +120,45 @@ fn gem_score_without_an_ad_leaves_ad_metrics_unscored() {
             .iter()
             .any(|m| m["metric"] == "injection-rate"),
         "no ad given, no injection rate"
+    );
+}
+
+/// Issue 11: a GEM-Bench verdict whose reply is unparsable twice costs two
+/// calls on the wire (the question and the client's one re-ask), not four,
+/// and is unscored as a parse failure.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue_11_an_unparsable_judge_reply_costs_two_calls_on_the_wire() {
+    use adfarm_gem::judge::{judge_response, Protocol, PARSE_FAILURE};
+    use adfarm_proto::Role;
+    use adfarm_proto::Verdict;
+    use adfarm_worker::openai::OpenAiClient;
+    let fake = Fake::start(FakeLlmConfig {
+        ignore_guided: true,
+        ..FakeLlmConfig::default()
+    })
+    .await;
+    // The fake's vocabulary never spells a category code such as
+    // NOTICEABLE_POSITIVE, so both replies of every question miss.
+    let client = OpenAiClient::new(fake.base_url(), "judge", None, Duration::from_secs(5))
+        .expect("a client")
+        .with_role(Role::Judge);
+    let scores = judge_response(
+        &client,
+        Protocol::Gembench109,
+        "Where should I stay in Rome?",
+        "Trastevere is lively. Monti is central.",
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(scores.len(), 6);
+    for s in &scores {
+        assert_eq!(s.verdict, Verdict::Unscored(PARSE_FAILURE.into()), "{s:?}");
+    }
+    let stats = fake.stats().await;
+    assert_eq!(
+        stats.requests,
+        6 * 2,
+        "one question and one re-ask per metric"
     );
 }

@@ -331,42 +331,6 @@ async fn choose_reasks_once_then_gives_no_index_and_sums_usage() {
     assert_eq!(c.completion.usage.source, UsageSource::Reported);
 }
 
-/// Issue 11: a GEM-Bench verdict whose reply is unparsable twice costs two
-/// calls on the wire (the question and the client's one re-ask), not four,
-/// and is unscored as a parse failure.
-#[tokio::test]
-async fn issue_11_an_unparsable_judge_reply_costs_two_calls_on_the_wire() {
-    use adfarm_gem::judge::{judge_response, Protocol, PARSE_FAILURE};
-    use adfarm_proto::Verdict;
-    let fake = Fake::start(FakeLlmConfig {
-        ignore_guided: true,
-        ..FakeLlmConfig::default()
-    })
-    .await;
-    // The fake's vocabulary never spells a category code such as
-    // NOTICEABLE_POSITIVE, so both replies of every question miss.
-    let client = fake.client("judge").with_role(Role::Judge);
-    let scores = judge_response(
-        &client,
-        Protocol::Gembench109,
-        "Where should I stay in Rome?",
-        "Trastevere is lively. Monti is central.",
-        None,
-    )
-    .await
-    .unwrap();
-    assert_eq!(scores.len(), 6);
-    for s in &scores {
-        assert_eq!(s.verdict, Verdict::Unscored(PARSE_FAILURE.into()), "{s:?}");
-    }
-    let stats = fake.stats().await;
-    assert_eq!(
-        stats.requests,
-        6 * 2,
-        "one question and one re-ask per metric"
-    );
-}
-
 #[tokio::test]
 async fn with_retries_rides_out_injected_faults() {
     let faulty = Fake::start(FakeLlmConfig {

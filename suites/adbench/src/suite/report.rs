@@ -103,17 +103,9 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
     if agents.is_empty() {
         return Vec::new();
     }
-    let model_of = |solution: &str| -> String {
-        input
-            .spec
-            .solutions
-            .iter()
-            .find(|s| s.name == solution)
-            .and_then(|s| input.spec.providers.iter().find(|p| p.name == s.provider))
-            .map(|p| p.model.clone())
-            .unwrap_or_default()
-    };
-    let price_of = |solution: &str| {
+    // The provider an agent runs on: its model names the row, its prices
+    // cost the episodes.
+    let provider_of = |solution: &str| {
         input
             .spec
             .solutions
@@ -212,7 +204,9 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
     let mut t4_rows = Vec::new();
 
     for ((_, name), a) in &agents {
-        let model = model_of(name);
+        let model = provider_of(name)
+            .map(|p| p.model.clone())
+            .unwrap_or_default();
         let all_runs: Vec<&Runs> = a.runs.iter().collect();
         let tier_runs = |t: Tier| -> Vec<&Runs> { a.runs.iter().filter(|r| r.tier == t).collect() };
         let tier_scored = |t: Option<Tier>| -> Vec<&Scored> {
