@@ -268,7 +268,7 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
         row.push(mean(a.tokens.iter().map(|t| t.1 as f64)).map(Value::Number));
         row.push(mean(a.tokens.iter().map(|t| t.2 as f64)).map(Value::Number));
         row.push(
-            price_of(name).and_then(|p| {
+            provider_of(name).and_then(|p| {
                 mean(a.tokens.iter().map(|t| p.cost_usd(t.0, t.1))).map(Value::Number)
             }),
         );
