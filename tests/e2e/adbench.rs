@@ -148,6 +148,81 @@ async fn adbench_gives_one_report_embedded_and_distributed() {
     assert_eq!(distributed.sections, embedded.sections);
 }
 
+/// The ground-truth note of an AD-Bench report ("... digest <hex>.").
+fn ground_truth(r: &Report) -> &str {
+    let s = r
+        .sections
+        .iter()
+        .find(|s| s.id == "adbench")
+        .expect("an adbench section");
+    s.notes
+        .iter()
+        .find(|n| n.starts_with("Ground truth:"))
+        .expect("a ground-truth note")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adbench_replays_all_120_references_alike_in_every_deployment() {
+    // Every reference, public and holdout, on the three reference dates,
+    // played by the oracle: no replay fails (an error observation fails
+    // it), two embedded runs and a distributed one grade against the same
+    // bytes, and the oracle scores 100% on the holdout's world too.
+    let mut farm = Farm::new("adbench-replays");
+    farm.start_workers(2, 2).await;
+    for (split, tasks) in [("public", 90), ("holdout", 30)] {
+        let sweep = with_params(
+            "adbench-scripted.toml",
+            &format!(
+                r#"{{ split = "{split}", env_dates = ["2026-07-25", "2026-08-03", "2026-09-08"] }}"#
+            ),
+        )
+        .replace("seeds = [1, 2, 3]", "seeds = [1]")
+        .replace(
+            "name = \"adbench-scripted\"",
+            &format!("name = \"replays-{split}\""),
+        );
+        // The oracle only: cut the mutants' entries.
+        let sweep = sweep[..sweep
+            .find("[[solutions]]\nname = \"no-account-list\"")
+            .expect("mutants")]
+            .to_string()
+            + &sweep[sweep.find("[[providers]]").expect("providers")..];
+        let path = farm.write(&format!("replays-{split}.toml"), &sweep);
+        let first = run(&mut farm, &path, Duration::from_secs(240)).await;
+        assert_complete(&first);
+        assert_eq!(first.jobs["replay"].planned, tasks * 3, "{split}");
+        assert_eq!(first.jobs[SOLVE].planned, tasks * 3, "{split}");
+        let pass = table(&first, "adbench", "pass-at-k");
+        assert_eq!(
+            number(&row(pass, "oracle", None)[col(pass, "overall-pass@1", None)]),
+            Some(1.0),
+            "{split}"
+        );
+        assert!(
+            ground_truth(&first).contains(&format!("{} reference replays", tasks * 3)),
+            "{}",
+            ground_truth(&first)
+        );
+
+        let again_path = farm.write(&format!("replays-{split}-again.toml"), &sweep);
+        let again = farm.spawn_embedded("again", &again_path, &[]);
+        let status = farm.wait(again, Duration::from_secs(240)).await;
+        assert!(status.success(), "second run: {status}\n{}", farm.logs());
+        let again = farm.report_embedded("again", &again_path).await;
+        assert_eq!(ground_truth(&again), ground_truth(&first), "{split}");
+
+        farm.coordinate(&path, Duration::from_secs(240)).await;
+        let distributed = farm.report_cluster(&path).await;
+        assert_complete(&distributed);
+        assert_same_results(&distributed, &first);
+        assert_eq!(distributed.sections, first.sections, "{split}");
+        figure(
+            "adbench-replays",
+            format_args!("{split}: {}", ground_truth(&first)),
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn adbench_local_react_episodes_run_end_to_end() {
     let mut farm = Farm::new("adbench-local");
@@ -210,6 +285,67 @@ async fn adbench_local_react_episodes_run_end_to_end() {
             solve.completed,
             solve.failed,
             wall.as_secs_f64()
+        ),
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adbench_local_function_calling_episodes_act() {
+    // OpenAI-style function calling on the local model: the tool schemas go
+    // in the prompt and the constrained decoder writes only valid calls, so
+    // even a 135M model calls tools in every episode.
+    let mut farm = Farm::new("adbench-local-fc");
+    let sweep = with_params(
+        "adbench-local.toml",
+        r#"{ split = "public", env_dates = ["2026-07-25"], tasks = ["L1-001", "L2-001", "L3-001"] }"#,
+    )
+    .replace("name = \"react\"", "name = \"function-calling\"")
+    .replace(
+        "max_tokens = 192",
+        "max_tokens = 160\nparams = { max_turns = 3, observation_chars = 2000 }",
+    );
+    let path = farm.write("adbench-local-fc.toml", &sweep);
+    let (home, sweep_s, store) = (
+        assets_home(),
+        path.to_string_lossy().into_owned(),
+        farm.path("store.redb").to_string_lossy().into_owned(),
+    );
+    let t0 = Instant::now();
+    let p = farm.spawn(
+        "run",
+        &["--home", &home, "run", &sweep_s, "--store", &store],
+        false,
+    );
+    let status = farm.wait(p, Duration::from_secs(900)).await;
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "adfarm run: {status}\n{}",
+        farm.logs()
+    );
+    let r = farm
+        .report(&["--home", &home], &path, false, &["--store", &store])
+        .await;
+    assert_complete(&r);
+    assert_eq!(r.jobs[SOLVE].planned, 3);
+    let pass = table(&r, "adbench", "pass-at-k");
+    let fc = row(pass, "function-calling", None);
+    assert_eq!(text(&fc[col(pass, "protocol", None)]), "adbench-fc-v1");
+    // Avg. length is tool calls per episode; the answer call is not one.
+    let calls = number(&fc[col(pass, "avg-length", None)]).unwrap_or_default();
+    assert!(
+        calls >= 1.0,
+        "the local model made {calls} tool calls per episode"
+    );
+    let fail = table(&r, "adbench", "failures");
+    let all = row(fail, "function-calling", Some("All"));
+    figure(
+        "adbench-local-fc",
+        format_args!(
+            "3 function-calling episodes on SmolLM2-135M: {calls:.2} tool calls per episode, \
+             PE {:?}, {:.0} s",
+            number(&all[col(fail, "PE", None)]),
+            t0.elapsed().as_secs_f64()
         ),
     );
 }

@@ -5,14 +5,15 @@
 
 use adfarm_adbench::calculator::Calculator;
 use adfarm_adbench::suite::dataset::{Params, Setting, DATASET};
+use adfarm_adbench::suite::judge::JUDGE;
 use adfarm_adbench::suite::stages::{CORRECT, COVERAGE, PASS_AT_K, REPLAY, SCORE};
 use adfarm_adbench::tasks::{load, shipped, tasks_root, Split};
 use adfarm_adbench::AdBench;
-use adfarm_llm::{ChatRequest, Choice, Completion, LlmError, Provider};
+use adfarm_llm::{ChatRequest, Choice, Completion, LlmError, Provider, ToolCall};
 use adfarm_proto::report::Value as Cell;
 use adfarm_proto::{
-    Cell as Coordinates, Item, JobId, JobResult, Pipeline, SolutionSpec, SweepSpec, Variant,
-    Verdict, SOLVE,
+    Cell as Coordinates, Item, JobId, JobResult, Pipeline, Role, SolutionSpec, SweepSpec, Usage,
+    UsageSource, Variant, Verdict, SOLVE,
 };
 use adfarm_suite::{DataError, Models, ReportInput, StageJob, StageModels, Suite, SweepView};
 use async_trait::async_trait;
@@ -177,6 +178,45 @@ fn value(scores: &[adfarm_proto::Score], metric: &str) -> f64 {
     }
 }
 
+/// Runs one stage job of `s` and stores its output as a result.
+#[allow(clippy::too_many_arguments)]
+async fn run_stage(
+    s: &AdBench,
+    name: &str,
+    solution: &str,
+    seed: u64,
+    item: &Item,
+    inputs: Vec<Option<JobResult>>,
+    variant: &Variant,
+    llm: Option<&dyn Provider>,
+) -> JobResult {
+    let coords = Coordinates {
+        suite: "adbench".into(),
+        dataset: DATASET.into(),
+        solution: solution.into(),
+        seed,
+    };
+    let out = s
+        .run_stage(
+            StageJob {
+                stage: name,
+                cell: &coords,
+                item,
+                variant,
+                inputs: &inputs,
+            },
+            StageModels {
+                llm,
+                embedder: None,
+            },
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{name} on {}: {e}", item.id));
+    let mut r = result(name, solution, seed, item, out);
+    r.judge = variant.column.clone();
+    r
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn solve_replay_score_and_pass_at_k_give_the_oracle_full_marks() {
     let s = suite();
@@ -208,40 +248,9 @@ async fn solve_replay_score_and_pass_at_k_give_the_oracle_full_marks() {
         embedder: None,
     };
     let variant = Variant::none();
-    let stage = |name: &'static str,
-                 solution: &str,
-                 seed: u64,
-                 item: &Item,
-                 inputs: Vec<Option<JobResult>>| {
-        let s = &s;
-        let coords = Coordinates {
-            suite: "adbench".into(),
-            dataset: DATASET.into(),
-            solution: solution.into(),
-            seed,
-        };
-        let variant = &variant;
-        let item = item.clone();
-        async move {
-            let out = s
-                .run_stage(
-                    StageJob {
-                        stage: name,
-                        cell: &coords,
-                        item: &item,
-                        variant,
-                        inputs: &inputs,
-                    },
-                    StageModels::default(),
-                )
-                .await
-                .unwrap_or_else(|e| panic!("{name} on {}: {e}", item.id));
-            result(name, &coords.solution, seed, &item, out)
-        }
-    };
     let mut results = Vec::new();
     for item in &items {
-        let truth = stage(REPLAY, "", 0, item, vec![]).await;
+        let truth = run_stage(&s, REPLAY, "", 0, item, vec![], &variant, None).await;
         for solution in ["oracle", "invented-number"] {
             let agent = s
                 .solution(
@@ -266,12 +275,15 @@ async fn solve_replay_score_and_pass_at_k_give_the_oracle_full_marks() {
                         scores: solved.scores,
                     },
                 );
-                let score = stage(
+                let score = run_stage(
+                    &s,
                     SCORE,
                     solution,
                     seed,
                     item,
                     vec![Some(truth.clone()), Some(run.clone())],
+                    &variant,
+                    None,
                 )
                 .await;
                 if solution == "oracle" {
@@ -289,7 +301,7 @@ async fn solve_replay_score_and_pass_at_k_give_the_oracle_full_marks() {
             } else {
                 scored.iter().cloned().map(Some).collect()
             };
-            let passk = stage(PASS_AT_K, solution, 0, item, inputs).await;
+            let passk = run_stage(&s, PASS_AT_K, solution, 0, item, inputs, &variant, None).await;
             if solution == "oracle" {
                 assert!((value(&passk.scores, "pass@1") - 200.0 / 3.0).abs() < 1e-9);
                 assert_eq!(value(&passk.scores, "pass@3"), 100.0);
@@ -331,6 +343,189 @@ async fn solve_replay_score_and_pass_at_k_give_the_oracle_full_marks() {
         .expect("the mutant's row");
     assert_eq!(mutant_all[fcol("Hal")], Some(Cell::Integer(9)));
     assert_eq!(mutant_all[fcol("episodes")], Some(Cell::Integer(9)));
+}
+
+/// A judge that says Hal exactly when the agent's final answer is not the
+/// reference answer, and no other label.
+struct AnswerJudge;
+
+#[async_trait]
+impl Provider for AnswerJudge {
+    fn model(&self) -> &str {
+        "answer-judge"
+    }
+    async fn chat(&self, req: &ChatRequest) -> Result<Completion, LlmError> {
+        let case = &req.messages[1].content;
+        let after = |tag: &str| {
+            let at = case.find(tag).expect(tag) + tag.len();
+            case[at..].lines().next().unwrap_or_default().to_string()
+        };
+        let hal = after("Reference answer: ") != after("Agent's final answer: ");
+        assert_eq!(req.tools.len(), 1, "one verdict tool");
+        Ok(Completion {
+            text: String::new(),
+            tool_calls: vec![ToolCall {
+                id: "v".into(),
+                name: req.tools[0].name.clone(),
+                arguments: json!({"TE": false, "PE": false, "IF": false, "CE": false, "Hal": hal, "LC": false})
+                    .to_string(),
+            }],
+            usage: Usage {
+                model: "answer-judge".into(),
+                role: Role::Judge,
+                input: 0,
+                output: 0,
+                cached: false,
+                source: UsageSource::Counted,
+                latency_ms: 0,
+            },
+        })
+    }
+    async fn choose(&self, _req: &ChatRequest, _options: &[String]) -> Result<Choice, LlmError> {
+        panic!("the judge only chats")
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_judge_is_set_against_the_checks_and_rows_follow_entry_labels() {
+    let s = suite();
+    let spec: SweepSpec = serde_json::from_value(json!({
+        "name": "s",
+        "seeds": [1],
+        "judges": ["critic"],
+        "suites": [{"name": "adbench", "datasets": ["tasks"], "params": {"per_tier": 1}}],
+        "solutions": [
+            {"name": "oracle", "provider": "a", "label": "oracle on a"},
+            {"name": "invented-number", "provider": "b", "label": "mutant on b"},
+        ],
+        "providers": [
+            {"name": "a", "kind": "local", "model": "model-a", "requests_per_minute": 60},
+            {"name": "b", "kind": "local", "model": "model-b", "requests_per_minute": 60},
+            {"name": "critic", "kind": "local", "model": "critic-model", "requests_per_minute": 60},
+        ],
+    }))
+    .expect("a sweep");
+    let stages = s
+        .stages(SweepView {
+            spec: &spec,
+            suite: &spec.suites[0],
+        })
+        .expect("stages");
+    let judge = stages
+        .iter()
+        .find(|st| st.name == JUDGE)
+        .expect("a judge stage");
+    assert_eq!(judge.after, [REPLAY, SOLVE, SCORE]);
+    assert_eq!(judge.variants.len(), 1);
+    let judge_variant = judge.variants[0].clone();
+
+    let none = NoModel;
+    let models = Models {
+        llm: &none,
+        embedder: None,
+    };
+    let plain = Variant::none();
+    let mut results = Vec::new();
+    for item in s.items(DATASET, &spec.suites[0].params).expect("items") {
+        let item = item.expect("an item");
+        let truth = run_stage(&s, REPLAY, "", 0, &item, vec![], &plain, None).await;
+        for entry in &spec.solutions {
+            let label = entry.label();
+            let solved = s
+                .solution(entry)
+                .expect("a solution")
+                .solve(&item, models, 1)
+                .await
+                .expect("an episode");
+            let run = result(
+                SOLVE,
+                label,
+                1,
+                &item,
+                adfarm_suite::StageOutput {
+                    output: Some(solved.output),
+                    scores: solved.scores,
+                },
+            );
+            let scored = run_stage(
+                &s,
+                SCORE,
+                label,
+                1,
+                &item,
+                vec![Some(truth.clone()), Some(run.clone())],
+                &plain,
+                None,
+            )
+            .await;
+            let judged = run_stage(
+                &s,
+                JUDGE,
+                label,
+                1,
+                &item,
+                vec![Some(truth.clone()), Some(run.clone()), Some(scored.clone())],
+                &judge_variant,
+                Some(&AnswerJudge),
+            )
+            .await;
+            assert_eq!(value(&judged.scores, "judged"), 100.0);
+            results.extend([run, scored, judged]);
+        }
+    }
+    let sections = s
+        .report(&ReportInput {
+            spec: &spec,
+            suite: &spec.suites[0],
+            cells: &[],
+            results: &results,
+        })
+        .expect("sections");
+    // Rows carry the entries' labels and their own providers' models.
+    let t2 = &sections[0].tables[0];
+    let named: Vec<(Option<Cell>, Option<Cell>)> = t2
+        .rows
+        .iter()
+        .map(|r| (r[0].clone(), r[1].clone()))
+        .collect();
+    assert_eq!(
+        named,
+        [
+            (
+                Some(Cell::Text("oracle on a".into())),
+                Some(Cell::Text("model-a".into()))
+            ),
+            (
+                Some(Cell::Text("mutant on b".into())),
+                Some(Cell::Text("model-b".into()))
+            ),
+        ]
+    );
+    // The judge flags Hal exactly where the checks do (the mutant's three
+    // episodes): κ = 1 on Hal; every other label both say no, κ undefined.
+    let t = sections[0]
+        .tables
+        .iter()
+        .find(|t| t.id == "judge-agreement")
+        .expect("an agreement table");
+    let col = |id: &str| t.columns.iter().position(|c| c.id == id).expect(id);
+    let row = |label: &str| {
+        t.rows
+            .iter()
+            .find(|r| r[col("label")] == Some(Cell::Text(label.into())))
+            .unwrap_or_else(|| panic!("row {label}"))
+    };
+    let hal = row("Hal");
+    assert_eq!(hal[col("judge")], Some(Cell::Text("critic".into())));
+    assert_eq!(hal[col("model")], Some(Cell::Text("critic-model".into())));
+    assert_eq!(hal[col("pairs")], Some(Cell::Integer(6)));
+    assert_eq!(hal[col("judge-yes")], Some(Cell::Integer(3)));
+    assert_eq!(hal[col("checks-yes")], Some(Cell::Integer(3)));
+    assert_eq!(hal[col("kappa")], Some(Cell::Number(1.0)));
+    assert_eq!(row("TE")[col("kappa")], None);
+    assert_eq!(row("All")[col("pairs")], Some(Cell::Integer(36)));
+    assert_eq!(row("All")[col("kappa")], Some(Cell::Number(1.0)));
+    assert_eq!(row("All")[col("unreadable")], Some(Cell::Integer(0)));
 }
 
 /// A provider that fails the test if called: scripted agents call no model.

@@ -5,8 +5,10 @@
 //! - `passk`: Pass@1, Pass@k and pass^k over n runs;
 //! - `episode`: what scoring reads of an episode;
 //! - `trajectory`: coverage of the reference steps;
-//! - `labels`: the multi-label failure taxonomy (TE, PE, IF, CE, Hal, LC).
+//! - `labels`: the multi-label failure taxonomy (TE, PE, IF, CE, Hal, LC);
+//! - `agreement`: Cohen's κ between an LLM judge and these checks.
 
+pub mod agreement;
 pub mod episode;
 pub mod grade;
 pub mod labels;

@@ -2,7 +2,8 @@
 //!
 //! - `dataset`: the `tasks` dataset, one item per task × environment date;
 //! - `solutions`: model agents (ReAct, function calling) and scripted ones;
-//! - `stages`: `replay` (ground truth), `score` (per episode), `pass-at-k`;
+//! - `stages`: `replay` (ground truth), `score` (per episode), `pass-at-k`,
+//!   and `judge` (an optional LLM second opinion on the labels);
 //! - `report`: the paper's Table 2 and Table 3 layouts, coverage and cost;
 //! - `command`: `adfarm adbench replay`.
 //!
@@ -12,6 +13,7 @@
 
 pub mod command;
 pub mod dataset;
+pub mod judge;
 pub mod report;
 pub mod solutions;
 pub mod stages;
@@ -85,10 +87,20 @@ impl Suite for AdBench {
     fn stages(&self, sweep: SweepView<'_>) -> Result<Vec<Stage>, DataError> {
         // Checked here so a bad parameter fails the sweep file, not a job.
         dataset::Params::read(&sweep.suite.params)?.select()?;
-        Ok(stages::declared())
+        Ok(stages::declared(&sweep.spec.judges))
     }
 
     fn estimate(&self, stage: &str, solution: &SolutionSpec) -> CallEstimate {
+        if stage == judge::JUDGE {
+            // One verdict call: the question, both trajectories with cut
+            // observations, six booleans back.
+            return CallEstimate {
+                calls: 1,
+                overhead_tokens: 1_500,
+                reads_response: false,
+                output_tokens: Some(60),
+            };
+        }
         let model_agent = [REACT, FUNCTION_CALLING].contains(&solution.name.as_str());
         if stage != SOLVE || !model_agent {
             return CallEstimate::default();
@@ -115,10 +127,13 @@ impl Suite for AdBench {
     async fn run_stage(
         &self,
         job: StageJob<'_>,
-        _models: StageModels<'_>,
+        models: StageModels<'_>,
     ) -> Result<StageOutput, JobError> {
-        // Replays take milliseconds to a few hundred: off the async threads.
         let job = stages::Job::of(&job);
+        if job.stage == judge::JUDGE {
+            return judge::run(&job, models.llm).await;
+        }
+        // Replays take milliseconds to a few hundred: off the async threads.
         tokio::task::spawn_blocking(move || stages::run(&job))
             .await
             .map_err(|e| {

@@ -9,15 +9,17 @@
 //! An agent's row names what a score belongs to: the solution (protocol
 //! and prompt version) and the model behind it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use adfarm_proto::report::{Column, ColumnKind, Key, Section, Table, Value};
 use adfarm_proto::{JobResult, SOLVE};
 use adfarm_suite::ReportInput;
 use serde::Deserialize;
 
-use super::stages::{Runs, Scored, PASS_AT_K, SCORE};
+use super::judge::{Judged, JUDGE};
+use super::stages::{Runs, Scored, PASS_AT_K, REPLAY, SCORE};
 use crate::agent::Run;
+use crate::scoring::agreement::agreement;
 use crate::scoring::{passk, Label};
 use crate::tasks::Tier;
 
@@ -63,18 +65,32 @@ fn mean(xs: impl Iterator<Item = f64>) -> Option<f64> {
 
 /// The sections, or none before any episode is scored.
 pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
-    let order = |name: &str| {
+    // Cells name a solution entry by its label (two models on `react` are
+    // two entries, two rows).
+    let order = |label: &str| {
         input
             .spec
             .solutions
             .iter()
-            .position(|s| s.name == name)
+            .position(|s| s.label() == label)
             .unwrap_or(usize::MAX)
     };
     let mut agents: BTreeMap<(usize, String), Agent> = BTreeMap::new();
+    let mut judged: BTreeMap<String, Vec<Judged>> = BTreeMap::new();
+    let mut truths: Vec<(&str, String)> = Vec::new();
     for r in input.results {
         let key = (order(&r.cell.solution), r.cell.solution.clone());
         match r.stage.as_str() {
+            REPLAY => {
+                if let Some(o) = &r.output {
+                    truths.push((r.item.as_str(), o.meta.to_string()));
+                }
+            }
+            JUDGE => {
+                if let (Some(j), Some(judge)) = (meta::<Judged>(r), &r.judge) {
+                    judged.entry(judge.clone()).or_default().push(j);
+                }
+            }
             SCORE => {
                 if let Some(s) = meta::<Scored>(r) {
                     agents.entry(key).or_default().scored.push(s);
@@ -105,12 +121,11 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
     }
     // The provider an agent runs on: its model names the row, its prices
     // cost the episodes.
-    let provider_of = |solution: &str| {
+    let provider_of = |label: &str| {
         input
             .spec
             .solutions
-            .iter()
-            .find(|s| s.name == solution)
+            .get(order(label))
             .and_then(|s| input.spec.providers.iter().find(|p| p.name == s.provider))
     };
     let n_max = agents
@@ -280,6 +295,45 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
     } else {
         format!("n = {n_max} run(s) per task and agent: Pass@3 needs at least 3 seeds and is left empty.")
     };
+    let mut tables = vec![
+        Table {
+            id: "pass-at-k".into(),
+            title: Some("Pass@k by tier (the paper's Table 2 layout)".into()),
+            scorer: None,
+            columns: t2_cols,
+            rows: t2_rows,
+            notes: vec![n_note],
+        },
+        Table {
+            id: "failures".into(),
+            title: Some("Failure labels by tier (the paper's Table 3 layout)".into()),
+            scorer: None,
+            columns: t3_cols,
+            rows: t3_rows,
+            notes: vec![
+                "TE tool error (missing or stray tool, dependency violation); PE parameter \
+                 error; IF a turn without a tool call; CE computation error; Hal a number \
+                 found in no observation; LC context overflow or long repetitive episode. \
+                 #Err: episodes with any label; TotE: labels in all."
+                    .into(),
+            ],
+        },
+        Table {
+            id: "coverage-cost".into(),
+            title: Some("Trajectory coverage, pass^k and cost".into()),
+            scorer: None,
+            columns: t4_cols,
+            rows: t4_rows,
+            notes: vec![
+                "pass^k = mean over tasks of C(c,k)/C(n,k): all k runs right (τ-bench). \
+                 Tokens and cost are per episode, at the agent provider's prices."
+                    .into(),
+            ],
+        },
+    ];
+    if !judged.is_empty() {
+        tables.push(judge_agreement(input, &judged));
+    }
     vec![Section {
         suite: input.suite.name.clone(),
         id: SECTION.into(),
@@ -292,43 +346,104 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
              wrong run."
                 .into(),
         ),
-        tables: vec![
-            Table {
-                id: "pass-at-k".into(),
-                title: Some("Pass@k by tier (the paper's Table 2 layout)".into()),
-                scorer: None,
-                columns: t2_cols,
-                rows: t2_rows,
-                notes: vec![n_note],
-            },
-            Table {
-                id: "failures".into(),
-                title: Some("Failure labels by tier (the paper's Table 3 layout)".into()),
-                scorer: None,
-                columns: t3_cols,
-                rows: t3_rows,
-                notes: vec![
-                    "TE tool error (missing or stray tool, dependency violation); PE parameter \
-                     error; IF a turn without a tool call; CE computation error; Hal a number \
-                     found in no observation; LC context overflow or long repetitive episode. \
-                     #Err: episodes with any label; TotE: labels in all."
-                        .into(),
-                ],
-            },
-            Table {
-                id: "coverage-cost".into(),
-                title: Some("Trajectory coverage, pass^k and cost".into()),
-                scorer: None,
-                columns: t4_cols,
-                rows: t4_rows,
-                notes: vec![
-                    "pass^k = mean over tasks of C(c,k)/C(n,k): all k runs right (τ-bench). \
-                     Tokens and cost are per episode, at the agent provider's prices."
-                        .into(),
-                ],
-            },
-        ],
-        notes: Vec::new(),
+        tables,
+        notes: vec![ground_truth_note(truths)],
         plots: Vec::new(),
     }]
+}
+
+/// The judges' answers against the checks' labels: per judge and label
+/// (and all labels pooled), agreement and Cohen's κ over the episodes with
+/// a readable verdict.
+fn judge_agreement(input: &ReportInput<'_>, judged: &BTreeMap<String, Vec<Judged>>) -> Table {
+    let model_of = |judge: &str| {
+        input
+            .spec
+            .providers
+            .iter()
+            .find(|p| p.name == judge)
+            .map(|p| p.model.clone())
+            .unwrap_or_default()
+    };
+    let int = |n: usize| Some(Value::Integer(n as i64));
+    let mut rows = Vec::new();
+    let mut versions = BTreeSet::new();
+    for (judge, all) in judged {
+        versions.extend(all.iter().map(|j| j.prompt_version.clone()));
+        let readable: Vec<(&BTreeSet<Label>, &BTreeSet<Label>)> = all
+            .iter()
+            .filter_map(|j| j.verdict.as_ref().map(|v| (v, &j.checks)))
+            .collect();
+        let unreadable = all.len() - readable.len();
+        let scopes = Label::ALL
+            .iter()
+            .map(|l| (format!("{l:?}"), vec![*l]))
+            .chain([("All".to_string(), Label::ALL.to_vec())]);
+        for (name, labels) in scopes {
+            let pairs = readable
+                .iter()
+                .flat_map(|(v, c)| labels.iter().map(move |l| (v.contains(l), c.contains(l))));
+            let a = agreement(pairs);
+            rows.push(vec![
+                Some(Value::Text(judge.clone())),
+                Some(Value::Text(model_of(judge))),
+                Some(Value::Text(name)),
+                int(a.map_or(0, |a| a.n)),
+                int(a.map_or(0, |a| a.first_yes)),
+                int(a.map_or(0, |a| a.second_yes)),
+                a.map(|a| Value::Number(a.observed)),
+                a.and_then(|a| a.kappa).map(Value::Number),
+                int(unreadable),
+            ]);
+        }
+    }
+    let versions: Vec<String> = versions.into_iter().collect();
+    Table {
+        id: "judge-agreement".into(),
+        title: Some("LLM judge against the deterministic labels (Cohen's κ)".into()),
+        scorer: None,
+        columns: vec![
+            Column::new("judge", "Judge", ColumnKind::Text),
+            Column::new("model", "Model", ColumnKind::Text),
+            Column::new("label", "Label", ColumnKind::Text),
+            Column::new("pairs", "Pairs", ColumnKind::Integer),
+            Column::new("judge-yes", "Judge yes", ColumnKind::Integer),
+            Column::new("checks-yes", "Checks yes", ColumnKind::Integer),
+            Column::new(
+                "agreement",
+                "Agreement",
+                ColumnKind::Percent { decimals: 1 },
+            ),
+            Column::new("kappa", "κ", ColumnKind::Number { decimals: 2 }),
+            Column::new("unreadable", "Unreadable verdicts", ColumnKind::Integer),
+        ],
+        rows,
+        notes: vec![format!(
+            "The judge answers six yes/no questions per episode, one per label, with the \
+             definitions the checks implement (prompt {}); the checks remain the score. \
+             All pools the six labels. κ is empty where both raters gave one and the same \
+             answer throughout.",
+            versions.join(", ")
+        )],
+    }
+}
+
+/// Names the ground truth the episodes were graded against: how many
+/// replays and a digest of them all, so two reports (two runs, embedded and
+/// distributed, two machines) show at a glance whether they graded against
+/// the same bytes.
+fn ground_truth_note(mut truths: Vec<(&str, String)>) -> String {
+    truths.sort_unstable();
+    let mut h = blake3::Hasher::new();
+    for (item, meta) in &truths {
+        h.update(item.as_bytes());
+        h.update(b"\0");
+        h.update(meta.as_bytes());
+        h.update(b"\0");
+    }
+    format!(
+        "Ground truth: {} reference replays (task × date), digest {}.",
+        truths.len(),
+        &h.finalize().to_hex()[..16]
+    )
 }

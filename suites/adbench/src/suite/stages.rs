@@ -5,7 +5,8 @@
 //! - `score` (per episode): grade, trajectory coverage and failure labels,
 //!   deterministic, from the replay and the episode;
 //! - `pass-at-k` (per task × date × agent, over every seed's episode):
-//!   Pass@k and pass^k for k = 1..n, a failed episode counting as wrong.
+//!   Pass@k and pass^k for k = 1..n, a failed episode counting as wrong;
+//! - `judge` (per episode and judge, optional): see [`super::judge`].
 
 use adfarm_proto::{
     Item, JobResult, Lane, Output, Role, Scope, Score, Stage, Variant, Verdict, SOLVE,
@@ -49,8 +50,9 @@ pub fn pass_hat(k: u32) -> String {
     format!("pass^{k}")
 }
 
-/// The three stages, in order.
-pub fn declared() -> Vec<Stage> {
+/// The three stages, in order, and the judge's when the sweep lists
+/// judges.
+pub fn declared(judges: &[String]) -> Vec<Stage> {
     let cpu = |name: &str, scope, after: &[&str], partial| Stage {
         name: name.into(),
         lane: Lane::Cpu,
@@ -60,11 +62,15 @@ pub fn declared() -> Vec<Stage> {
         variants: vec![Variant::none()],
         partial,
     };
-    vec![
+    let mut stages = vec![
         cpu(REPLAY, Scope::Item, &[], false),
         cpu(SCORE, Scope::Run, &[REPLAY, SOLVE], false),
         cpu(PASS_AT_K, Scope::Runs, &[SCORE], true),
-    ]
+    ];
+    if !judges.is_empty() {
+        stages.push(super::judge::stage(judges));
+    }
+    stages
 }
 
 /// What `score` keeps of an episode's score, for reports.
@@ -99,7 +105,7 @@ pub struct Runs {
     pub c: u32,
 }
 
-fn data(field: &str, reason: String) -> JobError {
+pub(super) fn data(field: &str, reason: String) -> JobError {
     JobError::Data(DataError::Param {
         field: field.into(),
         reason,
@@ -128,7 +134,7 @@ impl Job {
 }
 
 /// The `output.meta` of input `i`, read as `T`.
-fn read<T: for<'de> Deserialize<'de>>(job: &Job, i: usize) -> Result<T, JobError> {
+pub(super) fn read<T: for<'de> Deserialize<'de>>(job: &Job, i: usize) -> Result<T, JobError> {
     let what = &job.stage;
     let result: &JobResult = job
         .inputs
@@ -158,7 +164,7 @@ fn score(metric: &str, v: f64) -> Score {
     }
 }
 
-fn to_output<T: Serialize>(text: String, meta: &T) -> Option<Output> {
+pub(super) fn to_output<T: Serialize>(text: String, meta: &T) -> Option<Output> {
     Some(Output {
         text,
         meta: serde_json::to_value(meta).expect("stage outputs serialise"),
