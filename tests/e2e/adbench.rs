@@ -4,14 +4,16 @@
 //!   five mutants through the ReAct protocol, every public task, D0, D0+9
 //!   and D0+45, three seeds): the oracle scores Pass@1 = Pass@3 = 100%,
 //!   coverage 100% and no failure label; each mutant earns its label.
-//! - A cut of it (3 tasks per tier, 3 dates) gives the same report embedded
-//!   and over a coordinator and two workers: replays, episodes and scores
-//!   are pure functions of the item.
+//! - A cut of it (3 tasks per tier, 3 dates) with an LLM judge (the fake
+//!   server) gives the same report embedded and over a coordinator and two
+//!   workers: replays, episodes and scores are pure functions of the item.
+//! - Every reference (public and holdout, 3 dates) replays alike in two
+//!   embedded runs and a distributed one.
 //! - `sweeps/adbench-local.toml` on 3 tasks per tier: the local model plays
 //!   real ReAct episodes; every planned job completes or fails with a reason.
 
 use crate::sections::{col, number, table, text};
-use crate::{assert_complete, assert_same_results, assets_home, figure, Farm};
+use crate::{assert_complete, assert_same_results, assets_home, figure, Fake, Farm};
 use adfarm_proto::report::{Report, Table};
 use adfarm_proto::SOLVE;
 use std::path::Path;
@@ -128,17 +130,39 @@ async fn adbench_scripted_agents_score_as_designed_on_three_dates() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn adbench_gives_one_report_embedded_and_distributed() {
+    // With an LLM judge (the fake server) beside the checks.
+    let fake = Fake::clean().await;
     let mut farm = Farm::new("adbench-cut");
     let sweep = with_params(
         "adbench-scripted.toml",
         r#"{ env_dates = ["2026-07-25", "2026-08-03", "2026-09-08"], per_tier = 3 }"#,
     )
-    .replace("seeds = [1, 2, 3]", "seeds = [1]");
+    .replace("seeds = [1, 2, 3]", "seeds = [1]\njudges = [\"critic\"]")
+        + &format!(
+            "\n[[providers]]\nname = \"critic\"\nkind = \"openai-compatible\"\n\
+             base_url = {:?}\nmodel = \"fake-judge-1\"\nrequests_per_minute = 600000.0\n\
+             max_concurrency = 16\ntimeout_secs = 10.0\n",
+            fake.base_url()
+        );
     let path = farm.write("adbench-cut.toml", &sweep);
     let embedded = run(&mut farm, &path, Duration::from_secs(120)).await;
     assert_complete(&embedded);
     assert_eq!(embedded.jobs[SOLVE].planned, 9 * 3 * 6);
     assert_eq!(embedded.jobs["replay"].planned, 9 * 3);
+    // One verdict per episode, each read: the agreement table pools 6
+    // labels per episode.
+    assert_eq!(embedded.jobs["judge"].planned, 9 * 3 * 6);
+    let agree = table(&embedded, "adbench", "judge-agreement");
+    let all = agree
+        .rows
+        .iter()
+        .find(|r| text(&r[col(agree, "label", None)]) == "All")
+        .expect("a pooled row");
+    assert_eq!(
+        number(&all[col(agree, "pairs", None)]),
+        Some((9 * 3 * 6 * 6) as f64)
+    );
+    assert_eq!(number(&all[col(agree, "unreadable", None)]), Some(0.0));
 
     farm.start_workers(2, 2).await;
     farm.coordinate(&path, Duration::from_secs(120)).await;
