@@ -613,7 +613,7 @@ async fn settled_answers_a_batch_of_ids() {
 }
 
 #[tokio::test]
-async fn issue_9_a_sweeps_results_are_read_in_one_pass() {
+async fn a_sweeps_results_are_read_in_one_pass() {
     let s = Stores::new("results").await;
     results_in_one_pass(&s.embedded).await;
     results_in_one_pass(&s.redis).await;

@@ -79,7 +79,7 @@ fn agent_calls(r: &Report) -> u64 {
 /// (a) 6 tasks × 3 seeds: 18 episodes and 6 `pass-at-k` jobs, embedded and
 /// over a coordinator and two workers, with the same report.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue_9_a_counter_sweep_gives_one_report_embedded_and_distributed() {
+async fn a_counter_sweep_gives_one_report_embedded_and_distributed() {
     const ITEMS: u64 = 6;
     const RUNS: u64 = 3 * ITEMS;
     let fake = Fake::clean().await;
@@ -173,7 +173,7 @@ async fn issue_9_a_counter_sweep_gives_one_report_embedded_and_distributed() {
 /// (b) One `echo` entry, two suites offering it: each runs its own echo,
 /// with its own output and metrics, and neither calls the model.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue_9_b_one_echo_entry_runs_each_suites_own_echo() {
+async fn one_echo_entry_runs_each_suites_own_echo() {
     let fake = Fake::clean().await;
     let mut farm = Farm::new("counter-echo");
     let path = farm.write(
@@ -239,7 +239,7 @@ async fn issue_9_b_one_echo_entry_runs_each_suites_own_echo() {
 /// jobs run again, every turn is answered from the cache, the provider
 /// sees no new request, and the numbers are the same.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue_9_c_a_replayed_episode_makes_no_new_model_call() {
+async fn a_replayed_episode_makes_no_new_model_call() {
     let fake = Fake::clean().await;
     let mut farm = Farm::new("counter-replay");
     let file = |name: &str| {

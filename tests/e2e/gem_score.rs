@@ -127,7 +127,7 @@ fn gem_score_without_an_ad_leaves_ad_metrics_unscored() {
 /// calls on the wire (the question and the client's one re-ask), not four,
 /// and is unscored as a parse failure.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue_11_an_unparsable_judge_reply_costs_two_calls_on_the_wire() {
+async fn an_unparsable_judge_reply_costs_two_calls_on_the_wire() {
     use adfarm_gem::judge::{judge_response, Protocol, PARSE_FAILURE};
     use adfarm_proto::Role;
     use adfarm_proto::Verdict;

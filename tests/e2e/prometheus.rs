@@ -246,13 +246,13 @@ fn promtool(args: &[&str]) {
 }
 
 #[test]
-fn issue_5_alert_rules_pass_promtool() {
+fn alert_rules_pass_promtool() {
     promtool(&["check", "rules", "dashboards/alerts.yml"]);
     promtool(&["test", "rules", "dashboards/alerts.test.yml"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue_5_every_dashboard_query_answers_from_a_live_sweep() {
+async fn every_dashboard_query_answers_from_a_live_sweep() {
     const SWEEP: &str = "e2e-prometheus";
     let t0 = Instant::now();
     // Slow enough that the sweep spans several scrapes; faults so the retry

@@ -351,7 +351,7 @@ requests_per_minute = 600
     }
 
     #[tokio::test]
-    async fn issue_9_build_reads_the_results_and_asks_every_suite_for_sections() {
+    async fn build_reads_the_results_and_asks_every_suite_for_sections() {
         let (store, rec, ctx, _dir) = registered().await;
         let env = root_jobs(&rec.spec, &rec.pipelines, &ctx)
             .next()

@@ -51,7 +51,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn issue_11_every_kind_of_fetch_is_found() {
+    fn every_kind_of_fetch_is_found() {
         for page in [
             r#"<img src="http://x/a.png">"#,
             r#"<image xlink:href="https://x/a.png"/>"#,
@@ -70,7 +70,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_11_the_html_report_fetches_nothing() {
+    fn the_html_report_fetches_nothing() {
         use super::super::{fixture, render, Format};
         let html = render(&fixture::report(), Format::Html);
         assert_eq!(external_references(&html), Vec::<String>::new());

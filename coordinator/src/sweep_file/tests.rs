@@ -115,7 +115,7 @@ fn assert_at(e: &SweepFileError, line: usize, field: &str, message: &str) {
 }
 
 #[test]
-fn issue_9_suite_and_solution_parameters_fail_the_file_with_their_line() {
+fn suite_and_solution_parameters_fail_the_file_with_their_line() {
     let e =
         try_parse(&GOOD.replace("params = { items = 10 }", "params = { items = -3 }")).unwrap_err();
     assert_at(&e, 10, "suites[0].params.items", "non-negative integer");
@@ -157,7 +157,7 @@ params = {solution_params}
 }
 
 #[test]
-fn issue_9_a_bad_gem_solution_parameter_names_its_line() {
+fn a_bad_gem_solution_parameter_names_its_line() {
     try_parse(&gem("{}", "{ top_t = 3 }")).expect("a good GEM sweep");
     let e = try_parse(&gem("{}", "{ top_t = 0 }")).unwrap_err();
     assert_at(&e, 13, "solutions[0].params.top_t", "at least 1");
@@ -210,7 +210,7 @@ fn gem_embedding_ablation_errors_name_the_field_and_line() {
 }
 
 #[test]
-fn issue_10_duplicate_judges_seeds_and_solutions_are_rejected() {
+fn duplicate_judges_seeds_and_solutions_are_rejected() {
     let e = try_parse(&GOOD.replace(r#"judges = ["fake"]"#, r#"judges = ["fake", "fake"]"#))
         .unwrap_err();
     assert_at(&e, 4, "judges[1]", "duplicate judge \"fake\"");
@@ -233,7 +233,7 @@ fn line_of(text: &str, line: &str) -> usize {
 }
 
 #[test]
-fn issue_11_gem_needs_the_prices_of_its_http_providers_unless_explicitly_zero() {
+fn gem_needs_the_prices_of_its_http_providers_unless_explicitly_zero() {
     let http = "\n[[providers]]\nname = \"http-judge\"\nkind = \"openai-compatible\"\n\
                 base_url = \"http://127.0.0.1:9/v1\"\nmodel = \"j-1\"\nrequests_per_minute = 600\n";
     let unpriced =
@@ -259,7 +259,7 @@ fn issue_11_gem_needs_the_prices_of_its_http_providers_unless_explicitly_zero() 
 }
 
 #[test]
-fn issue_11_the_cost_input_ratio_is_a_checked_suite_parameter() {
+fn the_cost_input_ratio_is_a_checked_suite_parameter() {
     let spec = try_parse(&gem("{ cost_input_ratio = 0.25 }", "{}")).expect("a ratio");
     assert_eq!(spec.suites[0].params["cost_input_ratio"], 0.25);
     let e = try_parse(&gem("{ cost_input_ratio = -1 }", "{}")).unwrap_err();
@@ -272,7 +272,7 @@ fn issue_11_the_cost_input_ratio_is_a_checked_suite_parameter() {
 }
 
 #[test]
-fn issue_11_gi_r_variants_need_distinct_labels_and_known_embedders() {
+fn gi_r_variants_need_distinct_labels_and_known_embedders() {
     let variant = |label: &str, embedder: &str| {
         format!(
             "\n[[solutions]]\nname = \"gi-r\"\nlabel = \"{label}\"\nprovider = \"fake\"\nembedder = \"{embedder}\"\n"
@@ -322,7 +322,7 @@ fn issue_11_gi_r_variants_need_distinct_labels_and_known_embedders() {
 /// Issue 11: the shipped paper sweep judged with GPT-4o-mini instead of
 /// Kimi-K2 and embedded with MiniLM while saying "as in the paper".
 #[test]
-fn issue_11_the_shipped_paper_sweep_names_the_papers_models() {
+fn the_shipped_paper_sweep_names_the_papers_models() {
     let text = include_str!("../../../sweeps/gem-bench-paper.toml");
     let spec = parse(
         Path::new("gem-bench-paper.toml"),

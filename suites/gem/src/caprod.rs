@@ -304,7 +304,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn issue_11_a_product_without_a_website_has_no_link() {
+    fn a_product_without_a_website_has_no_link() {
         assert_eq!(product_url("shop.com"), "https://shop.com");
         assert_eq!(product_url("http://a.b"), "http://a.b");
         assert_eq!(product_url(""), "", "no invented https://www.<source>.com");

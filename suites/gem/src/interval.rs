@@ -61,7 +61,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn issue_11_t_quantiles_are_exact() {
+    fn t_quantiles_are_exact() {
         // Tabled values to 4 decimals; the old table interpolated df 31-120
         // linearly (df 45: 2.021 against the exact 2.0141).
         for (df, want) in [
@@ -77,7 +77,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_11_seeds_of_an_item_are_one_sample() {
+    fn seeds_of_an_item_are_one_sample() {
         // Two items, three seeds each: the interval has one degree of
         // freedom (two cluster means 10 and 30), not five.
         let v = BTreeMap::from([("a", vec![9.0, 10.0, 11.0]), ("b", vec![29.0, 30.0, 31.0])]);

@@ -471,7 +471,7 @@ mod tests {
     /// Issue 11: every deviation from gembench 1.0.9 is one row of the
     /// deviation table in the GEM-Bench report docs.
     #[test]
-    fn issue_11_the_docs_table_every_deviation_from_the_reference() {
+    fn the_docs_table_every_deviation_from_the_reference() {
         let docs = include_str!("../../../docs/gem-bench-reports.md");
         let table = docs
             .split("## Deviations from the reference code (gembench 1.0.9)")

@@ -149,7 +149,7 @@ async fn a_tool_turn_and_its_result_go_back_and_the_model_answers() {
 }
 
 #[tokio::test]
-async fn issue_9_an_unusable_call_is_reasked_once_then_the_turn_has_no_call() {
+async fn an_unusable_call_is_reasked_once_then_the_turn_has_no_call() {
     let fake = Fake::start(FakeLlmConfig {
         p_bad_tool_call: 1.0,
         ..FakeLlmConfig::default()
@@ -174,7 +174,7 @@ async fn issue_9_an_unusable_call_is_reasked_once_then_the_turn_has_no_call() {
 }
 
 #[tokio::test]
-async fn issue_9_a_reask_that_fixes_the_call_returns_it() {
+async fn a_reask_that_fixes_the_call_returns_it() {
     let fake = Fake::start(FakeLlmConfig {
         p_bad_tool_call: 0.5,
         ..FakeLlmConfig::default()

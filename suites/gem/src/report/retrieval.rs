@@ -119,7 +119,7 @@ mod tests {
     use adfarm_proto::report::Value;
 
     #[test]
-    fn issue_11_table_5_compares_gi_r_variants_by_their_retrieval_embedder() {
+    fn table_5_compares_gi_r_variants_by_their_retrieval_embedder() {
         // cells(): j1 gives gi-r Overall 75, j2 gives it 20 (all six);
         // "ad-chat" plays a second GI-R variant here (j1: 30, j2: -).
         let t = Tables::from_cells(&cells(), &["j1".into(), "j2".into()], None, &[]);

@@ -96,7 +96,7 @@ mod tests {
     use crate::summary::{DuplicatePair, TitleConflict};
 
     #[test]
-    fn issue_11_ca_prod_label_conflicts_are_listed_in_the_report() {
+    fn ca_prod_label_conflicts_are_listed_in_the_report() {
         let s = DatasetSummary {
             mt_human: 10,
             lm_market: 100,

@@ -631,7 +631,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_9_cost_and_agreement_come_from_the_results_read_in_one_pass() {
+    fn cost_and_agreement_come_from_the_results_read_in_one_pass() {
         let mut c = cells();
         // j2's Overall of ad-chat is defined here, so both judges rank both.
         c.push(cell("ad-chat", "j2", "click", 50.0));
@@ -717,7 +717,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_11_intervals_are_over_prompts_with_seeds_and_repeats_averaged_first() {
+    fn intervals_are_over_prompts_with_seeds_and_repeats_averaged_first() {
         let c = cells();
         let mut t = Tables::from_cells(&c, &judges(), None, &[]);
         // i0 two seeds (10, 12); i1 two seeds (30, 32); i2 asks i1's
@@ -744,7 +744,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_11_table_3_overall_is_the_mean_of_rf_rc_af_ac_ir_and_ctr_on_ca_prod() {
+    fn table_3_overall_is_the_mean_of_rf_rc_af_ac_ir_and_ctr_on_ca_prod() {
         let mut c = vec![];
         for (ds, extra) in [("mt-human", None), ("ca-prod", Some(("ctr", 70.0)))] {
             for (m, v) in [
@@ -777,7 +777,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_11_tau_ranks_the_ad_solutions_per_dataset_both_judged() {
+    fn tau_ranks_the_ad_solutions_per_dataset_both_judged() {
         let mut c = vec![];
         let mut six = |ds: &str, sol: &str, judge: &str, v: f64| {
             for m in judge_metrics() {
@@ -810,7 +810,7 @@ mod tests {
     }
 
     #[test]
-    fn issue_11_empty_rewrites_are_counted_per_solution() {
+    fn empty_rewrites_are_counted_per_solution() {
         let c = cells();
         let mut t = Tables::from_cells(&c, &judges(), None, &[]);
         let mut failed = response("r0", 10, 10);
@@ -832,7 +832,7 @@ mod tests {
 
     /// Issue 11: the report used 0.5 whatever the sweep said.
     #[test]
-    fn issue_11_the_cost_overall_weighs_input_by_the_sweeps_ratio() {
+    fn the_cost_overall_weighs_input_by_the_sweeps_ratio() {
         let mut spec = spec();
         spec.suites[0].params = serde_json::json!({ "cost_input_ratio": 0.25 });
         let c = cells();

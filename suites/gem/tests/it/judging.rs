@@ -153,7 +153,7 @@ async fn paper_protocol_maps_dimension_pairs() {
 /// (issue 11: asking again here made an unparsable verdict cost four calls
 /// on the OpenAI-compatible client, which re-asks inside `choose`).
 #[tokio::test]
-async fn issue_11_an_unmatched_choice_is_asked_once_and_unscored() {
+async fn an_unmatched_choice_is_asked_once_and_unscored() {
     let suite = GemBench::with_data(tiny_data());
     let item = &items(&suite, "mt-human")[0];
     let llm = FakeLlm::new(|_| unreachable!(), |_, _| None);

@@ -251,7 +251,7 @@ fn reference_categories(source: &str) -> Vec<(String, u8)> {
 /// Issue 11: the gembench-1.0.9 protocol's codes and scores are read from
 /// the reference's judge agents, not compared with themselves.
 #[test]
-fn issue_11_category_codes_and_scores_are_the_reference_agents() {
+fn category_codes_and_scores_are_the_reference_agents() {
     use adfarm_gem::judge_prompts::JUDGE_METRICS;
     let agents = data_dir().join("GemBench/benchmarking/evaluator/laaj_evaluator/agents");
     for m in &JUDGE_METRICS {

@@ -138,7 +138,7 @@ const RANKED_ANSWER: &str =
 /// among the t retrieved: a solution that skipped or inverted the ranking
 /// fails.
 #[tokio::test]
-async fn issue_11_gi_r_retrieves_the_top_t_then_inserts_the_least_disturbing_ad_and_slot() {
+async fn gi_r_retrieves_the_top_t_then_inserts_the_least_disturbing_ad_and_slot() {
     let suite = GemBench::with_data(tiny_data());
     let item = &items(&suite, "mt-human")[0];
     let pool = [
@@ -252,7 +252,7 @@ async fn gir_p_rewrites_marked_text_and_strips_the_marks() {
 
 /// Issue 11: an empty rewrite used to return GI-R's text under GIR's name.
 #[tokio::test]
-async fn issue_11_an_empty_rewrite_is_scored_as_the_empty_response_it_is() {
+async fn an_empty_rewrite_is_scored_as_the_empty_response_it_is() {
     let suite = GemBench::with_data(tiny_data());
     let item = &items(&suite, "mt-human")[0];
     let llm = FakeLlm::new(
