@@ -92,9 +92,9 @@ pub struct SolutionSpec {
     /// of one solution (a parameter ablation) need distinct labels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
-    /// Provider whose model this solution embeds with (GEM-Bench GI-R's ad
-    /// retrieval, say); unset: the sweep's `embedder`. Scoring stages keep
-    /// the sweep's.
+    /// Provider whose model this solution embeds with (for an ad-retrieval
+    /// step, say); unset: the sweep's `embedder`. Scoring stages keep the
+    /// sweep's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedder: Option<String>,
 }
