@@ -23,6 +23,7 @@ pub use solutions::{
     Scripted, DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS, FIXED_BID, PACING, SOLUTIONS,
 };
 
+use crate::ope::classic::{self, Classic, ClassicError};
 use crate::ope::{DEFAULT_RESAMPLES, OBP};
 use crate::scenario;
 use adfarm_proto::asset::Pin;
@@ -33,8 +34,8 @@ use adfarm_suite::{
     StageOutput, Suite, SuiteContext, SweepView,
 };
 use async_trait::async_trait;
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 /// Name of the suite in sweep files.
 pub const SUITE: &str = "adsbench";
@@ -45,6 +46,8 @@ pub struct AdsBench {
     /// The host's assets directory, where the OBD sample is; `None` (the
     /// default, for tests of the rest): the report has no OPE section.
     assets_dir: Option<PathBuf>,
+    /// The OBD experiment, once computed (it depends on the asset alone).
+    obd: Arc<OnceLock<Classic>>,
 }
 
 impl AdsBench {
@@ -53,7 +56,17 @@ impl AdsBench {
     pub fn new(ctx: &SuiteContext) -> AdsBench {
         AdsBench {
             assets_dir: Some(ctx.assets_dir.clone()),
+            obd: Arc::default(),
         }
+    }
+
+    /// The OBD experiment on the assets under `assets`, computed once.
+    fn obd_experiment(&self, assets: &Path) -> Result<&Classic, ClassicError> {
+        if let Some(c) = self.obd.get() {
+            return Ok(c);
+        }
+        let c = classic::run(assets, DEFAULT_RESAMPLES)?;
+        Ok(self.obd.get_or_init(|| c))
     }
 }
 
@@ -115,8 +128,7 @@ impl Suite for AdsBench {
         if let Some(assets) = &self.assets_dir {
             sections.push(ope_section::section(
                 &input.suite.name,
-                assets,
-                DEFAULT_RESAMPLES,
+                self.obd_experiment(assets),
             ));
         }
         Ok(sections)

@@ -3,21 +3,21 @@
 //! estimator with its estimate, its relative error against the on-policy
 //! value and both bootstrap intervals, and the OPE gate's verdict.
 //!
-//! Computed from the pinned asset when the report is built (about a
-//! second in a release build): it reads no job result, and the host
-//! fetches the asset before any sweep of the suite runs. Without the
-//! asset the section says how to fetch it instead of failing the report.
+//! Computed from the pinned asset the first time a report is built (about
+//! a second in a release build) and kept for the process's life: it reads
+//! no job result, and the host fetches the asset before any sweep of the
+//! suite runs. Without the asset the section says how to fetch it instead
+//! of failing the report (and tries again on the next report).
 
-use crate::ope::classic::{self, Classic};
+use crate::ope::classic::{self, Classic, ClassicError};
 use adfarm_proto::report::{Column, ColumnKind, Section, Table, Value};
-use std::path::Path;
 
 /// The section's id.
 pub const OPE_OBD: &str = "ope-obd";
 
-/// The section, from the logs under `assets` (the host's assets directory)
-/// with `resamples` bootstrap resamples.
-pub fn section(suite: &str, assets: &Path, resamples: usize) -> Section {
+/// The section, from the experiment's outcome on the logs of the host's
+/// assets directory (or why it could not run).
+pub fn section(suite: &str, outcome: Result<&Classic, ClassicError>) -> Section {
     let mut s = Section {
         suite: suite.into(),
         id: OPE_OBD.into(),
@@ -34,10 +34,10 @@ pub fn section(suite: &str, assets: &Path, resamples: usize) -> Section {
         notes: Vec::new(),
         plots: Vec::new(),
     };
-    match classic::run(assets, resamples) {
+    match outcome {
         Ok(c) => {
-            s.tables.push(table(&c));
-            s.notes = notes(&c);
+            s.tables.push(table(c));
+            s.notes = notes(c);
         }
         Err(e) => s.notes.push(format!("Not computed: {e}")),
     }
