@@ -45,6 +45,30 @@ async fn run(farm: &mut Farm, path: &Path, limit: Duration) -> Report {
     farm.report_embedded("home", path).await
 }
 
+/// Runs `path` embedded with its own store, on the local models fetched
+/// into the test command's home; the exit status and the report.
+async fn run_local(
+    farm: &mut Farm,
+    path: &Path,
+    limit: Duration,
+) -> (std::process::ExitStatus, Report) {
+    let (home, sweep, store) = (
+        assets_home(),
+        path.to_string_lossy().into_owned(),
+        farm.path("store.redb").to_string_lossy().into_owned(),
+    );
+    let p = farm.spawn(
+        "run",
+        &["--home", &home, "run", &sweep, "--store", &store],
+        false,
+    );
+    let status = farm.wait(p, limit).await;
+    let r = farm
+        .report(&["--home", &home], path, false, &["--store", &store])
+        .await;
+    (status, r)
+}
+
 /// The row of `t` whose first cell is `agent` (and whose `tier` is `tier`).
 fn row<'t>(
     t: &'t Table,
@@ -261,27 +285,13 @@ async fn adbench_local_react_episodes_run_end_to_end() {
         "max_tokens = 160\nparams = { max_turns = 4, observation_chars = 2000 }",
     );
     let path = farm.write("adbench-local.toml", &sweep);
-    // The fetched model lives in the test command's home.
-    let (home, sweep_s, store) = (
-        assets_home(),
-        path.to_string_lossy().into_owned(),
-        farm.path("store.redb").to_string_lossy().into_owned(),
-    );
     let t0 = Instant::now();
-    let p = farm.spawn(
-        "run",
-        &["--home", &home, "run", &sweep_s, "--store", &store],
-        false,
-    );
-    let status = farm.wait(p, Duration::from_secs(1200)).await;
+    let (status, r) = run_local(&mut farm, &path, Duration::from_secs(1200)).await;
     assert!(
         status.code() == Some(0) || status.code() == Some(1),
         "adfarm run: {status}\n{}",
         farm.logs()
     );
-    let r = farm
-        .report(&["--home", &home], &path, false, &["--store", &store])
-        .await;
     let wall = t0.elapsed();
     let solve = &r.jobs[SOLVE];
     assert_eq!(solve.planned, 9);
@@ -329,27 +339,14 @@ async fn adbench_local_function_calling_episodes_act() {
         "max_tokens = 160\nparams = { max_turns = 3, observation_chars = 2000 }",
     );
     let path = farm.write("adbench-local-fc.toml", &sweep);
-    let (home, sweep_s, store) = (
-        assets_home(),
-        path.to_string_lossy().into_owned(),
-        farm.path("store.redb").to_string_lossy().into_owned(),
-    );
     let t0 = Instant::now();
-    let p = farm.spawn(
-        "run",
-        &["--home", &home, "run", &sweep_s, "--store", &store],
-        false,
-    );
-    let status = farm.wait(p, Duration::from_secs(900)).await;
+    let (status, r) = run_local(&mut farm, &path, Duration::from_secs(900)).await;
     assert_eq!(
         status.code(),
         Some(0),
         "adfarm run: {status}\n{}",
         farm.logs()
     );
-    let r = farm
-        .report(&["--home", &home], &path, false, &["--store", &store])
-        .await;
     assert_complete(&r);
     assert_eq!(r.jobs[SOLVE].planned, 3);
     let pass = table(&r, "adbench", "pass-at-k");

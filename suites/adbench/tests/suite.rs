@@ -10,12 +10,14 @@ use adfarm_adbench::suite::stages::{CORRECT, COVERAGE, PASS_AT_K, REPLAY, SCORE}
 use adfarm_adbench::tasks::{load, shipped, tasks_root, Split};
 use adfarm_adbench::AdBench;
 use adfarm_llm::{ChatRequest, Choice, Completion, LlmError, Provider, ToolCall};
-use adfarm_proto::report::Value as Cell;
+use adfarm_proto::report::{Section, Value as Cell};
 use adfarm_proto::{
     Cell as Coordinates, Item, JobId, JobResult, Pipeline, Role, SolutionSpec, SweepSpec, Usage,
     UsageSource, Variant, Verdict, SOLVE,
 };
-use adfarm_suite::{DataError, Models, ReportInput, StageJob, StageModels, Suite, SweepView};
+use adfarm_suite::{
+    DataError, Models, ReportInput, Solution, StageJob, StageModels, Suite, SweepView,
+};
 use async_trait::async_trait;
 use serde_json::json;
 
@@ -178,6 +180,37 @@ fn value(scores: &[adfarm_proto::Score], metric: &str) -> f64 {
     }
 }
 
+/// Plays one episode of `agent` (a scripted one: it calls no model) and
+/// stores it as the solve result of `solution`.
+async fn episode(agent: &dyn Solution, solution: &str, seed: u64, item: &Item) -> JobResult {
+    let models = Models {
+        llm: &NoModel,
+        embedder: None,
+    };
+    let solved = agent.solve(item, models, seed).await.expect("an episode");
+    result(
+        SOLVE,
+        solution,
+        seed,
+        item,
+        adfarm_suite::StageOutput {
+            output: Some(solved.output),
+            scores: solved.scores,
+        },
+    )
+}
+
+/// The suite's report sections over `results`.
+fn report(s: &AdBench, spec: &SweepSpec, results: &[JobResult]) -> Vec<Section> {
+    s.report(&ReportInput {
+        spec,
+        suite: &spec.suites[0],
+        cells: &[],
+        results,
+    })
+    .expect("sections")
+}
+
 /// Runs one stage job of `s` and stores its output as a result.
 #[allow(clippy::too_many_arguments)]
 async fn run_stage(
@@ -242,11 +275,6 @@ async fn solve_replay_score_and_pass_at_k_give_the_oracle_full_marks() {
         .map(|i| i.expect("an item"))
         .collect();
     assert_eq!(items.len(), 3);
-    let none = NoModel;
-    let models = Models {
-        llm: &none,
-        embedder: None,
-    };
     let variant = Variant::none();
     let mut results = Vec::new();
     for item in &items {
@@ -264,17 +292,7 @@ async fn solve_replay_score_and_pass_at_k_give_the_oracle_full_marks() {
                 .expect("a solution");
             let mut scored = Vec::new();
             for seed in [1, 2, 3] {
-                let solved = agent.solve(item, models, seed).await.expect("an episode");
-                let run = result(
-                    SOLVE,
-                    solution,
-                    seed,
-                    item,
-                    adfarm_suite::StageOutput {
-                        output: Some(solved.output),
-                        scores: solved.scores,
-                    },
-                );
+                let run = episode(agent.as_ref(), solution, seed, item).await;
                 let score = run_stage(
                     &s,
                     SCORE,
@@ -313,14 +331,7 @@ async fn solve_replay_score_and_pass_at_k_give_the_oracle_full_marks() {
         results.push(truth);
     }
 
-    let sections = s
-        .report(&ReportInput {
-            spec: &spec,
-            suite: &spec.suites[0],
-            cells: &[],
-            results: &results,
-        })
-        .expect("sections");
+    let sections = report(&s, &spec, &results);
     let t = &sections[0].tables[0];
     assert_eq!(t.id, "pass-at-k");
     let col = |id: &str| t.columns.iter().position(|c| c.id == id).expect(id);
@@ -419,11 +430,6 @@ async fn a_judge_is_set_against_the_checks_and_rows_follow_entry_labels() {
     assert_eq!(judge.variants.len(), 1);
     let judge_variant = judge.variants[0].clone();
 
-    let none = NoModel;
-    let models = Models {
-        llm: &none,
-        embedder: None,
-    };
     let plain = Variant::none();
     let mut results = Vec::new();
     for item in s.items(DATASET, &spec.suites[0].params).expect("items") {
@@ -431,22 +437,8 @@ async fn a_judge_is_set_against_the_checks_and_rows_follow_entry_labels() {
         let truth = run_stage(&s, REPLAY, "", 0, &item, vec![], &plain, None).await;
         for entry in &spec.solutions {
             let label = entry.label();
-            let solved = s
-                .solution(entry)
-                .expect("a solution")
-                .solve(&item, models, 1)
-                .await
-                .expect("an episode");
-            let run = result(
-                SOLVE,
-                label,
-                1,
-                &item,
-                adfarm_suite::StageOutput {
-                    output: Some(solved.output),
-                    scores: solved.scores,
-                },
-            );
+            let agent = s.solution(entry).expect("a solution");
+            let run = episode(agent.as_ref(), label, 1, &item).await;
             let scored = run_stage(
                 &s,
                 SCORE,
@@ -473,14 +465,7 @@ async fn a_judge_is_set_against_the_checks_and_rows_follow_entry_labels() {
             results.extend([run, scored, judged]);
         }
     }
-    let sections = s
-        .report(&ReportInput {
-            spec: &spec,
-            suite: &spec.suites[0],
-            cells: &[],
-            results: &results,
-        })
-        .expect("sections");
+    let sections = report(&s, &spec, &results);
     // Rows carry the entries' labels and their own providers' models.
     let t2 = &sections[0].tables[0];
     let named: Vec<(Option<Cell>, Option<Cell>)> = t2
