@@ -26,6 +26,12 @@ pub(crate) const PREFILL_CHUNK: usize = 512;
 /// the plain loop (faster for prompts, slower for a token or two).
 const MATMUL_ATTENTION_FROM: usize = 8;
 
+/// Attention work (query rows × attended positions, all sequences) from
+/// which decoding sequences are shared among threads: below it, starting
+/// threads costs more than it saves. Long-context agent turns (eight
+/// sequences at 3k positions) are far above it, a short chat below.
+const PARALLEL_ATTENTION_FROM: usize = 4_096;
+
 /// Attention runs over blocks of positions aligned to multiples of this, so
 /// the keys and values of a position come out bit-identical however its
 /// prompt was cut into steps. That is what lets a cached prompt prefix,
@@ -435,6 +441,8 @@ impl Llama {
             rms_norm(&x, &layer.attn_norm, c.eps, &mut normed);
             let mut qkv = self.matmul(&layer.wqkv, &normed, total);
             let mut attn = vec![0f32; total * h];
+            // Keys and values of the new tokens first: attention reads them.
+            let mut spans = Vec::with_capacity(segs.len());
             let mut row0 = 0;
             for s in segs.iter_mut() {
                 let n = s.tokens.len();
@@ -445,22 +453,11 @@ impl Llama {
                     s.cache.k[li].extend_from_slice(&r[h..h + kv]);
                     s.cache.v[li].extend_from_slice(&r[h + kv..]);
                 }
-                let mut t = 0;
-                while t < n {
-                    let pos = start + t;
-                    let m = ((pos / ATTENTION_BLOCK + 1) * ATTENTION_BLOCK).min(start + n) - pos;
-                    let (r0, r1) = (row0 + t, row0 + t + m);
-                    let out = &mut attn[r0 * h..r1 * h];
-                    let q_rows = &qkv[r0 * qkv_w..r1 * qkv_w];
-                    if m >= MATMUL_ATTENTION_FROM {
-                        self.attention_matmul(s.cache, li, pos, m, q_rows, out)?;
-                    } else {
-                        self.attention_loop(s.cache, li, pos, m, q_rows, out);
-                    }
-                    t += m;
-                }
+                spans.push((row0, n, start));
                 row0 += n;
             }
+            let caches: Vec<&KvCache> = segs.iter().map(|s| &*s.cache).collect();
+            self.attention(li, &caches, &spans, &qkv, &mut attn)?;
             let o = self.matmul(&layer.wo, &attn, total);
             for (a, b) in x.iter_mut().zip(&o) {
                 *a += b;
@@ -508,6 +505,103 @@ impl Llama {
             }
         }
         Ok(result)
+    }
+
+    /// Attention of every segment's new tokens (`spans`: first row, new
+    /// tokens, first position) into its rows of `out`. Each segment reads
+    /// only its own cache and writes only its own rows, so when they are
+    /// all decoding (the plain loop) and long enough to be worth it, the
+    /// segments are shared among the threads: the same arithmetic per
+    /// segment, so the same bits, whichever thread ran it.
+    fn attention(
+        &self,
+        li: usize,
+        caches: &[&KvCache],
+        spans: &[(usize, usize, usize)],
+        qkv: &[f32],
+        out: &mut [f32],
+    ) -> Result<(), ModelError> {
+        let h = self.cfg.hidden;
+        let qkv_w = h + 2 * self.cfg.n_kv_head * self.cfg.head_dim;
+        // Work of a segment: query rows × positions they attend to.
+        let cost = |&(_, n, start): &(usize, usize, usize)| n * (start + n);
+        let decoding = spans.iter().all(|&(_, n, _)| n < MATMUL_ATTENTION_FROM);
+        let work: usize = spans.iter().map(cost).sum();
+        let threads = self.threads.min(spans.len());
+        if threads < 2 || !decoding || work < PARALLEL_ATTENTION_FROM {
+            for (cache, &(row0, n, start)) in caches.iter().zip(spans) {
+                let q_rows = &qkv[row0 * qkv_w..(row0 + n) * qkv_w];
+                let rows = &mut out[row0 * h..(row0 + n) * h];
+                self.attend_segment(cache, li, start, n, q_rows, rows)?;
+            }
+            return Ok(());
+        }
+        // Largest first, each to the least loaded thread.
+        let mut order: Vec<usize> = (0..spans.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(cost(&spans[i])));
+        let mut load = vec![0usize; threads];
+        let mut owner = vec![0usize; spans.len()];
+        for i in order {
+            let t = (0..threads).min_by_key(|&t| load[t]).unwrap_or(0);
+            load[t] += cost(&spans[i]);
+            owner[i] = t;
+        }
+        let mut buckets: Vec<Vec<(usize, &mut [f32])>> = (0..threads).map(|_| Vec::new()).collect();
+        let mut rest = out;
+        for (i, &(_, n, _)) in spans.iter().enumerate() {
+            let (rows, tail) = std::mem::take(&mut rest).split_at_mut(n * h);
+            buckets[owner[i]].push((i, rows));
+            rest = tail;
+        }
+        let run = |bucket: Vec<(usize, &mut [f32])>| {
+            for (i, rows) in bucket {
+                let (row0, n, start) = spans[i];
+                let q_rows = &qkv[row0 * qkv_w..(row0 + n) * qkv_w];
+                self.attention_loop(caches[i], li, start, n, q_rows, rows);
+            }
+        };
+        std::thread::scope(|s| {
+            let mut buckets = buckets.into_iter();
+            let first = buckets.next();
+            let handles: Vec<_> = buckets.map(|b| s.spawn(move || run(b))).collect();
+            if let Some(b) = first {
+                run(b);
+            }
+            for h in handles {
+                // A panicking worker is a bug in this module; surface it.
+                h.join().expect("an attention thread panicked");
+            }
+        });
+        Ok(())
+    }
+
+    /// Attention of one segment's `n` new tokens from position `start`, in
+    /// blocks aligned to [`ATTENTION_BLOCK`].
+    fn attend_segment(
+        &self,
+        cache: &KvCache,
+        li: usize,
+        start: usize,
+        n: usize,
+        q_rows: &[f32],
+        out: &mut [f32],
+    ) -> Result<(), ModelError> {
+        let h = self.cfg.hidden;
+        let qkv_w = h + 2 * self.cfg.n_kv_head * self.cfg.head_dim;
+        let mut t = 0;
+        while t < n {
+            let pos = start + t;
+            let m = ((pos / ATTENTION_BLOCK + 1) * ATTENTION_BLOCK).min(start + n) - pos;
+            let out = &mut out[t * h..(t + m) * h];
+            let q_rows = &q_rows[t * qkv_w..(t + m) * qkv_w];
+            if m >= MATMUL_ATTENTION_FROM {
+                self.attention_matmul(cache, li, pos, m, q_rows, out)?;
+            } else {
+                self.attention_loop(cache, li, pos, m, q_rows, out);
+            }
+            t += m;
+        }
+        Ok(())
     }
 
     /// Attention for a few new tokens: plain loops over the cache, no copies.

@@ -124,6 +124,38 @@ async fn concurrent_requests_batch_without_changing_results() {
     }
 }
 
+/// Long contexts decoding together share the attention among threads
+/// (three sequences of 1.6k positions are above the threshold): each reply
+/// is the one it gets alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_contexts_decoding_together_give_the_replies_they_get_alone() {
+    let l = llm();
+    let passage = "The campaign spent its daily budget by noon on weekdays and by \
+                   evening on weekends; clicks were cheapest on video sites. "
+        .repeat(80);
+    let reqs: Vec<ChatRequest> = [
+        "Summarise it.",
+        "When was the budget spent?",
+        "Which sites?",
+    ]
+    .iter()
+    .map(|q| ask(&format!("{passage}\n{q}"), 12))
+    .collect();
+    assert!(l.encode(&passage).unwrap().len() > 1_500);
+    let mut alone = Vec::new();
+    for r in &reqs {
+        alone.push(l.chat(r).await.unwrap().text);
+    }
+    let handles: Vec<_> = reqs
+        .iter()
+        .cloned()
+        .map(|r| tokio::spawn(async move { l.chat(&r).await }))
+        .collect();
+    for (a, h) in alone.iter().zip(handles) {
+        assert_eq!(a, &h.await.unwrap().unwrap().text);
+    }
+}
+
 #[tokio::test]
 async fn choose_ranks_options_by_likelihood() {
     let l = llm();
