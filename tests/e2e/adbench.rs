@@ -39,10 +39,15 @@ fn with_params(name: &str, params: &str) -> String {
 }
 
 async fn run(farm: &mut Farm, path: &Path, limit: Duration) -> Report {
-    let p = farm.spawn_embedded("home", path, &[]);
+    run_in(farm, "home", path, limit).await
+}
+
+/// Runs `path` embedded in the farm's `home` directory (its own store).
+async fn run_in(farm: &mut Farm, home: &str, path: &Path, limit: Duration) -> Report {
+    let p = farm.spawn_embedded(home, path, &[]);
     let status = farm.wait(p, limit).await;
     assert!(status.success(), "adfarm run: {status}\n{}", farm.logs());
-    farm.report_embedded("home", path).await
+    farm.report_embedded(home, path).await
 }
 
 /// Runs `path` embedded with its own store, on the local models fetched
@@ -252,11 +257,7 @@ async fn adbench_replays_all_120_references_alike_in_every_deployment() {
             ground_truth(&first)
         );
 
-        let again_path = farm.write(&format!("replays-{split}-again.toml"), &sweep);
-        let again = farm.spawn_embedded("again", &again_path, &[]);
-        let status = farm.wait(again, Duration::from_secs(240)).await;
-        assert!(status.success(), "second run: {status}\n{}", farm.logs());
-        let again = farm.report_embedded("again", &again_path).await;
+        let again = run_in(&mut farm, "again", &path, Duration::from_secs(240)).await;
         assert_eq!(ground_truth(&again), ground_truth(&first), "{split}");
 
         farm.coordinate(&path, Duration::from_secs(240)).await;

@@ -510,9 +510,9 @@ impl Llama {
     /// Attention of every segment's new tokens (`spans`: first row, new
     /// tokens, first position) into its rows of `out`. Each segment reads
     /// only its own cache and writes only its own rows, so when they are
-    /// all decoding (the plain loop) and long enough to be worth it, the
-    /// segments are shared among the threads: the same arithmetic per
-    /// segment, so the same bits, whichever thread ran it.
+    /// all decoding (the plain loop, single-threaded) and long enough to be
+    /// worth it, the segments are shared among the threads: the same code
+    /// per segment, so the same bits, whichever thread ran it.
     fn attention(
         &self,
         li: usize,
@@ -553,26 +553,26 @@ impl Llama {
             buckets[owner[i]].push((i, rows));
             rest = tail;
         }
-        let run = |bucket: Vec<(usize, &mut [f32])>| {
+        let run = |bucket: Vec<(usize, &mut [f32])>| -> Result<(), ModelError> {
             for (i, rows) in bucket {
                 let (row0, n, start) = spans[i];
                 let q_rows = &qkv[row0 * qkv_w..(row0 + n) * qkv_w];
-                self.attention_loop(caches[i], li, start, n, q_rows, rows);
+                self.attend_segment(caches[i], li, start, n, q_rows, rows)?;
             }
+            Ok(())
         };
         std::thread::scope(|s| {
             let mut buckets = buckets.into_iter();
             let first = buckets.next();
             let handles: Vec<_> = buckets.map(|b| s.spawn(move || run(b))).collect();
-            if let Some(b) = first {
-                run(b);
-            }
+            let mut done = first.map_or(Ok(()), run);
             for h in handles {
                 // A panicking worker is a bug in this module; surface it.
-                h.join().expect("an attention thread panicked");
+                let r = h.join().expect("an attention thread panicked");
+                done = done.and(r);
             }
-        });
-        Ok(())
+            done
+        })
     }
 
     /// Attention of one segment's `n` new tokens from position `start`, in

@@ -12,13 +12,13 @@
 use std::collections::BTreeSet;
 
 use adfarm_llm::{ChatRequest, Completion, Message, Provider, Tool, ToolChoice};
-use adfarm_proto::{Score, Stage, Verdict, SOLVE};
+use adfarm_proto::{Stage, SOLVE};
 use adfarm_suite::{JobError, StageOutput};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::dataset::Setting;
-use super::stages::{data, read, to_output, Job, Scored, REPLAY, SCORE};
+use super::stages::{data, read, score, to_output, Job, Scored, REPLAY, SCORE};
 use crate::agent::{End, Run};
 use crate::replay::Replay;
 use crate::scoring::Label;
@@ -209,13 +209,6 @@ pub fn verdict(reply: &Completion) -> Option<BTreeSet<Label>> {
     Some(shown)
 }
 
-fn score(metric: String, v: f64) -> Score {
-    Score {
-        metric,
-        verdict: Verdict::Score(v),
-    }
-}
-
 /// Runs one judge job: inputs are the replay, the episode and its score.
 ///
 /// # Errors
@@ -231,14 +224,11 @@ pub async fn run(job: &Job, llm: Option<&dyn Provider>) -> Result<StageOutput, J
         .await
         .map_err(JobError::Llm)?;
     let verdict = verdict(&reply);
-    let mut scores = vec![score(
-        JUDGED.into(),
-        if verdict.is_some() { 100.0 } else { 0.0 },
-    )];
+    let mut scores = vec![score(JUDGED, if verdict.is_some() { 100.0 } else { 0.0 })];
     if let Some(shown) = &verdict {
         scores.extend(Label::ALL.iter().map(|l| {
             score(
-                judge_metric(*l),
+                &judge_metric(*l),
                 if shown.contains(l) { 100.0 } else { 0.0 },
             )
         }));

@@ -126,7 +126,7 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
             .spec
             .solutions
             .get(order(label))
-            .and_then(|s| input.spec.providers.iter().find(|p| p.name == s.provider))
+            .and_then(|s| input.spec.provider(&s.provider))
     };
     let n_max = agents
         .values()
@@ -359,9 +359,7 @@ fn judge_agreement(input: &ReportInput<'_>, judged: &BTreeMap<String, Vec<Judged
     let model_of = |judge: &str| {
         input
             .spec
-            .providers
-            .iter()
-            .find(|p| p.name == judge)
+            .provider(judge)
             .map(|p| p.model.clone())
             .unwrap_or_default()
     };

@@ -157,7 +157,7 @@ pub(super) fn read<T: for<'de> Deserialize<'de>>(job: &Job, i: usize) -> Result<
     })
 }
 
-fn score(metric: &str, v: f64) -> Score {
+pub(super) fn score(metric: &str, v: f64) -> Score {
     Score {
         metric: metric.into(),
         verdict: Verdict::Score(v),
