@@ -37,6 +37,9 @@ pub fn loader(home: PathBuf) -> LocalLoader {
                     loaded.llm = Some(Arc::new(llm));
                 }
                 let llm = loaded.llm.clone().expect("loaded above");
+                if let Some(tokens) = spec.prefix_cache_tokens {
+                    llm.reserve_prefix_cache(tokens as usize);
+                }
                 Ok(Models {
                     chat: Some(llm),
                     embed: None,

@@ -2,9 +2,9 @@
 //!
 //!     cargo bench -p adfarm-models --bench models
 //!
-//! Each model runs in its own child process (this binary re-executed with
-//! `embed` or `generate`), so the peak RSS (VmHWM) of one is not inflated by
-//! the other. Assets come from `$ADFARM_HOME` or the default home and are
+//! Each part runs in its own child process (this binary re-executed with
+//! `embed`, `generate` or `agents`; name one to run only it), so the peak
+//! RSS (VmHWM) of one is not inflated by another. Assets come from `$ADFARM_HOME` or the default home and are
 //! fetched when missing. Prints a Markdown table.
 
 use adfarm_llm::{ChatRequest, Message, Tool, ToolChoice};
@@ -250,6 +250,72 @@ fn tool_turn(k: usize, ask: &str) -> ChatRequest {
     r
 }
 
+/// Sixteen agent conversations at once, as an agent sweep runs them: one
+/// long system prompt, then turns that each extend the conversation with
+/// the model's reply and a tool result. Returns the wall time and the
+/// prompt tokens in all and reused. A fresh model per call, so one budget's
+/// cache does not help the other.
+fn agent_turns(gguf: &std::path::Path, budget: Option<usize>) -> (f64, u64, u64) {
+    let llm = LocalLlm::load(gguf).expect("load generator");
+    if let Some(tokens) = budget {
+        llm.reserve_prefix_cache(tokens);
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let system = format!("You are an ad-analytics agent.\n{}", long_text());
+    let t = Instant::now();
+    let (tokens, reused) = rt.block_on(async {
+        let handles: Vec<_> = (0..16)
+            .map(|c| {
+                let llm = llm.clone();
+                let system = system.clone();
+                tokio::spawn(async move {
+                    let mut req = chat(
+                        &system,
+                        format!(
+                            "Task {c}: how much did account {} spend yesterday?",
+                            100 + c
+                        ),
+                        48,
+                    );
+                    let (mut tokens, mut reused) = (0, 0);
+                    for turn in 0..3 {
+                        let g = llm
+                            .generate(&req, GenOptions { ignore_eos: true })
+                            .await
+                            .expect("turn");
+                        tokens += g.input_tokens;
+                        reused += g.reused_tokens;
+                        req.messages.push(Message::assistant(g.text));
+                        req.messages.push(Message::user(format!(
+                            "<tool_res>r{turn}: account {} spent {}.{:02} CNY on {} ad \
+                             groups; clicks {}, conversions {}.</tool_res>",
+                            100 + c,
+                            1_000 + 37 * c,
+                            turn * 7,
+                            3 + turn,
+                            420 + c,
+                            12 + turn
+                        )));
+                    }
+                    (tokens, reused)
+                })
+            })
+            .collect();
+        let (mut tokens, mut reused) = (0, 0);
+        for h in handles {
+            let (t, r) = h.await.expect("conversation");
+            tokens += t;
+            reused += r;
+        }
+        (tokens, reused)
+    });
+    (t.elapsed().as_secs_f64(), tokens, reused)
+}
+
 fn bench_generate() {
     let gguf = assets::generator_gguf(&home());
     let t = Instant::now();
@@ -467,6 +533,30 @@ fn bench_generate() {
     );
 }
 
+/// The agent rows, in their own process: each loads its own model and
+/// fills a larger cache than the other generator rows.
+fn bench_agents() {
+    let gguf = assets::generator_gguf(&home());
+    for budget in [None, Some(65_536)] {
+        let (secs, tokens, reused) = agent_turns(&gguf, budget);
+        row(
+            &format!(
+                "agent turns, 16 conversations × 3 turns, prefix cache {}",
+                budget.map_or("default (16,384 tokens)".to_string(), |b| format!(
+                    "raised to {b} tokens"
+                ))
+            ),
+            format!("{secs:.1} s"),
+            &format!(
+                "{tokens} prompt tokens, {reused} reused from cached prefixes; 48 output \
+                 tokens a turn; peak RSS so far {:.0} MiB; load {}",
+                peak_rss_mib(),
+                load_avg()
+            ),
+        );
+    }
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; our own mode is the first plain word.
     let mode = std::env::args()
@@ -476,12 +566,13 @@ fn main() {
     match mode.as_str() {
         "embed" => bench_embed(),
         "generate" => bench_generate(),
+        "agents" => bench_agents(),
         _ => {
             home();
             println!("| measure | value | note |");
             println!("|---|---|---|");
             let exe = std::env::current_exe().expect("current exe");
-            for m in ["embed", "generate"] {
+            for m in ["embed", "generate", "agents"] {
                 let status = Command::new(&exe).arg(m).status().expect("child");
                 if !status.success() {
                     eprintln!("{m} benchmark failed: {status}");

@@ -173,6 +173,14 @@ pub struct ProviderSpec {
     /// each model has its own limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit_group: Option<String>,
+    /// Local models only: prompt tokens whose keys and values the model
+    /// keeps for reuse (16,384 when unset; about 46 KiB each for
+    /// SmolLM2-135M). Agent sweeps want room for one conversation per
+    /// request in flight: each turn's prompt extends the last, and a kept
+    /// prompt is prefilled only from where it left off. Providers sharing a
+    /// model share its cache, sized by the largest of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_cache_tokens: Option<u32>,
 }
 
 fn default_concurrency() -> u32 {

@@ -249,6 +249,12 @@ fn validate(
                 "is required for kind = \"openai-compatible\"".into(),
             ));
         }
+        if p.prefix_cache_tokens.is_some() && p.kind != ProviderKind::Local {
+            return Err((
+                at("prefix_cache_tokens"),
+                "applies only to kind = \"local\" (a server keeps its own cache)".into(),
+            ));
+        }
         if let Some(base) = &p.base_url {
             check_base_url(base).map_err(|reason| (at("base_url"), reason))?;
         }

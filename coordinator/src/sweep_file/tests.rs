@@ -103,6 +103,32 @@ fn unknown_fields_and_judges_are_errors() {
     assert!(e.message.contains("valid: fake"), "{e}");
 }
 
+#[test]
+fn only_local_providers_take_a_prefix_cache_size() {
+    let e = try_parse(&GOOD.replace(
+        "requests_per_minute = 600",
+        "requests_per_minute = 600\nprefix_cache_tokens = 65536",
+    ))
+    .unwrap_err();
+    assert_at(
+        &e,
+        23,
+        "providers[0].prefix_cache_tokens",
+        "only to kind = \"local\"",
+    );
+    let local = GOOD
+        .replace("kind = \"openai-compatible\"", "kind = \"local\"")
+        .replace("base_url = \"http://127.0.0.1:9/v1\"\n", "")
+        .replace(
+            "requests_per_minute = 600",
+            "requests_per_minute = 600\nprefix_cache_tokens = 65536",
+        );
+    assert_eq!(
+        try_parse(&local).unwrap().providers[0].prefix_cache_tokens,
+        Some(65536)
+    );
+}
+
 fn assert_at(e: &SweepFileError, line: usize, field: &str, message: &str) {
     assert_eq!(e.field.as_deref(), Some(field), "{e}");
     assert_eq!(e.line, Some(line), "{e}");

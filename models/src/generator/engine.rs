@@ -14,6 +14,7 @@ use super::{Finish, Generation, Ranking};
 use crate::error::ModelError;
 use adfarm_llm::ToolCall;
 use std::collections::VecDeque;
+use std::sync::atomic::AtomicUsize;
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
@@ -22,11 +23,12 @@ use tokio::sync::oneshot;
 /// more would only raise every request's latency.
 pub(crate) const MAX_ACTIVE: usize = 8;
 
-/// Prompt tokens whose keys and values are kept for reuse (about 46 KiB
-/// each for SmolLM2-135M: 736 MiB at most). Sized for agent episodes:
-/// several run at once, each turn's prompt extending its last one (2–6k
-/// tokens), all starting with the same system prompt.
-const PREFIX_CACHE_TOKENS: usize = 16_384;
+/// Prompt tokens whose keys and values are kept for reuse unless a provider
+/// asks for more ([`super::LocalLlm::reserve_prefix_cache`]): about 46 KiB
+/// each for SmolLM2-135M, 736 MiB at most. Enough for judges (the response
+/// first, then one question after another) and for a few agent episodes
+/// at once, all starting with the same system prompt.
+pub(crate) const PREFIX_CACHE_TOKENS: usize = 16_384;
 
 pub(crate) struct ChatJob {
     pub(crate) prompt: String,
@@ -382,8 +384,13 @@ pub(crate) struct Engine {
 }
 
 impl Engine {
-    pub(crate) fn new(model: Llama, tok: Arc<ChatTokenizer>) -> Engine {
-        let prefixes = PrefixCache::new(PREFIX_CACHE_TOKENS, model.kv_row());
+    /// `prefix_budget`: tokens the prefix cache may hold, raised by handles.
+    pub(crate) fn new(
+        model: Llama,
+        tok: Arc<ChatTokenizer>,
+        prefix_budget: Arc<AtomicUsize>,
+    ) -> Engine {
+        let prefixes = PrefixCache::new(prefix_budget, model.kv_row());
         Engine {
             model,
             tok,

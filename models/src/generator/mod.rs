@@ -30,6 +30,7 @@ use async_trait::async_trait;
 use candle_core::quantized::gguf_file;
 use engine::{ChatJob, ChooseJob, Engine, Job};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 use tokenizer::ChatTokenizer;
@@ -102,6 +103,8 @@ pub struct GenOptions {
 struct Shared {
     jobs: mpsc::Sender<Job>,
     tok: Arc<ChatTokenizer>,
+    /// Tokens the inference thread's prefix cache may hold.
+    prefix_budget: Arc<AtomicUsize>,
 }
 
 /// The local SmolLM2 generator and judge. Cloning is cheap and shares the
@@ -138,13 +141,18 @@ impl LocalLlm {
         let tok = Arc::new(ChatTokenizer::from_gguf(&ct, gguf)?);
         let model = model::Llama::load(&ct, &mut file, gguf)?;
         let (jobs, rx) = mpsc::channel();
-        let engine = Engine::new(model, Arc::clone(&tok));
+        let prefix_budget = Arc::new(AtomicUsize::new(engine::PREFIX_CACHE_TOKENS));
+        let engine = Engine::new(model, Arc::clone(&tok), Arc::clone(&prefix_budget));
         std::thread::Builder::new()
             .name("adfarm-llm".into())
             .spawn(move || engine.run(rx))
             .map_err(|e| ModelError::Inference(format!("cannot start thread: {e}")))?;
         Ok(LocalLlm {
-            shared: Arc::new(Shared { jobs, tok }),
+            shared: Arc::new(Shared {
+                jobs,
+                tok,
+                prefix_budget,
+            }),
             role: Role::Generation,
         })
     }
@@ -155,6 +163,15 @@ impl LocalLlm {
             shared: Arc::clone(&self.shared),
             role,
         }
+    }
+
+    /// Lets the prefix cache hold at least `tokens` prompt tokens (it never
+    /// shrinks): agent episodes want one conversation per request in
+    /// flight, so each turn is prefilled only from where the last left off.
+    pub fn reserve_prefix_cache(&self, tokens: usize) {
+        self.shared
+            .prefix_budget
+            .fetch_max(tokens, Ordering::Relaxed);
     }
 
     /// Token ids of `text` under the model's tokenizer (special tokens such

@@ -209,11 +209,16 @@ fn attend_group_body(
     }
 }
 
-/// [`attend_group_body`] compiled for AVX2+FMA (the default x86-64 target
-/// only has SSE2), chosen at run time.
+/// [`attend_group_body`] with AVX2+FMA intrinsics (the default x86-64
+/// target only has SSE2, and the compiler left the scores' dot products
+/// scalar): eight lanes per instruction, and each head's output kept in
+/// registers across all positions. Decoding agents spend most of their
+/// time here, attending to thousands of cached positions per new token.
+/// Rounding differs from the portable body (fused multiply-adds), so one
+/// machine always takes one of the two.
 ///
 /// # Safety
-/// The CPU must support AVX2 and FMA.
+/// The CPU must support AVX2 and FMA, and `hd` must be a multiple of 8.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)]
@@ -229,7 +234,89 @@ unsafe fn attend_group_avx2(
     scores: &mut Vec<f32>,
     out: &mut [f32],
 ) {
-    attend_group_body(q, kc, vc, len, stride, offset, hd, scale, scores, out)
+    use std::arch::x86_64::*;
+    let group = q.len() / hd;
+    let last = (len - 1) * stride + offset + hd;
+    assert!(q.len() == group * hd && out.len() == group * hd);
+    assert!(kc.len() >= last && vc.len() >= last);
+    scores.clear();
+    scores.resize(group * len, 0.0);
+    let (qp, kp, sp) = (q.as_ptr(), kc.as_ptr(), scores.as_mut_ptr());
+    for j in 0..len {
+        let k = kp.add(j * stride + offset);
+        for g in 0..group {
+            let qh = qp.add(g * hd);
+            let (mut a0, mut a1) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+            let mut d = 0;
+            while d + 16 <= hd {
+                a0 = _mm256_fmadd_ps(_mm256_loadu_ps(qh.add(d)), _mm256_loadu_ps(k.add(d)), a0);
+                a1 = _mm256_fmadd_ps(
+                    _mm256_loadu_ps(qh.add(d + 8)),
+                    _mm256_loadu_ps(k.add(d + 8)),
+                    a1,
+                );
+                d += 16;
+            }
+            if d < hd {
+                a0 = _mm256_fmadd_ps(_mm256_loadu_ps(qh.add(d)), _mm256_loadu_ps(k.add(d)), a0);
+            }
+            *sp.add(g * len + j) = hsum_avx(_mm256_add_ps(a0, a1)) * scale;
+        }
+    }
+    for row in scores.chunks_exact_mut(len) {
+        softmax(row, 1.0);
+    }
+    let v = vc.as_ptr().add(offset);
+    for (g, probs) in scores.chunks_exact(len).enumerate() {
+        let mut d = 0;
+        while hd - d >= 64 {
+            weighted_rows_avx::<8>(probs, v.add(d), stride, out[g * hd + d..].as_mut_ptr());
+            d += 64;
+        }
+        while d < hd {
+            weighted_rows_avx::<1>(probs, v.add(d), stride, out[g * hd + d..].as_mut_ptr());
+            d += 8;
+        }
+    }
+}
+
+/// Sum of the eight lanes of `v`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn hsum_avx(v: std::arch::x86_64::__m256) -> f32 {
+    use std::arch::x86_64::*;
+    let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
+    let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    let s = _mm_add_ss(s, _mm_shuffle_ps::<0b01>(s, s));
+    _mm_cvtss_f32(s)
+}
+
+/// `out[..8N] = Σ_j probs[j] · v[j·stride ..][..8N]`, the sums held in `N`
+/// registers across all rows.
+///
+/// # Safety
+/// AVX2 and FMA; `v` readable for `probs.len()` rows of `stride` floats
+/// (the last one 8N wide) and `out` writable for 8N floats.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn weighted_rows_avx<const N: usize>(
+    probs: &[f32],
+    v: *const f32,
+    stride: usize,
+    out: *mut f32,
+) {
+    use std::arch::x86_64::*;
+    let mut acc = [_mm256_setzero_ps(); N];
+    for (j, &p) in probs.iter().enumerate() {
+        let p = _mm256_set1_ps(p);
+        let row = v.add(j * stride);
+        for (i, a) in acc.iter_mut().enumerate() {
+            *a = _mm256_fmadd_ps(p, _mm256_loadu_ps(row.add(8 * i)), *a);
+        }
+    }
+    for (i, a) in acc.iter().enumerate() {
+        _mm256_storeu_ps(out.add(8 * i), *a);
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -246,8 +333,11 @@ fn attend_group(
     out: &mut [f32],
 ) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the features were just detected.
+    if hd % 8 == 0
+        && std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+    {
+        // SAFETY: the features were just detected and `hd` is whole lanes.
         unsafe { attend_group_avx2(q, kc, vc, len, stride, offset, hd, scale, scores, out) };
         return;
     }
@@ -509,9 +599,10 @@ impl Llama {
 
     /// Attention of every segment's new tokens (`spans`: first row, new
     /// tokens, first position) into its rows of `out`. Each segment reads
-    /// only its own cache and writes only its own rows, so when they are
-    /// all decoding (the plain loop, single-threaded) and long enough to be
-    /// worth it, the segments are shared among the threads: the same code
+    /// only its own cache and writes only its own rows. Prompt chunks go
+    /// first, one at a time, each spreading its products over the threads;
+    /// then the decoding segments (the plain loop, single-threaded each),
+    /// shared among the threads when there is enough work: the same code
     /// per segment, so the same bits, whichever thread ran it.
     fn attention(
         &self,
@@ -525,47 +616,49 @@ impl Llama {
         let qkv_w = h + 2 * self.cfg.n_kv_head * self.cfg.head_dim;
         // Work of a segment: query rows × positions they attend to.
         let cost = |&(_, n, start): &(usize, usize, usize)| n * (start + n);
-        let decoding = spans.iter().all(|&(_, n, _)| n < MATMUL_ATTENTION_FROM);
-        let work: usize = spans.iter().map(cost).sum();
-        let threads = self.threads.min(spans.len());
-        if threads < 2 || !decoding || work < PARALLEL_ATTENTION_FROM {
-            for (cache, &(row0, n, start)) in caches.iter().zip(spans) {
-                let q_rows = &qkv[row0 * qkv_w..(row0 + n) * qkv_w];
-                let rows = &mut out[row0 * h..(row0 + n) * h];
-                self.attend_segment(cache, li, start, n, q_rows, rows)?;
+        let decoding = |&(_, n, _): &(usize, usize, usize)| n < MATMUL_ATTENTION_FROM;
+        let run = |i: usize, rows: &mut [f32]| -> Result<(), ModelError> {
+            let (row0, n, start) = spans[i];
+            let q_rows = &qkv[row0 * qkv_w..(row0 + n) * qkv_w];
+            self.attend_segment(caches[i], li, start, n, q_rows, rows)
+        };
+        // Each segment's rows of `out`, prompt chunks run as they come.
+        let mut decode_rows: Vec<(usize, &mut [f32])> = Vec::new();
+        let mut rest = out;
+        for (i, span) in spans.iter().enumerate() {
+            let (rows, tail) = std::mem::take(&mut rest).split_at_mut(span.1 * h);
+            rest = tail;
+            if decoding(span) {
+                decode_rows.push((i, rows));
+            } else {
+                run(i, rows)?;
+            }
+        }
+        let work: usize = decode_rows.iter().map(|&(i, _)| cost(&spans[i])).sum();
+        let threads = self.threads.min(decode_rows.len());
+        if threads < 2 || work < PARALLEL_ATTENTION_FROM {
+            for (i, rows) in decode_rows {
+                run(i, rows)?;
             }
             return Ok(());
         }
         // Largest first, each to the least loaded thread.
-        let mut order: Vec<usize> = (0..spans.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(cost(&spans[i])));
+        decode_rows.sort_by_key(|&(i, _)| std::cmp::Reverse(cost(&spans[i])));
         let mut load = vec![0usize; threads];
-        let mut owner = vec![0usize; spans.len()];
-        for i in order {
+        let mut buckets: Vec<Vec<(usize, &mut [f32])>> = (0..threads).map(|_| Vec::new()).collect();
+        for (i, rows) in decode_rows {
             let t = (0..threads).min_by_key(|&t| load[t]).unwrap_or(0);
             load[t] += cost(&spans[i]);
-            owner[i] = t;
+            buckets[t].push((i, rows));
         }
-        let mut buckets: Vec<Vec<(usize, &mut [f32])>> = (0..threads).map(|_| Vec::new()).collect();
-        let mut rest = out;
-        for (i, &(_, n, _)) in spans.iter().enumerate() {
-            let (rows, tail) = std::mem::take(&mut rest).split_at_mut(n * h);
-            buckets[owner[i]].push((i, rows));
-            rest = tail;
-        }
-        let run = |bucket: Vec<(usize, &mut [f32])>| -> Result<(), ModelError> {
-            for (i, rows) in bucket {
-                let (row0, n, start) = spans[i];
-                let q_rows = &qkv[row0 * qkv_w..(row0 + n) * qkv_w];
-                self.attend_segment(caches[i], li, start, n, q_rows, rows)?;
-            }
-            Ok(())
+        let run_all = |bucket: Vec<(usize, &mut [f32])>| -> Result<(), ModelError> {
+            bucket.into_iter().try_for_each(|(i, rows)| run(i, rows))
         };
         std::thread::scope(|s| {
             let mut buckets = buckets.into_iter();
             let first = buckets.next();
-            let handles: Vec<_> = buckets.map(|b| s.spawn(move || run(b))).collect();
-            let mut done = first.map_or(Ok(()), run);
+            let handles: Vec<_> = buckets.map(|b| s.spawn(move || run_all(b))).collect();
+            let mut done = first.map_or(Ok(()), run_all);
             for h in handles {
                 // A panicking worker is a bug in this module; surface it.
                 let r = h.join().expect("an attention thread panicked");

@@ -9,6 +9,8 @@
 
 use super::model::{KvCache, ATTENTION_BLOCK};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 /// Shortest prefix worth keeping or reusing, in tokens.
 pub(crate) const MIN_REUSE: usize = 64;
@@ -22,7 +24,8 @@ struct Entry {
 /// budget (each cached token costs one K and one V row per layer).
 pub(crate) struct PrefixCache {
     entries: VecDeque<Entry>,
-    capacity_tokens: usize,
+    /// The budget, shared with the model's handles, which may raise it.
+    capacity_tokens: Arc<AtomicUsize>,
     /// Floats per position in one layer's K (or V) cache.
     row: usize,
 }
@@ -46,7 +49,7 @@ pub(crate) fn reusable(shared: usize, prompt: &[u32]) -> usize {
 }
 
 impl PrefixCache {
-    pub(crate) fn new(capacity_tokens: usize, row: usize) -> PrefixCache {
+    pub(crate) fn new(capacity_tokens: Arc<AtomicUsize>, row: usize) -> PrefixCache {
         PrefixCache {
             entries: VecDeque::new(),
             capacity_tokens,
@@ -85,7 +88,8 @@ impl PrefixCache {
     /// possibly followed by more positions). Entries it extends are dropped;
     /// the least recently used go when over budget.
     pub(crate) fn insert(&mut self, tokens: &[u32], cache: &KvCache) {
-        if tokens.len() < MIN_REUSE || tokens.len() > self.capacity_tokens {
+        let capacity = self.capacity_tokens.load(Ordering::Relaxed);
+        if tokens.len() < MIN_REUSE || tokens.len() > capacity {
             return;
         }
         if let Some(e) = self.entries.iter().position(|e| e.tokens == tokens) {
@@ -100,7 +104,7 @@ impl PrefixCache {
             cache: cache.prefix(tokens.len(), self.row),
         });
         let mut held: usize = self.entries.iter().map(|e| e.tokens.len()).sum();
-        while held > self.capacity_tokens {
+        while held > capacity {
             let Some(old) = self.entries.pop_front() else {
                 break;
             };
@@ -115,6 +119,10 @@ mod tests {
 
     fn cache(len: usize, row: usize) -> KvCache {
         KvCache::filled(2, len, row)
+    }
+
+    fn budget(tokens: usize) -> Arc<AtomicUsize> {
+        Arc::new(AtomicUsize::new(tokens))
     }
 
     #[test]
@@ -132,7 +140,7 @@ mod tests {
     #[test]
     fn takes_the_longest_shared_prefix_and_evicts_the_least_recent() {
         let row = 3;
-        let mut pc = PrefixCache::new(400, row);
+        let mut pc = PrefixCache::new(budget(400), row);
         let a: Vec<u32> = (0..150).collect();
         let mut b: Vec<u32> = (0..100).collect();
         b.extend(1000..1100);
@@ -154,7 +162,7 @@ mod tests {
     #[test]
     fn an_extension_replaces_its_prefix() {
         let row = 2;
-        let mut pc = PrefixCache::new(1000, row);
+        let mut pc = PrefixCache::new(budget(1000), row);
         let a: Vec<u32> = (0..100).collect();
         let b: Vec<u32> = (0..300).collect();
         pc.insert(&a, &cache(100, row));
@@ -163,5 +171,25 @@ mod tests {
         let too_short: Vec<u32> = (0..10).collect();
         pc.insert(&too_short, &cache(10, row));
         assert_eq!(pc.entries.len(), 1);
+    }
+
+    #[test]
+    fn a_raised_budget_keeps_one_conversation_per_request() {
+        let row = 2;
+        let capacity = budget(250);
+        let mut pc = PrefixCache::new(Arc::clone(&capacity), row);
+        let turn = |c: u32| -> Vec<u32> { (0..100).chain(c * 1000..c * 1000 + 100).collect() };
+        for c in 1..=3 {
+            pc.insert(&turn(c), &cache(200, row));
+        }
+        assert_eq!(pc.entries.len(), 1, "250 tokens hold one 200-token prompt");
+        capacity.store(600, Ordering::Relaxed);
+        for c in 1..=3 {
+            pc.insert(&turn(c), &cache(200, row));
+        }
+        assert_eq!(pc.entries.len(), 3, "600 hold all three");
+        let mut next = turn(1);
+        next.extend(7..50);
+        assert_eq!(pc.available(&next), 192);
     }
 }

@@ -566,6 +566,7 @@ mod tests {
             input_usd_per_mtok: Some(0.25),
             output_usd_per_mtok: Some(1.0),
             limit_group: None,
+            prefix_cache_tokens: None,
         };
         SweepSpec {
             name: "t".into(),
