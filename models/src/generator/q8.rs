@@ -16,9 +16,11 @@ use candle_core::{Device, Tensor};
 /// Values per block.
 const QK: usize = 32;
 
-/// Activation rows from which a product is split across threads: below it
-/// the work (< ~1 ms) does not pay for starting threads.
-const PARALLEL_FROM_ROWS: usize = 16;
+/// Multiply-adds (activation rows × weight rows × row length) from which a
+/// product is split across threads: below it the work (< ~0.5 ms) does not
+/// pay for starting threads. Eight sequences decoding together are above
+/// it in every matrix, one alone only in the output head.
+const PARALLEL_FROM_MACS: usize = 2 << 20;
 
 /// Activation rows kept hot in L1 while the weight rows stream past.
 const ROW_TILE: usize = 32;
@@ -99,7 +101,7 @@ impl Q8Matrix {
     pub(crate) fn matmul(&self, x: &[f32], m: usize, threads: usize) -> Vec<f32> {
         let n = self.rows;
         let xq = quantize(x, self.k);
-        let threads = if m >= PARALLEL_FROM_ROWS {
+        let threads = if m * n * self.k >= PARALLEL_FROM_MACS {
             threads.clamp(1, n)
         } else {
             1
