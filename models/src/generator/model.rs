@@ -333,7 +333,7 @@ fn attend_group(
     out: &mut [f32],
 ) {
     #[cfg(target_arch = "x86_64")]
-    if hd % 8 == 0
+    if hd.is_multiple_of(8)
         && std::arch::is_x86_feature_detected!("avx2")
         && std::arch::is_x86_feature_detected!("fma")
     {
