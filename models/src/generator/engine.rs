@@ -61,6 +61,8 @@ struct Prompt {
     fed: usize,
     /// Tokens that came from the prefix cache.
     reused: usize,
+    /// Positions the sequence can reach: the prompt and the longest reply.
+    positions: usize,
     cache: KvCache,
 }
 
@@ -74,6 +76,12 @@ impl Prompt {
         self.fed = cache.len();
         self.reused = cache.len();
         self.cache = cache;
+    }
+
+    /// Allocates the cache for every position the sequence can reach (on
+    /// admission, so waiting sequences hold nothing).
+    fn reserve(&mut self, row: usize) {
+        self.cache.reserve(self.positions, row);
     }
 
     /// The next chunk, if `admit` lets its size in.
@@ -457,6 +465,7 @@ impl Engine {
                     seq.prompt_mut().resume(cache);
                 }
             }
+            seq.prompt_mut().reserve(self.model.kv_row());
             active.push(seq);
         }
     }
@@ -494,8 +503,10 @@ impl Engine {
         }
     }
 
-    fn prompt(&self, tokens: Vec<u32>) -> Prompt {
+    /// A prompt whose reply (or longest option) takes up to `reply` tokens.
+    fn prompt(&self, tokens: Vec<u32>, reply: usize) -> Prompt {
         Prompt {
+            positions: (tokens.len() + reply).min(self.model.cfg.context),
             tokens,
             fed: 0,
             reused: 0,
@@ -533,8 +544,8 @@ impl Engine {
                     }));
                     return None;
                 }
-                let writer = match job.call.take() {
-                    None => None,
+                let (writer, reply) = match job.call.take() {
+                    None => (None, job.max_tokens as usize),
                     Some(plan) => {
                         // A call never runs past the context: it gets what is
                         // left of it, if that holds the shortest call.
@@ -544,13 +555,14 @@ impl Engine {
                             return None;
                         }
                         let limit = (job.max_tokens as usize).max(floor).min(room);
-                        Some(CallWriter::new(plan, limit, job.temperature, job.top_p))
+                        let writer = CallWriter::new(plan, limit, job.temperature, job.top_p);
+                        (Some(writer), limit)
                     }
                 };
                 let rng = Rng::new(job.seed);
                 Some(Seq::Chat(Box::new(ChatSeq {
                     job,
-                    prompt: self.prompt(prompt),
+                    prompt: self.prompt(prompt, reply),
                     out: Vec::new(),
                     pending: Vec::new(),
                     writer,
@@ -596,7 +608,7 @@ impl Engine {
                 let n = options.len();
                 Some(Seq::Choose(Box::new(ChooseSeq {
                     job,
-                    prompt: self.prompt(prompt),
+                    prompt: self.prompt(prompt, longest),
                     options,
                     scores: vec![0.0; n],
                     next: 0,

@@ -110,6 +110,16 @@ impl KvCache {
         }
     }
 
+    /// Makes room for `positions` in all, at once: grown by doubling, a
+    /// sequence's layers would hold up to twice what it uses, and the
+    /// allocator keeps the freed halves (an agent sweep peaked at 12.3 GB).
+    pub(crate) fn reserve(&mut self, positions: usize, row: usize) {
+        let want = positions * row;
+        for l in self.k.iter_mut().chain(self.v.iter_mut()) {
+            l.reserve_exact(want.saturating_sub(l.len()));
+        }
+    }
+
     /// A copy of the first `len` positions.
     pub(crate) fn prefix(&self, len: usize, row: usize) -> KvCache {
         let len = len.min(self.len);
@@ -804,5 +814,23 @@ fn softmax(row: &mut [f32], scale: f32) {
     let inv = 1.0 / sum;
     for s in row.iter_mut() {
         *s *= inv;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::KvCache;
+
+    #[test]
+    fn a_reserved_cache_holds_exactly_its_positions() {
+        let row = 3;
+        let mut cache = KvCache::filled(2, 10, row);
+        cache.reserve(25, row);
+        for layer in cache.k.iter().chain(&cache.v) {
+            assert_eq!(layer.capacity(), 25 * row, "room for 25, not doubled");
+            assert_eq!(layer.len(), 10 * row, "nothing written");
+        }
+        cache.reserve(5, row);
+        assert_eq!(cache.k[0].capacity(), 25 * row, "never shrinks");
     }
 }
