@@ -111,8 +111,9 @@ impl KvCache {
     }
 
     /// Makes room for `positions` in all, at once: grown by doubling, a
-    /// sequence's layers would hold up to twice what it uses, and the
-    /// allocator keeps the freed halves (an agent sweep peaked at 12.3 GB).
+    /// sequence's layers hold up to twice what they use and leave the
+    /// outgrown buffers to the allocator (the agent bench peaked at twice
+    /// the RSS it reaches with this).
     pub(crate) fn reserve(&mut self, positions: usize, row: usize) {
         let want = positions * row;
         for l in self.k.iter_mut().chain(self.v.iter_mut()) {
