@@ -79,7 +79,8 @@ impl Prompt {
     }
 
     /// Allocates the cache for every position the sequence can reach (on
-    /// admission, so waiting sequences hold nothing).
+    /// admission, so waiting sequences hold nothing; a cached prefix comes
+    /// with the room already).
     fn reserve(&mut self, row: usize) {
         self.cache.reserve(self.positions, row);
     }
@@ -461,7 +462,8 @@ impl Engine {
                 break;
             };
             if cached > 0 {
-                if let Some(cache) = self.prefixes.take(&seq.prompt().tokens) {
+                let prompt = seq.prompt();
+                if let Some(cache) = self.prefixes.take(&prompt.tokens, prompt.positions) {
                     seq.prompt_mut().resume(cache);
                 }
             }

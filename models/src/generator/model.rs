@@ -121,10 +121,18 @@ impl KvCache {
         }
     }
 
-    /// A copy of the first `len` positions.
-    pub(crate) fn prefix(&self, len: usize, row: usize) -> KvCache {
+    /// A copy of the first `len` positions, with room for `room` in all (a
+    /// sequence resuming from it then never reallocates).
+    pub(crate) fn prefix(&self, len: usize, room: usize, row: usize) -> KvCache {
         let len = len.min(self.len);
-        let cut = |layers: &[Vec<f32>]| layers.iter().map(|l| l[..len * row].to_vec()).collect();
+        let cut = |layers: &[Vec<f32>]| {
+            let layer = |l: &Vec<f32>| {
+                let mut copy = Vec::with_capacity(room.max(len) * row);
+                copy.extend_from_slice(&l[..len * row]);
+                copy
+            };
+            layers.iter().map(layer).collect()
+        };
         KvCache {
             k: cut(&self.k),
             v: cut(&self.v),
@@ -833,5 +841,17 @@ mod tests {
         }
         cache.reserve(5, row);
         assert_eq!(cache.k[0].capacity(), 25 * row, "never shrinks");
+        let resumed = cache.prefix(4, 25, row);
+        assert_eq!(resumed.len(), 4);
+        assert_eq!(
+            resumed.v[1].capacity(),
+            25 * row,
+            "a prefix comes with room"
+        );
+        assert_eq!(
+            resumed.v[1],
+            cache.v[1][..4 * row],
+            "and the first positions"
+        );
     }
 }

@@ -66,9 +66,10 @@ impl PrefixCache {
             .unwrap_or(0)
     }
 
-    /// The cache of the longest reusable prefix of `prompt`, if any; the
-    /// entry it came from becomes the most recently used.
-    pub(crate) fn take(&mut self, prompt: &[u32]) -> Option<KvCache> {
+    /// The cache of the longest reusable prefix of `prompt`, if any, with
+    /// room for `room` positions; the entry it came from becomes the most
+    /// recently used.
+    pub(crate) fn take(&mut self, prompt: &[u32], room: usize) -> Option<KvCache> {
         let (i, n) = self
             .entries
             .iter()
@@ -79,7 +80,7 @@ impl PrefixCache {
             return None;
         }
         let entry = self.entries.remove(i)?;
-        let cache = entry.cache.prefix(n, self.row);
+        let cache = entry.cache.prefix(n, room, self.row);
         self.entries.push_back(entry);
         Some(cache)
     }
@@ -101,7 +102,7 @@ impl PrefixCache {
             .retain(|e| common_prefix(&e.tokens, tokens) < e.tokens.len());
         self.entries.push_back(Entry {
             tokens: tokens.to_vec(),
-            cache: cache.prefix(tokens.len(), self.row),
+            cache: cache.prefix(tokens.len(), tokens.len(), self.row),
         });
         let mut held: usize = self.entries.iter().map(|e| e.tokens.len()).sum();
         while held > capacity {
@@ -149,7 +150,7 @@ mod tests {
         let mut q: Vec<u32> = (0..140).collect();
         q.push(7);
         assert_eq!(pc.available(&q), 128);
-        let got = pc.take(&q).expect("a prefix");
+        let got = pc.take(&q, q.len()).expect("a prefix");
         assert_eq!(got.len(), 128);
         // `a` was used last, so a third entry pushes out `b`.
         pc.insert(&(5000..5100).collect::<Vec<u32>>(), &cache(100, row));
