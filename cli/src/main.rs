@@ -3,6 +3,8 @@
 
 mod args;
 mod deploy;
+#[cfg(test)]
+mod doc_commands;
 mod exit;
 mod inspect;
 mod local;

@@ -123,7 +123,7 @@ fn gem_score_without_an_ad_leaves_ad_metrics_unscored() {
     );
 }
 
-/// Issue 11: a GEM-Bench verdict whose reply is unparsable twice costs two
+/// A GEM-Bench verdict whose reply is unparsable twice costs two
 /// calls on the wire (the question and the client's one re-ask), not four,
 /// and is unscored as a parse failure.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

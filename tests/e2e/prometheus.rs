@@ -1,4 +1,4 @@
-//! Issue 5: a real Prometheus scrapes a coordinator and two workers during
+//! A real Prometheus scrapes a coordinator and two workers during
 //! a synthetic sweep, and every panel query of every dashboard in
 //! `dashboards/` answers with a non-empty, finite result; the alert rules
 //! pass `promtool check rules` and their unit tests.
