@@ -1,19 +1,23 @@
-//! Renders the AdFarm Helm chart without the `helm` binary, so tests can
-//! check every manifest against the Kubernetes API types.
+//! Runs the real `helm` and `kubernetes-validate` on the AdFarm chart, so
+//! tests can lint it, render it and check every manifest.
 //!
-//! - `chart`: loads a chart folder, merges values and renders each template
-//!   into YAML documents.
-//! - `sprig`: the handful of Sprig/Helm functions the chart uses (`include`,
-//!   `toYaml`, `nindent`, ...), on top of the Go-template engine `gtmpl`.
-//! - `values`: YAML values to template values, and Helm's deep merge.
+//! - `tool`: finds a tool (explicit path, `$ADFARM_HOME/tools`, `PATH`) and
+//!   runs it, turning a failure into an error that carries its output.
+//! - `helm`: `helm lint --strict` and `helm template` with values files.
+//! - `manifest`: splits `helm template` output into documents, each with the
+//!   template it came from.
+//! - `validate`: `kubernetes-validate --strict` against one Kubernetes version.
 //!
-//! Design decision: the renderer supports exactly the functions the chart
-//! uses; a template calling anything else fails to parse, so a chart change
-//! that needs a new function is caught here rather than silently mis-rendered.
+//! Design decision: the crate reads no environment variables; callers pass
+//! the explicit path, `ADFARM_HOME` and `PATH` to [`Tool::locate`], and a
+//! missing tool is an error that says to run `scripts/ensure-helm`.
 
-mod chart;
-mod sprig;
-mod values;
+mod helm;
+mod manifest;
+mod tool;
+mod validate;
 
-pub use chart::{Chart, ChartError, Rendered};
-pub use values::merge;
+pub use helm::Helm;
+pub use manifest::{split, Manifest};
+pub use tool::{Tool, ToolError};
+pub use validate::KubernetesValidate;

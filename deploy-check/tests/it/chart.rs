@@ -1,20 +1,44 @@
-//! The real chart, with default values and the production example.
+//! The real chart: default values, the production example, and the value
+//! sets that switch scaling and the API.
 
-use crate::check::{chart_dir, check_chart};
+use crate::check::{chart_dir, check_chart, helm, render, values};
+use adfarm_deploy_check::Manifest;
+use std::path::Path;
 
 fn count(kinds: &[(String, String)], kind: &str) -> usize {
     kinds.iter().filter(|(_, k)| k == kind).count()
 }
 
+fn checked(overrides: &[&Path]) -> Vec<(String, String)> {
+    check_chart(&chart_dir("../helm/adfarm"), overrides).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn find<'a>(manifests: &'a [Manifest], kind: &str, name: &str) -> &'a serde_yaml::Value {
+    &manifests
+        .iter()
+        .find(|m| m.kind() == kind && m.name() == name)
+        .unwrap_or_else(|| panic!("no {kind} {name}"))
+        .document
+}
+
+fn args(container: &serde_yaml::Value) -> Vec<&str> {
+    container["args"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect()
+}
+
 #[test]
 fn default_values_render_into_valid_kubernetes_objects() {
-    let kinds = check_chart(&chart_dir("../helm/adfarm"), &[]).unwrap_or_else(|e| panic!("{e}"));
-    // One worker pool per lane; no coordinator without a sweep file.
-    assert_eq!(count(&kinds, "Deployment"), 4, "{kinds:?}");
+    let kinds = checked(&[]);
+    // The coordinator and one worker pool per lane.
+    assert_eq!(count(&kinds, "Deployment"), 5, "{kinds:?}");
     assert_eq!(count(&kinds, "PodDisruptionBudget"), 4);
+    assert_eq!(count(&kinds, "Service"), 2, "coordinator and workers");
     for kind in [
         "ConfigMap",
-        "Service",
         "ServiceAccount",
         "Role",
         "RoleBinding",
@@ -27,10 +51,101 @@ fn default_values_render_into_valid_kubernetes_objects() {
 }
 
 #[test]
+fn the_default_install_runs_a_coordinator_serving_its_api() {
+    let manifests = render("demo", &[]);
+    let deployment = find(&manifests, "Deployment", "demo-coordinator");
+    let c = &deployment["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(
+        args(c),
+        [
+            "coordinator",
+            "--serve",
+            "0.0.0.0:8080",
+            "--metrics-addr",
+            "0.0.0.0:9464"
+        ],
+        "no sweep file: nothing to autoscale"
+    );
+    assert_eq!(c["ports"][1]["name"], "api");
+    assert_eq!(c["ports"][1]["containerPort"], 8080);
+    let service = find(&manifests, "Service", "demo-coordinator");
+    assert_eq!(service["spec"]["ports"][1]["name"], "api");
+    assert_eq!(service["spec"]["ports"][1]["port"], 8080);
+    let policy = find(&manifests, "NetworkPolicy", "demo");
+    assert_eq!(policy["spec"]["ingress"][1]["ports"][0]["port"], 8080);
+    for lane in ["solve", "model", "embed", "cpu"] {
+        let w = find(&manifests, "Deployment", &format!("demo-worker-{lane}"));
+        let c = &w["spec"]["template"]["spec"]["containers"][0];
+        assert_eq!(args(c)[..3], ["worker", "--lanes", lane]);
+        assert_eq!(w["spec"]["replicas"], 1);
+    }
+}
+
+#[test]
+fn objects_are_named_after_the_release_and_their_component() {
+    let manifests = render("demo", &[]);
+    let mut names: Vec<String> = manifests
+        .iter()
+        .map(|m| format!("{} {}", m.kind(), m.name()))
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "ConfigMap demo-sweeps",
+            "Deployment demo-coordinator",
+            "Deployment demo-worker-cpu",
+            "Deployment demo-worker-embed",
+            "Deployment demo-worker-model",
+            "Deployment demo-worker-solve",
+            "NetworkPolicy demo",
+            "PodDisruptionBudget demo-worker-cpu",
+            "PodDisruptionBudget demo-worker-embed",
+            "PodDisruptionBudget demo-worker-model",
+            "PodDisruptionBudget demo-worker-solve",
+            "Role demo-scaler",
+            "RoleBinding demo-scaler",
+            "Service demo-coordinator",
+            "Service demo-workers",
+            "ServiceAccount demo",
+        ]
+    );
+    let coordinator = find(&manifests, "Deployment", "demo-coordinator");
+    assert_eq!(
+        coordinator["metadata"]["labels"]["app.kubernetes.io/name"],
+        "adfarm"
+    );
+}
+
+#[test]
+fn name_overrides_change_the_prefix_and_the_app_label() {
+    let name = values("nameOverride: farm\n");
+    let manifests = render("demo", &[name.path()]);
+    let coordinator = find(&manifests, "Deployment", "demo-farm-coordinator");
+    assert_eq!(
+        coordinator["metadata"]["labels"]["app.kubernetes.io/name"],
+        "farm"
+    );
+    let full = values("nameOverride: farm\nfullnameOverride: evals\n");
+    let manifests = render("demo", &[full.path()]);
+    find(&manifests, "Deployment", "evals-coordinator");
+    find(&manifests, "Deployment", "evals-worker-solve");
+}
+
+#[test]
+fn a_coordinator_without_its_api_needs_a_sweep_file() {
+    let off = values("coordinator:\n  api:\n    enabled: false\n");
+    let err = helm()
+        .template("demo", "evals", &chart_dir("../helm/adfarm"), &[off.path()])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("/coordinator/sweepFile"), "{err}");
+}
+
+#[test]
 fn production_values_render_into_valid_kubernetes_objects() {
     let prod = chart_dir("../helm/adfarm/examples/values-production.yaml");
-    let kinds =
-        check_chart(&chart_dir("../helm/adfarm"), &[&prod]).unwrap_or_else(|e| panic!("{e}"));
+    let kinds = checked(&[&prod]);
     assert_eq!(
         count(&kinds, "Deployment"),
         5,
@@ -47,37 +162,27 @@ fn production_values_render_into_valid_kubernetes_objects() {
 
 #[test]
 fn hpa_fallback_renders_when_keda_is_off() {
-    let dir = tempdir();
-    let over = dir.join("hpa.yaml");
-    std::fs::write(&over, "hpa:\n  enabled: true\n").unwrap();
-    let kinds =
-        check_chart(&chart_dir("../helm/adfarm"), &[&over]).unwrap_or_else(|e| panic!("{e}"));
+    let hpa = values("hpa:\n  enabled: true\n");
+    let kinds = checked(&[hpa.path()]);
     assert_eq!(count(&kinds, "HorizontalPodAutoscaler"), 4);
+}
+
+#[test]
+fn keda_and_the_service_monitor_render_on_default_values() {
+    let on = values("keda:\n  enabled: true\nmetrics:\n  serviceMonitor:\n    enabled: true\n");
+    let kinds = checked(&[on.path()]);
+    assert_eq!(count(&kinds, "ScaledObject"), 4);
+    assert_eq!(count(&kinds, "ServiceMonitor"), 1);
 }
 
 #[test]
 fn production_workers_get_keys_from_secrets_and_run_hardened() {
     let prod = chart_dir("../helm/adfarm/examples/values-production.yaml");
-    let chart = adfarm_deploy_check::Chart::load(&chart_dir("../helm/adfarm")).unwrap();
-    let rendered = chart.render(&[&prod], "adfarm", "adfarm").unwrap();
-    let workers = rendered
-        .iter()
-        .find(|r| r.template == "worker-deployment.yaml")
-        .unwrap();
-    let model = workers
-        .documents
-        .iter()
-        .find(|d| d["metadata"]["name"] == "adfarm-adfarm-worker-model")
-        .expect("model pool");
+    let manifests = render("adfarm", &[&prod]);
+    let model = find(&manifests, "Deployment", "adfarm-worker-model");
     let c = &model["spec"]["template"]["spec"]["containers"][0];
-    let args: Vec<&str> = c["args"]
-        .as_sequence()
-        .unwrap()
-        .iter()
-        .map(|a| a.as_str().unwrap())
-        .collect();
     assert_eq!(
-        args,
+        args(c),
         [
             "worker",
             "--lanes",
@@ -105,45 +210,28 @@ fn production_workers_get_keys_from_secrets_and_run_hardened() {
     );
 }
 
-fn tempdir() -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("adfarm-deploy-check-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 #[test]
 fn coordinator_autoscales_without_keda_and_gets_its_pools() {
-    let dir = tempdir();
-    let over = dir.join("autoscale.yaml");
-    std::fs::write(
-        &over,
-        "sweeps:\n  s.toml: |\n    name = \"s\"\ncoordinator:\n  sweepFile: s.toml\n",
-    )
-    .unwrap();
-    let chart = adfarm_deploy_check::Chart::load(&chart_dir("../helm/adfarm")).unwrap();
-    let coordinator = |files: &[&std::path::Path]| {
-        let rendered = chart.render(files, "adfarm", "evals").unwrap();
-        let doc = rendered
-            .iter()
-            .find(|r| r.template == "coordinator-deployment.yaml")
-            .unwrap()
-            .documents[0]
-            .clone();
-        doc["spec"]["template"]["spec"]["containers"][0].clone()
+    let sweep =
+        values("sweeps:\n  s.toml: |\n    name = \"s\"\ncoordinator:\n  sweepFile: s.toml\n");
+    let keda = values("keda:\n  enabled: true\n");
+    checked(&[sweep.path()]);
+    checked(&[sweep.path(), keda.path()]);
+    let coordinator = |files: &[&Path]| {
+        let manifests = render("adfarm", files);
+        find(&manifests, "Deployment", "adfarm-coordinator")["spec"]["template"]["spec"]
+            ["containers"][0]
+            .clone()
     };
-    let c = coordinator(&[&over]);
-    let args: Vec<&str> = c["args"]
-        .as_sequence()
-        .unwrap()
-        .iter()
-        .map(|a| a.as_str().unwrap())
-        .collect();
-    assert!(args.contains(&"--autoscale"), "{args:?}");
+    let c = coordinator(&[sweep.path()]);
+    let a = args(&c);
+    assert_eq!(a[..3], ["coordinator", "--sweep", "/sweeps/s.toml"]);
+    assert!(a.contains(&"--autoscale"), "{a:?}");
     let env = c["env"].as_sequence().unwrap();
     let value = |name: &str| env.iter().find(|e| e["name"] == name).unwrap().clone();
     assert_eq!(
         value("ADFARM_WORKER_DEPLOYMENT_PREFIX")["value"],
-        "adfarm-adfarm-worker-"
+        "adfarm-worker-"
     );
     assert_eq!(
         value("ADFARM_WORKER_POOLS")["value"],
@@ -154,51 +242,6 @@ fn coordinator_autoscales_without_keda_and_gets_its_pools() {
         "metadata.namespace"
     );
     // With KEDA scaling the pools, the coordinator leaves them alone.
-    let keda = dir.join("keda.yaml");
-    std::fs::write(&keda, "keda:\n  enabled: true\n").unwrap();
-    let c = coordinator(&[&over, &keda]);
-    assert!(!c["args"]
-        .as_sequence()
-        .unwrap()
-        .iter()
-        .any(|a| a == "--autoscale"));
-}
-
-#[test]
-fn api_only_coordinator_serves_its_api_port() {
-    let dir = tempdir();
-    let over = dir.join("api.yaml");
-    std::fs::write(
-        &over,
-        "coordinator:\n  api:\n    enabled: true\n    port: 8080\n",
-    )
-    .unwrap();
-    let kinds =
-        check_chart(&chart_dir("../helm/adfarm"), &[&over]).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(count(&kinds, "Deployment"), 5, "coordinator and four pools");
-    let chart = adfarm_deploy_check::Chart::load(&chart_dir("../helm/adfarm")).unwrap();
-    let rendered = chart.render(&[&over], "adfarm", "evals").unwrap();
-    let doc = |template: &str| {
-        rendered
-            .iter()
-            .find(|r| r.template == template)
-            .unwrap()
-            .documents[0]
-            .clone()
-    };
-    let deployment = doc("coordinator-deployment.yaml");
-    let c = &deployment["spec"]["template"]["spec"]["containers"][0];
-    let args: Vec<&str> = c["args"]
-        .as_sequence()
-        .unwrap()
-        .iter()
-        .map(|a| a.as_str().unwrap())
-        .collect();
-    assert_eq!(&args[..3], ["coordinator", "--serve", "0.0.0.0:8080"]);
-    assert!(!args.contains(&"--sweep"), "{args:?}");
-    assert_eq!(c["ports"][1]["containerPort"], 8080);
-    let service = doc("coordinator-service.yaml");
-    assert_eq!(service["spec"]["ports"][1]["name"], "api");
-    let policy = doc("networkpolicy.yaml");
-    assert_eq!(policy["spec"]["ingress"][1]["ports"][0]["port"], 8080);
+    let c = coordinator(&[sweep.path(), keda.path()]);
+    assert!(!args(&c).contains(&"--autoscale"));
 }

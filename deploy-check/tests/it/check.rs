@@ -1,6 +1,7 @@
-//! One rendered document checked against its Kubernetes type.
+//! Lints and renders a chart with the real helm, validates the output with
+//! kubernetes-validate, and checks each document against its Kubernetes type.
 
-use adfarm_deploy_check::{Chart, Rendered};
+use adfarm_deploy_check::{Helm, KubernetesValidate, Manifest, Tool};
 use k8s_openapi::api::{
     apps::v1::Deployment,
     autoscaling::v2::HorizontalPodAutoscaler,
@@ -12,8 +13,57 @@ use k8s_openapi::api::{
 use serde::{de::DeserializeOwned, Serialize};
 use std::path::{Path, PathBuf};
 
+/// The Kubernetes version kubernetes-validate checks against: the one of
+/// k8s-openapi's `v1_35` feature, which the typed checks use.
+const KUBERNETES_VERSION: &str = "1.35.0";
+
 pub fn chart_dir(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// `$ADFARM_HOME`, defaulting as `scripts/ensure-helm` does.
+fn adfarm_home() -> PathBuf {
+    if let Some(home) = std::env::var_os("ADFARM_HOME").filter(|h| !h.is_empty()) {
+        return home.into();
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|c| !c.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache")
+        });
+    cache.join("adfarm")
+}
+
+fn locate(tool: Tool) -> PathBuf {
+    tool.locate(
+        std::env::var_os(tool.env),
+        &adfarm_home(),
+        std::env::var_os("PATH"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+pub fn helm() -> Helm {
+    Helm::new(locate(Tool::HELM))
+}
+
+fn kubernetes_validate() -> KubernetesValidate {
+    KubernetesValidate::new(locate(Tool::KUBERNETES_VALIDATE), KUBERNETES_VERSION)
+}
+
+/// The real chart rendered as release `release` in namespace `evals`.
+pub fn render(release: &str, overrides: &[&Path]) -> Vec<Manifest> {
+    helm()
+        .manifests(release, "evals", &chart_dir("../helm/adfarm"), overrides)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A values file holding `yaml`, removed when the returned guard drops.
+pub fn values(yaml: &str) -> tempfile::NamedTempFile {
+    let mut f = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
+    std::io::Write::write_all(&mut f, yaml.as_bytes()).unwrap();
+    f
 }
 
 /// Drops nulls, which the typed round trip omits too.
@@ -101,21 +151,27 @@ pub fn check_document(doc: &serde_yaml::Value) -> Result<String, String> {
     Ok(kind)
 }
 
-/// Renders `chart` with `overrides` and checks every document; returns the
-/// kinds found, or every failure.
+/// Lints `chart` with `overrides` (`helm lint --strict`), renders it
+/// (`helm template`), validates the output (`kubernetes-validate --strict`)
+/// and checks every document against its type; returns the (template, kind)
+/// of each document, or every failure.
 pub fn check_chart(chart: &Path, overrides: &[&Path]) -> Result<Vec<(String, String)>, String> {
-    let chart = Chart::load(chart).map_err(|e| e.to_string())?;
-    let rendered: Vec<Rendered> = chart
-        .render(overrides, "adfarm", "adfarm")
+    let helm = helm();
+    let validate = kubernetes_validate();
+    helm.lint(chart, overrides).map_err(|e| e.to_string())?;
+    let text = helm
+        .template("adfarm", "adfarm", chart, overrides)
         .map_err(|e| e.to_string())?;
-    let mut kinds = Vec::new();
     let mut failures = Vec::new();
-    for r in &rendered {
-        for doc in &r.documents {
-            match check_document(doc) {
-                Ok(k) => kinds.push((r.template.clone(), k)),
-                Err(e) => failures.push(format!("{}: {e}", r.template)),
-            }
+    if let Err(e) = validate.validate(&text) {
+        failures.push(e.to_string());
+    }
+    let manifests = adfarm_deploy_check::split(&text).map_err(|e| e.to_string())?;
+    let mut kinds = Vec::new();
+    for m in &manifests {
+        match check_document(&m.document) {
+            Ok(k) => kinds.push((m.template.clone(), k)),
+            Err(e) => failures.push(format!("{}: {e}", m.template)),
         }
     }
     if failures.is_empty() {

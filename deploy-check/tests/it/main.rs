@@ -1,4 +1,5 @@
-//! Renders the chart and checks every document against the Kubernetes API.
+//! Lints and renders the chart with the real helm and checks every document
+//! with kubernetes-validate and against the Kubernetes API types.
 
 mod broken;
 mod chart;
