@@ -2,7 +2,7 @@
 //! durable redb transaction, so a `kill -9` loses nothing that was recorded
 //! and a restarted run resumes where it stopped.
 
-use crate::store::{Recorded, Store, StoreError, SweepRecord};
+use crate::store::{billed, Recorded, Store, StoreError, SweepRecord};
 use adfarm_proto::tally::{Tally, SEP};
 use adfarm_proto::{Failure, JobId, JobResult, SweepId, Usage};
 use async_trait::async_trait;
@@ -348,10 +348,7 @@ impl Store for EmbeddedStore {
         let sweep = sweep.clone();
         let fields = Tally::charge_fields(usage, cost_usd);
         // A response means the provider answered (and billed) this call.
-        let billed = match response {
-            Some(_) => Tally::bill_fields(usage, cost_usd),
-            None => Vec::new(),
-        };
+        let billed = billed(response, usage, cost_usd);
         let response = response.map(<[u8]>::to_vec);
         self.blocking("charge", move |db| {
             let txn = db.begin_write()?;
@@ -371,11 +368,7 @@ impl Store for EmbeddedStore {
                 add(&txn, &sweep, &fields)?;
             }
             txn.commit()?;
-            Ok(if first {
-                Recorded::New
-            } else {
-                Recorded::Duplicate
-            })
+            Ok(Recorded::first_if(first))
         })
         .await
     }

@@ -36,11 +36,11 @@ mod scripts;
 pub use connection::RedisConnection;
 pub use limiter::RedisLimiter;
 
-use crate::store::{Recorded, Store, StoreError, SweepRecord};
+use crate::store::{billed, Recorded, Store, StoreError, SweepRecord};
 use adfarm_proto::tally::Tally;
 use adfarm_proto::{Failure, JobId, JobResult, SweepId, Usage};
 use async_trait::async_trait;
-use redis::RedisError;
+use redis::{RedisError, Script, ScriptInvocation};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -136,14 +136,14 @@ impl RedisStore {
     pub async fn delete_all(&self) -> Result<u64, StoreError> {
         let mut con = self.con.clone();
         let pattern = format!("{}:*", self.prefix);
+        let fail = |e: RedisError| StoreError::Backend {
+            op: "delete_all",
+            reason: e.to_string(),
+        };
         if matches!(con, RedisConnection::Cluster(_)) {
             // SCAN walks one node; KEYS is sent to every primary and the
             // answers joined. Keys are deleted one by one: they live in
             // different slots.
-            let fail = |e: RedisError| StoreError::Backend {
-                op: "delete_all",
-                reason: e.to_string(),
-            };
             let keys: Vec<String> = redis::cmd("KEYS")
                 .arg(&pattern)
                 .query_async(&mut con)
@@ -170,19 +170,13 @@ impl RedisStore {
                 .arg(SCAN_BATCH)
                 .query_async(&mut con)
                 .await
-                .map_err(|e| StoreError::Backend {
-                    op: "delete_all",
-                    reason: e.to_string(),
-                })?;
+                .map_err(fail)?;
             if !keys.is_empty() {
                 let n: u64 = redis::cmd("DEL")
                     .arg(&keys)
                     .query_async(&mut con)
                     .await
-                    .map_err(|e| StoreError::Backend {
-                        op: "delete_all",
-                        reason: e.to_string(),
-                    })?;
+                    .map_err(fail)?;
                 deleted += n;
             }
             if next == 0 {
@@ -258,6 +252,55 @@ impl RedisStore {
         StoreError::Lost {
             sweep: sweep.0.clone(),
         }
+    }
+
+    /// Runs a write script for `sweep` with its epoch guard appended (the
+    /// epoch key as the last KEY, the epoch as the last ARGV) and returns
+    /// the script's answer; its -1 becomes [`StoreError::Lost`].
+    async fn guarded(
+        &self,
+        op: &'static str,
+        sweep: &SweepId,
+        mut call: ScriptInvocation<'static>,
+    ) -> Result<i64, StoreError> {
+        let epoch = self.epoch(sweep).await?;
+        call.key(self.keys(sweep).epoch).arg(epoch);
+        let mut con = self.con.clone();
+        let answer: i64 = call.invoke_async(&mut con).await.map_err(backend(op))?;
+        if answer == -1 {
+            return Err(self.lost(sweep));
+        }
+        Ok(answer)
+    }
+
+    /// A call of a result or failure script for job `id` of `sweep`, its
+    /// job keys (results, failures, failure undo, counters) and the job id
+    /// given; the caller adds the rest of its ARGV.
+    fn job_script(
+        &self,
+        script: &'static Script,
+        sweep: &SweepId,
+        id: &JobId,
+    ) -> ScriptInvocation<'static> {
+        let k = self.keys(sweep);
+        let mut call = script.key(&k.results);
+        call.key(&k.failures)
+            .key(&k.failure_undo)
+            .key(&k.counters)
+            .arg(&id.0);
+        call
+    }
+
+    /// A result or failure script's answer for `sweep`: 1 when the job's
+    /// entry is new.
+    async fn settle(
+        &self,
+        op: &'static str,
+        sweep: &SweepId,
+        call: ScriptInvocation<'static>,
+    ) -> Result<Recorded, StoreError> {
+        let new = self.guarded(op, sweep, call).await?;
+        Ok(Recorded::first_if(new == 1))
     }
 
     async fn hget(
@@ -337,30 +380,9 @@ impl Store for RedisStore {
 
     async fn record(&self, sweep: &SweepId, r: &JobResult) -> Result<Recorded, StoreError> {
         let bytes = serde_json::to_vec(r).expect("result serialises");
-        let k = self.keys(sweep);
-        let epoch = self.epoch(sweep).await?;
-        let mut con = self.con.clone();
-        let new: i64 = scripts::RECORD
-            .key(&k.results)
-            .key(&k.failures)
-            .key(&k.failure_undo)
-            .key(&k.counters)
-            .key(&k.epoch)
-            .arg(&r.id.0)
-            .arg(bytes)
-            .arg(flat(&Tally::result_fields(r)))
-            .arg(epoch)
-            .invoke_async(&mut con)
-            .await
-            .map_err(backend("record"))?;
-        if new == -1 {
-            return Err(self.lost(sweep));
-        }
-        Ok(if new == 1 {
-            Recorded::New
-        } else {
-            Recorded::Duplicate
-        })
+        let mut call = self.job_script(&scripts::RECORD, sweep, &r.id);
+        call.arg(bytes).arg(flat(&Tally::result_fields(r)));
+        self.settle("record", sweep, call).await
     }
 
     async fn result(&self, sweep: &SweepId, id: &JobId) -> Result<Option<JobResult>, StoreError> {
@@ -451,31 +473,9 @@ impl Store for RedisStore {
         // passes them to HINCRBY without a trip through Lua numbers.
         let negated: Vec<(String, i64)> = fields.iter().map(|(f, v)| (f.clone(), -v)).collect();
         let undo = serde_json::to_vec(&flat(&negated)).expect("strings serialise");
-        let k = self.keys(sweep);
-        let epoch = self.epoch(sweep).await?;
-        let mut con = self.con.clone();
-        let new: i64 = scripts::FAIL
-            .key(&k.results)
-            .key(&k.failures)
-            .key(&k.failure_undo)
-            .key(&k.counters)
-            .key(&k.epoch)
-            .arg(&f.id.0)
-            .arg(bytes)
-            .arg(undo)
-            .arg(flat(&fields))
-            .arg(epoch)
-            .invoke_async(&mut con)
-            .await
-            .map_err(backend("fail"))?;
-        if new == -1 {
-            return Err(self.lost(sweep));
-        }
-        Ok(if new == 1 {
-            Recorded::New
-        } else {
-            Recorded::Duplicate
-        })
+        let mut call = self.job_script(&scripts::FAIL, sweep, &f.id);
+        call.arg(bytes).arg(undo).arg(flat(&fields));
+        self.settle("fail", sweep, call).await
     }
 
     async fn failures(&self, sweep: &SweepId) -> Result<Vec<Failure>, StoreError> {
@@ -516,20 +516,9 @@ impl Store for RedisStore {
     }
 
     async fn count(&self, sweep: &SweepId, fields: &[(String, i64)]) -> Result<(), StoreError> {
-        let k = self.keys(sweep);
-        let epoch = self.epoch(sweep).await?;
-        let mut con = self.con.clone();
-        let done: i64 = scripts::COUNT
-            .key(&k.counters)
-            .key(&k.epoch)
-            .arg(flat(fields))
-            .arg(epoch)
-            .invoke_async(&mut con)
-            .await
-            .map_err(backend("count"))?;
-        if done == -1 {
-            return Err(self.lost(sweep));
-        }
+        let mut call = scripts::COUNT.key(self.keys(sweep).counters);
+        call.arg(flat(fields));
+        self.guarded("count", sweep, call).await?;
         Ok(())
     }
 
@@ -565,32 +554,21 @@ impl Store for RedisStore {
         usage: &Usage,
         cost_usd: f64,
     ) -> Result<Recorded, StoreError> {
-        let k = self.keys(sweep);
-        let mut con = self.con.clone();
         // A response means the provider answered (and billed) this call.
-        let billed = match response {
-            Some(_) => Tally::bill_fields(usage, cost_usd),
-            None => Vec::new(),
-        };
-        let epoch = self.epoch(sweep).await?;
-        let new: i64 = scripts::CHARGE
-            .key(&k.charges)
+        let billed = billed(response, usage, cost_usd);
+        let k = self.keys(sweep);
+        let mut script = scripts::CHARGE.key(&k.charges);
+        script
             .key(&k.counters)
-            .key(&k.epoch)
             .arg(call)
             .arg(billed.len())
             .arg(flat(&billed))
-            .arg(flat(&Tally::charge_fields(usage, cost_usd)))
-            .arg(epoch)
-            .invoke_async(&mut con)
-            .await
-            .map_err(backend("charge"))?;
-        if new == -1 {
-            return Err(self.lost(sweep));
-        }
+            .arg(flat(&Tally::charge_fields(usage, cost_usd)));
+        let new = self.guarded("charge", sweep, script).await?;
         // Charged before cached: a crash in between makes a redelivered
         // job call again (billed, not charged twice), never lose the charge.
         if let Some(bytes) = response {
+            let mut con = self.con.clone();
             redis::cmd("SET")
                 .arg(self.cache_key(call))
                 .arg(bytes)
@@ -599,10 +577,6 @@ impl Store for RedisStore {
                 .await
                 .map_err(backend("cache"))?;
         }
-        Ok(if new == 1 {
-            Recorded::New
-        } else {
-            Recorded::Duplicate
-        })
+        Ok(Recorded::first_if(new == 1))
     }
 }

@@ -63,6 +63,27 @@ pub enum Recorded {
     Duplicate,
 }
 
+impl Recorded {
+    /// [`Recorded::New`] when the write was the first, else
+    /// [`Recorded::Duplicate`].
+    pub fn first_if(first: bool) -> Recorded {
+        if first {
+            Recorded::New
+        } else {
+            Recorded::Duplicate
+        }
+    }
+}
+
+/// The counters a provider's bill adds for a call: its usage and cost when
+/// it answered (`response` is present), nothing when it did not.
+pub(crate) fn billed(response: Option<&[u8]>, usage: &Usage, cost_usd: f64) -> Vec<(String, i64)> {
+    match response {
+        Some(_) => Tally::bill_fields(usage, cost_usd),
+        None => Vec::new(),
+    }
+}
+
 /// A sweep as the coordinator registered it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SweepRecord {

@@ -2,7 +2,7 @@
 //! default), each test under a prefix of its own whose queues it deletes.
 
 use adfarm_backbone::queue::Consumer;
-use adfarm_backbone::{Delivery, Queue, QueueError, RabbitQueue};
+use adfarm_backbone::{DeadLetter, Delivery, Queue, QueueError, RabbitQueue};
 use adfarm_proto::{Cell, Envelope, Item, JobSpec, Lane, Scope, SweepId, Variant};
 use backon::ExponentialBuilder;
 use std::net::SocketAddr;
@@ -108,6 +108,19 @@ where
             return;
         }
         assert!(start.elapsed() < PATIENCE, "still {got}, wanted {want}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The dead letters the broker has routed, polling until there are some or
+/// PATIENCE runs out.
+async fn dead_letters(q: &RabbitQueue) -> Vec<DeadLetter> {
+    let start = Instant::now();
+    loop {
+        let dead = q.take_dead_letters(10).await.unwrap();
+        if !dead.is_empty() || start.elapsed() > PATIENCE {
+            return dead;
+        }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
@@ -244,14 +257,7 @@ async fn past_the_delivery_limit_the_broker_dead_letters_it() {
         drop(d);
     }
     nothing_within(&mut c, Duration::from_millis(500)).await;
-    let start = Instant::now();
-    let dead = loop {
-        let dead = q.take_dead_letters(10).await.unwrap();
-        if !dead.is_empty() || start.elapsed() > PATIENCE {
-            break dead;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let dead = dead_letters(&q).await;
     assert_eq!(dead.len(), 1);
     assert_eq!(dead[0].body, b"poison");
     assert_eq!(dead[0].code, "delivery-limit");
@@ -272,14 +278,7 @@ async fn a_retried_message_past_the_limit_still_reads_delivery_limit() {
         .await
         .unwrap();
     drop(next(&mut c).await);
-    let start = Instant::now();
-    let dead = loop {
-        let dead = q.take_dead_letters(10).await.unwrap();
-        if !dead.is_empty() || start.elapsed() > PATIENCE {
-            break dead;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let dead = dead_letters(&q).await;
     assert_eq!(dead.len(), 1);
     assert_eq!(
         (dead[0].body.as_slice(), dead[0].code.as_str()),

@@ -98,24 +98,14 @@ pub async fn status(home: &Path, ctx: &SuiteContext, which: &str, backend: &Back
     let rec = find(store.as_ref(), ctx, which).await?;
     let tally = store.tally(&rec.id).await?;
     println!("sweep {} ({})", rec.spec.name, rec.id);
-    println!(
-        "{:<14} {:>9} {:>9} {:>9} {:>9}",
-        "stage", "planned", "done", "failed", "skipped"
+    print_jobs(
+        "stage",
+        rec.planned.iter().map(|(k, planned)| {
+            let counts = [*planned, tally.done(k), tally.failures(k), tally.skips(k)];
+            (k.as_str(), counts)
+        }),
     );
-    for (k, planned) in &rec.planned {
-        println!(
-            "{:<14} {:>9} {:>9} {:>9} {:>9}",
-            k,
-            planned,
-            tally.done(k),
-            tally.failures(k),
-            tally.skips(k)
-        );
-    }
-    let budget = rec
-        .spec
-        .budget_usd
-        .map_or(String::new(), |b| format!(" (budget {b:.4})"));
+    let budget = budget_note(rec.spec.budget_usd);
     println!(
         "spent {:.4} USD{budget}, estimated {:.4} USD",
         tally.spend_usd(),
@@ -146,4 +136,22 @@ pub async fn report(
         None => print!("{text}"),
     }
     Ok(())
+}
+
+/// Prints the jobs table of `adfarm status`: a header naming the first
+/// column `first`, then a row per stage or kind with its planned, done,
+/// failed and skipped jobs.
+pub(crate) fn print_jobs<'a>(first: &str, rows: impl IntoIterator<Item = (&'a str, [i64; 4])>) {
+    println!(
+        "{:<14} {:>9} {:>9} {:>9} {:>9}",
+        first, "planned", "done", "failed", "skipped"
+    );
+    for (name, [planned, done, failed, skipped]) in rows {
+        println!("{name:<14} {planned:>9} {done:>9} {failed:>9} {skipped:>9}");
+    }
+}
+
+/// ` (budget <usd>)` after the spend of a sweep with a budget, else nothing.
+pub(crate) fn budget_note(budget_usd: Option<f64>) -> String {
+    budget_usd.map_or(String::new(), |b| format!(" (budget {b:.4})"))
 }

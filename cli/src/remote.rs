@@ -2,6 +2,7 @@
 //! against a coordinator's HTTP API instead of a store.
 
 use crate::deploy::load_sweep;
+use crate::inspect::{budget_note, print_jobs};
 use adfarm_coordinator::api::{Submitted, SweepStatus};
 use adfarm_suites::SuiteContext;
 use anyhow::{bail, Context, Result};
@@ -68,19 +69,14 @@ pub async fn status(ctx: &SuiteContext, which: &str, server: &str) -> Result<()>
     }
     let s: SweepStatus = resp.json().await?;
     println!("sweep {} ({})", s.name, s.id);
-    println!(
-        "{:<14} {:>9} {:>9} {:>9} {:>9}",
-        "kind", "planned", "done", "failed", "skipped"
+    print_jobs(
+        "kind",
+        s.jobs.iter().map(|(kind, k)| {
+            let counts = [k.planned, k.completed, k.failed, k.skipped];
+            (kind.as_str(), counts)
+        }),
     );
-    for (kind, k) in &s.jobs {
-        println!(
-            "{:<14} {:>9} {:>9} {:>9} {:>9}",
-            kind, k.planned, k.completed, k.failed, k.skipped
-        );
-    }
-    let budget = s
-        .budget_usd
-        .map_or(String::new(), |b| format!(" (budget {b:.4})"));
+    let budget = budget_note(s.budget_usd);
     println!(
         "spent {:.4} USD{budget}, estimated {:.4} USD; {}/{} settled{}",
         s.spent_usd,

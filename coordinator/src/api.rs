@@ -363,29 +363,12 @@ async fn report_of(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::demo_sweep::demo_sweep;
     use adfarm_backbone::{EmbeddedStore, MemoryQueue, Queue};
 
-    const SWEEP: &str = r#"
-name = "api-demo"
-judges = ["fake"]
-
-[[suites]]
-name = "synthetic"
-datasets = ["default"]
-params = { items = 5 }
-
-[[solutions]]
-name = "answer"
-provider = "fake"
-max_tokens = 16
-
-[[providers]]
-name = "fake"
-kind = "openai-compatible"
-base_url = "http://127.0.0.1:9/v1"
-model = "fake-1"
-requests_per_minute = 600
-"#;
+    fn sweep() -> String {
+        demo_sweep("name = \"api-demo\"\njudges = [\"fake\"]", 5, "")
+    }
 
     async fn start() -> (String, MemoryQueue, CancellationToken, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
@@ -404,16 +387,25 @@ requests_per_minute = 600
         (format!("http://{addr}"), queue, cancel, dir)
     }
 
+    /// POSTs `body` to `<url>/sweeps`.
+    async fn submit(http: &reqwest::Client, url: &str, body: String) -> reqwest::Response {
+        http.post(format!("{url}/sweeps"))
+            .body(body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// GETs `<url><path>`.
+    async fn get(http: &reqwest::Client, url: &str, path: &str) -> reqwest::Response {
+        http.get(format!("{url}{path}")).send().await.unwrap()
+    }
+
     #[tokio::test]
     async fn submit_then_follow_status_and_report() {
         let (url, queue, cancel, _dir) = start().await;
         let http = reqwest::Client::new();
-        let resp = http
-            .post(format!("{url}/sweeps"))
-            .body(SWEEP)
-            .send()
-            .await
-            .unwrap();
+        let resp = submit(&http, &url, sweep()).await;
         assert_eq!(resp.status(), 202);
         let sub: Submitted = resp.json().await.unwrap();
         assert_eq!(sub.name, "api-demo");
@@ -422,23 +414,12 @@ requests_per_minute = 600
         assert_eq!(queue.depth(adfarm_proto::Lane::Solve).await.unwrap(), 5);
 
         // Submitting again while followed publishes nothing twice.
-        let again: Submitted = http
-            .post(format!("{url}/sweeps"))
-            .body(SWEEP)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let again: Submitted = submit(&http, &url, sweep()).await.json().await.unwrap();
         assert_eq!((again.id.as_str(), again.published), (sub.id.as_str(), 0));
         assert_eq!(queue.depth(adfarm_proto::Lane::Solve).await.unwrap(), 5);
 
-        let st: SweepStatus = http
-            .get(format!("{url}/sweeps/{}", sub.id))
-            .send()
+        let st: SweepStatus = get(&http, &url, &format!("/sweeps/{}", sub.id))
             .await
-            .unwrap()
             .json()
             .await
             .unwrap();
@@ -447,11 +428,12 @@ requests_per_minute = 600
         assert_eq!((st.settled, st.finished), (0, false));
 
         for (format, needle) in [("md", "api-demo"), ("json", "\"api-demo\""), ("csv", "")] {
-            let resp = http
-                .get(format!("{url}/sweeps/{}/report?format={format}", sub.id))
-                .send()
-                .await
-                .unwrap();
+            let resp = get(
+                &http,
+                &url,
+                &format!("/sweeps/{}/report?format={format}", sub.id),
+            )
+            .await;
             assert_eq!(resp.status(), 200, "{format}");
             let text = resp.text().await.unwrap();
             assert!(text.contains(needle), "{format}: {text}");
@@ -463,12 +445,7 @@ requests_per_minute = 600
     async fn errors_have_statuses_and_codes() {
         let (url, _queue, cancel, _dir) = start().await;
         let http = reqwest::Client::new();
-        let resp = http
-            .post(format!("{url}/sweeps"))
-            .body("name = \"x\"\nseeds = \"nope\"\n")
-            .send()
-            .await
-            .unwrap();
+        let resp = submit(&http, &url, "name = \"x\"\nseeds = \"nope\"\n".into()).await;
         assert_eq!(resp.status(), 422);
         let body: serde_json::Value = resp.json().await.unwrap();
         assert_eq!(body["code"], "api-bad-sweep-file");
@@ -480,13 +457,9 @@ requests_per_minute = 600
             "{body}"
         );
 
-        let resp = http.get(format!("{url}/sweeps/nope")).send().await.unwrap();
+        let resp = get(&http, &url, "/sweeps/nope").await;
         assert_eq!(resp.status(), 404);
-        let resp = http
-            .get(format!("{url}/sweeps/nope/report?format=pdf"))
-            .send()
-            .await
-            .unwrap();
+        let resp = get(&http, &url, "/sweeps/nope/report?format=pdf").await;
         assert_eq!(resp.status(), 400);
         cancel.cancel();
     }

@@ -16,6 +16,8 @@
 
 pub mod api;
 pub mod coordinate;
+#[cfg(test)]
+mod demo_sweep;
 pub mod plan;
 pub mod report;
 pub mod scale;

@@ -396,7 +396,6 @@ mod tests {
         assert!(text.contains("at most 1048576"), "{text}");
     }
     use crate::sweep_file;
-    use std::path::Path;
 
     fn spec(items: u64, extra: &str) -> SweepSpec {
         let text = format!(
@@ -429,13 +428,7 @@ model = "m-b"
 requests_per_minute = 60
 "#
         );
-        sweep_file::parse(
-            Path::new("t.toml"),
-            &text,
-            &SuiteContext::default(),
-            &|_| None,
-        )
-        .unwrap()
+        sweep_file::parse_inline(&text).unwrap()
     }
 
     #[test]

@@ -17,7 +17,6 @@ use adfarm_proto::Lane;
 use adfarm_suites::SuiteContext;
 use adfarm_worker::backends::Backends;
 use adfarm_worker::{Gateway, Worker, WorkerConfig};
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -40,13 +39,7 @@ model = "none"
 requests_per_minute = 1
 "#
     );
-    sweep_file::parse(
-        Path::new("bench.toml"),
-        &text,
-        &SuiteContext::default(),
-        &|_| None,
-    )
-    .expect("bench sweep is valid")
+    sweep_file::parse_inline(&text).expect("bench sweep is valid")
 }
 
 fn backends() -> Backends {

@@ -276,6 +276,7 @@ pub fn render(r: &Report, format: Format) -> String {
 mod tests {
     use super::fixture::report;
     use super::*;
+    use crate::demo_sweep::demo_sweep;
     use crate::plan::root_jobs;
     use crate::Coordinator;
     use adfarm_backbone::{EmbeddedStore, MemoryQueue};
@@ -304,27 +305,6 @@ mod tests {
         assert!(back.sections.is_empty());
     }
 
-    const SWEEP: &str = r#"
-name = "report-demo"
-judges = ["fake"]
-
-[[suites]]
-name = "synthetic"
-datasets = ["default"]
-params = { items = 3 }
-
-[[solutions]]
-name = "answer"
-provider = "fake"
-
-[[providers]]
-name = "fake"
-kind = "openai-compatible"
-base_url = "http://127.0.0.1:9/v1"
-model = "fake-1"
-requests_per_minute = 600
-"#;
-
     async fn registered() -> (
         Arc<EmbeddedStore>,
         SweepRecord,
@@ -337,13 +317,8 @@ requests_per_minute = 600
             assets_dir: dir.path().to_path_buf(),
             cache_dir: None,
         };
-        let spec: SweepSpec = crate::sweep_file::parse(
-            std::path::Path::new("report-demo.toml"),
-            SWEEP,
-            &ctx,
-            &|_| None,
-        )
-        .expect("a valid sweep");
+        let sweep = demo_sweep("name = \"report-demo\"\njudges = [\"fake\"]", 3, "");
+        let spec: SweepSpec = crate::sweep_file::parse_inline(&sweep).expect("a valid sweep");
         let coordinator =
             Coordinator::new(store.clone(), Arc::new(MemoryQueue::new(4)), ctx.clone());
         let (rec, _) = coordinator.register(&spec).await.expect("registered");

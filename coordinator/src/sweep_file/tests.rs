@@ -1,31 +1,18 @@
 //! Sweep-file parsing and validation, error by error.
 
 use super::*;
+use crate::demo_sweep::demo_sweep;
+use adfarm_proto::ProviderKind;
+use std::sync::LazyLock;
 
-const GOOD: &str = r#"
-name = "demo"
-seeds = [1, 2]
-judges = ["fake"]
-budget_usd = 1.5
-
-[[suites]]
-name = "synthetic"
-datasets = ["default"]
-params = { items = 10 }
-
-[[solutions]]
-name = "answer"
-provider = "fake"
-max_tokens = 32
-
-[[providers]]
-name = "fake"
-kind = "openai-compatible"
-base_url = "http://127.0.0.1:9/v1"
-model = "fake-1"
-requests_per_minute = 600
-api_key_env = "FAKE_KEY"
-"#;
+/// A valid sweep every test breaks in one place.
+static GOOD: LazyLock<String> = LazyLock::new(|| {
+    demo_sweep(
+        "name = \"demo\"\nseeds = [1, 2]\njudges = [\"fake\"]\nbudget_usd = 1.5",
+        10,
+        "api_key_env = \"FAKE_KEY\"\n",
+    )
+});
 
 fn env_with_key(name: &str) -> Option<String> {
     (name == "FAKE_KEY").then(|| "secret".to_string())
@@ -42,7 +29,7 @@ fn try_parse(text: &str) -> Result<SweepSpec, SweepFileError> {
 
 #[test]
 fn a_good_file_parses() {
-    let spec = try_parse(GOOD).unwrap();
+    let spec = try_parse(&GOOD).unwrap();
     assert_eq!(spec.seeds, vec![1, 2]);
     assert_eq!(spec.providers[0].requests_per_minute, 600.0);
 }
@@ -85,9 +72,12 @@ fn negative_rate_is_rejected_with_its_field() {
 
 #[test]
 fn missing_api_key_variable_is_named_but_never_read() {
-    let e = parse(Path::new("s.toml"), GOOD, &SuiteContext::default(), &|_| {
-        None
-    })
+    let e = parse(
+        Path::new("s.toml"),
+        &GOOD,
+        &SuiteContext::default(),
+        &|_| None,
+    )
     .unwrap_err();
     assert_eq!(e.field.as_deref(), Some("providers[0].api_key_env"));
     assert!(e.message.contains("FAKE_KEY is not set"), "{e}");
