@@ -1,24 +1,30 @@
 //! Ads-Bench on AdFarm: agents manage ad accounts inside an auction market
 //! through a simulated Ads API; off-policy estimators judge logged policies.
+//!
+//! Three self-contained engines, and one adapter that makes them a suite:
+//!
+//! - [`market`]: the auction market simulator (traffic, auctions, budgets,
+//!   the account model, the event log) and the crate's one calendar
+//!   ([`market::Date`], [`market::Weekday`]). It imports no other module of
+//!   the crate.
+//! - [`gaql`], [`api`] and [`sandbox`]: the simulated Google Ads API. `gaql`
+//!   parses, validates and evaluates queries over any
+//!   [`RowSource`](gaql::RowSource); `api` serves `search` and `mutate`
+//!   with Google's errors and request limits over any account seam;
+//!   `sandbox` plugs the market's account into those seams, so this engine
+//!   uses the market (its dates everywhere, its account in `sandbox` only).
+//! - [`ope`]: off-policy evaluation (obp-exact estimators, bootstrap
+//!   intervals, the Open Bandit Dataset). It imports no other module of the
+//!   crate.
+//! - [`suite`]: Ads-Bench as an AdFarm suite: the scenarios dataset, the
+//!   scripted API agents, episode outcomes and scores, the report sections.
+//!   It adapts the engines to the farm; no engine imports it.
 
-/// Scripted agents acting only through the Ads API.
-pub mod agents;
-/// The simulated Google Ads API: GAQL search, mutate, request limits.
 pub mod api;
-/// GAQL: the query language of the Ads API's `search`.
 pub mod gaql;
-/// The auction market simulator the Ads API and agents act on.
 pub mod market;
-/// Off-policy evaluation: obp-exact estimators, bootstrap intervals, the
-/// Open Bandit Dataset.
 pub mod ope;
-/// One scenario under one agent: daily KPIs, caps, digest, scores.
-pub mod outcome;
-/// The market behind the Ads API: what an agent acts through.
 pub mod sandbox;
-/// The `scenarios` dataset: seeded market scenarios.
-pub mod scenario;
-/// Ads-Bench as an AdFarm suite.
 pub mod suite;
 
 pub use suite::AdsBench;

@@ -340,13 +340,17 @@ impl GoogleAdsError {
     /// `AuthorizationError.USER_PERMISSION_DENIED`: the request names a
     /// customer other than the account behind the API.
     pub fn permission_denied(customer_id: u64) -> GoogleAdsError {
-        GoogleAdsError {
-            trigger: Some(customer_id.to_string()),
-            ..GoogleAdsError::new(
-                ErrorCode::Other("AuthorizationError.USER_PERMISSION_DENIED"),
-                format!("This agent cannot access customer {customer_id}."),
-            )
-        }
+        GoogleAdsError::new(
+            ErrorCode::Other("AuthorizationError.USER_PERMISSION_DENIED"),
+            format!("This agent cannot access customer {customer_id}."),
+        )
+        .triggered_by(customer_id.to_string())
+    }
+
+    /// The same error, triggered by `trigger` (the offending text or value).
+    pub fn triggered_by(mut self, trigger: impl Into<String>) -> GoogleAdsError {
+        self.trigger = Some(trigger.into());
+        self
     }
 
     /// The same error, located at `operations[index]` of a mutate request.

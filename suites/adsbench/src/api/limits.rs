@@ -15,8 +15,9 @@
 //! integer rate per second is exact integer arithmetic. Rejected requests
 //! spend neither a token nor quota.
 
-use super::clock::{SimDate, SimTime};
+use super::clock::SimTime;
 use super::error::{ErrorCode, GoogleAdsError, QuotaError, QuotaErrorDetails, RateScope};
+use crate::market::Date;
 use std::collections::BTreeMap;
 
 /// The limits' settings.
@@ -54,7 +55,7 @@ struct Bucket {
 pub struct RequestLimiter {
     config: LimitsConfig,
     buckets: BTreeMap<u64, Bucket>,
-    day: Option<SimDate>,
+    day: Option<Date>,
     used_today: u64,
 }
 
@@ -96,7 +97,7 @@ impl RequestLimiter {
             self.used_today = 0;
         }
         if self.used_today + operations > self.config.daily_operations {
-            let midnight = SimTime::midnight(now.date().add_days(1));
+            let midnight = SimTime::midnight(now.date().plus_days(1));
             return Err(quota_error(
                 QuotaError::ResourceExhausted,
                 RateScope::Developer,
@@ -170,7 +171,7 @@ mod tests {
     #[test]
     fn a_burst_then_the_retry_delay_honoured() {
         let mut limits = RequestLimiter::new(LimitsConfig::default());
-        let t0 = SimTime::at_hour(SimDate::from_ymd(2024, 3, 13).unwrap(), 9);
+        let t0 = SimTime::at_hour(Date::new(2024, 3, 13).unwrap(), 9);
         for _ in 0..20 {
             limits.admit(7, 1, t0).unwrap();
         }
@@ -199,7 +200,7 @@ mod tests {
     #[test]
     fn the_daily_quota_resets_at_midnight() {
         let mut limits = RequestLimiter::new(LimitsConfig::default());
-        let day = SimDate::from_ymd(2024, 3, 13).unwrap();
+        let day = Date::new(2024, 3, 13).unwrap();
         let mut t = SimTime::at_hour(day, 8);
         // 15,000 one-operation requests, paced at the sustained rate.
         for _ in 0..15_000 {
@@ -212,7 +213,7 @@ mod tests {
             ErrorCode::QuotaError(QuotaError::ResourceExhausted)
         );
         let wait = delay(&e);
-        assert_eq!(t.plus_millis(wait), SimTime::midnight(day.add_days(1)));
+        assert_eq!(t.plus_millis(wait), SimTime::midnight(day.plus_days(1)));
         assert!(limits.admit(7, 1, t.plus_millis(wait - 1)).is_err());
         limits.admit(7, 1, t.plus_millis(wait)).unwrap();
         assert_eq!(limits.used_today(t.plus_millis(wait)), 1);
@@ -224,7 +225,7 @@ mod tests {
             daily_operations: 100,
             ..LimitsConfig::default()
         });
-        let t = SimTime::at_hour(SimDate::from_ymd(2024, 3, 13).unwrap(), 8);
+        let t = SimTime::at_hour(Date::new(2024, 3, 13).unwrap(), 8);
         limits.admit(1, 90, t).unwrap();
         assert!(limits.admit(1, 11, t).is_err());
         limits.admit(1, 10, t).unwrap();

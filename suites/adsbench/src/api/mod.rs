@@ -2,11 +2,13 @@
 //! pages), `mutate` (create, update, remove; atomic or partial failure) and
 //! the request limits in front of both, all on the simulated clock.
 //!
-//! - [`clock`]: simulated dates and instants;
+//! - [`clock`]: simulated instants (dates are the market's [`Date`](crate::market::Date));
 //! - [`error`]: Google's error shape (`GoogleAdsFailure`);
 //! - [`search`]: the search endpoint and its page tokens;
 //! - [`limits`]: the per-customer token bucket and the daily quota;
 //! - [`mutate`]: the generic mutate layer over a [`MutableAccount`];
+//! - [`rows`]: Google's resources as entity rows, written once for every
+//!   account model;
 //! - [`memory`]: a small hand-built account implementing both seams;
 //! - [`service`]: [`AdsApi`], the three put together.
 //!
@@ -20,10 +22,11 @@ pub mod error;
 pub mod limits;
 pub mod memory;
 pub mod mutate;
+pub mod rows;
 pub mod search;
 pub mod service;
 
-pub use clock::{SimDate, SimTime};
+pub use clock::SimTime;
 pub use error::{
     ErrorCode, GoogleAdsError, GoogleAdsFailure, QueryError, QuotaError, RequestError,
 };

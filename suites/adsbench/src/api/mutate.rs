@@ -177,13 +177,11 @@ pub fn mutate<A: MutableAccount>(
         .into());
     }
     if n > MAX_OPERATIONS {
-        return Err(GoogleAdsError {
-            trigger: Some(n.to_string()),
-            ..GoogleAdsError::new(
-                ErrorCode::RequestError(RequestError::TooManyMutateOperations),
-                format!("{n} operations in one request; at most {MAX_OPERATIONS}."),
-            )
-        }
+        return Err(GoogleAdsError::new(
+            ErrorCode::RequestError(RequestError::TooManyMutateOperations),
+            format!("{n} operations in one request; at most {MAX_OPERATIONS}."),
+        )
+        .triggered_by(n.to_string())
         .into());
     }
     let in_place = request.partial_failure && !request.validate_only;
@@ -251,13 +249,39 @@ pub fn resource_of(resource_name: &str) -> Result<Resource, GoogleAdsError> {
         },
         _ => None,
     };
-    resource.ok_or_else(|| GoogleAdsError {
-        trigger: Some(resource_name.to_string()),
-        ..GoogleAdsError::new(
+    resource.ok_or_else(|| {
+        GoogleAdsError::new(
             ErrorCode::RequestError(RequestError::ResourceNameMalformed),
             format!("'{resource_name}' is not a budget, campaign, ad group or ad group criterion resource name."),
         )
+        .triggered_by(resource_name)
     })
+}
+
+/// `IMMUTABLE_FIELD` for the first path of `update_mask` not in `mutable`,
+/// the fields of `resource` an account lets an update change.
+pub fn check_mutable(
+    resource: Resource,
+    update_mask: &[String],
+    mutable: &[&str],
+) -> Result<(), GoogleAdsError> {
+    match update_mask.iter().find(|p| !mutable.contains(&p.as_str())) {
+        Some(path) => Err(GoogleAdsError::new(
+            ErrorCode::RequestError(RequestError::ImmutableField),
+            format!("{resource}.{path} cannot be changed."),
+        )
+        .triggered_by(path.as_str())),
+        None => Ok(()),
+    }
+}
+
+/// `FieldError.REQUIRED`: an operation lacks a value for `key`.
+pub fn field_required(key: &str) -> GoogleAdsError {
+    GoogleAdsError::new(
+        ErrorCode::Other("FieldError.REQUIRED"),
+        format!("{key} is required."),
+    )
+    .triggered_by(key)
 }
 
 fn is_id(s: &str) -> bool {
@@ -300,22 +324,23 @@ fn check_shape(op: &MutateOperation) -> Result<(), GoogleAdsError> {
                 }
                 _ => ErrorCode::Other("FieldError.INVALID_VALUE"),
             };
-            return Err(GoogleAdsError {
-                trigger: Some(value.to_string()),
-                ..GoogleAdsError::new(code, format!("{value} is not a valid {}.", spec.name))
-            });
+            return Err(GoogleAdsError::new(
+                code,
+                format!("{value} is not a valid {}.", spec.name),
+            )
+            .triggered_by(value.to_string()));
         }
     }
     Ok(())
 }
 
 fn field_spec(resource: Resource, path: &str) -> Result<&'static FieldSpec, GoogleAdsError> {
-    lookup(&format!("{resource}.{path}")).ok_or_else(|| GoogleAdsError {
-        trigger: Some(path.to_string()),
-        ..GoogleAdsError::new(
+    lookup(&format!("{resource}.{path}")).ok_or_else(|| {
+        GoogleAdsError::new(
             ErrorCode::Other("FieldMaskError.FIELD_NOT_FOUND"),
             format!("{resource} has no field '{path}'."),
         )
+        .triggered_by(path)
     })
 }
 

@@ -216,13 +216,11 @@ impl SearchService {
         }
         let Some(snapshot) = self.snapshots.get(&id) else {
             return Err(if id < self.next_id {
-                GoogleAdsError {
-                    trigger: Some(token.clone()),
-                    ..GoogleAdsError::new(
-                        ErrorCode::RequestError(RequestError::ExpiredPageToken),
-                        "The page token has expired; run the query again.",
-                    )
-                }
+                GoogleAdsError::new(
+                    ErrorCode::RequestError(RequestError::ExpiredPageToken),
+                    "The page token has expired; run the query again.",
+                )
+                .triggered_by(token.as_str())
                 .into()
             } else {
                 invalid(token).into()
@@ -257,13 +255,11 @@ fn parse_token(token: &str) -> Option<(u64, usize, u64)> {
 }
 
 fn invalid(token: &str) -> GoogleAdsError {
-    GoogleAdsError {
-        trigger: Some(token.to_string()),
-        ..GoogleAdsError::new(
-            ErrorCode::RequestError(RequestError::InvalidPageToken),
-            "The page token was not issued for this query and customer.",
-        )
-    }
+    GoogleAdsError::new(
+        ErrorCode::RequestError(RequestError::InvalidPageToken),
+        "The page token was not issued for this query and customer.",
+    )
+    .triggered_by(token)
 }
 
 /// FNV-1a over the customer and the query text: stable across runs.

@@ -3,15 +3,15 @@
 //! the calendar periods of Google's core date segments (date, week, month,
 //! quarter, year), each named by its first day (the year by its number).
 
-use crate::api::clock::SimDate;
+use crate::market::Date;
 
 /// An inclusive span of days; an open end is unbounded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct DateSpan {
     /// The first day, if bounded below.
-    pub start: Option<SimDate>,
+    pub start: Option<Date>,
     /// The last day, if bounded above.
-    pub end: Option<SimDate>,
+    pub end: Option<Date>,
 }
 
 impl DateSpan {
@@ -22,7 +22,7 @@ impl DateSpan {
     };
 
     /// `start..=end`.
-    pub fn between(start: SimDate, end: SimDate) -> DateSpan {
+    pub fn between(start: Date, end: Date) -> DateSpan {
         DateSpan {
             start: Some(start),
             end: Some(end),
@@ -30,7 +30,7 @@ impl DateSpan {
     }
 
     /// Whether `day` is inside.
-    pub fn contains(&self, day: SimDate) -> bool {
+    pub fn contains(&self, day: Date) -> bool {
         self.start.is_none_or(|s| s <= day) && self.end.is_none_or(|e| day <= e)
     }
 
@@ -85,27 +85,29 @@ impl Period {
     }
 
     /// The first day of the period holding `day`.
-    pub fn start(self, day: SimDate) -> SimDate {
-        let (y, m, _) = day.ymd();
-        let first = |month| SimDate::from_ymd(y, month, 1).expect("day 1 exists in every month");
+    pub fn start(self, day: Date) -> Date {
+        let first = |month| Date {
+            month,
+            ..day.first_of_month()
+        };
         match self {
             Period::Day => day,
-            Period::Week => day.add_days(-day.weekday().days_from_monday()),
-            Period::Month => first(m),
-            Period::Quarter => first((m - 1) / 3 * 3 + 1),
+            Period::Week => day.plus_days(-(day.weekday().index() as i64)),
+            Period::Month => first(day.month),
+            Period::Quarter => first((day.month - 1) / 3 * 3 + 1),
             Period::Year => first(1),
         }
     }
 
     /// The last day of the period holding `day`.
-    pub fn end(self, day: SimDate) -> SimDate {
+    pub fn end(self, day: Date) -> Date {
         let start = self.start(day);
         match self {
             Period::Day => day,
-            Period::Week => start.add_days(6),
+            Period::Week => start.plus_days(6),
             Period::Month => start.last_of_month(),
-            Period::Quarter => start.add_days(62).last_of_month(),
-            Period::Year => start.add_days(364).last_of_month(),
+            Period::Quarter => start.plus_days(62).last_of_month(),
+            Period::Year => start.plus_days(364).last_of_month(),
         }
     }
 }
@@ -113,30 +115,30 @@ impl Period {
 /// The span a predefined date range literal (`LAST_7_DAYS` ...) covers on
 /// `today`, or `None` for a word that is not one. Google's definitions:
 /// the "last N days" exclude today; weeks are the previous calendar week.
-pub fn during(literal: &str, today: SimDate) -> Option<DateSpan> {
-    let monday = today.add_days(-today.weekday().days_from_monday());
-    let sunday_start = monday.add_days(-1); // the Sunday that starts a Sun–Sat week
-    let this_sunday = if sunday_start.add_days(7) <= today {
-        sunday_start.add_days(7)
+pub fn during(literal: &str, today: Date) -> Option<DateSpan> {
+    let monday = today.plus_days(-(today.weekday().index() as i64));
+    let sunday_start = monday.plus_days(-1); // the Sunday that starts a Sun–Sat week
+    let this_sunday = if sunday_start.plus_days(7) <= today {
+        sunday_start.plus_days(7)
     } else {
         sunday_start
     };
-    let last_month_end = today.first_of_month().add_days(-1);
+    let last_month_end = today.first_of_month().plus_days(-1);
     let span = match literal {
         "TODAY" => DateSpan::between(today, today),
-        "YESTERDAY" => DateSpan::between(today.add_days(-1), today.add_days(-1)),
-        "LAST_7_DAYS" => DateSpan::between(today.add_days(-7), today.add_days(-1)),
-        "LAST_14_DAYS" => DateSpan::between(today.add_days(-14), today.add_days(-1)),
-        "LAST_30_DAYS" => DateSpan::between(today.add_days(-30), today.add_days(-1)),
+        "YESTERDAY" => DateSpan::between(today.plus_days(-1), today.plus_days(-1)),
+        "LAST_7_DAYS" => DateSpan::between(today.plus_days(-7), today.plus_days(-1)),
+        "LAST_14_DAYS" => DateSpan::between(today.plus_days(-14), today.plus_days(-1)),
+        "LAST_30_DAYS" => DateSpan::between(today.plus_days(-30), today.plus_days(-1)),
         "THIS_MONTH" => DateSpan::between(today.first_of_month(), today.last_of_month()),
         "LAST_MONTH" => DateSpan::between(last_month_end.first_of_month(), last_month_end),
         "THIS_WEEK_MON_TODAY" => DateSpan::between(monday, today),
         "THIS_WEEK_SUN_TODAY" => DateSpan::between(this_sunday, today),
-        "LAST_WEEK_MON_SUN" => DateSpan::between(monday.add_days(-7), monday.add_days(-1)),
+        "LAST_WEEK_MON_SUN" => DateSpan::between(monday.plus_days(-7), monday.plus_days(-1)),
         "LAST_WEEK_SUN_SAT" => {
-            DateSpan::between(this_sunday.add_days(-7), this_sunday.add_days(-1))
+            DateSpan::between(this_sunday.plus_days(-7), this_sunday.plus_days(-1))
         }
-        "LAST_BUSINESS_WEEK" => DateSpan::between(monday.add_days(-7), monday.add_days(-3)),
+        "LAST_BUSINESS_WEEK" => DateSpan::between(monday.plus_days(-7), monday.plus_days(-3)),
         _ => return None,
     };
     Some(span)
@@ -146,8 +148,8 @@ pub fn during(literal: &str, today: SimDate) -> Option<DateSpan> {
 mod tests {
     use super::*;
 
-    fn d(s: &str) -> SimDate {
-        SimDate::parse(s).unwrap()
+    fn d(s: &str) -> Date {
+        Date::parse_google(s).unwrap()
     }
 
     fn span(lit: &str, today: &str) -> (String, String) {

@@ -16,7 +16,7 @@ use super::date_range::Period;
 use super::source::{Counts, RowSource, StatCell};
 use super::validate::{Plan, Predicate, Test};
 use super::value::Value;
-use crate::api::clock::SimDate;
+use crate::market::Date;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
@@ -151,17 +151,17 @@ fn dedup(fields: impl Iterator<Item = &'static FieldSpec>) -> Vec<&'static Field
 /// A segment of a stat cell as an orderable integer.
 fn segment_key(field: &FieldSpec, cell: &StatCell) -> i64 {
     match (field.name, Period::of_segment(field.name)) {
-        (_, Some(Period::Year)) => i64::from(cell.date.ymd().0),
-        (_, Some(period)) => i64::from(period.start(cell.date).days()),
+        (_, Some(Period::Year)) => i64::from(cell.date.year),
+        (_, Some(period)) => period.start(cell.date).days_since_epoch(),
         ("segments.hour", None) => i64::from(cell.hour),
-        _ => i64::from(cell.date.weekday().days_from_monday()),
+        _ => cell.date.weekday().index() as i64,
     }
 }
 
 fn key_value(field: &FieldSpec, key: i64) -> Value {
     match (field.name, Period::of_segment(field.name)) {
         (_, Some(Period::Year)) | ("segments.hour", None) => Value::Int64(key),
-        (_, Some(_)) => Value::Date(SimDate::from_days(key as i32)),
+        (_, Some(_)) => Value::Date(Date::from_days_since_epoch(key)),
         _ => Value::Enum(DAY_OF_WEEK[key as usize].to_string()),
     }
 }

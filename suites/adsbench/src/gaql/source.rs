@@ -25,7 +25,7 @@
 use super::catalog::Resource;
 use super::date_range::DateSpan;
 use super::value::Value;
-use crate::api::clock::SimDate;
+use crate::market::Date;
 use std::collections::BTreeMap;
 use std::ops::AddAssign;
 
@@ -106,7 +106,7 @@ impl Counts {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StatCell {
     /// The day.
-    pub date: SimDate,
+    pub date: Date,
     /// The hour of the day, 0–23.
     pub hour: u8,
     /// The counters.

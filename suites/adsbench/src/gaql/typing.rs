@@ -11,8 +11,8 @@ use super::ast::{Literal, LiteralKind, Operator};
 use super::catalog::{DataType, FieldSpec};
 use super::date_range::Period;
 use super::value::Value;
-use crate::api::clock::SimDate;
 use crate::api::error::{GoogleAdsError, QueryError};
+use crate::market::Date;
 
 /// Checks that `op` (at character `offset` of `text`) applies to `field`.
 ///
@@ -135,7 +135,7 @@ pub fn literal_value(
         ),
         (DataType::Date, kind) => {
             let parsed = match kind {
-                LiteralKind::Str(s) => SimDate::parse(s),
+                LiteralKind::Str(s) => Date::parse_google(s),
                 _ => None,
             };
             let period = Period::of_segment(field.name);

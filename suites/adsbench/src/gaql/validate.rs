@@ -26,8 +26,8 @@ use super::date_range::{during, DateSpan, Period};
 use super::pattern::{LikePattern, RegexPattern};
 use super::typing::{check_operator, literal_value};
 use super::value::Value;
-use crate::api::clock::SimDate;
 use crate::api::error::{GoogleAdsError, QueryError};
+use crate::market::Date;
 
 /// A validated query, ready to run.
 #[derive(Debug, Clone, PartialEq)]
@@ -104,7 +104,7 @@ enum Clause {
 /// # Errors
 /// The first rule the query breaks, as a `QueryError` at the offending
 /// field, operator or value.
-pub fn plan(query: &Query, text: &str, today: SimDate) -> Result<Plan, GoogleAdsError> {
+pub fn plan(query: &Query, text: &str, today: Date) -> Result<Plan, GoogleAdsError> {
     let v = Validator { text };
     let resource = Resource::from_name(&query.from.text).ok_or_else(|| {
         v.error(
@@ -229,7 +229,7 @@ fn condition_span(test: &Test, period: Period) -> DateSpan {
         Value::Date(d) => Some(*d),
         Value::Int64(year) => i32::try_from(*year)
             .ok()
-            .and_then(|y| SimDate::from_ymd(y, 1, 1)),
+            .and_then(|y| Date::new(y, 1, 1).ok()),
         _ => None,
     };
     let names = match test {
@@ -247,7 +247,7 @@ fn condition_span(test: &Test, period: Period) -> DateSpan {
                     end: None,
                 },
                 Operator::Gt => DateSpan {
-                    start: d.map(|d| d.add_days(1)),
+                    start: d.map(|d| d.plus_days(1)),
                     end: None,
                 },
                 Operator::Le => DateSpan {
@@ -256,7 +256,7 @@ fn condition_span(test: &Test, period: Period) -> DateSpan {
                 },
                 Operator::Lt => DateSpan {
                     start: None,
-                    end: d.map(|d| d.add_days(-1)),
+                    end: d.map(|d| d.plus_days(-1)),
                 },
                 _ => DateSpan::ALL,
             }
@@ -349,7 +349,7 @@ impl Validator<'_> {
         field: &FieldSpec,
         op: Operator,
         operand: &Operand,
-        today: SimDate,
+        today: Date,
     ) -> Result<Test, GoogleAdsError> {
         let list = |items: &[Literal]| {
             items

@@ -1,6 +1,6 @@
 //! Typed field values: what a row holds and what a condition compares.
 
-use crate::api::clock::SimDate;
+use crate::market::Date;
 use serde::{Serialize, Serializer};
 use std::cmp::Ordering;
 use std::fmt;
@@ -21,7 +21,7 @@ pub enum Value {
     /// `ENUM`: the constant's name, e.g. `ENABLED`.
     Enum(String),
     /// `DATE`.
-    Date(SimDate),
+    Date(Date),
     /// `RESOURCE_NAME`, e.g. `customers/1/campaigns/2`.
     ResourceName(String),
     /// A repeated field.

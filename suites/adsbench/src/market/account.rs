@@ -568,6 +568,31 @@ impl Account {
         }
     }
 
+    /// Adds a keyword under the next fresh id; returns its resource.
+    fn push_keyword(
+        &mut self,
+        ad_group_id: u64,
+        text: &str,
+        match_type: MatchType,
+        status: Status,
+        cpc_bid_micros: Option<i64>,
+        negative: bool,
+    ) -> ResourceName {
+        let k = Keyword {
+            id: self.next_id,
+            ad_group_id,
+            text: normalize_keyword(text),
+            match_type,
+            status,
+            cpc_bid_micros,
+            negative,
+        };
+        self.next_id += 1;
+        let name = self.keyword_resource(&k);
+        self.keywords.push(k);
+        name
+    }
+
     /// Validates and applies a change; returns the resource it touched.
     pub fn apply(&mut self, change: &AccountChange) -> Result<ResourceName, MarketError> {
         self.validate(change)?;
@@ -645,38 +670,19 @@ impl Account {
                 match_type,
                 status,
                 cpc_bid_micros,
-            } => {
-                self.next_id += 1;
-                self.keywords.push(Keyword {
-                    id: fresh,
-                    ad_group_id,
-                    text: normalize_keyword(&text),
-                    match_type,
-                    status,
-                    cpc_bid_micros,
-                    negative: false,
-                });
-                let k = self.keywords.last().expect("just pushed");
-                self.keyword_resource(k)
-            }
+            } => self.push_keyword(
+                ad_group_id,
+                &text,
+                match_type,
+                status,
+                cpc_bid_micros,
+                false,
+            ),
             AccountChange::CreateNegativeKeyword {
                 ad_group_id,
                 text,
                 match_type,
-            } => {
-                self.next_id += 1;
-                self.keywords.push(Keyword {
-                    id: fresh,
-                    ad_group_id,
-                    text: normalize_keyword(&text),
-                    match_type,
-                    status: Status::Enabled,
-                    cpc_bid_micros: None,
-                    negative: true,
-                });
-                let k = self.keywords.last().expect("just pushed");
-                self.keyword_resource(k)
-            }
+            } => self.push_keyword(ad_group_id, &text, match_type, Status::Enabled, None, true),
             AccountChange::UpdateKeyword {
                 criterion_id,
                 status,

@@ -1,5 +1,10 @@
 //! The simulated calendar: real civil dates (so month boundaries and
 //! weekdays fall where they do in life) and a clock of 48 ticks a day.
+//!
+//! [`Date`] and [`Weekday`] are the crate's one calendar: the market counts
+//! its days in them and the Ads API (GAQL's date literals, segments and
+//! `DURING` ranges) uses the same types. The civil conversion is Howard
+//! Hinnant's `days_from_civil`, exact for the proleptic Gregorian calendar.
 
 use std::fmt;
 
@@ -10,27 +15,39 @@ use super::error::MarketError;
 /// Ticks in a simulated day: half-hour steps.
 pub const TICKS_PER_DAY: u32 = 48;
 
-/// A proleptic Gregorian date.
+/// A proleptic Gregorian date; fields order chronologically.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Date {
+    /// The year.
     pub year: i32,
+    /// The month, 1..=12.
     pub month: u8,
+    /// The day of the month, 1-based.
     pub day: u8,
 }
 
-/// Monday = 0 … Sunday = 6 (ISO order).
+/// The day of the week: Monday = 0 … Sunday = 6 (ISO order, as Google's
+/// `DayOfWeek` enum lists them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Weekday {
+    /// Monday.
     Monday,
+    /// Tuesday.
     Tuesday,
+    /// Wednesday.
     Wednesday,
+    /// Thursday.
     Thursday,
+    /// Friday.
     Friday,
+    /// Saturday.
     Saturday,
+    /// Sunday.
     Sunday,
 }
 
 impl Weekday {
+    /// Days since the Monday that starts the week (Monday = 0).
     pub fn index(self) -> usize {
         self as usize
     }
@@ -48,10 +65,12 @@ impl Weekday {
     }
 }
 
+/// Whether `year` has a February 29th.
 pub fn is_leap(year: i32) -> bool {
     (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
 }
 
+/// Days in `month` (1..=12) of `year`.
 pub fn days_in_month(year: i32, month: u8) -> u8 {
     match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
@@ -97,6 +116,27 @@ impl Date {
         Date::new(year, month, day)
     }
 
+    /// Parses Google's date formats, `YYYY-MM-DD` or `YYYYMMDD` (digits
+    /// only), or `None` when `text` is neither or not a calendar date.
+    pub fn parse_google(text: &str) -> Option<Date> {
+        let b = text.as_bytes();
+        let digits_at = |range: std::ops::Range<usize>| b[range].iter().all(u8::is_ascii_digit);
+        match b.len() {
+            10 if b[4] == b'-'
+                && b[7] == b'-'
+                && digits_at(0..4)
+                && digits_at(5..7)
+                && digits_at(8..10) =>
+            {
+                Date::parse(text).ok()
+            }
+            8 if digits_at(0..8) => {
+                Date::parse(&format!("{}-{}-{}", &text[..4], &text[4..6], &text[6..])).ok()
+            }
+            _ => None,
+        }
+    }
+
     /// Days since 1970-01-01 (Hinnant's `days_from_civil`).
     pub fn days_since_epoch(self) -> i64 {
         let y = i64::from(self.year) - i64::from(self.month <= 2);
@@ -122,10 +162,12 @@ impl Date {
         Date { year, month, day }
     }
 
+    /// The date `n` days later (earlier when `n` is negative).
     pub fn plus_days(self, n: i64) -> Date {
         Date::from_days_since_epoch(self.days_since_epoch() + n)
     }
 
+    /// The day of the week.
     pub fn weekday(self) -> Weekday {
         // 1970-01-01 was a Thursday (index 3).
         Weekday::from_index((self.days_since_epoch() + 3).rem_euclid(7) as u32)
@@ -143,6 +185,7 @@ impl Date {
             + 1
     }
 
+    /// Days in this date's month.
     pub fn days_in_month(self) -> u8 {
         days_in_month(self.year, self.month)
     }
@@ -152,8 +195,22 @@ impl Date {
         self.days_in_month() - self.day + 1
     }
 
+    /// Whether `other` falls in this date's month.
     pub fn same_month(self, other: Date) -> bool {
         self.year == other.year && self.month == other.month
+    }
+
+    /// The first day of this date's month.
+    pub fn first_of_month(self) -> Date {
+        Date { day: 1, ..self }
+    }
+
+    /// The last day of this date's month.
+    pub fn last_of_month(self) -> Date {
+        Date {
+            day: self.days_in_month(),
+            ..self
+        }
     }
 }
 
@@ -166,7 +223,9 @@ impl fmt::Display for Date {
 /// A point on the simulated clock: day index into the episode and tick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct SimTime {
+    /// Days since the episode's first day.
     pub day: u32,
+    /// The half-hour tick of the day, `0..TICKS_PER_DAY`.
     pub tick: u32,
 }
 
@@ -181,6 +240,7 @@ impl SimTime {
         u64::from(self.day) * u64::from(TICKS_PER_DAY) + u64::from(self.tick)
     }
 
+    /// Inverse of [`SimTime::ordinal`].
     pub fn from_ordinal(t: u64) -> SimTime {
         SimTime {
             day: (t / u64::from(TICKS_PER_DAY)) as u32,
@@ -223,6 +283,32 @@ mod tests {
             .contains("month"));
         assert_eq!(Date::parse("2024-02-29").unwrap().to_string(), "2024-02-29");
         assert!(Date::parse("2024-2-29").is_err());
+    }
+
+    #[test]
+    fn month_ends_stay_in_their_month() {
+        let d = Date::new(2024, 2, 29).unwrap();
+        assert_eq!(d.first_of_month().to_string(), "2024-02-01");
+        assert_eq!(d.plus_days(-60).last_of_month().to_string(), "2023-12-31");
+        assert_eq!(Date::new(2023, 2, 3).unwrap().last_of_month().day, 28);
+    }
+
+    #[test]
+    fn parses_both_google_formats_only() {
+        assert_eq!(
+            Date::parse_google("2024-10-01"),
+            Date::new(2024, 10, 1).ok()
+        );
+        assert_eq!(Date::parse_google("20241001"), Date::new(2024, 10, 1).ok());
+        for bad in [
+            "2024-13-01",
+            "2024/10/01",
+            "24-10-01",
+            "+202-10-01",
+            "2024-+1-01",
+        ] {
+            assert_eq!(Date::parse_google(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -117,26 +117,12 @@ impl Estimator {
             Estimator::Dr { clip } => {
                 check_clip(clip)?;
                 let m = reward_model(input, self)?;
-                let terms = m
-                    .direct
-                    .iter()
-                    .zip(&m.factual)
-                    .zip(reward.iter().zip(weight));
-                for (i, ((d, q), (r, w))) in terms.enumerate() {
-                    emit(i, d + w.min(clip) * (r - q));
-                }
+                doubly_robust(m, reward, weight, |w, e| w.min(clip) * e, emit);
             }
             Estimator::SnDr => {
                 let m = reward_model(input, self)?;
                 let norm = mean_weight(weight)?;
-                let terms = m
-                    .direct
-                    .iter()
-                    .zip(&m.factual)
-                    .zip(reward.iter().zip(weight));
-                for (i, ((d, q), (r, w))) in terms.enumerate() {
-                    emit(i, d + w * (r - q) / norm);
-                }
+                doubly_robust(m, reward, weight, |w, e| w * e / norm, emit);
             }
         }
         Ok(())
@@ -164,6 +150,25 @@ fn check_clip(clip: f64) -> Result<(), OpeError> {
         });
     }
     Ok(())
+}
+
+/// The doubly robust rounds: the direct term plus `correction(w, r - q̂)`,
+/// the weighted residual of the logged action.
+fn doubly_robust(
+    m: &ModelTerms,
+    reward: &[f64],
+    weight: &[f64],
+    correction: impl Fn(f64, f64) -> f64,
+    mut emit: impl FnMut(usize, f64),
+) {
+    let terms = m
+        .direct
+        .iter()
+        .zip(&m.factual)
+        .zip(reward.iter().zip(weight));
+    for (i, ((d, q), (r, w))) in terms.enumerate() {
+        emit(i, d + correction(*w, r - q));
+    }
 }
 
 fn reward_model<'i>(input: &'i OpeInput<'_>, est: &Estimator) -> Result<&'i ModelTerms, OpeError> {

@@ -20,8 +20,10 @@
 //! its account, as an advertiser's account exists before its manager.
 
 use super::rows::budget_name;
-use crate::api::error::{ErrorCode, GoogleAdsError, RequestError};
-use crate::api::mutate::{resource_of, MutableAccount, MutateOperation, OperationKind};
+use crate::api::error::{ErrorCode, GoogleAdsError};
+use crate::api::mutate::{
+    check_mutable, field_required, resource_of, MutableAccount, MutateOperation, OperationKind,
+};
 use crate::gaql::{Resource, Value};
 use crate::market::{Account, AccountChange, MarketError, MatchType, ResourceName, Status};
 use std::collections::BTreeMap;
@@ -49,10 +51,7 @@ impl PendingChanges {
 }
 
 fn refused(code: &'static str, trigger: &str, message: String) -> GoogleAdsError {
-    GoogleAdsError {
-        trigger: Some(trigger.to_string()),
-        ..GoogleAdsError::new(ErrorCode::Other(code), message)
-    }
+    GoogleAdsError::new(ErrorCode::Other(code), message).triggered_by(trigger)
 }
 
 /// A market refusal as Google's error shape; the trigger names the field.
@@ -79,11 +78,7 @@ fn required<'v>(
 ) -> Result<&'v Value, GoogleAdsError> {
     match fields.get(key) {
         Some(v) if *v != Value::Null => Ok(v),
-        _ => Err(refused(
-            "FieldError.REQUIRED",
-            key,
-            format!("{key} is required."),
-        )),
+        _ => Err(field_required(key)),
     }
 }
 
@@ -189,15 +184,7 @@ fn change_of(op: &MutateOperation) -> Result<AccountChange, GoogleAdsError> {
                 Resource::AdGroup => &["name", "status", "cpc_bid_micros"],
                 _ => &["status", "cpc_bid_micros"],
             };
-            if let Some(path) = update_mask.iter().find(|p| !allowed.contains(&p.as_str())) {
-                return Err(GoogleAdsError {
-                    trigger: Some(path.clone()),
-                    ..GoogleAdsError::new(
-                        ErrorCode::RequestError(RequestError::ImmutableField),
-                        format!("{resource}.{path} cannot be changed."),
-                    )
-                });
-            }
+            check_mutable(resource, update_mask, allowed)?;
             let name = |p: &str| masked(p).then(|| text(fields, p)).transpose();
             let state = |p: &str| masked(p).then(|| status(fields, p)).transpose();
             let bid = |p: &str| masked(p).then(|| micros(fields, p)).transpose();

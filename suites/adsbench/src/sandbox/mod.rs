@@ -18,16 +18,10 @@ pub use rows::budget_name;
 use crate::api::error::GoogleAdsFailure;
 use crate::api::{
     AdsApi, LimitsConfig, MutateOperation, MutateRequest, MutateResponse, SearchRequest,
-    SearchResponse, SimDate, SimTime,
+    SearchResponse, SimTime,
 };
 use crate::gaql::ResultRow;
 use crate::market::{Date, Market, TICKS_PER_DAY};
-
-/// The API's date for a market date (the same calendar day).
-pub fn api_date(d: Date) -> SimDate {
-    SimDate::from_ymd(d.year, u32::from(d.month), u32::from(d.day))
-        .expect("market dates are valid calendar dates")
-}
 
 /// What an agent holds: the API's two calls and the simulated date.
 pub trait AdsClient {
@@ -35,7 +29,7 @@ pub trait AdsClient {
     fn customer_id(&self) -> u64;
 
     /// The date of the next tick ("today").
-    fn today(&self) -> SimDate;
+    fn today(&self) -> Date;
 
     /// Every row of a GAQL query (all pages; each page is one request).
     ///
@@ -83,7 +77,7 @@ impl Sandbox {
     /// evenly, so requests made between ticks share that instant.
     pub fn now(&self) -> SimTime {
         let tick_millis = 86_400_000 / i64::from(TICKS_PER_DAY);
-        SimTime::midnight(api_date(self.market.date()))
+        SimTime::midnight(self.market.date())
             .plus_millis(i64::from(self.market.now().tick) * tick_millis)
     }
 
@@ -128,8 +122,8 @@ impl AdsClient for Sandbox {
         self.market.account().customer_id
     }
 
-    fn today(&self) -> SimDate {
-        api_date(self.market.date())
+    fn today(&self) -> Date {
+        self.market.date()
     }
 
     fn search(&mut self, query: &str) -> Result<Vec<ResultRow>, GoogleAdsFailure> {

@@ -6,24 +6,11 @@
 //! so the API shows one `campaign_budget` per campaign with the campaign's
 //! id (`customers/{c}/campaignBudgets/{campaign_id}`).
 
-use super::api_date;
+use crate::api::rows::{
+    AdGroupAttrs, BudgetAttrs, CampaignAttrs, CustomerAttrs, KeywordAttrs, RowBuilder,
+};
 use crate::gaql::{Counts, DateSpan, EntityRow, Resource, RowSource, StatCell, Value};
-use crate::market::{AdGroup, Campaign, Keyword, Market, MetricKey, MetricRow};
-use std::collections::BTreeMap;
-
-/// Fills an entity row with the wanted attributes only.
-struct RowBuilder<'f> {
-    fields: &'f [&'static str],
-    row: EntityRow,
-}
-
-impl RowBuilder<'_> {
-    fn put(&mut self, name: &'static str, value: impl FnOnce() -> Value) {
-        if self.fields.contains(&name) {
-            self.row.attributes.insert(name, value());
-        }
-    }
-}
+use crate::market::{AdGroup, BiddingStrategy, Campaign, Keyword, Market, MetricKey, MetricRow};
 
 /// `customers/{c}/campaignBudgets/{id}`: a campaign's own budget.
 pub fn budget_name(customer_id: u64, campaign_id: u64) -> String {
@@ -32,68 +19,45 @@ pub fn budget_name(customer_id: u64, campaign_id: u64) -> String {
 
 fn customer_fields(m: &Market, b: &mut RowBuilder) {
     let c = m.account().customer_id;
-    b.put("customer.resource_name", || {
-        Value::ResourceName(format!("customers/{c}"))
+    b.customer(&CustomerAttrs {
+        resource_name: format!("customers/{c}"),
+        id: c,
+        descriptive_name: "Ads-Bench advertiser".into(),
+        time_zone: "UTC",
     });
-    b.put("customer.id", || Value::Int64(c as i64));
-    b.put("customer.descriptive_name", || {
-        Value::String("Ads-Bench advertiser".into())
-    });
-    b.put("customer.currency_code", || Value::String("USD".into()));
-    b.put("customer.time_zone", || Value::String("UTC".into()));
-    b.put("customer.manager", || Value::Bool(false));
 }
 
 fn budget_fields(m: &Market, c: &Campaign, b: &mut RowBuilder) {
-    let name = budget_name(m.account().customer_id, c.id);
-    b.put("campaign_budget.resource_name", || {
-        Value::ResourceName(name)
+    b.budget(&BudgetAttrs {
+        resource_name: budget_name(m.account().customer_id, c.id),
+        id: c.id,
+        name: format!("{} budget", c.name),
+        amount_micros: c.daily_budget_micros,
+        delivery_method: "STANDARD".into(),
+        status: "ENABLED".into(),
     });
-    b.put("campaign_budget.id", || Value::Int64(c.id as i64));
-    b.put("campaign_budget.name", || {
-        Value::String(format!("{} budget", c.name))
-    });
-    b.put("campaign_budget.amount_micros", || {
-        Value::Int64(c.daily_budget_micros)
-    });
-    b.put("campaign_budget.delivery_method", || {
-        Value::Enum("STANDARD".into())
-    });
-    b.put("campaign_budget.status", || Value::Enum("ENABLED".into()));
 }
 
 fn campaign_fields(m: &Market, c: &Campaign, b: &mut RowBuilder) {
     customer_fields(m, b);
     budget_fields(m, c, b);
     let account = m.account();
-    b.put("campaign.resource_name", || {
-        Value::ResourceName(account.campaign_resource(c.id).to_string())
+    b.campaign(&CampaignAttrs {
+        resource_name: account.campaign_resource(c.id).to_string(),
+        id: c.id,
+        name: c.name.clone(),
+        status: c.status.as_str().into(),
+        channel: "SEARCH".into(),
+        bidding: c.bidding_strategy.type_name().into(),
+        budget: budget_name(account.customer_id, c.id),
+        start_date: Some(m.config().start_date),
+        end_date: None,
+        target_cpa_micros: match c.bidding_strategy {
+            BiddingStrategy::TargetCpa { target_cpa_micros } => Some(target_cpa_micros),
+            BiddingStrategy::ManualCpc => None,
+        },
+        labels: Value::List(Vec::new()),
     });
-    b.put("campaign.id", || Value::Int64(c.id as i64));
-    b.put("campaign.name", || Value::String(c.name.clone()));
-    b.put("campaign.status", || Value::Enum(c.status.as_str().into()));
-    b.put("campaign.advertising_channel_type", || {
-        Value::Enum("SEARCH".into())
-    });
-    b.put("campaign.bidding_strategy_type", || {
-        Value::Enum(c.bidding_strategy.type_name().into())
-    });
-    b.put("campaign.campaign_budget", || {
-        Value::ResourceName(budget_name(account.customer_id, c.id))
-    });
-    b.put("campaign.start_date", || {
-        Value::Date(api_date(m.config().start_date))
-    });
-    b.put("campaign.end_date", || Value::Null);
-    b.put("campaign.target_cpa.target_cpa_micros", || {
-        match c.bidding_strategy {
-            crate::market::BiddingStrategy::TargetCpa { target_cpa_micros } => {
-                Value::Int64(target_cpa_micros)
-            }
-            crate::market::BiddingStrategy::ManualCpc => Value::Null,
-        }
-    });
-    b.put("campaign.labels", || Value::List(Vec::new()));
 }
 
 fn ad_group_fields(m: &Market, g: &AdGroup, b: &mut RowBuilder) {
@@ -101,18 +65,16 @@ fn ad_group_fields(m: &Market, g: &AdGroup, b: &mut RowBuilder) {
     if let Some(c) = account.campaign(g.campaign_id) {
         campaign_fields(m, c, b);
     }
-    b.put("ad_group.resource_name", || {
-        Value::ResourceName(account.ad_group_resource(g.id).to_string())
+    b.ad_group(&AdGroupAttrs {
+        resource_name: account.ad_group_resource(g.id).to_string(),
+        id: g.id,
+        campaign: account.campaign_resource(g.campaign_id).to_string(),
+        name: g.name.clone(),
+        status: g.status.as_str().into(),
+        kind: "SEARCH_STANDARD".into(),
+        cpc_bid_micros: g.cpc_bid_micros,
+        labels: Value::List(Vec::new()),
     });
-    b.put("ad_group.id", || Value::Int64(g.id as i64));
-    b.put("ad_group.name", || Value::String(g.name.clone()));
-    b.put("ad_group.status", || Value::Enum(g.status.as_str().into()));
-    b.put("ad_group.type", || Value::Enum("SEARCH_STANDARD".into()));
-    b.put("ad_group.campaign", || {
-        Value::ResourceName(account.campaign_resource(g.campaign_id).to_string())
-    });
-    b.put("ad_group.cpc_bid_micros", || Value::Int64(g.cpc_bid_micros));
-    b.put("ad_group.labels", || Value::List(Vec::new()));
 }
 
 fn keyword_fields(m: &Market, k: &Keyword, b: &mut RowBuilder) {
@@ -120,34 +82,19 @@ fn keyword_fields(m: &Market, k: &Keyword, b: &mut RowBuilder) {
     if let Some(g) = account.ad_group(k.ad_group_id) {
         ad_group_fields(m, g, b);
     }
-    b.put("ad_group_criterion.resource_name", || {
-        Value::ResourceName(account.keyword_resource(k).to_string())
+    b.keyword(&KeywordAttrs {
+        resource_name: account.keyword_resource(k).to_string(),
+        criterion_id: k.id,
+        ad_group: account.ad_group_resource(k.ad_group_id).to_string(),
+        status: k.status.as_str().into(),
+        negative: k.negative,
+        text: k.text.clone(),
+        match_type: k.match_type.as_str().into(),
+        cpc_bid_micros: k.cpc_bid_micros,
+        // The market has no quality score the agent may read.
+        quality_score: None,
+        labels: Value::List(Vec::new()),
     });
-    b.put("ad_group_criterion.criterion_id", || {
-        Value::Int64(k.id as i64)
-    });
-    b.put("ad_group_criterion.ad_group", || {
-        Value::ResourceName(account.ad_group_resource(k.ad_group_id).to_string())
-    });
-    b.put("ad_group_criterion.status", || {
-        Value::Enum(k.status.as_str().into())
-    });
-    b.put("ad_group_criterion.type", || Value::Enum("KEYWORD".into()));
-    b.put("ad_group_criterion.negative", || Value::Bool(k.negative));
-    b.put("ad_group_criterion.keyword.text", || {
-        Value::String(k.text.clone())
-    });
-    b.put("ad_group_criterion.keyword.match_type", || {
-        Value::Enum(k.match_type.as_str().into())
-    });
-    b.put("ad_group_criterion.cpc_bid_micros", || {
-        k.cpc_bid_micros.map_or(Value::Null, Value::Int64)
-    });
-    // The market has no quality score the agent may read.
-    b.put("ad_group_criterion.quality_info.quality_score", || {
-        Value::Null
-    });
-    b.put("ad_group_criterion.labels", || Value::List(Vec::new()));
 }
 
 fn counts(r: &MetricRow) -> Counts {
@@ -171,17 +118,8 @@ impl RowSource for Market {
     }
 
     fn entities(&self, resource: Resource, fields: &[&'static str]) -> Vec<EntityRow> {
-        let row = |name: String, fill: &dyn Fn(&mut RowBuilder)| {
-            let mut b = RowBuilder {
-                fields,
-                row: EntityRow {
-                    resource_name: name,
-                    attributes: BTreeMap::new(),
-                },
-            };
-            fill(&mut b);
-            b.row
-        };
+        let row =
+            |name: String, fill: &dyn Fn(&mut RowBuilder)| RowBuilder::build(name, fields, fill);
         let account = self.account();
         match resource {
             Resource::Customer => vec![row(format!("customers/{}", account.customer_id), &|b| {
@@ -240,7 +178,7 @@ impl RowSource for Market {
             .rows()
             .filter(|(k, _)| keep(k))
             .filter_map(|(k, r)| {
-                let date = api_date(k.date);
+                let date = k.date;
                 dates.contains(date).then(|| StatCell {
                     date,
                     hour: k.hour,

@@ -4,6 +4,9 @@
 //! off-policy estimators on the Open Bandit Dataset sample.
 //!
 //! - this file: the [`Suite`] impl;
+//! - [`scenario`]: the `scenarios` dataset, seeded market scenarios;
+//! - [`agents`]: the scripted agents, acting only through the Ads API;
+//! - [`outcome`]: one scenario under one agent, run to its end and scored;
 //! - `solutions`: the agents as [`Solution`]s, episodes on a blocking thread;
 //! - `report`: the daily tables;
 //! - `ope_section`: the OPE experiment's table, from the pinned asset.
@@ -13,8 +16,11 @@
 //! so the suite declares no stage of its own, and the farm's report tables
 //! its scores per solution like any other metric.
 
+pub mod agents;
 mod ope_section;
+pub mod outcome;
 mod report;
+pub mod scenario;
 mod solutions;
 
 pub use ope_section::OPE_OBD;
@@ -25,7 +31,6 @@ pub use solutions::{
 
 use crate::ope::classic::{self, Classic, ClassicError};
 use crate::ope::{DEFAULT_RESAMPLES, OBP};
-use crate::scenario;
 use adfarm_proto::asset::Pin;
 use adfarm_proto::report::Section;
 use adfarm_proto::{SolutionSpec, Stage};
@@ -238,7 +243,7 @@ mod tests {
         let again = sol.solve(&items[0], models, 2).await.expect("an episode");
         assert_eq!(solved, again, "the sweep's seed does not enter");
         let metrics: Vec<&str> = solved.scores.iter().map(|x| x.metric.as_str()).collect();
-        assert_eq!(metrics, crate::outcome::METRICS);
+        assert_eq!(metrics, outcome::METRICS);
         let Verdict::Score(over_b) = solved.scores[6].verdict else {
             panic!("{:?}", solved.scores[6])
         };

@@ -2,7 +2,7 @@
 //! (spend, clicks, conversions, CPA, ROAS) beside Google's caps (2B a day,
 //! 30.4B a month), read from the solve results' [`Outcome`]s.
 
-use crate::outcome::Outcome;
+use super::outcome::Outcome;
 use adfarm_proto::report::{Column, ColumnKind, Key, Section, Table, Value};
 use adfarm_proto::SOLVE;
 use adfarm_suite::ReportInput;
@@ -44,7 +44,7 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
         .map(|((_, solution, item), o)| {
             // The caps in force: each day's own, each month's final
             // piecewise limit; none on the total line.
-            let row = |d: &crate::outcome::DailyRow, caps: Option<(i64, i64)>| {
+            let row = |d: &super::outcome::DailyRow, caps: Option<(i64, i64)>| {
                 vec![
                     Some(Value::Text(solution.into())),
                     Some(Value::Text(d.date.clone())),

@@ -6,9 +6,9 @@
 //! whole episode on a blocking thread, tick by tick, and stops between two
 //! ticks once the job's future is dropped (the worker cancelled it).
 
-use crate::agents::{ApiAgent, FixedBidAgent, PacingAgent, BID_RANGE_MICROS};
-use crate::outcome::{run, RunError};
-use crate::scenario::Scenario;
+use super::agents::{ApiAgent, FixedBidAgent, PacingAgent, BID_RANGE_MICROS};
+use super::outcome::{run, RunError};
+use super::scenario::Scenario;
 use adfarm_proto::{Item, Output, SolutionSpec};
 use adfarm_suite::{DataError, JobError, Models, Solution, Solved};
 use async_trait::async_trait;

@@ -3,8 +3,10 @@
 //! mutable fields) and the changes, each logged with its note.
 
 use super::{AdGroup, Budget, Campaign, ChangeRecord, InMemoryAccount, Keyword};
-use crate::api::error::{ErrorCode, GoogleAdsError, RequestError};
-use crate::api::mutate::{resource_of, MutableAccount, MutateOperation, OperationKind};
+use crate::api::error::{ErrorCode, GoogleAdsError};
+use crate::api::mutate::{
+    check_mutable, field_required, resource_of, MutableAccount, MutateOperation, OperationKind,
+};
 use crate::gaql::{Resource, Value};
 use std::collections::BTreeMap;
 
@@ -34,19 +36,17 @@ impl MutableAccount for InMemoryAccount {
     fn validate(&self, op: &MutateOperation) -> Result<(), GoogleAdsError> {
         let required = |fields: &BTreeMap<String, Value>, key: &str| match text(fields, key) {
             Some(t) if !t.trim().is_empty() => Ok(t),
-            _ => Err(GoogleAdsError {
-                trigger: Some(key.to_string()),
-                ..resource_error("FieldError.REQUIRED", format!("{key} is required."))
-            }),
+            _ => Err(field_required(key)),
         };
         // Bids and budgets are positive amounts of money.
         let bid_ok = |fields: &BTreeMap<String, Value>| {
             for key in ["cpc_bid_micros", "amount_micros"] {
                 if let Some(n) = int(fields, key).filter(|n| *n <= 0) {
-                    return Err(GoogleAdsError {
-                        trigger: Some(n.to_string()),
-                        ..resource_error("RangeError.TOO_LOW", format!("{key} must be positive."))
-                    });
+                    return Err(resource_error(
+                        "RangeError.TOO_LOW",
+                        format!("{key} must be positive."),
+                    )
+                    .triggered_by(n.to_string()));
                 }
             }
             Ok(())
@@ -160,15 +160,7 @@ impl MutableAccount for InMemoryAccount {
                     Resource::AdGroup => &["name", "status", "cpc_bid_micros"],
                     _ => &["status", "cpc_bid_micros"],
                 };
-                if let Some(path) = update_mask.iter().find(|p| !mutable.contains(&p.as_str())) {
-                    return Err(GoogleAdsError {
-                        trigger: Some(path.clone()),
-                        ..GoogleAdsError::new(
-                            ErrorCode::RequestError(RequestError::ImmutableField),
-                            format!("{resource}.{path} cannot be changed."),
-                        )
-                    });
-                }
+                check_mutable(resource, update_mask, mutable)?;
                 // Only these can be unset; every other masked field needs a value.
                 let clearable = ["target_cpa.target_cpa_micros", "end_date"];
                 let keyword_bid = resource == Resource::AdGroupCriterion;
@@ -177,10 +169,7 @@ impl MutableAccount for InMemoryAccount {
                     let may_clear = clearable.contains(&path.as_str())
                         || (keyword_bid && path == "cpc_bid_micros");
                     if unset && !may_clear {
-                        return Err(GoogleAdsError {
-                            trigger: Some(path.clone()),
-                            ..resource_error("FieldError.REQUIRED", format!("{path} is required."))
-                        });
+                        return Err(field_required(path));
                     }
                 }
                 if update_mask.iter().any(|p| p == "campaign_budget") {
@@ -244,13 +233,11 @@ impl MutableAccount for InMemoryAccount {
 }
 
 fn not_found(resource_name: &str) -> GoogleAdsError {
-    GoogleAdsError {
-        trigger: Some(resource_name.to_string()),
-        ..resource_error(
-            "MutateError.RESOURCE_NOT_FOUND",
-            format!("{resource_name} does not exist."),
-        )
-    }
+    resource_error(
+        "MutateError.RESOURCE_NOT_FOUND",
+        format!("{resource_name} does not exist."),
+    )
+    .triggered_by(resource_name)
 }
 
 impl InMemoryAccount {

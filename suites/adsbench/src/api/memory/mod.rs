@@ -13,8 +13,8 @@
 mod changes;
 mod rows;
 
-use super::clock::SimDate;
 use crate::gaql::{Counts, StatCell, Value};
+use crate::market::Date;
 use std::collections::BTreeMap;
 
 /// A campaign budget.
@@ -48,9 +48,9 @@ pub struct Campaign {
     /// The budget's id.
     pub budget_id: u64,
     /// First day, if set.
-    pub start_date: Option<SimDate>,
+    pub start_date: Option<Date>,
     /// Last day, if set.
-    pub end_date: Option<SimDate>,
+    pub end_date: Option<Date>,
     /// Target CPA, micros, for TARGET_CPA bidding.
     pub target_cpa_micros: Option<i64>,
     /// Label ids.
@@ -173,7 +173,7 @@ impl InMemoryAccount {
     /// worth 50) and 304 today at 08:00 (500, 5, 6,000,000, 0, 0).
     pub fn sample() -> InMemoryAccount {
         let mut a = InMemoryAccount::new(1_234_567_890, "Acme Shoes");
-        let day = |s: &str| SimDate::parse(s).expect("a valid literal date");
+        let day = |s: &str| Date::parse_google(s).expect("a valid literal date");
         let budget = |id, name: &str, amount_micros| Budget {
             id,
             name: name.into(),
@@ -310,7 +310,7 @@ impl InMemoryAccount {
                 for (hour, f) in [(9u8, 1), (14u8, 2)] {
                     let clicks = 2 * m * d * f;
                     cells.push(StatCell {
-                        date: day("2024-03-09").add_days(d as i32),
+                        date: day("2024-03-09").plus_days(d),
                         hour,
                         counts: counts(
                             100 * m * d * f,

@@ -3,42 +3,29 @@
 //! hierarchy by the engine.
 
 use super::{AdGroup, Budget, Campaign, InMemoryAccount, Keyword};
-use crate::api::clock::SimDate;
-use crate::gaql::{DateSpan, EntityRow, Resource, RowSource, StatCell, Value};
-use std::collections::BTreeMap;
+use crate::api::rows::{
+    AdGroupAttrs, BudgetAttrs, CampaignAttrs, CustomerAttrs, KeywordAttrs, RowBuilder,
+};
+use crate::gaql::{DateSpan, EntityRow, Resource, RowSource, StatCell};
 
 impl InMemoryAccount {
     fn customer_row(&self, b: &mut RowBuilder) {
-        b.put("customer.resource_name", || {
-            Value::ResourceName(self.customer_name())
+        b.customer(&CustomerAttrs {
+            resource_name: self.customer_name(),
+            id: self.customer_id,
+            descriptive_name: self.descriptive_name.clone(),
+            time_zone: "America/New_York",
         });
-        b.put("customer.id", || Value::Int64(self.customer_id as i64));
-        b.put("customer.descriptive_name", || {
-            Value::String(self.descriptive_name.clone())
-        });
-        b.put("customer.currency_code", || Value::String("USD".into()));
-        b.put("customer.time_zone", || {
-            Value::String("America/New_York".into())
-        });
-        b.put("customer.manager", || Value::Bool(false));
     }
 
     fn budget_fields(&self, budget: &Budget, b: &mut RowBuilder) {
-        b.put("campaign_budget.resource_name", || {
-            Value::ResourceName(self.budget_name(budget.id))
-        });
-        b.put("campaign_budget.id", || Value::Int64(budget.id as i64));
-        b.put("campaign_budget.name", || {
-            Value::String(budget.name.clone())
-        });
-        b.put("campaign_budget.amount_micros", || {
-            Value::Int64(budget.amount_micros)
-        });
-        b.put("campaign_budget.delivery_method", || {
-            Value::Enum(budget.delivery_method.clone())
-        });
-        b.put("campaign_budget.status", || {
-            Value::Enum(budget.status.clone())
+        b.budget(&BudgetAttrs {
+            resource_name: self.budget_name(budget.id),
+            id: budget.id,
+            name: budget.name.clone(),
+            amount_micros: budget.amount_micros,
+            delivery_method: budget.delivery_method.clone(),
+            status: budget.status.clone(),
         });
     }
 
@@ -47,94 +34,53 @@ impl InMemoryAccount {
         if let Some(budget) = self.budgets.iter().find(|x| x.id == c.budget_id) {
             self.budget_fields(budget, b);
         }
-        let date = |d: Option<SimDate>| d.map_or(Value::Null, Value::Date);
-        b.put("campaign.resource_name", || {
-            Value::ResourceName(self.campaign_name(c.id))
+        b.campaign(&CampaignAttrs {
+            resource_name: self.campaign_name(c.id),
+            id: c.id,
+            name: c.name.clone(),
+            status: c.status.clone(),
+            channel: c.channel.clone(),
+            bidding: c.bidding.clone(),
+            budget: self.budget_name(c.budget_id),
+            start_date: c.start_date,
+            end_date: c.end_date,
+            target_cpa_micros: c.target_cpa_micros,
+            labels: self.labels(&c.labels),
         });
-        b.put("campaign.id", || Value::Int64(c.id as i64));
-        b.put("campaign.name", || Value::String(c.name.clone()));
-        b.put("campaign.status", || Value::Enum(c.status.clone()));
-        b.put("campaign.advertising_channel_type", || {
-            Value::Enum(c.channel.clone())
-        });
-        b.put("campaign.bidding_strategy_type", || {
-            Value::Enum(c.bidding.clone())
-        });
-        b.put("campaign.campaign_budget", || {
-            Value::ResourceName(self.budget_name(c.budget_id))
-        });
-        b.put("campaign.start_date", || date(c.start_date));
-        b.put("campaign.end_date", || date(c.end_date));
-        b.put("campaign.target_cpa.target_cpa_micros", || {
-            c.target_cpa_micros.map_or(Value::Null, Value::Int64)
-        });
-        b.put("campaign.labels", || self.labels(&c.labels));
     }
 
     fn ad_group_row(&self, g: &AdGroup, b: &mut RowBuilder) {
         if let Some(c) = self.campaigns.iter().find(|c| c.id == g.campaign_id) {
             self.campaign_row(c, b);
         }
-        b.put("ad_group.resource_name", || {
-            Value::ResourceName(self.ad_group_name(g.id))
+        b.ad_group(&AdGroupAttrs {
+            resource_name: self.ad_group_name(g.id),
+            id: g.id,
+            campaign: self.campaign_name(g.campaign_id),
+            name: g.name.clone(),
+            status: g.status.clone(),
+            kind: g.kind.clone(),
+            cpc_bid_micros: g.cpc_bid_micros,
+            labels: self.labels(&g.labels),
         });
-        b.put("ad_group.id", || Value::Int64(g.id as i64));
-        b.put("ad_group.name", || Value::String(g.name.clone()));
-        b.put("ad_group.status", || Value::Enum(g.status.clone()));
-        b.put("ad_group.type", || Value::Enum(g.kind.clone()));
-        b.put("ad_group.campaign", || {
-            Value::ResourceName(self.campaign_name(g.campaign_id))
-        });
-        b.put("ad_group.cpc_bid_micros", || Value::Int64(g.cpc_bid_micros));
-        b.put("ad_group.labels", || self.labels(&g.labels));
     }
 
     fn keyword_row(&self, k: &Keyword, b: &mut RowBuilder) {
         if let Some(g) = self.ad_groups.iter().find(|g| g.id == k.ad_group_id) {
             self.ad_group_row(g, b);
         }
-        b.put("ad_group_criterion.resource_name", || {
-            Value::ResourceName(self.keyword_name(k))
+        b.keyword(&KeywordAttrs {
+            resource_name: self.keyword_name(k),
+            criterion_id: k.id,
+            ad_group: self.ad_group_name(k.ad_group_id),
+            status: k.status.clone(),
+            negative: k.negative,
+            text: k.text.clone(),
+            match_type: k.match_type.clone(),
+            cpc_bid_micros: k.cpc_bid_micros,
+            quality_score: k.quality_score,
+            labels: self.labels(&k.labels),
         });
-        b.put("ad_group_criterion.criterion_id", || {
-            Value::Int64(k.id as i64)
-        });
-        b.put("ad_group_criterion.ad_group", || {
-            Value::ResourceName(self.ad_group_name(k.ad_group_id))
-        });
-        b.put("ad_group_criterion.status", || {
-            Value::Enum(k.status.clone())
-        });
-        b.put("ad_group_criterion.type", || Value::Enum("KEYWORD".into()));
-        b.put("ad_group_criterion.negative", || Value::Bool(k.negative));
-        b.put("ad_group_criterion.keyword.text", || {
-            Value::String(k.text.clone())
-        });
-        b.put("ad_group_criterion.keyword.match_type", || {
-            Value::Enum(k.match_type.clone())
-        });
-        b.put("ad_group_criterion.cpc_bid_micros", || {
-            k.cpc_bid_micros.map_or(Value::Null, Value::Int64)
-        });
-        b.put("ad_group_criterion.quality_info.quality_score", || {
-            k.quality_score.map_or(Value::Null, Value::Int64)
-        });
-        b.put("ad_group_criterion.labels", || self.labels(&k.labels));
-    }
-}
-
-/// Fills an entity row with the wanted attributes only; values are
-/// computed lazily, so unwanted ones cost nothing.
-struct RowBuilder<'f> {
-    fields: &'f [&'static str],
-    row: EntityRow,
-}
-
-impl RowBuilder<'_> {
-    fn put(&mut self, name: &'static str, value: impl FnOnce() -> Value) {
-        if self.fields.contains(&name) {
-            self.row.attributes.insert(name, value());
-        }
     }
 }
 
@@ -144,17 +90,8 @@ impl RowSource for InMemoryAccount {
     }
 
     fn entities(&self, resource: Resource, fields: &[&'static str]) -> Vec<EntityRow> {
-        let row = |name: String, fill: &dyn Fn(&mut RowBuilder)| {
-            let mut b = RowBuilder {
-                fields,
-                row: EntityRow {
-                    resource_name: name,
-                    attributes: BTreeMap::new(),
-                },
-            };
-            fill(&mut b);
-            b.row
-        };
+        let row =
+            |name: String, fill: &dyn Fn(&mut RowBuilder)| RowBuilder::build(name, fields, fill);
         match resource {
             Resource::Customer => vec![row(self.customer_name(), &|r| self.customer_row(r))],
             Resource::CampaignBudget => self

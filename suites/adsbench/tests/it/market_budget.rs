@@ -5,10 +5,12 @@
 
 use std::collections::BTreeMap;
 
+use crate::market_setup::{create_ad_group, create_campaign, create_keyword};
+
 use adfarm_adsbench::market::rng::Stream;
 use adfarm_adsbench::market::{
     AccountChange, BiddingStrategy, Cap, CompetitorSpec, Date, Event, Market, MarketConfig,
-    MatchType, Mechanism, MetricKey, Pricing, ResourceName, Status, TICKS_PER_DAY,
+    MatchType, Mechanism, MetricKey, Pricing, Status, TICKS_PER_DAY,
 };
 
 const EPISODES: u64 = 1_000;
@@ -49,28 +51,13 @@ fn episode(seed: u64) -> Outcome {
     let mut market = Market::new(config).expect("valid config");
 
     let budget = 300_000 + i64::from(s.below(2_000_000));
-    let r = market
-        .apply(AccountChange::CreateCampaign {
-            name: "c".into(),
-            daily_budget_micros: budget,
-            status: Status::Enabled,
-            bidding_strategy: BiddingStrategy::ManualCpc,
-        })
-        .expect("campaign");
-    let ResourceName::Campaign { campaign_id, .. } = r else {
-        panic!("{r:?}")
-    };
-    let r = market
-        .apply(AccountChange::CreateAdGroup {
-            campaign_id,
-            name: "g".into(),
-            status: Status::Enabled,
-            cpc_bid_micros: 200_000 + i64::from(s.below(1_500_000)),
-        })
-        .expect("ad group");
-    let ResourceName::AdGroup { ad_group_id, .. } = r else {
-        panic!("{r:?}")
-    };
+    let campaign_id = create_campaign(&mut market, "c", budget, BiddingStrategy::ManualCpc);
+    let ad_group_id = create_ad_group(
+        &mut market,
+        campaign_id,
+        "g",
+        200_000 + i64::from(s.below(1_500_000)),
+    );
     for text in [
         "running shoes",
         "flights",
@@ -80,15 +67,7 @@ fn episode(seed: u64) -> Outcome {
         "dentist",
         "cheap",
     ] {
-        market
-            .apply(AccountChange::CreateKeyword {
-                ad_group_id,
-                text: text.into(),
-                match_type: MatchType::Broad,
-                status: Status::Enabled,
-                cpc_bid_micros: None,
-            })
-            .expect("keyword");
+        create_keyword(&mut market, ad_group_id, text, MatchType::Broad);
     }
 
     // Changes at hour boundaries (even ticks), so hourly metrics split

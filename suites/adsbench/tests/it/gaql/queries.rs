@@ -9,7 +9,7 @@
 //! 301–303, campaign 102 holds 304. Day d (03-10 = 1) carries d/6 of the
 //! three days, hour 9 a third and hour 14 two thirds.
 
-use crate::search;
+use super::search;
 use adfarm_adsbench::api::SearchResponse;
 use adfarm_adsbench::gaql::Value;
 

@@ -1,7 +1,7 @@
 //! Bad queries: each is rejected with Google's error code at the character
 //! where it goes wrong.
 
-use crate::search;
+use super::search;
 use adfarm_adsbench::api::{ErrorCode, QueryError};
 
 /// `(query, code, offset of the trigger in characters)`.

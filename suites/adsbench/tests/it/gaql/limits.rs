@@ -1,6 +1,6 @@
 //! The request limits in front of the API, on the simulated clock.
 
-use crate::now;
+use super::now;
 use adfarm_adsbench::api::{
     AdsApi, ErrorCode, InMemoryAccount, LimitsConfig, MutateOperation, MutateRequest, QuotaError,
     SearchRequest,
@@ -68,7 +68,7 @@ fn operation_15001_of_a_day_fails_and_the_next_day_works() {
         ErrorCode::QuotaError(QuotaError::ResourceExhausted)
     );
     let tomorrow = t.plus_millis(retry_delay(&refused));
-    assert_eq!(tomorrow.date(), t.date().add_days(1));
+    assert_eq!(tomorrow.date(), t.date().plus_days(1));
     assert_eq!(
         tomorrow.millis() % 86_400_000,
         0,

@@ -3,22 +3,21 @@
 //! `InMemoryAccount::sample()` (expected answers are computed by hand in
 //! each test from the figures in its doc).
 
-mod gaql {
-    pub mod errors;
-    pub mod limits;
-    pub mod mutate;
-    pub mod paging;
-    pub mod queries;
-}
+mod errors;
+mod limits;
+mod mutate;
+mod paging;
+mod queries;
 
 use adfarm_adsbench::api::GoogleAdsFailure;
 use adfarm_adsbench::api::{
-    InMemoryAccount, SearchRequest, SearchResponse, SearchService, SimDate, SimTime,
+    InMemoryAccount, SearchRequest, SearchResponse, SearchService, SimTime,
 };
+use adfarm_adsbench::market::Date;
 
 /// Noon on the sample account's "today", Wednesday 2024-03-13.
 pub fn now() -> SimTime {
-    SimTime::at_hour(SimDate::from_ymd(2024, 3, 13).expect("a valid date"), 12)
+    SimTime::at_hour(Date::new(2024, 3, 13).expect("a valid date"), 12)
 }
 
 /// Runs `query` on the sample account.

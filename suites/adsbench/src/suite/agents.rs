@@ -212,7 +212,7 @@ impl ApiAgent for PacingAgent {
         if !std::mem::replace(&mut self.started, true) {
             return Ok(());
         }
-        let yesterday = client.today().add_days(-1);
+        let yesterday = client.today().plus_days(-1);
         // Budgets of the enabled campaigns, then yesterday's metrics (a
         // campaign with no activity yesterday has no metrics row).
         let budgets = client.search(

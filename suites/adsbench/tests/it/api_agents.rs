@@ -3,14 +3,14 @@
 //! an agent that changes its budget mid-month gets caps, in the outcome and
 //! the suite's report, from the budget in force each day and month.
 
-use adfarm_adsbench::agents::{ApiAgent, FixedBidAgent, PacingAgent};
 use adfarm_adsbench::api::error::GoogleAdsFailure;
 use adfarm_adsbench::api::MutateOperation;
 use adfarm_adsbench::gaql::Value;
 use adfarm_adsbench::market::Mechanism;
-use adfarm_adsbench::outcome::{run, DailyRow, Outcome};
 use adfarm_adsbench::sandbox::AdsClient;
-use adfarm_adsbench::scenario::{mechanism_name, Scenario};
+use adfarm_adsbench::suite::agents::{ApiAgent, FixedBidAgent, PacingAgent};
+use adfarm_adsbench::suite::outcome::{run, DailyRow, Outcome};
+use adfarm_adsbench::suite::scenario::{mechanism_name, Scenario};
 use adfarm_adsbench::suite::{DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS, SUITE};
 use adfarm_adsbench::AdsBench;
 use adfarm_proto::report::Value as Cell;

@@ -1,6 +1,6 @@
 //! Mutate: atomic by default, partial failure, validate only, limits, notes.
 
-use crate::now;
+use super::now;
 use adfarm_adsbench::api::mutate::mutate;
 use adfarm_adsbench::api::{
     ErrorCode, InMemoryAccount, MutateOperation, MutateRequest, RequestError, SearchRequest,

@@ -4,10 +4,10 @@
 //! the event-log digest, and the scores a job reports. What `Output.meta`
 //! carries and the report reads.
 
-use crate::agents::{run_api_episode, ApiAgent, ApiRun};
+use super::agents::{run_api_episode, ApiAgent, ApiRun};
+use super::scenario::Scenario;
 use crate::market::{daily_report, DayReport, Event, MarketError};
 use crate::sandbox::Sandbox;
-use crate::scenario::Scenario;
 use adfarm_proto::{Score, Verdict};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

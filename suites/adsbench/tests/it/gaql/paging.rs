@@ -1,6 +1,6 @@
 //! Results longer than a page come back in pages of 10,000 with tokens.
 
-use crate::now;
+use super::now;
 use adfarm_adsbench::api::{
     ErrorCode, InMemoryAccount, RequestError, SearchRequest, SearchService, PAGE_SIZE,
 };

@@ -5,7 +5,7 @@ use adfarm_adsbench::api::{MutateOperation, MutateRequest};
 use adfarm_adsbench::gaql::Value;
 use adfarm_adsbench::market::{Date, Status, TICKS_PER_DAY};
 use adfarm_adsbench::sandbox::{AdsClient, Sandbox};
-use adfarm_adsbench::scenario::Scenario;
+use adfarm_adsbench::suite::scenario::Scenario;
 
 fn one_day_in() -> Sandbox {
     let scenario = Scenario {

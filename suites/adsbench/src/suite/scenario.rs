@@ -298,7 +298,7 @@ pub fn scenarios(params: &serde_json::Value) -> Result<Vec<Scenario>, DataError>
 pub fn items(dataset: &str, params: &serde_json::Value) -> Result<ItemIter, DataError> {
     if dataset != DATASET {
         return Err(DataError::UnknownDataset {
-            suite: crate::suite::SUITE.into(),
+            suite: super::SUITE.into(),
             dataset: dataset.into(),
             valid: DATASET.into(),
         });

@@ -4,9 +4,11 @@
 
 use proptest::prelude::*;
 
+use crate::market_setup::{create_ad_group, create_campaign, create_keyword};
+
 use adfarm_adsbench::market::{
     AccountChange, BiddingStrategy, CompetitorSpec, Date, Event, Market, MarketConfig, MatchType,
-    Mechanism, MetricRow, Pricing, ResourceName, Status, Strategy, TICKS_PER_DAY,
+    Mechanism, MetricRow, Pricing, Status, Strategy, TICKS_PER_DAY,
 };
 
 fn config(seed: u64, mechanism: Mechanism, pricing: Pricing) -> MarketConfig {
@@ -21,28 +23,8 @@ fn config(seed: u64, mechanism: Mechanism, pricing: Pricing) -> MarketConfig {
 /// Sets up one campaign with a few keywords; returns (campaign, ad group,
 /// first keyword) ids.
 fn set_up(market: &mut Market, strategy: BiddingStrategy) -> (u64, u64, u64) {
-    let r = market
-        .apply(AccountChange::CreateCampaign {
-            name: "Summer".into(),
-            daily_budget_micros: 40_000_000,
-            status: Status::Enabled,
-            bidding_strategy: strategy,
-        })
-        .expect("campaign");
-    let ResourceName::Campaign { campaign_id, .. } = r else {
-        panic!("{r:?}")
-    };
-    let r = market
-        .apply(AccountChange::CreateAdGroup {
-            campaign_id,
-            name: "Main".into(),
-            status: Status::Enabled,
-            cpc_bid_micros: 1_500_000,
-        })
-        .expect("ad group");
-    let ResourceName::AdGroup { ad_group_id, .. } = r else {
-        panic!("{r:?}")
-    };
+    let campaign_id = create_campaign(market, "Summer", 40_000_000, strategy);
+    let ad_group_id = create_ad_group(market, campaign_id, "Main", 1_500_000);
     let mut first = 0;
     for (i, (text, m)) in [
         ("running shoes", MatchType::Broad),
@@ -53,18 +35,7 @@ fn set_up(market: &mut Market, strategy: BiddingStrategy) -> (u64, u64, u64) {
     .into_iter()
     .enumerate()
     {
-        let r = market
-            .apply(AccountChange::CreateKeyword {
-                ad_group_id,
-                text: text.into(),
-                match_type: m,
-                status: Status::Enabled,
-                cpc_bid_micros: None,
-            })
-            .expect("keyword");
-        let ResourceName::Keyword { criterion_id, .. } = r else {
-            panic!("{r:?}")
-        };
+        let criterion_id = create_keyword(market, ad_group_id, text, m);
         if i == 0 {
             first = criterion_id;
         }

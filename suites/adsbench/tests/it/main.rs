@@ -1,0 +1,25 @@
+//! Ads-Bench's integration tests, one binary with one module per area:
+//!
+//! - `market_*`: the auction market engine (auctions, budgets, episodes,
+//!   scripted policies);
+//! - `gaql`: the simulated Ads API's query side, limits and mutate layer on
+//!   the hand-built in-memory account;
+//! - `sandbox`: the same API over the market's account;
+//! - `ope_*`: the off-policy estimators (bias, obp fixtures, the Open Bandit
+//!   Dataset sample);
+//! - `api_agents`: the suite's scripted agents through the API, their
+//!   outcomes and the report.
+//!
+//! Fixtures stay under `tests/fixtures/`, found from `CARGO_MANIFEST_DIR`.
+
+mod api_agents;
+mod gaql;
+mod market_auction;
+mod market_budget;
+mod market_episode;
+mod market_policy;
+mod market_setup;
+mod ope_bias;
+mod ope_fixtures;
+mod ope_obd;
+mod sandbox;
