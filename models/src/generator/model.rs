@@ -706,12 +706,7 @@ impl Llama {
     /// Attention of one segment's `n` new tokens from position `start`, in
     /// blocks aligned to [`ATTENTION_BLOCK`].
     fn attend_segment(&self, qs: Queries<'_>, out: &mut [f32]) -> Result<(), ModelError> {
-        let Queries {
-            start,
-            n,
-            rows: q_rows,
-            ..
-        } = qs;
+        let (start, n, q_rows) = (qs.start, qs.n, qs.rows);
         let (h, qkv_w) = (self.cfg.hidden, self.qkv_width());
         let mut t = 0;
         while t < n {
@@ -736,18 +731,12 @@ impl Llama {
 
     /// Attention for a few new tokens: plain loops over the cache, no copies.
     fn attention_loop(&self, qs: Queries<'_>, out: &mut [f32]) {
-        let Queries {
-            cache,
-            li,
-            start,
-            n,
-            rows: q_rows,
-        } = qs;
+        let (start, n, q_rows) = (qs.start, qs.n, qs.rows);
         let c = &self.cfg;
         let (h, hd, kv) = (c.hidden, c.head_dim, c.n_kv_head * c.head_dim);
         let group = c.n_head / c.n_kv_head;
         let scale = 1.0 / (hd as f32).sqrt();
-        let (kc, vc) = (&cache.k[li], &cache.v[li]);
+        let (kc, vc) = (&qs.cache.k[qs.li], &qs.cache.v[qs.li]);
         let mut scores = Vec::new();
         for t in 0..n {
             let len = start + t + 1;
@@ -776,13 +765,7 @@ impl Llama {
     /// Attention for a prompt chunk: per query head, `gemm` products over
     /// the cache in place (no copies), causal softmax in between.
     fn attention_matmul(&self, qs: Queries<'_>, out: &mut [f32]) -> Result<(), ModelError> {
-        let Queries {
-            cache,
-            li,
-            start,
-            n,
-            rows: q_rows,
-        } = qs;
+        let (start, n, q_rows) = (qs.start, qs.n, qs.rows);
         let c = &self.cfg;
         let (h, hd) = (c.hidden, c.head_dim);
         let kv = c.n_kv_head * hd;
@@ -790,7 +773,10 @@ impl Llama {
         let group = c.n_head / c.n_kv_head;
         let len = start + n;
         let scale = 1.0 / (hd as f32).sqrt();
-        let (kc, vc) = (&cache.k[li][..len * kv], &cache.v[li][..len * kv]);
+        let (kc, vc) = (
+            &qs.cache.k[qs.li][..len * kv],
+            &qs.cache.v[qs.li][..len * kv],
+        );
         let mut scores = vec![0f32; n * len];
         for head in 0..c.n_head {
             let kvh = head / group;
