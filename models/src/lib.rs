@@ -8,7 +8,8 @@
 //!   concurrent requests. A reply to a request offering tools is written
 //!   under the tool's JSON Schema (forced structure, masked logits), so it
 //!   always parses and validates.
-//! - `linalg`: dense f32 products on `gemm`, shared by both models.
+//! - `linalg`: dense f32 products on `gemm` and the row softmax, shared by
+//!   both models.
 //!
 //! The design decision to know: each model is loaded once per process and
 //! owned by a dedicated inference thread; the async trait impls only send

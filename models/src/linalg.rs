@@ -1,5 +1,6 @@
 //! Dense f32 products on `gemm` (runtime AVX2/AVX-512 dispatch), threaded
-//! with rayon only when large enough to pay for it.
+//! with rayon only when large enough to pay for it, and the row softmax both
+//! models' attention applies between them.
 
 use gemm::Parallelism;
 
@@ -54,5 +55,19 @@ pub(crate) fn matmul_into(
             false,
             par,
         )
+    }
+}
+
+/// In-place softmax of `row` scaled by `scale` (max-subtracted for stability).
+pub(crate) fn softmax(row: &mut [f32], scale: f32) {
+    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut sum = 0.0;
+    for s in row.iter_mut() {
+        *s = ((*s - max) * scale).exp();
+        sum += *s;
+    }
+    let inv = 1.0 / sum;
+    for s in row.iter_mut() {
+        *s *= inv;
     }
 }

@@ -313,7 +313,6 @@ fn scoped(cell: &Cell, scope: Scope) -> Cell {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Role;
     use std::collections::BTreeSet;
 
     fn spec() -> SweepSpec {
@@ -337,13 +336,8 @@ mod tests {
 
     fn stage(name: &str, scope: Scope, after: &[&str], variants: Vec<Variant>) -> Stage {
         Stage {
-            name: name.into(),
-            lane: Lane::Cpu,
-            scope,
-            after: after.iter().map(|s| s.to_string()).collect(),
-            role: Role::Judge,
-            variants,
             partial: scope == Scope::Runs,
+            ..Stage::for_test(name, scope, after, variants)
         }
     }
 
@@ -376,6 +370,27 @@ mod tests {
         }
     }
 
+    fn plan<'a>(id: &'a SweepId, spec: &'a SweepSpec, pipeline: &'a Pipeline) -> SuitePlan<'a> {
+        SuitePlan {
+            sweep: id,
+            spec,
+            suite: &spec.suites[0],
+            pipeline,
+        }
+    }
+
+    /// Every job reachable from `roots` through dependents, by id.
+    fn walk(plan: &SuitePlan<'_>, roots: Vec<Envelope>) -> BTreeMap<JobId, Envelope> {
+        let mut all = BTreeMap::new();
+        let mut todo = roots;
+        while let Some(e) = todo.pop() {
+            if all.insert(e.id.clone(), e.clone()).is_none() {
+                todo.extend(plan.dependents(&e));
+            }
+        }
+        all
+    }
+
     fn item() -> Item {
         Item {
             id: "0".into(),
@@ -390,12 +405,7 @@ mod tests {
         let id = spec.id();
         let pipeline = pipeline();
         pipeline.check().expect("a valid pipeline");
-        let plan = SuitePlan {
-            sweep: &id,
-            spec: &spec,
-            suite: &spec.suites[0],
-            pipeline: &pipeline,
-        };
+        let plan = plan(&id, &spec, &pipeline);
         let roots = plan.roots("d", &item());
         // 2 solutions × 3 seeds solve jobs + the item's ground truth.
         assert_eq!(roots.len(), 7);
@@ -406,13 +416,7 @@ mod tests {
         );
 
         // Walk the whole graph from the roots through dependents.
-        let mut all: BTreeMap<JobId, Envelope> = BTreeMap::new();
-        let mut todo = roots.clone();
-        while let Some(e) = todo.pop() {
-            if all.insert(e.id.clone(), e.clone()).is_none() {
-                todo.extend(plan.dependents(&e));
-            }
-        }
+        let all = walk(&plan, roots.clone());
         let mut per_stage: BTreeMap<String, i64> = BTreeMap::new();
         for e in all.values() {
             *per_stage.entry(e.stage().to_string()).or_default() += 1;
@@ -446,19 +450,8 @@ mod tests {
         let spec = spec();
         let id = spec.id();
         let pipeline = pipeline();
-        let plan = SuitePlan {
-            sweep: &id,
-            spec: &spec,
-            suite: &spec.suites[0],
-            pipeline: &pipeline,
-        };
-        let mut all: BTreeMap<JobId, Envelope> = BTreeMap::new();
-        let mut todo = plan.roots("d", &item());
-        while let Some(e) = todo.pop() {
-            if all.insert(e.id.clone(), e.clone()).is_none() {
-                todo.extend(plan.dependents(&e));
-            }
-        }
+        let plan = plan(&id, &spec, &pipeline);
+        let all = walk(&plan, plan.roots("d", &item()));
         for e in all.values() {
             assert_eq!(plan.admits(e), Ok(()), "{}", e.stage());
         }
@@ -498,12 +491,7 @@ mod tests {
         let spec = spec();
         let id = spec.id();
         let pipeline = pipeline();
-        let plan = SuitePlan {
-            sweep: &id,
-            spec: &spec,
-            suite: &spec.suites[0],
-            pipeline: &pipeline,
-        };
+        let plan = plan(&id, &spec, &pipeline);
         let a = plan.solve("d", &item(), &spec.solutions[0], 1);
         assert_eq!(a.id, plan.solve("d", &item(), &spec.solutions[0], 1).id);
         assert_ne!(a.id, plan.solve("d", &item(), &spec.solutions[0], 2).id);

@@ -258,19 +258,33 @@ impl Pipeline {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn stage(name: &str, scope: Scope, after: &[&str]) -> Stage {
+impl Stage {
+    /// A judge stage on the CPU lane reading `after`, not partial: the
+    /// fixture the crate's tests vary.
+    pub(crate) fn for_test(
+        name: &str,
+        scope: Scope,
+        after: &[&str],
+        variants: Vec<Variant>,
+    ) -> Stage {
         Stage {
             name: name.into(),
             lane: Lane::Cpu,
             scope,
             after: after.iter().map(|s| s.to_string()).collect(),
             role: Role::Judge,
-            variants: vec![Variant::none()],
+            variants,
             partial: false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stage(name: &str, scope: Scope, after: &[&str]) -> Stage {
+        Stage::for_test(name, scope, after, vec![Variant::none()])
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The distributed deployment gives the embedded deployment's numbers.
 
-use crate::{assert_complete, assert_same_results, figure, planned, Fake, Farm, SweepFile};
-use std::time::{Duration, Instant};
+use crate::{assert_complete, figure, planned, Fake, Farm, SweepFile};
+use std::time::Instant;
 
 /// 1,000 items × 1 seed × 1 judge: 1,000 generate + 1,000 judge jobs over
 /// three worker processes, compared with `adfarm run` of the same file.
@@ -18,14 +18,10 @@ async fn three_workers_match_the_embedded_run() {
     assert_complete(&embedded);
     assert_eq!(planned(&embedded), 2000);
 
-    farm.start_workers(3, 16).await;
-    let wall = farm.coordinate(&sweep, Duration::from_secs(120)).await;
-    let report = farm.report_cluster(&sweep).await;
-    assert_complete(&report);
-    assert_eq!(planned(&report), spec.planned_jobs());
-    assert_same_results(&report, &embedded);
     // Each generation and each judge call was made once, and cost the same.
-    assert_eq!(report.usage, embedded.usage);
+    let (report, wall) = farm
+        .run_cluster_matching(&sweep, &spec, (3, 16), &embedded)
+        .await;
     assert_eq!(fake.stats().await.requests, 2 * 2000);
 
     figure(

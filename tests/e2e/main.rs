@@ -1,4 +1,4 @@
-//! End-to-end acceptance tests of the farm (issue 2): the `adfarm` binary
+//! End-to-end acceptance tests of the farm: the `adfarm` binary
 //! against the real RabbitMQ and Redis and the fake OpenAI-compatible server.
 //!
 //! - `distributed`: a 2,000-job sweep over three worker processes equals the
@@ -13,11 +13,11 @@
 //! - `gem_report_html`: the HTML report opens in headless Chromium.
 //! - `gem_report_sweep`: a small GEM-Bench sweep's report tables.
 //! - `gem_report_text`: GEM-Bench's sections in Markdown, CSV, HTML, JSON.
-//! - `prometheus` (issue 5): a real Prometheus scrapes a sweep; every
+//! - `prometheus`: a real Prometheus scrapes a sweep; every
 //!   dashboard query answers, the alert rules pass promtool.
-//! - `api` (issue 5): submit, status and report through the coordinator's
+//! - `api`: submit, status and report through the coordinator's
 //!   HTTP API (`coordinator --serve`, `--server`).
-//! - `counter` (issue 9): the tool-using counter suite embedded and
+//! - `counter`: the tool-using counter suite embedded and
 //!   distributed, `pass-at-k` and its section; one `echo` entry over two
 //!   suites; a replayed episode answered from the cache.
 //!
@@ -432,6 +432,28 @@ impl Farm {
     /// `adfarm report --format json` of the sweep in this farm's Redis.
     pub async fn report_cluster(&self, sweep: &Path) -> Report {
         self.report(&[], sweep, true, &[]).await
+    }
+
+    /// Runs `sweep` (written from `spec`) to the end on `workers` worker
+    /// processes of `concurrency` each, and checks the cluster's report
+    /// against `reference`, an embedded run of the same file: every planned
+    /// job done, the same job counts, cells and usage. Returns the report
+    /// and the coordinator's wall time.
+    pub async fn run_cluster_matching(
+        &mut self,
+        sweep: &Path,
+        spec: &SweepFile,
+        (workers, concurrency): (usize, u16),
+        reference: &Report,
+    ) -> (Report, Duration) {
+        self.start_workers(workers, concurrency).await;
+        let wall = self.coordinate(sweep, Duration::from_secs(120)).await;
+        let report = self.report_cluster(sweep).await;
+        assert_complete(&report);
+        assert_eq!(planned(&report), spec.planned_jobs());
+        assert_same_results(&report, reference);
+        assert_eq!(report.usage, reference.usage);
+        (report, wall)
     }
 
     /// `adfarm <pre> report <sweep> --format json --out F <post>`, against

@@ -3,8 +3,7 @@
 //! scripts run on one node, and the limiter's keys are one per script.
 
 use crate::own_redis::OwnCluster;
-use crate::{assert_complete, assert_same_results, figure, planned, Fake, Farm, SweepFile};
-use std::time::Duration;
+use crate::{assert_complete, figure, planned, Fake, Farm, SweepFile};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_workers_on_a_redis_cluster_match_the_embedded_run() {
@@ -16,13 +15,9 @@ async fn three_workers_on_a_redis_cluster_match_the_embedded_run() {
     let embedded = farm.run_embedded("embedded", &sweep, &[]).await;
     assert_complete(&embedded);
 
-    farm.start_workers(3, 8).await;
-    let wall = farm.coordinate(&sweep, Duration::from_secs(120)).await;
-    let report = farm.report_cluster(&sweep).await;
-    assert_complete(&report);
-    assert_eq!(planned(&report), spec.planned_jobs());
-    assert_same_results(&report, &embedded);
-    assert_eq!(report.usage, embedded.usage);
+    let (report, wall) = farm
+        .run_cluster_matching(&sweep, &spec, (3, 8), &embedded)
+        .await;
     figure(
         "redis-cluster",
         format_args!(

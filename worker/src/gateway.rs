@@ -153,8 +153,9 @@ pub struct Metered {
     log: UsageLog,
 }
 
-/// Something a call returns that carries its usage.
-trait WithUsage {
+/// Something a call returns that carries its usage and round-trips through
+/// the cache.
+trait WithUsage: Serialize + DeserializeOwned {
     fn usage_mut(&mut self) -> &mut Usage;
 }
 impl WithUsage for Completion {
@@ -171,6 +172,11 @@ impl WithUsage for Embeddings {
     fn usage_mut(&mut self) -> &mut Usage {
         &mut self.usage
     }
+}
+
+/// A limiter or store failure, as the call's error.
+fn infra(e: impl std::fmt::Display) -> LlmError {
+    LlmError::Infra(e.to_string())
 }
 
 /// Longest a call lease is held (it ends earlier when the call does).
@@ -230,7 +236,6 @@ impl Metered {
     async fn admit(&self, tokens: u64) -> Result<(), LlmError> {
         let spec = &self.backend.spec;
         let (rpm, tpm) = spec_rates(spec);
-        let infra = |e: adfarm_backbone::limiter::LimitError| LlmError::Infra(e.to_string());
         let start = Instant::now();
         self.backend.smoothing.until_ready().await;
         let limit = spec.limit_key();
@@ -343,7 +348,7 @@ impl Metered {
         f: F,
     ) -> Result<T, LlmError>
     where
-        T: WithUsage + Serialize + DeserializeOwned,
+        T: WithUsage,
         F: Fn(Arc<Backend>) -> Fut,
         Fut: Future<Output = Result<T, LlmError>>,
     {
@@ -352,7 +357,6 @@ impl Metered {
         let identity = serde_json::to_vec(&(spec.kind, &spec.base_url, &spec.model))
             .expect("identity serialises");
         let key = adfarm_proto::content_hash(&[b"llm", what.as_bytes(), &identity, &req_bytes]);
-        let infra = |e: adfarm_backbone::StoreError| LlmError::Infra(e.to_string());
 
         if let Some(hit) = self.hit(&key).await? {
             return Ok(hit);
@@ -387,9 +391,8 @@ impl Metered {
     /// The cached answer to `key`, charged to the sweep as a cache hit.
     async fn hit<T>(&self, key: &str) -> Result<Option<T>, LlmError>
     where
-        T: WithUsage + DeserializeOwned,
+        T: WithUsage,
     {
-        let infra = |e: adfarm_backbone::StoreError| LlmError::Infra(e.to_string());
         let Some(bytes) = self.store.cached(key).await.map_err(infra)? else {
             return Ok(None);
         };
@@ -419,12 +422,11 @@ impl Metered {
         f: F,
     ) -> Result<T, LlmError>
     where
-        T: WithUsage + Serialize + DeserializeOwned,
+        T: WithUsage,
         F: Fn(Arc<Backend>) -> Fut,
         Fut: Future<Output = Result<T, LlmError>>,
     {
         let spec = &self.backend.spec;
-        let infra = |e: adfarm_backbone::StoreError| LlmError::Infra(e.to_string());
         self.check_budget().await?;
         let _permit = self
             .backend

@@ -47,8 +47,8 @@ impl Fake {
         (status, resp.json().await.unwrap())
     }
 
-    async fn stats(&self) -> Stats {
-        let url = format!("{}/stats", self.base);
+    async fn get<T: serde::de::DeserializeOwned>(&self, path: &str) -> T {
+        let url = format!("{}{path}", self.base);
         self.http
             .get(url)
             .send()
@@ -57,6 +57,10 @@ impl Fake {
             .json()
             .await
             .unwrap()
+    }
+
+    async fn stats(&self) -> Stats {
+        self.get("/stats").await
     }
 }
 
@@ -347,15 +351,7 @@ async fn faults_are_per_attempt_and_repeat_across_runs() {
 #[tokio::test]
 async fn stats_count_and_reset() {
     let fake = start(FakeLlmConfig::default()).await;
-    let health: Value = fake
-        .http
-        .get(format!("{}/health", fake.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let health: Value = fake.get("/health").await;
     assert_eq!(health["status"], "ok");
 
     let (_, r) = fake.chat(&chat_body("hello there")).await;

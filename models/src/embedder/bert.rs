@@ -7,7 +7,7 @@
 //! products are threaded (rayon, which parks idle threads).
 
 use crate::error::ModelError;
-use crate::linalg::matmul_into;
+use crate::linalg::{matmul_into, softmax};
 use candle_core::{DType, Device};
 use candle_nn::VarBuilder;
 use std::path::Path;
@@ -308,16 +308,7 @@ impl Bert {
                     1,
                 );
                 for row in scores.chunks_exact_mut(n) {
-                    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-                    let mut sum = 0.0;
-                    for s in row.iter_mut() {
-                        *s = ((*s - max) * scale).exp();
-                        sum += *s;
-                    }
-                    let inv = 1.0 / sum;
-                    for s in row.iter_mut() {
-                        *s *= inv;
-                    }
+                    softmax(row, scale);
                 }
                 // ctx rows of this text, head columns = P (n×n) · V (n×hd, row stride 3h).
                 matmul_into(

@@ -207,23 +207,20 @@ impl LocalLlm {
         opts: GenOptions,
     ) -> Result<Generation, ModelError> {
         let (prompt, call) = prepare(req)?;
-        let (reply, rx) = oneshot::channel();
-        let job = Job::Chat(ChatJob {
-            prompt,
-            max_tokens: req.max_tokens,
-            temperature: req.temperature,
-            top_p: req.top_p.unwrap_or(1.0),
-            seed: req.seed,
-            stop: req.stop.clone(),
-            ignore_eos: opts.ignore_eos,
-            call,
-            reply,
-        });
-        self.shared
-            .jobs
-            .send(job)
-            .map_err(|_| ModelError::Stopped)?;
-        rx.await.map_err(|_| ModelError::Stopped)?
+        self.submit(|reply| {
+            Job::Chat(ChatJob {
+                prompt,
+                max_tokens: req.max_tokens,
+                temperature: req.temperature,
+                top_p: req.top_p.unwrap_or(1.0),
+                seed: req.seed,
+                stop: req.stop.clone(),
+                ignore_eos: opts.ignore_eos,
+                call,
+                reply,
+            })
+        })
+        .await
     }
 
     /// Ranks `options` as the assistant's reply to `req` by total
@@ -232,15 +229,26 @@ impl LocalLlm {
     /// # Errors
     /// As [`LocalLlm::generate`]; also when `options` is empty.
     pub async fn rank(&self, req: &ChatRequest, options: &[String]) -> Result<Ranking, ModelError> {
+        self.submit(|reply| {
+            Job::Choose(ChooseJob {
+                prompt: chat_prompt(&req.messages),
+                options: options.to_vec(),
+                reply,
+            })
+        })
+        .await
+    }
+
+    /// Sends the job `job` builds around its reply channel to the inference
+    /// thread and waits for the answer.
+    async fn submit<T>(
+        &self,
+        job: impl FnOnce(oneshot::Sender<Result<T, ModelError>>) -> Job,
+    ) -> Result<T, ModelError> {
         let (reply, rx) = oneshot::channel();
-        let job = Job::Choose(ChooseJob {
-            prompt: chat_prompt(&req.messages),
-            options: options.to_vec(),
-            reply,
-        });
         self.shared
             .jobs
-            .send(job)
+            .send(job(reply))
             .map_err(|_| ModelError::Stopped)?;
         rx.await.map_err(|_| ModelError::Stopped)?
     }

@@ -12,7 +12,7 @@
 
 use super::q8::Q8Matrix;
 use crate::error::ModelError;
-use crate::linalg::matmul_into;
+use crate::linalg::{matmul_into, softmax};
 use candle_core::quantized::{gguf_file, QTensor};
 use candle_core::Device;
 use std::path::Path;
@@ -141,6 +141,17 @@ impl KvCache {
     }
 }
 
+/// New tokens of one segment at one layer `li`: `n` query rows (of the
+/// fused Q/K/V product) from position `start`, attending to `cache`.
+#[derive(Clone, Copy)]
+struct Queries<'a> {
+    cache: &'a KvCache,
+    li: usize,
+    start: usize,
+    n: usize,
+    rows: &'a [f32],
+}
+
 /// Which logits a segment wants back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Want {
@@ -179,28 +190,40 @@ fn rms_norm(x: &[f32], w: &[f32], eps: f32, out: &mut [f32]) {
     }
 }
 
-/// One query position, the `group` query heads sharing one KV head:
-/// scores against `len` cached keys, softmax, weighted sum of values. Each K
-/// and V row is read once for the whole group.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn attend_group_body(
-    q: &[f32],
-    kc: &[f32],
-    vc: &[f32],
+/// The cached keys and values one KV head's query group attends to: `len`
+/// positions of `stride` floats each, the head's `hd` floats at `offset`
+/// within a position; scores are scaled by `scale` before the softmax.
+#[derive(Clone, Copy)]
+struct HeadCache<'a> {
+    k: &'a [f32],
+    v: &'a [f32],
     len: usize,
     stride: usize,
     offset: usize,
     hd: usize,
     scale: f32,
-    scores: &mut Vec<f32>,
-    out: &mut [f32],
-) {
+}
+
+impl HeadCache<'_> {
+    /// This head's `hd` floats of position `j` in `layer` (its K or V).
+    #[inline(always)]
+    fn row<'a>(&self, layer: &'a [f32], j: usize) -> &'a [f32] {
+        let at = j * self.stride + self.offset;
+        &layer[at..at + self.hd]
+    }
+}
+
+/// One query position, the `group` query heads sharing one KV head:
+/// scores against `len` cached keys, softmax, weighted sum of values. Each K
+/// and V row is read once for the whole group.
+#[inline(always)]
+fn attend_group_body(q: &[f32], head: HeadCache<'_>, scores: &mut Vec<f32>, out: &mut [f32]) {
+    let (len, hd) = (head.len, head.hd);
     let group = q.len() / hd;
     scores.clear();
     scores.resize(group * len, 0.0);
     for j in 0..len {
-        let k = &kc[j * stride + offset..j * stride + offset + hd];
+        let k = head.row(head.k, j);
         for g in 0..group {
             let qh = &q[g * hd..(g + 1) * hd];
             // Eight partial sums (the compiler still emits scalar code;
@@ -211,7 +234,7 @@ fn attend_group_body(
                     acc[i] += x[i] * y[i];
                 }
             }
-            scores[g * len + j] = acc.iter().sum::<f32>() * scale;
+            scores[g * len + j] = acc.iter().sum::<f32>() * head.scale;
         }
     }
     for row in scores.chunks_exact_mut(len) {
@@ -219,7 +242,7 @@ fn attend_group_body(
     }
     out.fill(0.0);
     for j in 0..len {
-        let v = &vc[j * stride + offset..j * stride + offset + hd];
+        let v = head.row(head.v, j);
         for g in 0..group {
             let p = scores[g * len + j];
             for (o, v) in out[g * hd..(g + 1) * hd].iter_mut().zip(v) {
@@ -241,27 +264,21 @@ fn attend_group_body(
 /// The CPU must support AVX2 and FMA, and `hd` must be a multiple of 8.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-#[allow(clippy::too_many_arguments)]
 unsafe fn attend_group_avx2(
     q: &[f32],
-    kc: &[f32],
-    vc: &[f32],
-    len: usize,
-    stride: usize,
-    offset: usize,
-    hd: usize,
-    scale: f32,
+    head: HeadCache<'_>,
     scores: &mut Vec<f32>,
     out: &mut [f32],
 ) {
     use std::arch::x86_64::*;
+    let (len, stride, offset, hd) = (head.len, head.stride, head.offset, head.hd);
     let group = q.len() / hd;
     let last = (len - 1) * stride + offset + hd;
     assert!(q.len() == group * hd && out.len() == group * hd);
-    assert!(kc.len() >= last && vc.len() >= last);
+    assert!(head.k.len() >= last && head.v.len() >= last);
     scores.clear();
     scores.resize(group * len, 0.0);
-    let (qp, kp, sp) = (q.as_ptr(), kc.as_ptr(), scores.as_mut_ptr());
+    let (qp, kp, sp) = (q.as_ptr(), head.k.as_ptr(), scores.as_mut_ptr());
     for j in 0..len {
         let k = kp.add(j * stride + offset);
         for g in 0..group {
@@ -280,13 +297,13 @@ unsafe fn attend_group_avx2(
             if d < hd {
                 a0 = _mm256_fmadd_ps(_mm256_loadu_ps(qh.add(d)), _mm256_loadu_ps(k.add(d)), a0);
             }
-            *sp.add(g * len + j) = hsum_avx(_mm256_add_ps(a0, a1)) * scale;
+            *sp.add(g * len + j) = hsum_avx(_mm256_add_ps(a0, a1)) * head.scale;
         }
     }
     for row in scores.chunks_exact_mut(len) {
         softmax(row, 1.0);
     }
-    let v = vc.as_ptr().add(offset);
+    let v = head.v.as_ptr().add(offset);
     for (g, probs) in scores.chunks_exact(len).enumerate() {
         let mut d = 0;
         while hd - d >= 64 {
@@ -339,29 +356,17 @@ unsafe fn weighted_rows_avx<const N: usize>(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn attend_group(
-    q: &[f32],
-    kc: &[f32],
-    vc: &[f32],
-    len: usize,
-    stride: usize,
-    offset: usize,
-    hd: usize,
-    scale: f32,
-    scores: &mut Vec<f32>,
-    out: &mut [f32],
-) {
+fn attend_group(q: &[f32], head: HeadCache<'_>, scores: &mut Vec<f32>, out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    if hd.is_multiple_of(8)
+    if head.hd.is_multiple_of(8)
         && std::arch::is_x86_feature_detected!("avx2")
         && std::arch::is_x86_feature_detected!("fma")
     {
         // SAFETY: the features were just detected and `hd` is whole lanes.
-        unsafe { attend_group_avx2(q, kc, vc, len, stride, offset, hd, scale, scores, out) };
+        unsafe { attend_group_avx2(q, head, scores, out) };
         return;
     }
-    attend_group_body(q, kc, vc, len, stride, offset, hd, scale, scores, out)
+    attend_group_body(q, head, scores, out)
 }
 
 impl Llama {
@@ -473,6 +478,11 @@ impl Llama {
     /// Floats per position in one layer's K (or V) cache.
     pub(crate) fn kv_row(&self) -> usize {
         self.cfg.n_kv_head * self.cfg.head_dim
+    }
+
+    /// Floats per row of the fused Q/K/V product.
+    fn qkv_width(&self) -> usize {
+        self.cfg.hidden + 2 * self.kv_row()
     }
 
     pub(crate) fn new_cache(&self) -> KvCache {
@@ -632,15 +642,20 @@ impl Llama {
         qkv: &[f32],
         out: &mut [f32],
     ) -> Result<(), ModelError> {
-        let h = self.cfg.hidden;
-        let qkv_w = h + 2 * self.cfg.n_kv_head * self.cfg.head_dim;
+        let (h, qkv_w) = (self.cfg.hidden, self.qkv_width());
         // Work of a segment: query rows × positions they attend to.
         let cost = |&(_, n, start): &(usize, usize, usize)| n * (start + n);
         let decoding = |&(_, n, _): &(usize, usize, usize)| n < MATMUL_ATTENTION_FROM;
         let run = |i: usize, rows: &mut [f32]| -> Result<(), ModelError> {
             let (row0, n, start) = spans[i];
-            let q_rows = &qkv[row0 * qkv_w..(row0 + n) * qkv_w];
-            self.attend_segment(caches[i], li, start, n, q_rows, rows)
+            let qs = Queries {
+                cache: caches[i],
+                li,
+                start,
+                n,
+                rows: &qkv[row0 * qkv_w..(row0 + n) * qkv_w],
+            };
+            self.attend_segment(qs, rows)
         };
         // Each segment's rows of `out`, prompt chunks run as they come.
         let mut decode_rows: Vec<(usize, &mut [f32])> = Vec::new();
@@ -690,27 +705,24 @@ impl Llama {
 
     /// Attention of one segment's `n` new tokens from position `start`, in
     /// blocks aligned to [`ATTENTION_BLOCK`].
-    fn attend_segment(
-        &self,
-        cache: &KvCache,
-        li: usize,
-        start: usize,
-        n: usize,
-        q_rows: &[f32],
-        out: &mut [f32],
-    ) -> Result<(), ModelError> {
-        let h = self.cfg.hidden;
-        let qkv_w = h + 2 * self.cfg.n_kv_head * self.cfg.head_dim;
+    fn attend_segment(&self, qs: Queries<'_>, out: &mut [f32]) -> Result<(), ModelError> {
+        let (start, n, q_rows) = (qs.start, qs.n, qs.rows);
+        let (h, qkv_w) = (self.cfg.hidden, self.qkv_width());
         let mut t = 0;
         while t < n {
             let pos = start + t;
             let m = ((pos / ATTENTION_BLOCK + 1) * ATTENTION_BLOCK).min(start + n) - pos;
             let out = &mut out[t * h..(t + m) * h];
-            let q_rows = &q_rows[t * qkv_w..(t + m) * qkv_w];
+            let block = Queries {
+                start: pos,
+                n: m,
+                rows: &q_rows[t * qkv_w..(t + m) * qkv_w],
+                ..qs
+            };
             if m >= MATMUL_ATTENTION_FROM {
-                self.attention_matmul(cache, li, pos, m, q_rows, out)?;
+                self.attention_matmul(block, out)?;
             } else {
-                self.attention_loop(cache, li, pos, m, q_rows, out);
+                self.attention_loop(block, out);
             }
             t += m;
         }
@@ -718,35 +730,31 @@ impl Llama {
     }
 
     /// Attention for a few new tokens: plain loops over the cache, no copies.
-    fn attention_loop(
-        &self,
-        cache: &KvCache,
-        li: usize,
-        start: usize,
-        n: usize,
-        q_rows: &[f32],
-        out: &mut [f32],
-    ) {
+    fn attention_loop(&self, qs: Queries<'_>, out: &mut [f32]) {
+        let (start, n, q_rows) = (qs.start, qs.n, qs.rows);
         let c = &self.cfg;
         let (h, hd, kv) = (c.hidden, c.head_dim, c.n_kv_head * c.head_dim);
         let group = c.n_head / c.n_kv_head;
         let scale = 1.0 / (hd as f32).sqrt();
-        let (kc, vc) = (&cache.k[li], &cache.v[li]);
+        let (kc, vc) = (&qs.cache.k[qs.li], &qs.cache.v[qs.li]);
         let mut scores = Vec::new();
         for t in 0..n {
             let len = start + t + 1;
             let q = &q_rows[t * (h + 2 * kv)..t * (h + 2 * kv) + h];
             for kvh in 0..c.n_kv_head {
                 let heads = kvh * group * hd..(kvh + 1) * group * hd;
-                attend_group(
-                    &q[heads.clone()],
-                    kc,
-                    vc,
+                let head = HeadCache {
+                    k: kc,
+                    v: vc,
                     len,
-                    kv,
-                    kvh * hd,
+                    stride: kv,
+                    offset: kvh * hd,
                     hd,
                     scale,
+                };
+                attend_group(
+                    &q[heads.clone()],
+                    head,
                     &mut scores,
                     &mut out[t * h + heads.start..t * h + heads.end],
                 );
@@ -756,16 +764,8 @@ impl Llama {
 
     /// Attention for a prompt chunk: per query head, `gemm` products over
     /// the cache in place (no copies), causal softmax in between.
-    #[allow(clippy::too_many_arguments)]
-    fn attention_matmul(
-        &self,
-        cache: &KvCache,
-        li: usize,
-        start: usize,
-        n: usize,
-        q_rows: &[f32],
-        out: &mut [f32],
-    ) -> Result<(), ModelError> {
+    fn attention_matmul(&self, qs: Queries<'_>, out: &mut [f32]) -> Result<(), ModelError> {
+        let (start, n, q_rows) = (qs.start, qs.n, qs.rows);
         let c = &self.cfg;
         let (h, hd) = (c.hidden, c.head_dim);
         let kv = c.n_kv_head * hd;
@@ -773,7 +773,10 @@ impl Llama {
         let group = c.n_head / c.n_kv_head;
         let len = start + n;
         let scale = 1.0 / (hd as f32).sqrt();
-        let (kc, vc) = (&cache.k[li][..len * kv], &cache.v[li][..len * kv]);
+        let (kc, vc) = (
+            &qs.cache.k[qs.li][..len * kv],
+            &qs.cache.v[qs.li][..len * kv],
+        );
         let mut scores = vec![0f32; n * len];
         for head in 0..c.n_head {
             let kvh = head / group;
@@ -809,20 +812,6 @@ impl Llama {
             );
         }
         Ok(())
-    }
-}
-
-/// In-place softmax of `row` scaled by `scale` (max-subtracted for stability).
-fn softmax(row: &mut [f32], scale: f32) {
-    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let mut sum = 0.0;
-    for s in row.iter_mut() {
-        *s = ((*s - max) * scale).exp();
-        sum += *s;
-    }
-    let inv = 1.0 / sum;
-    for s in row.iter_mut() {
-        *s *= inv;
     }
 }
 

@@ -1,5 +1,5 @@
 use crate::llm;
-use adfarm_llm::{ChatRequest, Message, Provider};
+use adfarm_llm::{ChatRequest, Completion, Message, Provider};
 use adfarm_models::generator::{chat_prompt, Finish, GenOptions};
 use adfarm_models::{assets, LocalLlm};
 use adfarm_proto::{Role, UsageSource};
@@ -8,6 +8,27 @@ fn ask(q: &str, max_tokens: u32) -> ChatRequest {
     let mut r = ChatRequest::new(vec![Message::user(q)]);
     r.max_tokens = max_tokens;
     r
+}
+
+/// The replies to `reqs` asked one at a time, then asked all at once.
+async fn alone_then_together(
+    l: &'static LocalLlm,
+    reqs: &[ChatRequest],
+) -> (Vec<Completion>, Vec<Completion>) {
+    let mut alone = Vec::new();
+    for r in reqs {
+        alone.push(l.chat(r).await.unwrap());
+    }
+    let handles: Vec<_> = reqs
+        .iter()
+        .cloned()
+        .map(|r| tokio::spawn(async move { l.chat(&r).await }))
+        .collect();
+    let mut together = Vec::new();
+    for h in handles {
+        together.push(h.await.unwrap().unwrap());
+    }
+    (alone, together)
 }
 
 #[test]
@@ -110,18 +131,8 @@ async fn concurrent_requests_batch_without_changing_results() {
         .iter()
         .map(|q| ask(q, 16))
         .collect();
-    let mut alone = Vec::new();
-    for r in &reqs {
-        alone.push(l.chat(r).await.unwrap());
-    }
-    let handles: Vec<_> = reqs
-        .iter()
-        .cloned()
-        .map(|r| tokio::spawn(async move { l.chat(&r).await }))
-        .collect();
-    for (a, h) in alone.iter().zip(handles) {
-        assert_eq!(a, &h.await.unwrap().unwrap());
-    }
+    let (alone, together) = alone_then_together(l, &reqs).await;
+    assert_eq!(alone, together);
 }
 
 /// Long contexts decoding together share the attention among threads
@@ -142,18 +153,9 @@ async fn long_contexts_decoding_together_give_the_replies_they_get_alone() {
     .map(|q| ask(&format!("{passage}\n{q}"), 12))
     .collect();
     assert!(l.encode(&passage).unwrap().len() > 1_500);
-    let mut alone = Vec::new();
-    for r in &reqs {
-        alone.push(l.chat(r).await.unwrap().text);
-    }
-    let handles: Vec<_> = reqs
-        .iter()
-        .cloned()
-        .map(|r| tokio::spawn(async move { l.chat(&r).await }))
-        .collect();
-    for (a, h) in alone.iter().zip(handles) {
-        assert_eq!(a, &h.await.unwrap().unwrap().text);
-    }
+    let (alone, together) = alone_then_together(l, &reqs).await;
+    let text = |cs: &[Completion]| cs.iter().map(|c| c.text.clone()).collect::<Vec<_>>();
+    assert_eq!(text(&alone), text(&together));
 }
 
 #[tokio::test]

@@ -46,237 +46,176 @@ fn list_campaigns() -> Tool {
 /// Twenty requests: each schema feature alone and mixed, one to three tools.
 fn requests() -> Vec<ChatRequest> {
     let obj = |props: Value, required: Value| json!({"type": "object", "properties": props, "required": required, "additionalProperties": false});
+    // A request offering one tool whose parameters are an object.
+    type Case = (&'static str, Vec<Tool>, Option<&'static str>);
+    let one = |prompt, name: &str, description: &str, props, required| -> Case {
+        (
+            prompt,
+            vec![tool(name, description, obj(props, required))],
+            None,
+        )
+    };
     let cases: Vec<(&str, Vec<Tool>, Option<&str>)> = vec![
         ("What's the weather in Paris?", vec![weather()], None),
         ("Find running shoes under 80 dollars.", vec![search()], None),
-        (
+        one(
             "Set campaign 42's daily budget to 150.",
-            vec![tool(
-                "set_budget",
-                "Set a daily budget.",
-                obj(
-                    json!({
-                        "campaign_id": {"type": "integer", "minimum": 1},
-                        "daily_budget": {"type": "number", "minimum": 1, "maximum": 10000}
-                    }),
-                    json!(["campaign_id", "daily_budget"]),
-                ),
-            )],
-            None,
+            "set_budget",
+            "Set a daily budget.",
+            json!({
+                "campaign_id": {"type": "integer", "minimum": 1},
+                "daily_budget": {"type": "number", "minimum": 1, "maximum": 10000}
+            }),
+            json!(["campaign_id", "daily_budget"]),
         ),
-        (
+        one(
             "Pause the campaign called spring-sale.",
-            vec![tool(
-                "pause_campaign",
-                "Pause a campaign.",
-                obj(
-                    json!({
-                        "campaign_id": {"type": "string"}
-                    }),
-                    json!(["campaign_id"]),
-                ),
-            )],
-            None,
+            "pause_campaign",
+            "Pause a campaign.",
+            json!({
+                "campaign_id": {"type": "string"}
+            }),
+            json!(["campaign_id"]),
         ),
-        (
+        one(
             "Write an ad for a cosy coffee shop.",
-            vec![tool(
-                "create_ad",
-                "Create a text ad.",
-                obj(
-                    json!({
-                        "headline": {"type": "string", "maxLength": 30},
-                        "description": {"type": "string", "maxLength": 90},
-                        "keywords": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 5}
-                    }),
-                    json!(["headline", "description", "keywords"]),
-                ),
-            )],
-            None,
+            "create_ad",
+            "Create a text ad.",
+            json!({
+                "headline": {"type": "string", "maxLength": 30},
+                "description": {"type": "string", "maxLength": 90},
+                "keywords": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 5}
+            }),
+            json!(["headline", "description", "keywords"]),
         ),
-        (
+        one(
             "Clicks and cost per week for March.",
-            vec![tool(
-                "get_report",
-                "Performance report.",
-                obj(
-                    json!({
-                        "start_date": {"type": "string", "format": "date"},
-                        "end_date": {"type": "string", "format": "date"},
-                        "metrics": {"type": "array", "items": {"enum": ["clicks", "impressions", "ctr", "cost"]}, "minItems": 1},
-                        "granularity": {"enum": ["day", "week", "month"]}
-                    }),
-                    json!(["start_date", "end_date", "metrics"]),
-                ),
-            )],
-            None,
+            "get_report",
+            "Performance report.",
+            json!({
+                "start_date": {"type": "string", "format": "date"},
+                "end_date": {"type": "string", "format": "date"},
+                "metrics": {"type": "array", "items": {"enum": ["clicks", "impressions", "ctr", "cost"]}, "minItems": 1},
+                "granularity": {"enum": ["day", "week", "month"]}
+            }),
+            json!(["start_date", "end_date", "metrics"]),
         ),
-        (
+        one(
             "Bid 1.20 on 'red shoes', exact match.",
-            vec![tool(
-                "set_bid",
-                "Bid on a keyword.",
-                obj(
-                    json!({
-                        "keyword": {"type": "string"},
-                        "bid": {"type": "number"},
-                        "match_type": {"type": "string", "enum": ["exact", "phrase", "broad"]}
-                    }),
-                    json!(["keyword", "bid", "match_type"]),
-                ),
-            )],
-            None,
+            "set_bid",
+            "Bid on a keyword.",
+            json!({
+                "keyword": {"type": "string"},
+                "bid": {"type": "number"},
+                "match_type": {"type": "string", "enum": ["exact", "phrase", "broad"]}
+            }),
+            json!(["keyword", "bid", "match_type"]),
         ),
-        (
+        one(
             "Target women aged 25 to 40 who like yoga.",
-            vec![tool(
-                "target_audience",
-                "Set the audience.",
-                obj(
-                    json!({
-                        "age_min": {"type": "integer", "minimum": 13, "maximum": 65},
-                        "age_max": {"type": "integer", "minimum": 13, "maximum": 65},
-                        "genders": {"type": "array", "items": {"enum": ["male", "female", "all"]}, "maxItems": 2},
-                        "interests": {"type": "array", "items": {"type": "string", "maxLength": 20}}
-                    }),
-                    json!(["age_min", "age_max", "genders"]),
-                ),
-            )],
-            None,
+            "target_audience",
+            "Set the audience.",
+            json!({
+                "age_min": {"type": "integer", "minimum": 13, "maximum": 65},
+                "age_max": {"type": "integer", "minimum": 13, "maximum": 65},
+                "genders": {"type": "array", "items": {"enum": ["male", "female", "all"]}, "maxItems": 2},
+                "interests": {"type": "array", "items": {"type": "string", "maxLength": 20}}
+            }),
+            json!(["age_min", "age_max", "genders"]),
         ),
-        (
+        one(
             "Run the ads on Fridays at 6pm.",
-            vec![tool(
-                "schedule",
-                "Schedule ads.",
-                obj(
-                    json!({
-                        "day_of_week": {"enum": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]},
-                        "hour": {"type": "integer", "minimum": 0, "maximum": 23}
-                    }),
-                    json!(["day_of_week", "hour"]),
-                ),
-            )],
-            None,
+            "schedule",
+            "Schedule ads.",
+            json!({
+                "day_of_week": {"enum": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]},
+                "hour": {"type": "integer", "minimum": 0, "maximum": 23}
+            }),
+            json!(["day_of_week", "hour"]),
         ),
-        (
+        one(
             "Create a summer campaign in euros for Spain.",
-            vec![tool(
-                "create_campaign",
-                "Create a campaign.",
-                obj(
-                    json!({
-                        "name": {"type": "string", "maxLength": 40},
-                        "settings": obj(json!({
-                            "budget": {"type": "number", "minimum": 10, "maximum": 5000},
-                            "currency": {"enum": ["USD", "EUR", "GBP"]},
-                            "start": {"type": "string"}
-                        }), json!(["budget", "currency"])),
-                        "geo": obj(json!({
-                            "country": {"type": "string", "minLength": 2, "maxLength": 2},
-                            "radius_km": {"type": "integer", "minimum": 1, "maximum": 500}
-                        }), json!(["country"]))
-                    }),
-                    json!(["name", "settings"]),
-                ),
-            )],
-            None,
+            "create_campaign",
+            "Create a campaign.",
+            json!({
+                "name": {"type": "string", "maxLength": 40},
+                "settings": obj(json!({
+                    "budget": {"type": "number", "minimum": 10, "maximum": 5000},
+                    "currency": {"enum": ["USD", "EUR", "GBP"]},
+                    "start": {"type": "string"}
+                }), json!(["budget", "currency"])),
+                "geo": obj(json!({
+                    "country": {"type": "string", "minLength": 2, "maxLength": 2},
+                    "radius_km": {"type": "integer", "minimum": 1, "maximum": 500}
+                }), json!(["country"]))
+            }),
+            json!(["name", "settings"]),
         ),
-        (
+        one(
             "Turn on auto-bidding.",
-            vec![tool(
-                "toggle_auto_bidding",
-                "Auto-bidding on or off.",
-                obj(
-                    json!({
-                        "enabled": {"type": "boolean"}
-                    }),
-                    json!(["enabled"]),
-                ),
-            )],
-            None,
+            "toggle_auto_bidding",
+            "Auto-bidding on or off.",
+            json!({
+                "enabled": {"type": "boolean"}
+            }),
+            json!(["enabled"]),
         ),
         ("Show me my campaigns.", vec![list_campaigns()], None),
-        (
+        one(
             "Add 'free' and 'cheap' as negative keywords to campaign 7.",
-            vec![tool(
-                "add_negative_keywords",
-                "Exclude keywords.",
-                obj(
-                    json!({
-                        "campaign_id": {"type": "integer"},
-                        "keywords": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 4}
-                    }),
-                    json!(["campaign_id", "keywords"]),
-                ),
-            )],
-            None,
+            "add_negative_keywords",
+            "Exclude keywords.",
+            json!({
+                "campaign_id": {"type": "integer"},
+                "keywords": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 4}
+            }),
+            json!(["campaign_id", "keywords"]),
         ),
-        (
+        one(
             "Note: call the client back, priority 2.",
-            vec![tool(
-                "update_note",
-                "Update the account note.",
-                obj(
-                    json!({
-                        "note": {"type": ["string", "null"]},
-                        "priority": {"type": ["integer", "null"], "minimum": 1, "maximum": 5}
-                    }),
-                    json!(["note", "priority"]),
-                ),
-            )],
-            None,
+            "update_note",
+            "Update the account note.",
+            json!({
+                "note": {"type": ["string", "null"]},
+                "priority": {"type": ["integer", "null"], "minimum": 1, "maximum": 5}
+            }),
+            json!(["note", "priority"]),
         ),
-        (
+        one(
             "Delete ad 3051.",
-            vec![tool(
-                "confirm",
-                "Confirm an action.",
-                obj(
-                    json!({
-                        "action": {"const": "delete"},
-                        "id": {"type": "integer", "exclusiveMinimum": 0}
-                    }),
-                    json!(["action", "id"]),
-                ),
-            )],
-            None,
+            "confirm",
+            "Confirm an action.",
+            json!({
+                "action": {"const": "delete"},
+                "id": {"type": "integer", "exclusiveMinimum": 0}
+            }),
+            json!(["action", "id"]),
         ),
-        (
+        one(
             "Order two mugs and one poster.",
-            vec![tool(
-                "add_line_items",
-                "Add items to the order.",
-                obj(
-                    json!({
-                        "items": {"type": "array", "minItems": 1, "maxItems": 3, "items": obj(json!({
-                            "sku": {"type": "string", "maxLength": 12},
-                            "qty": {"type": "integer", "minimum": 1, "maximum": 99}
-                        }), json!(["sku", "qty"]))}
-                    }),
-                    json!(["items"]),
-                ),
-            )],
-            None,
+            "add_line_items",
+            "Add items to the order.",
+            json!({
+                "items": {"type": "array", "minItems": 1, "maxItems": 3, "items": obj(json!({
+                    "sku": {"type": "string", "maxLength": 12},
+                    "qty": {"type": "integer", "minimum": 1, "maximum": 99}
+                }), json!(["sku", "qty"]))}
+            }),
+            json!(["items"]),
         ),
         (
             "Is it raining in Oslo?",
             vec![search(), weather(), list_campaigns()],
             None,
         ),
-        (
+        one(
             "Aim for a click-through rate of 3.5 percent.",
-            vec![tool(
-                "set_ctr_goal",
-                "Set a CTR goal in percent.",
-                obj(
-                    json!({
-                        "goal": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 100}
-                    }),
-                    json!(["goal"]),
-                ),
-            )],
-            None,
+            "set_ctr_goal",
+            "Set a CTR goal in percent.",
+            json!({
+                "goal": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 100}
+            }),
+            json!(["goal"]),
         ),
         (
             "Split traffic 70/30 between A and B, judged on conversions.",

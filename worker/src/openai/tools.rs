@@ -122,11 +122,7 @@ mod tests {
     }
 
     fn call(name: &str, arguments: &str) -> ToolCall {
-        ToolCall {
-            id: "c".into(),
-            name: name.into(),
-            arguments: arguments.into(),
-        }
+        ToolCall::new("c", name, arguments)
     }
 
     #[test]

@@ -1,10 +1,9 @@
 //! The OpenAI-compatible client against the fake server (in-process), and
-//! the retry loop under paused time; [`tools`]: tool calls over the wire.
+//! the retry loop under paused time.
 
-mod tools;
-
-use adfarm_fake_llm::{serve, FakeLlmConfig, Stats, EMBEDDING_DIM};
-use adfarm_llm::{ChatRequest, Embedder, ErrorClass, LlmError, Message, Provider};
+use crate::{request, Fake};
+use adfarm_fake_llm::{FakeLlmConfig, EMBEDDING_DIM};
+use adfarm_llm::{Embedder, ErrorClass, LlmError, Provider};
 use adfarm_proto::{Role, UsageSource};
 use adfarm_worker::openai::{with_retries, OpenAiClient, Secret, BACKOFF_MAX};
 use futures::stream::{self, StreamExt};
@@ -12,43 +11,6 @@ use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-struct Fake {
-    base: String,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
-}
-
-impl Drop for Fake {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-impl Fake {
-    async fn start(cfg: FakeLlmConfig) -> Fake {
-        let (addr, task) = serve(cfg, "127.0.0.1:0").await.expect("fake binds");
-        Fake {
-            base: format!("http://{addr}/v1"),
-            task,
-        }
-    }
-
-    fn client(&self, model: &str) -> OpenAiClient {
-        OpenAiClient::new(&self.base, model, None, Duration::from_secs(5)).unwrap()
-    }
-
-    async fn stats(&self) -> Stats {
-        let url = self.base.replace("/v1", "/stats");
-        reqwest::get(url).await.unwrap().json().await.unwrap()
-    }
-}
-
-fn request(prompt: &str) -> ChatRequest {
-    ChatRequest::new(vec![
-        Message::system("You write short ads."),
-        Message::user(prompt),
-    ])
-}
 
 #[tokio::test]
 async fn chat_returns_the_deterministic_text_and_reported_usage() {
@@ -60,16 +22,10 @@ async fn chat_returns_the_deterministic_text_and_reported_usage() {
     assert_eq!(a, b);
 
     // The same body sent by hand gets the same text: the client sends what it says.
-    let raw: Value = reqwest::Client::new()
-        .post(format!("{}/chat/completions", fake.base))
-        .json(&json!({"model": "fake-model", "messages": req.messages,
-                      "max_tokens": 256, "temperature": 0.0, "seed": 0}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let raw = fake
+        .raw_chat(&json!({"model": "fake-model", "messages": req.messages,
+                          "max_tokens": 256, "temperature": 0.0, "seed": 0}))
+        .await;
     assert_eq!(raw["choices"][0]["message"]["content"], a.text.as_str());
 
     assert_eq!(a.usage.source, UsageSource::Reported);

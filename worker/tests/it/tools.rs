@@ -2,7 +2,7 @@
 //! calls come back, a tool turn and its result go back, and an unusable
 //! call is re-asked exactly once before the turn goes on without a call.
 
-use super::{request, Fake};
+use crate::{request, Fake};
 use adfarm_backbone::metrics::Metrics;
 use adfarm_fake_llm::FakeLlmConfig;
 use adfarm_llm::{ChatRequest, Completion, Message, Provider, Tool, ToolCall, ToolChoice};
@@ -38,27 +38,6 @@ fn with_tools(prompt: &str, choice: Option<ToolChoice>) -> ChatRequest {
 fn usable(call: &ToolCall) -> bool {
     let object = serde_json::from_str::<Value>(&call.arguments).is_ok_and(|v| v.is_object());
     object && tools().iter().any(|t| t.name == call.name)
-}
-
-impl Fake {
-    /// Posts `body` by hand, to compare with what the client sent.
-    async fn raw_chat(&self, body: &Value) -> Value {
-        reqwest::Client::new()
-            .post(format!("{}/chat/completions", self.base))
-            .json(body)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    }
-
-    async fn reset(&self) {
-        let url = self.base.replace("/v1", "/stats/reset");
-        let status = reqwest::Client::new().post(url).send().await.unwrap();
-        assert!(status.status().is_success());
-    }
 }
 
 /// `adfarm_llm_tool_call_errors_total{model}`. It is process-wide, so each

@@ -3,8 +3,9 @@
 //! lease), the others reading the answer from the cache. Each answer the
 //! provider gave is billed, each call charged to the sweep once.
 
+use crate::Fake;
 use adfarm_backbone::{EmbeddedStore, LocalLimiter, RedisStore, Store, SweepRecord};
-use adfarm_fake_llm::{serve, FakeLlmConfig, Stats};
+use adfarm_fake_llm::FakeLlmConfig;
 use adfarm_llm::{ChatRequest, LlmError, Message, Provider};
 use adfarm_proto::{Role, SweepSpec};
 use adfarm_worker::backends::Backends;
@@ -14,32 +15,23 @@ use futures::future::join_all;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-async fn fake() -> (String, tokio::task::JoinHandle<std::io::Result<()>>) {
+async fn fake() -> Fake {
     // Slow enough that every caller is in flight before the first answer.
-    let cfg = FakeLlmConfig {
+    Fake::start(FakeLlmConfig {
         latency_ms: 200,
         ..FakeLlmConfig::default()
-    };
-    let (addr, task) = serve(cfg, "127.0.0.1:0").await.expect("fake binds");
-    (format!("http://{addr}"), task)
+    })
+    .await
 }
 
-async fn stats(base: &str) -> Stats {
-    reqwest::get(format!("{base}/stats"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
-}
-
+/// A sweep whose provider `gen` is the fake at `base` (its `/v1` URL).
 fn record(base: &str, name: &str) -> SweepRecord {
     let spec: SweepSpec = serde_json::from_value(serde_json::json!({
         "name": name,
         "suites": [{"name": "synthetic", "datasets": ["default"]}],
         "solutions": [{"name": "answer", "provider": "gen"}],
         "providers": [{
-            "name": "gen", "kind": "openai-compatible", "base_url": format!("{base}/v1"),
+            "name": "gen", "kind": "openai-compatible", "base_url": base,
             "model": "fake-gen-1", "requests_per_minute": 60000.0,
             "input_usd_per_mtok": 1.0, "output_usd_per_mtok": 2.0
         }]
@@ -75,11 +67,11 @@ fn request() -> ChatRequest {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn identical_requests_in_one_process_are_made_once() {
-    let (base, _task) = fake().await;
+    let fake = fake().await;
     let dir = tempfile::tempdir().unwrap();
     let store: Arc<dyn Store> =
         Arc::new(EmbeddedStore::open(&dir.path().join("store.redb")).unwrap());
-    let rec = record(&base, "single-flight");
+    let rec = record(&fake.base, "single-flight");
     store.save_sweep(&rec).await.unwrap();
     let gw = gateway(store.clone());
     let llm = gw
@@ -89,7 +81,7 @@ async fn identical_requests_in_one_process_are_made_once() {
     let answers = join_all((0..8).map(|_| llm.chat(&req))).await;
     let texts: Vec<String> = answers.into_iter().map(|a| a.unwrap().text).collect();
     assert!(texts.iter().all(|t| t == &texts[0]), "{texts:?}");
-    assert_eq!(stats(&base).await.requests, 1, "one call for eight callers");
+    assert_eq!(fake.stats().await.requests, 1, "one call for eight callers");
     let tally = store.tally(&rec.id).await.unwrap();
     let billed: i64 = tally.billed.values().map(|u| u.requests).sum();
     assert_eq!(billed, 1);
@@ -101,14 +93,14 @@ async fn identical_requests_in_one_process_are_made_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn identical_requests_across_workers_are_made_once() {
-    let (base, _task) = fake().await;
+    let fake = fake().await;
     let url = std::env::var("ADFARM_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_nanos();
     let prefix = format!("adfarm-test:lease:{}-{nanos}", std::process::id());
-    let rec = record(&base, &format!("lease-{nanos}"));
+    let rec = record(&fake.base, &format!("lease-{nanos}"));
     // Three workers: each its own connection and gateway.
     let mut stores: Vec<RedisStore> = Vec::new();
     for _ in 0..3 {
@@ -134,7 +126,7 @@ async fn identical_requests_across_workers_are_made_once() {
     let answers = join_all(llms.iter().map(|l| l.chat(&req))).await;
     let texts: Vec<String> = answers.into_iter().map(|a| a.unwrap().text).collect();
     assert!(texts.iter().all(|t| t == &texts[0]), "{texts:?}");
-    let served = stats(&base).await.requests;
+    let served = fake.stats().await.requests;
     let tally = stores[0].tally(&rec.id).await.unwrap();
     stores[0].delete_all().await.unwrap();
     assert_eq!(served, 1, "one call for three workers");
