@@ -3,7 +3,7 @@
 //! pipeline, and solve → replay → score → pass-at-k → report gives the
 //! oracle 100% and a mutant its label, with a failed run counted as wrong.
 
-use adfarm_adbench::calculator::Calculator;
+use crate::calculator;
 use adfarm_adbench::suite::dataset::{Params, Setting, DATASET};
 use adfarm_adbench::suite::judge::JUDGE;
 use adfarm_adbench::suite::stages::{CORRECT, COVERAGE, PASS_AT_K, REPLAY, SCORE};
@@ -22,10 +22,7 @@ use async_trait::async_trait;
 use serde_json::json;
 
 fn suite() -> AdBench {
-    AdBench::with_calculator(Calculator::new(
-        env!("CARGO_BIN_EXE_adbench-calculator"),
-        Vec::<String>::new(),
-    ))
+    AdBench::with_calculator(calculator())
 }
 
 fn field(params: serde_json::Value) -> String {

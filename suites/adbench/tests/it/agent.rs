@@ -10,13 +10,11 @@ use std::sync::{Arc, Mutex};
 use adfarm_adbench::agent::{
     self, prompt, Brief, End, FormatError, Limits, Protocol, Run, Sampling,
 };
-use adfarm_adbench::calculator::Calculator;
-use adfarm_adbench::replay::calculator_tool::{Backend, CalculatorTool};
 use adfarm_adbench::replay::{reference_platform, replay};
 use adfarm_adbench::scripted::{Script, ScriptedModel};
 use adfarm_adbench::tasks::{load, reference_day, tasks_root, Split};
-use adfarm_adbench::tools::{Config, Outcome, Platform};
-use adfarm_adbench::world::{World, DEFAULT_HOUR};
+use adfarm_adbench::tools::{Outcome, Platform};
+use adfarm_adbench::world::DEFAULT_HOUR;
 use adfarm_llm::{
     ChatRequest, Choice, Completion, LlmError, Message, Provider, Speaker, ToolCall, ToolChoice,
 };
@@ -111,15 +109,7 @@ impl Provider for FromCache<'_> {
 }
 
 fn child_platform() -> Arc<Platform> {
-    let calculator = Calculator::new(
-        env!("CARGO_BIN_EXE_adbench-calculator"),
-        Vec::<String>::new(),
-    );
-    let world = World::new(Split::Public.seed(), reference_day(), DEFAULT_HOUR).expect("world");
-    Arc::new(
-        Platform::new(world, Config::default())
-            .with_tool(Box::new(CalculatorTool::new(Backend::Child(calculator)))),
-    )
+    Arc::new(crate::child_platform(Split::Public.seed(), reference_day()))
 }
 
 const SAMPLING: Sampling = Sampling {
