@@ -23,6 +23,7 @@ use adfarm_adbench::replay::calculator_tool::{Backend, CalculatorTool};
 use adfarm_adbench::tools::{Config, Platform};
 use adfarm_adbench::world::{Day, World, DEFAULT_HOUR};
 use adfarm_calculator::Calculator;
+use adfarm_proto::{Role, Usage, UsageSource};
 
 /// A calculator whose children are this crate's `adbench-calculator` bin.
 pub fn calculator() -> Calculator {
@@ -30,6 +31,19 @@ pub fn calculator() -> Calculator {
         env!("CARGO_BIN_EXE_adbench-calculator"),
         Vec::<String>::new(),
     )
+}
+
+/// A model call's usage with no tokens, as a fake provider reports it.
+pub fn no_tokens(model: &str, role: Role) -> Usage {
+    Usage {
+        model: model.into(),
+        role,
+        input: 0,
+        output: 0,
+        cached: false,
+        source: UsageSource::Counted,
+        latency_ms: 0,
+    }
 }
 
 /// The platform of world `seed` on `day`, with the calculator in its child.

@@ -7,7 +7,6 @@
 
 use std::sync::Arc;
 
-use crate::child_platform;
 use adfarm_adbench::agent::{self, Brief, End, Limits, Protocol, Sampling};
 use adfarm_adbench::replay::{reference_platform, replay, Replay};
 use adfarm_adbench::scoring::{score, Episode, Grade, Label};
@@ -15,6 +14,8 @@ use adfarm_adbench::scripted::{episode, Script, ScriptedModel};
 use adfarm_adbench::tasks::{load, reference_day, tasks_root, Split, Task};
 use adfarm_adbench::tools::Platform;
 use adfarm_adbench::world::{Day, DEFAULT_HOUR};
+
+use crate::child_platform;
 
 const MUTANTS: [(Script, Label); 5] = [
     (Script::NoAccountList, Label::TE),
