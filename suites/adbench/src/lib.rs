@@ -1,11 +1,11 @@
 //! AD-Bench (Hu et al., arXiv 2602.14257) on AdFarm: tool-using agents answer
 //! ad-analytics questions against a simulated ad platform. The paper's
-//! platform and data are private; this crate builds an open one.
+//! platform and data are private; this crate builds an open one. The
+//! `calculator` tool's interpreter and sandbox are their own crate,
+//! `adfarm-calculator`; this one serves its child entry.
 
 /// The agents: ReAct tags or function calling over the platform's tools.
 pub mod agent;
-/// The `calculator` tool: a sandboxed Python subset in a child process.
-pub mod calculator;
 /// The knowledge base and its BM25 search.
 pub mod knowledge;
 /// Ground truth: reference trajectories replayed at the job's date.

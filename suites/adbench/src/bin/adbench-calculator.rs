@@ -2,5 +2,5 @@
 //! the same entry through `adfarm adbench calculator`.
 
 fn main() -> std::process::ExitCode {
-    adfarm_adbench::calculator::run_stdio()
+    adfarm_calculator::run_stdio()
 }

@@ -3,10 +3,10 @@
 //! result is what it printed. Ground-truth replay runs it in process (the
 //! interpreter is pure); agent episodes run it in the sandboxed child.
 
+use adfarm_calculator::{evaluate, Calculator, Request};
 use adfarm_llm::Tool;
 use serde_json::{json, Value};
 
-use crate::calculator::{evaluate, Calculator, Request};
 use crate::tools::{EpisodeState, ExternalTool, ToolError};
 
 /// The tool's name.

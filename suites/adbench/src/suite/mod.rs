@@ -20,6 +20,7 @@ pub mod stages;
 
 use std::sync::Arc;
 
+use adfarm_calculator::{run_stdio, Calculator};
 use adfarm_proto::report::Section;
 use adfarm_proto::{SolutionSpec, Stage, SOLVE};
 use adfarm_suite::{
@@ -28,7 +29,6 @@ use adfarm_suite::{
 };
 use async_trait::async_trait;
 
-use crate::calculator::{run_stdio, Calculator};
 use solutions::{Agent, FUNCTION_CALLING, REACT};
 
 /// Name of the suite in sweep files.
@@ -47,7 +47,9 @@ impl AdBench {
     /// runs in this executable's `adbench calculator` child.
     pub fn new() -> AdBench {
         AdBench {
-            calculator: Calculator::from_current_exe().map_err(|e| e.to_string()),
+            calculator: std::env::current_exe()
+                .map(|exe| Calculator::new(exe, [SUITE, CALCULATOR_ENTRY]))
+                .map_err(|e| e.to_string()),
         }
     }
 

@@ -15,6 +15,7 @@
 
 use std::sync::Arc;
 
+use adfarm_calculator::Calculator;
 use adfarm_proto::{Item, Output, Role, SolutionSpec};
 use adfarm_suite::{DataError, JobError, Models, Solution, Solved};
 use async_trait::async_trait;
@@ -22,7 +23,6 @@ use serde_json::Value;
 
 use super::dataset::Setting;
 use crate::agent::{self, Brief, Limits, Protocol, Sampling};
-use crate::calculator::Calculator;
 use crate::replay::calculator_tool::{Backend, CalculatorTool};
 use crate::replay::{reference_platform, replay};
 use crate::scripted::{Script, ScriptedModel};

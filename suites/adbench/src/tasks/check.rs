@@ -313,44 +313,45 @@ args = { query = "Resolved" }
     #[test]
     fn a_good_task_passes_and_each_fault_is_named() {
         checked(GOOD).expect("good");
-        let cases = [
+        // Each case edits the good task (every `(from, to)` replaced) and
+        // names the fault the check must report.
+        let cases: [(&[(&str, &str)], &str); 10] = [
             (
-                GOOD.replace("\"daily_data_by_group_and_field\"", "\"daily\""),
+                &[("\"daily_data_by_group_and_field\"", "\"daily\"")],
                 "step s2: unknown tool",
             ),
             (
-                GOOD.replace("after = [\"s1\"]\n", "")
-                    .replace("\"${s1.rows[*].Account ID}\"", "[123]"),
+                &[
+                    ("after = [\"s1\"]\n", ""),
+                    ("\"${s1.rows[*].Account ID}\"", "[123]"),
+                ],
                 "step s2: daily_data_by_group_and_field must come after",
             ),
             (
-                GOOD.replace("after = [\"s1\"]\n", ""),
+                &[("after = [\"s1\"]\n", "")],
                 "step s2: ${s1...} refers to a step this one does not wait for",
             ),
+            (&[("\"SUM\"", "\"TOTAL\"")], "step s2: args.group_by_type"),
             (
-                GOOD.replace("\"SUM\"", "\"TOTAL\""),
-                "step s2: args.group_by_type",
-            ),
-            (
-                GOOD.replace("page_size = 1 }", "page_size = 1, colour = 2 }"),
+                &[("page_size = 1 }", "page_size = 1, colour = 2 }")],
                 "unknown argument colour",
             ),
-            (GOOD.replace("{D-7}", "{D.next_week}"), "unknown date term"),
+            (&[("{D-7}", "{D.next_week}")], "unknown date term"),
             (
-                GOOD.replace("after = [\"s2\"]", "after = [\"s4\"]"),
+                &[("after = [\"s2\"]", "after = [\"s4\"]")],
                 "step s3: after names \"s4\"",
             ),
             (
-                GOOD.replace("query = \"Resolved\"", "query = \"Unresolved\""),
+                &[("query = \"Resolved\"", "query = \"Unresolved\"")],
                 "outcome is Resolved",
             ),
-            (
-                GOOD.replace("s2.rows[0]", "s7.rows[0]"),
-                "answer.from names no step",
-            ),
-            (GOOD.replace("user = 0", "user = \"zero\""), "t.toml:4:"),
+            (&[("s2.rows[0]", "s7.rows[0]")], "answer.from names no step"),
+            (&[("user = 0", "user = \"zero\"")], "t.toml:4:"),
         ];
-        for (text, want) in cases {
+        for (edits, want) in cases {
+            let text = edits
+                .iter()
+                .fold(GOOD.to_string(), |t, (from, to)| t.replace(from, to));
             let err = checked(&text).expect_err(want);
             assert!(err.contains(want), "{err} should contain {want}");
         }

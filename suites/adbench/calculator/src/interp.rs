@@ -479,12 +479,7 @@ impl Interp {
 
     pub fn eval(&mut self, e: &Expr, scope: &Scope) -> Result<Value, Raised> {
         Ok(match e {
-            Expr::None => Value::None,
-            Expr::Bool(b) => Value::Bool(*b),
-            Expr::Int(i) => Value::Int(*i),
-            Expr::BigInt(b) => Value::BigInt(b.clone()),
-            Expr::Float(f) => Value::Float(*f),
-            Expr::Str(s) => Value::Str(s.clone()),
+            Expr::Const(v) => v.clone(),
             Expr::FString(parts) => Value::str(&self.fstring(parts, scope)?),
             Expr::Name(n) => self.lookup(n, scope)?,
             Expr::List(items) => Value::list(self.eval_items(items, scope)?),

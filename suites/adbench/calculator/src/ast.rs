@@ -2,6 +2,8 @@
 
 use std::rc::Rc;
 
+use super::value::Value;
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum BinOp {
     Add,
@@ -76,12 +78,9 @@ pub struct CompClause {
 
 #[derive(Debug, Clone)]
 pub enum Expr {
-    None,
-    Bool(bool),
-    Int(i64),
-    BigInt(Rc<num_bigint::BigInt>),
-    Float(f64),
-    Str(Rc<str>),
+    /// A literal (`None`, `True`, a number, a string without fields) as
+    /// the value it evaluates to.
+    Const(Value),
     FString(Vec<FPart>),
     Name(String),
     List(Vec<Expr>),

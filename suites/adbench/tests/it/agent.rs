@@ -10,18 +10,18 @@ use std::sync::{Arc, Mutex};
 use adfarm_adbench::agent::{
     self, prompt, Brief, End, FormatError, Limits, Protocol, Run, Sampling,
 };
-use adfarm_adbench::calculator::Calculator;
-use adfarm_adbench::replay::calculator_tool::{Backend, CalculatorTool};
 use adfarm_adbench::replay::{reference_platform, replay};
 use adfarm_adbench::scripted::{Script, ScriptedModel};
 use adfarm_adbench::tasks::{load, reference_day, tasks_root, Split};
-use adfarm_adbench::tools::{Config, Outcome, Platform};
-use adfarm_adbench::world::{World, DEFAULT_HOUR};
+use adfarm_adbench::tools::{Outcome, Platform};
+use adfarm_adbench::world::DEFAULT_HOUR;
 use adfarm_llm::{
     ChatRequest, Choice, Completion, LlmError, Message, Provider, Speaker, ToolCall, ToolChoice,
 };
 use adfarm_proto::{Role, Usage, UsageSource};
 use async_trait::async_trait;
+
+use crate::no_tokens;
 
 /// Replies in order, and the requests that got them.
 struct Canned {
@@ -34,13 +34,10 @@ fn completion(text: &str, tool_calls: Vec<ToolCall>) -> Completion {
         text: text.into(),
         tool_calls,
         usage: Usage {
-            model: "canned".into(),
-            role: Role::Agent,
             input: 100,
             output: 10,
-            cached: false,
             source: UsageSource::Reported,
-            latency_ms: 0,
+            ..no_tokens("canned", Role::Agent)
         },
     }
 }
@@ -111,15 +108,7 @@ impl Provider for FromCache<'_> {
 }
 
 fn child_platform() -> Arc<Platform> {
-    let calculator = Calculator::new(
-        env!("CARGO_BIN_EXE_adbench-calculator"),
-        Vec::<String>::new(),
-    );
-    let world = World::new(Split::Public.seed(), reference_day(), DEFAULT_HOUR).expect("world");
-    Arc::new(
-        Platform::new(world, Config::default())
-            .with_tool(Box::new(CalculatorTool::new(Backend::Child(calculator)))),
-    )
+    Arc::new(crate::child_platform(Split::Public.seed(), reference_day()))
 }
 
 const SAMPLING: Sampling = Sampling {
@@ -144,6 +133,16 @@ fn user_id() -> u64 {
     child_platform().world().users()[0].id
 }
 
+/// `get_user_account_list`'s arguments for the episode's user.
+fn list_args() -> String {
+    format!(r#"{{"user_id": {}, "page_size": 10}}"#, user_id())
+}
+
+/// A ReAct tool entry listing the user's accounts.
+fn list_accounts() -> String {
+    tool("get_user_account_list", &list_args())
+}
+
 fn tool(name: &str, input: &str) -> String {
     format!("<tool><TOOL_NAME>{name}</TOOL_NAME><INPUT>{input}</INPUT></tool>")
 }
@@ -166,10 +165,7 @@ async fn parallel_calls_in_one_tools_block_run_in_order_in_one_turn() {
     let u = user_id();
     let first = format!(
         "<plan>List the accounts, look up CTR and compute.</plan>\n<tools>\n{}\n{}\n{}\n</tools>",
-        tool(
-            "get_user_account_list",
-            &format!(r#"{{"user_id": {u}, "page_size": 10}}"#)
-        ),
+        list_accounts(),
         tool("search", r#"{"query": "ctr"}"#),
         tool("calculator", r#"{"code": "print(len(r1['rows']) * 2)"}"#),
     );
@@ -226,11 +222,7 @@ async fn parallel_calls_in_one_tools_block_run_in_order_in_one_turn() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_turns_run_nothing_and_name_the_fault() {
-    let u = user_id();
-    let list = tool(
-        "get_user_account_list",
-        &format!(r#"{{"user_id": {u}, "page_size": 10}}"#),
-    );
+    let list = list_accounts();
     let nine: String = (0..9).map(|_| list.clone()).collect();
     let cases: Vec<(String, &str, &str)> = vec![
         ("The answer is 5.".into(), "no-plan", "no <plan>"),
@@ -363,14 +355,7 @@ async fn context_overflow_ends_the_episode_and_other_failures_are_errors() {
             retry_after: None,
         },
     ];
-    let u = user_id();
-    let first = format!(
-        "<plan>list</plan><tools>{}</tools>",
-        tool(
-            "get_user_account_list",
-            &format!(r#"{{"user_id": {u}, "page_size": 10}}"#)
-        )
-    );
+    let first = format!("<plan>list</plan><tools>{}</tools>", list_accounts());
     for e in overflows {
         let llm = Canned::new(vec![Ok(completion(&first, vec![])), Err(e.clone())]);
         let run = play(Protocol::React, &llm, Limits::default())
@@ -424,8 +409,7 @@ fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn function_calling_offers_the_schemas_and_answers_each_call_by_id() {
-    let u = user_id();
-    let list = format!(r#"{{"user_id": {u}, "page_size": 10}}"#);
+    let list = list_args();
     let llm = Canned::new(vec![
         // A reply with a bad call: nothing runs, each call is answered.
         Ok(completion(

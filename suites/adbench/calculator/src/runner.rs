@@ -33,8 +33,8 @@ pub struct Calculator {
 }
 
 impl Calculator {
-    /// A calculator whose child is `program args...` (it must call
-    /// `calculator::run_stdio`).
+    /// A calculator whose child is `program args...`, a process that calls
+    /// [`run_stdio`](crate::run_stdio) first thing and nothing else.
     pub fn new(
         program: impl Into<PathBuf>,
         args: impl IntoIterator<Item = impl Into<OsString>>,
@@ -44,15 +44,6 @@ impl Calculator {
             args: args.into_iter().map(Into::into).collect(),
             wall: Duration::from_secs(WALL_SECONDS),
         }
-    }
-
-    /// The production command: this executable's hidden `adbench calculator`
-    /// subcommand.
-    pub fn from_current_exe() -> std::io::Result<Calculator> {
-        Ok(Calculator::new(
-            std::env::current_exe()?,
-            ["adbench", "calculator"],
-        ))
     }
 
     /// Runs `code` with earlier tool results readable as variables

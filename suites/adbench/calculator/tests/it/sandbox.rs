@@ -1,23 +1,14 @@
 //! The calculator's sandbox, end to end through its child process:
 //! refusals name what they refuse, limits stop runaway snippets, and the
-//! runner keeps serving correct answers after each of them.
+//! runner keeps serving correct answers after each of them. How long the
+//! limits take to stop a run is measured by the `runs` bench, not asserted.
 
-use std::time::{Duration, Instant};
+use adfarm_calculator::{Calculator, ErrorKind, Reply, Request, OUTPUT_LIMIT};
 
-use adfarm_adbench::calculator::{Calculator, ErrorKind, Reply, Request, OUTPUT_LIMIT};
-
-fn calculator() -> Calculator {
-    Calculator::new(
-        env!("CARGO_BIN_EXE_adbench-calculator"),
-        Vec::<String>::new(),
-    )
-}
+use crate::{calculator, snippet};
 
 fn run(calc: &Calculator, code: &str) -> Reply {
-    calc.run_request(&Request {
-        code: code.to_string(),
-        variables: Vec::new(),
-    })
+    calc.run_request(&snippet(code))
 }
 
 /// After any failure the next, ordinary snippet must still get its answer.
@@ -81,14 +72,10 @@ fn a_refused_name_is_reported_where_it_is_reached() {
 #[test]
 fn an_endless_loop_is_stopped_at_the_time_limit() {
     let calc = calculator();
-    let started = Instant::now();
     let reply = run(&calc, "print('started')\nn = 0\nwhile True:\n    n += 1");
-    let took = started.elapsed();
     assert_eq!(error_kind(&reply), ErrorKind::Timeout);
     // What it printed before it was killed still reaches the agent.
     assert_eq!(reply.output, "started\n");
-    // CPU limit (2 s) or the wall clock (5 s), whichever comes first.
-    assert!(took < Duration::from_millis(5800), "took {took:?}");
     assert_still_serving(&calc);
 }
 
@@ -96,13 +83,11 @@ fn an_endless_loop_is_stopped_at_the_time_limit() {
 fn a_silent_child_is_killed_at_the_wall_clock() {
     // A child that never answers and burns no CPU: only the wall clock stops it.
     let sleeper = Calculator::new("/bin/sleep", ["30"]);
-    let started = Instant::now();
     let reply = run(&sleeper, "print(1)");
-    let took = started.elapsed();
     assert_eq!(error_kind(&reply), ErrorKind::Timeout);
-    assert!(
-        took >= Duration::from_secs(5) && took < Duration::from_secs(7),
-        "took {took:?}"
+    assert_eq!(
+        reply.error.expect("a timeout").message,
+        "the snippet ran past the 5 s wall-clock limit and was stopped"
     );
 }
 
@@ -237,20 +222,6 @@ fn a_child_that_dies_without_reply_is_reported() {
     let broken = Calculator::new("/bin/false", Vec::<String>::new());
     let reply = run(&broken, "print(1)");
     assert_eq!(error_kind(&reply), ErrorKind::Crashed);
-    let missing = Calculator::new("/nonexistent/adbench-calculator", Vec::<String>::new());
+    let missing = Calculator::new("/nonexistent/calculator-child", Vec::<String>::new());
     assert_eq!(error_kind(&run(&missing, "print(1)")), ErrorKind::Crashed);
-}
-
-#[test]
-fn per_run_latency_is_small() {
-    let calc = calculator();
-    let runs: u32 = 20;
-    let started = Instant::now();
-    for i in 0..runs {
-        let reply = run(&calc, &format!("print(sum(range({i})))"));
-        assert_eq!(reply.output, format!("{}\n", (0..i).sum::<u32>()));
-    }
-    let per_run = started.elapsed() / runs;
-    eprintln!("calculator latency: {per_run:?} per run (spawn + interpret)");
-    assert!(per_run < Duration::from_millis(500), "{per_run:?} per run");
 }

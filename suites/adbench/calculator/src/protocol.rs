@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 /// so that object key order survives the trip.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Request {
+    /// The Python snippet.
     pub code: String,
+    /// `(name, JSON text)` pairs, bound as globals before the snippet runs.
     pub variables: Vec<(String, String)>,
 }
 
@@ -18,11 +20,13 @@ pub struct Request {
 pub enum ErrorKind {
     /// An import, name or construct the calculator refuses by policy.
     Refused,
+    /// The snippet does not parse (a `SyntaxError`, with its line).
     Syntax,
     /// A Python exception the snippet did not catch.
     Runtime,
     /// The CPU or wall-clock limit killed the run.
     Timeout,
+    /// The address-space limit, a `MemoryError`, or nesting too deep.
     Memory,
     /// Printed output passed 16 KiB; it was cut there.
     OutputTooLong,
@@ -32,16 +36,21 @@ pub enum ErrorKind {
     Crashed,
 }
 
+/// The error that ended a run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunError {
+    /// Its class.
     pub kind: ErrorKind,
+    /// What the agent reads, e.g. `KeyError: 'b' (line 3)`.
     pub message: String,
 }
 
 /// A run's result: what it printed, and the error that ended it, if any.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reply {
+    /// What the snippet printed, at most `OUTPUT_LIMIT` bytes.
     pub output: String,
+    /// The error that ended the run; `None` when it ran to the end.
     pub error: Option<RunError>,
 }
 
@@ -49,7 +58,7 @@ pub struct Reply {
 /// is killed still shows what it printed), then the reply.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ChildLine {
+pub(crate) enum ChildLine {
     Printed(String),
     Reply(Reply),
 }

@@ -8,14 +8,14 @@
 use std::sync::Arc;
 
 use adfarm_adbench::agent::{self, Brief, End, Limits, Protocol, Sampling};
-use adfarm_adbench::calculator::Calculator;
-use adfarm_adbench::replay::calculator_tool::{Backend, CalculatorTool};
 use adfarm_adbench::replay::{reference_platform, replay, Replay};
 use adfarm_adbench::scoring::{score, Episode, Grade, Label};
 use adfarm_adbench::scripted::{episode, Script, ScriptedModel};
 use adfarm_adbench::tasks::{load, reference_day, tasks_root, Split, Task};
-use adfarm_adbench::tools::{Config, Platform};
-use adfarm_adbench::world::{Day, World, DEFAULT_HOUR};
+use adfarm_adbench::tools::Platform;
+use adfarm_adbench::world::{Day, DEFAULT_HOUR};
+
+use crate::child_platform;
 
 const MUTANTS: [(Script, Label); 5] = [
     (Script::NoAccountList, Label::TE),
@@ -75,15 +75,7 @@ fn the_oracle_is_clean_and_every_mutant_earns_its_label() {
 fn through(protocol: Protocol) {
     let d = reference_day();
     let seed = Split::Public.seed();
-    let calculator = Calculator::new(
-        env!("CARGO_BIN_EXE_adbench-calculator"),
-        Vec::<String>::new(),
-    );
-    let world = World::new(seed, d, DEFAULT_HOUR).expect("world");
-    let platform = Arc::new(
-        Platform::new(world, Config::default())
-            .with_tool(Box::new(CalculatorTool::new(Backend::Child(calculator)))),
-    );
+    let platform = Arc::new(child_platform(seed, d));
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     let sampling = Sampling {
         max_tokens: 512,

@@ -2,13 +2,12 @@
 //! and how it says so, which errors a snippet can catch, and how errors
 //! point at lines.
 
-use adfarm_adbench::calculator::{evaluate, ErrorKind, Reply, Request};
+use adfarm_calculator::{evaluate, ErrorKind, Reply, Request};
+
+use crate::snippet;
 
 fn eval(code: &str) -> Reply {
-    evaluate(&Request {
-        code: code.to_string(),
-        variables: Vec::new(),
-    })
+    evaluate(&snippet(code))
 }
 
 fn failure(code: &str) -> (ErrorKind, String) {

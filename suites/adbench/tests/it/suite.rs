@@ -3,7 +3,6 @@
 //! pipeline, and solve → replay → score → pass-at-k → report gives the
 //! oracle 100% and a mutant its label, with a failed run counted as wrong.
 
-use adfarm_adbench::calculator::Calculator;
 use adfarm_adbench::suite::dataset::{Params, Setting, DATASET};
 use adfarm_adbench::suite::judge::JUDGE;
 use adfarm_adbench::suite::stages::{CORRECT, COVERAGE, PASS_AT_K, REPLAY, SCORE};
@@ -12,8 +11,8 @@ use adfarm_adbench::AdBench;
 use adfarm_llm::{ChatRequest, Choice, Completion, LlmError, Provider, ToolCall};
 use adfarm_proto::report::{Section, Value as Cell};
 use adfarm_proto::{
-    Cell as Coordinates, Item, JobId, JobResult, Pipeline, Role, SolutionSpec, SweepSpec, Usage,
-    UsageSource, Variant, Verdict, SOLVE,
+    Cell as Coordinates, Item, JobId, JobResult, Pipeline, Role, SolutionSpec, SweepSpec, Variant,
+    Verdict, SOLVE,
 };
 use adfarm_suite::{
     DataError, Models, ReportInput, Solution, StageJob, StageModels, Suite, SweepView,
@@ -21,11 +20,10 @@ use adfarm_suite::{
 use async_trait::async_trait;
 use serde_json::json;
 
+use crate::{calculator, no_tokens};
+
 fn suite() -> AdBench {
-    AdBench::with_calculator(Calculator::new(
-        env!("CARGO_BIN_EXE_adbench-calculator"),
-        Vec::<String>::new(),
-    ))
+    AdBench::with_calculator(calculator())
 }
 
 fn field(params: serde_json::Value) -> String {
@@ -381,15 +379,7 @@ impl Provider for AnswerJudge {
                 arguments: json!({"TE": false, "PE": false, "IF": false, "CE": false, "Hal": hal, "LC": false})
                     .to_string(),
             }],
-            usage: Usage {
-                model: "answer-judge".into(),
-                role: Role::Judge,
-                input: 0,
-                output: 0,
-                cached: false,
-                source: UsageSource::Counted,
-                latency_ms: 0,
-            },
+            usage: no_tokens("answer-judge", Role::Judge),
         })
     }
     async fn choose(&self, _req: &ChatRequest, _options: &[String]) -> Result<Choice, LlmError> {

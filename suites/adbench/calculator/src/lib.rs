@@ -1,6 +1,14 @@
 //! AD-Bench's `calculator` tool: agents send Python snippets; a sandboxed
 //! interpreter runs them in a child process and returns what they print.
 //!
+//! The one decision to know: snippets are interpreted by this crate's own
+//! evaluator, never by a Python, and always in a child process that limits
+//! itself. The evaluator has no file, network, process or clock access by
+//! construction, formats numbers as CPython does, and names every
+//! construct it refuses; the child adds OS limits on memory and CPU, and
+//! the parent (`Calculator`) adds the wall clock. A runaway or hostile
+//! snippet thus costs one killed child, never the worker that asked.
+//!
 //! Why a purpose-built interpreter rather than a candidate engine:
 //! - `starlark` would need a Python re-lexing front anyway: its lexer
 //!   reserves `while`/`try`/`is`/`import`, its f-strings and `%`/`format`
@@ -11,10 +19,26 @@
 //!   and stdlib would have to be cut away to sandbox it, a very heavy build.
 //! - `monty` needs Rust 1.96; this workspace is pinned to 1.95.
 //!
-//! This subset (lexer, parser, evaluator, math/statistics) has no file,
-//! network, process or clock access by construction, formats numbers as
-//! CPython does, and names every construct it refuses. The child process
-//! adds OS limits on memory and CPU; the runner adds the wall clock.
+//! Modules, front to back:
+//! - `protocol`: the request, the reply and the JSON lines between parent
+//!   and child;
+//! - `runner`: the parent side, `Calculator`: spawns the child with an
+//!   empty environment, enforces the wall clock, classifies how it died;
+//! - `child`: the child side, `run_stdio`: limits itself, reads the
+//!   request, interprets it on a big-stack thread, streams what it prints;
+//!   `evaluate` runs the same interpretation in process;
+//! - `lexer`, `parser`, `ast`: Python source to a syntax tree; the parser
+//!   refuses by name what the subset leaves out;
+//! - `interp`: the tree-walking evaluator (statements, scopes, calls,
+//!   exceptions); `error`: Python exceptions versus faults that end a run;
+//! - `value`, `ops`: runtime values and Python's operators on them;
+//!   `bigint`: ints past 64 bits, capped at CPython's 4300 printable digits;
+//!   `setorder`: CPython's iteration order for sets of ints;
+//! - `builtins`, `methods`, `modules`: builtin functions, str/list/dict/set
+//!   methods, and the importable `math` and `statistics`; `fraction` and
+//!   `normaldist` serve `statistics` exactly as CPython computes it;
+//! - `format`: CPython's float repr, format specs and `%` formatting;
+//! - `json`: earlier tool results (JSON text) as values, keys in order.
 //!
 //! Refused by name: `class`, `with`, `yield`, `async`, `nonlocal`, `:=`,
 //! decorators, attribute assignment, imports other than math/statistics,
@@ -36,7 +60,7 @@
 mod ast;
 mod bigint;
 mod builtins;
-pub mod child;
+mod child;
 mod error;
 mod format;
 mod fraction;
@@ -48,7 +72,7 @@ mod modules;
 mod normaldist;
 mod ops;
 mod parser;
-pub mod protocol;
+mod protocol;
 mod runner;
 mod setorder;
 mod value;

@@ -1,8 +1,8 @@
 //! The calculator's child process: it limits itself (address space, CPU
 //! seconds, no core files), reads one request from stdin, interprets it,
 //! streams what it prints to stdout and ends with the reply. The
-//! production binary reaches this through a hidden subcommand; tests
-//! through the `adbench-calculator` bin.
+//! production binary reaches this through a hidden subcommand (a suite's
+//! child entry); this crate's tests through its `calculator-child` bin.
 
 use std::io::{Read, Write};
 use std::process::ExitCode;
@@ -18,10 +18,10 @@ use super::{CPU_SECONDS, MEMORY_BYTES, OUTPUT_LIMIT};
 
 /// The interpreter recurses natively per Python call and nesting level; it
 /// runs on a thread with this much stack (inside the address-space limit).
-pub const STACK_BYTES: usize = 48 << 20;
+const STACK_BYTES: usize = 48 << 20;
 
 /// Limits this process before it reads any snippet.
-pub fn limit_self() -> Result<(), String> {
+fn limit_self() -> Result<(), String> {
     let set = |r: Resource, soft: u64, hard: u64| {
         setrlimit(r, soft, hard).map_err(|e| format!("setrlimit {r:?}: {e}"))
     };
@@ -33,8 +33,10 @@ pub fn limit_self() -> Result<(), String> {
 }
 
 /// The child's whole life: limit, read, interpret, reply. Returns the exit
-/// code. Call it first thing, before any runtime or thread pool starts:
-/// the 256 MiB address-space limit counts everything already mapped.
+/// code: 0 after a reply (whatever the snippet did), 3 when the limits
+/// cannot be set or the request cannot be read. Call it first thing,
+/// before any runtime or thread pool starts: the 256 MiB address-space
+/// limit counts everything already mapped.
 pub fn run_stdio() -> ExitCode {
     if let Err(e) = limit_self() {
         eprintln!("calculator: {e}");

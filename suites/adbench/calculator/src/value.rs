@@ -244,6 +244,13 @@ impl Value {
     }
 }
 
+/// A literal in the syntax tree prints as Python writes it.
+impl std::fmt::Debug for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.repr())
+    }
+}
+
 /// The static name of an exception class (`Exception` for unknown ones).
 pub fn exception_type_name(kind: &str) -> &'static str {
     super::error::EXCEPTION_CLASSES

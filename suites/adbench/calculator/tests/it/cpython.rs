@@ -3,9 +3,11 @@
 //! under CPython 3.11.7 with `r1`/`r2` bound to the same JSON.
 //!
 //! Deliberate differences from CPython are not exercised here (see the
-//! calculator module's doc), such as ints past 4300 digits.
+//! crate's doc), such as ints past 4300 digits.
 
-use adfarm_adbench::calculator::{Calculator, Request};
+use adfarm_calculator::Request;
+
+use crate::calculator;
 
 /// A tool result as agents see it: campaign rows.
 const R1: &str = r##"[
@@ -1740,13 +1742,6 @@ video    n/a
 "##,
     ),
 ];
-
-fn calculator() -> Calculator {
-    Calculator::new(
-        env!("CARGO_BIN_EXE_adbench-calculator"),
-        Vec::<String>::new(),
-    )
-}
 
 #[test]
 fn snippets_print_exactly_what_cpython_prints() {

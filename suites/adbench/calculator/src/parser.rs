@@ -9,6 +9,7 @@ use std::rc::Rc;
 use super::ast::*;
 use super::error::{Fault, Raised};
 use super::lexer::{tokenize, unescape, Tok, Token};
+use super::value::Value;
 
 /// Deep nesting would overflow the parser's stack before any limit fires.
 const MAX_DEPTH: usize = 200;
@@ -102,31 +103,24 @@ impl Parser {
         matches!(self.peek(), Tok::Name(n) if n == kw)
     }
 
-    fn eat(&mut self, t: &Tok) -> bool {
-        if self.at(t) {
+    /// Steps past the current token when `here` says it is the one wanted.
+    fn step_if(&mut self, here: bool) -> bool {
+        if here {
             self.pos += 1;
-            true
-        } else {
-            false
         }
+        here
+    }
+
+    fn eat(&mut self, t: &Tok) -> bool {
+        self.step_if(self.at(t))
     }
 
     fn eat_op(&mut self, op: &str) -> bool {
-        if self.at_op(op) {
-            self.pos += 1;
-            true
-        } else {
-            false
-        }
+        self.step_if(self.at_op(op))
     }
 
     fn eat_kw(&mut self, kw: &str) -> bool {
-        if self.at_kw(kw) {
-            self.pos += 1;
-            true
-        } else {
-            false
-        }
+        self.step_if(self.at_kw(kw))
     }
 
     fn error(&self, msg: &str) -> Raised {
@@ -140,20 +134,23 @@ impl Parser {
         Raised::fault(Fault::Syntax(format!("line {}: {msg}{near}", self.line())))
     }
 
-    fn expect_op(&mut self, op: &str) -> Result<(), Raised> {
-        if self.eat_op(op) {
+    /// A syntax error naming `wanted` unless the token was eaten.
+    fn expected(&self, eaten: bool, wanted: &str) -> Result<(), Raised> {
+        if eaten {
             Ok(())
         } else {
-            Err(self.error(&format!("expected `{op}`")))
+            Err(self.error(&format!("expected `{wanted}`")))
         }
     }
 
+    fn expect_op(&mut self, op: &str) -> Result<(), Raised> {
+        let eaten = self.eat_op(op);
+        self.expected(eaten, op)
+    }
+
     fn expect_kw(&mut self, kw: &str) -> Result<(), Raised> {
-        if self.eat_kw(kw) {
-            Ok(())
-        } else {
-            Err(self.error(&format!("expected `{kw}`")))
-        }
+        let eaten = self.eat_kw(kw);
+        self.expected(eaten, kw)
     }
 
     fn name(&mut self) -> Result<String, Raised> {
@@ -621,29 +618,20 @@ impl Parser {
 
     /// `a, b` as a tuple, or a single expression.
     fn expr_list(&mut self) -> Result<Expr, Raised> {
-        let first = self.test()?;
-        if !self.at_op(",") {
-            return Ok(first);
-        }
-        let mut items = vec![first];
-        while self.eat_op(",") {
-            if self.at_expr_end() {
-                break;
-            }
-            items.push(self.test()?);
-        }
-        Ok(Expr::Tuple(items))
+        self.tuple_or_single(Parser::test)
     }
 
     /// Like `expr_list`, also allowing `*rest` items (assignment targets).
     fn expr_list_star(&mut self) -> Result<Expr, Raised> {
-        let item = |p: &mut Parser| -> Result<Expr, Raised> {
-            if p.eat_op("*") {
-                Ok(Expr::Starred(Box::new(p.or_expr()?)))
-            } else {
-                p.test()
-            }
-        };
+        self.tuple_or_single(Parser::star_or_test)
+    }
+
+    /// Comma-separated `item`s up to the end of the expression: a tuple,
+    /// or the one item when no comma follows it.
+    fn tuple_or_single(
+        &mut self,
+        item: fn(&mut Parser) -> Result<Expr, Raised>,
+    ) -> Result<Expr, Raised> {
         let first = item(self)?;
         if !self.at_op(",") {
             return Ok(first);
@@ -960,7 +948,7 @@ impl Parser {
         let tok = self.peek().clone();
         self.pos += 1;
         Ok(match tok {
-            Tok::Int(v) => Expr::Int(v),
+            Tok::Int(v) => Expr::Const(Value::Int(v)),
             Tok::BigInt(digits) => {
                 let big = digits
                     .parse::<num_bigint::BigInt>()
@@ -968,17 +956,17 @@ impl Parser {
                 if big.bits() > super::bigint::MAX_INT_BITS {
                     return Err(self.error("integer literal has more than 4300 digits"));
                 }
-                Expr::BigInt(Rc::new(big))
+                Expr::Const(Value::BigInt(Rc::new(big)))
             }
-            Tok::Float(v) => Expr::Float(v),
+            Tok::Float(v) => Expr::Const(Value::Float(v)),
             Tok::Str(_) | Tok::FStr(_) => {
                 self.pos -= 1;
                 self.strings(line)?
             }
             Tok::Name(n) => match n.as_str() {
-                "None" => Expr::None,
-                "True" => Expr::Bool(true),
-                "False" => Expr::Bool(false),
+                "None" => Expr::Const(Value::None),
+                "True" => Expr::Const(Value::Bool(true)),
+                "False" => Expr::Const(Value::Bool(false)),
                 "yield" | "await" => {
                     return Err(Raised::refused(format!(
                         "line {line}: `{n}` is not supported by the calculator"
@@ -1008,7 +996,7 @@ impl Parser {
                 self.depth -= 1;
                 e?
             }
-            Tok::Op("...") => Expr::None,
+            Tok::Op("...") => Expr::Const(Value::None),
             _ => {
                 self.pos -= 1;
                 return Err(self.error("invalid syntax"));
@@ -1022,22 +1010,39 @@ impl Parser {
         }
         let first = self.star_or_test()?;
         if self.at_kw("for") {
-            let gen = self.comprehension(CompKind::Gen, first, None)?;
-            self.expect_op(")")?;
-            return Ok(gen);
+            return self.closed_comprehension(CompKind::Gen, first, None, ")");
         }
         if self.eat_op(")") {
             return Ok(first);
         }
+        Ok(Expr::Tuple(self.items_until(first, ")")?))
+    }
+
+    /// A comprehension after its first element, then its closing bracket.
+    fn closed_comprehension(
+        &mut self,
+        kind: CompKind,
+        first: Expr,
+        value: Option<Expr>,
+        close: &str,
+    ) -> Result<Expr, Raised> {
+        let comp = self.comprehension(kind, first, value)?;
+        self.expect_op(close)?;
+        Ok(comp)
+    }
+
+    /// The items of a display after its first, up to and past `close`
+    /// (a trailing comma allowed).
+    fn items_until(&mut self, first: Expr, close: &str) -> Result<Vec<Expr>, Raised> {
         let mut items = vec![first];
         while self.eat_op(",") {
-            if self.at_op(")") {
+            if self.at_op(close) {
                 break;
             }
             items.push(self.star_or_test()?);
         }
-        self.expect_op(")")?;
-        Ok(Expr::Tuple(items))
+        self.expect_op(close)?;
+        Ok(items)
     }
 
     fn star_or_test(&mut self) -> Result<Expr, Raised> {
@@ -1054,19 +1059,9 @@ impl Parser {
         }
         let first = self.star_or_test()?;
         if self.at_kw("for") {
-            let comp = self.comprehension(CompKind::List, first, None)?;
-            self.expect_op("]")?;
-            return Ok(comp);
+            return self.closed_comprehension(CompKind::List, first, None, "]");
         }
-        let mut items = vec![first];
-        while self.eat_op(",") {
-            if self.at_op("]") {
-                break;
-            }
-            items.push(self.star_or_test()?);
-        }
-        self.expect_op("]")?;
-        Ok(Expr::List(items))
+        Ok(Expr::List(self.items_until(first, "]")?))
     }
 
     fn brace_display(&mut self) -> Result<Expr, Raised> {
@@ -1080,9 +1075,7 @@ impl Parser {
         if self.eat_op(":") {
             let value = self.test()?;
             if self.at_kw("for") {
-                let comp = self.comprehension(CompKind::Dict, first, Some(value))?;
-                self.expect_op("}")?;
-                return Ok(comp);
+                return self.closed_comprehension(CompKind::Dict, first, Some(value), "}");
             }
             if !self.eat_op(",") {
                 self.expect_op("}")?;
@@ -1091,19 +1084,9 @@ impl Parser {
             return self.dict_display(vec![(Some(first), value)]);
         }
         if self.at_kw("for") {
-            let comp = self.comprehension(CompKind::Set, first, None)?;
-            self.expect_op("}")?;
-            return Ok(comp);
+            return self.closed_comprehension(CompKind::Set, first, None, "}");
         }
-        let mut items = vec![first];
-        while self.eat_op(",") {
-            if self.at_op("}") {
-                break;
-            }
-            items.push(self.star_or_test()?);
-        }
-        self.expect_op("}")?;
-        Ok(Expr::Set(items))
+        Ok(Expr::Set(self.items_until(first, "}")?))
     }
 
     /// The rest of a dict display: `key: value` and `**mapping` items.
@@ -1149,7 +1132,7 @@ impl Parser {
                     FPart::Field { .. } => String::new(),
                 })
                 .collect();
-            return Ok(Expr::Str(text.into()));
+            return Ok(Expr::Const(Value::Str(text.into())));
         }
         Ok(Expr::FString(parts))
     }

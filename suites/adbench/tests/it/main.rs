@@ -1,0 +1,54 @@
+//! AD-Bench's integration tests, one binary:
+//! - `world`: the simulated platform's invariants;
+//! - `tools`: the tools as an agent sees them;
+//! - `tasks`: the shipped tasks and their replays (golden answers in
+//!   `tests/golden/`);
+//! - `scoring`: answer grading, Pass@k, coverage and failure labels;
+//! - `agent`: the agent loop against canned model replies;
+//! - `scripted`: the oracle and the mutants on every public task;
+//! - `suite`: AD-Bench as an AdFarm suite, solve to report.
+//!
+//! Agents' calculator code runs in the crate's `adbench-calculator` bin,
+//! the same child entry `adfarm adbench calculator` serves.
+
+mod agent;
+mod scoring;
+mod scripted;
+mod suite;
+mod tasks;
+mod tools;
+mod world;
+
+use adfarm_adbench::replay::calculator_tool::{Backend, CalculatorTool};
+use adfarm_adbench::tools::{Config, Platform};
+use adfarm_adbench::world::{Day, World, DEFAULT_HOUR};
+use adfarm_calculator::Calculator;
+use adfarm_proto::{Role, Usage, UsageSource};
+
+/// A calculator whose children are this crate's `adbench-calculator` bin.
+pub fn calculator() -> Calculator {
+    Calculator::new(
+        env!("CARGO_BIN_EXE_adbench-calculator"),
+        Vec::<String>::new(),
+    )
+}
+
+/// A model call's usage with no tokens, as a fake provider reports it.
+pub fn no_tokens(model: &str, role: Role) -> Usage {
+    Usage {
+        model: model.into(),
+        role,
+        input: 0,
+        output: 0,
+        cached: false,
+        source: UsageSource::Counted,
+        latency_ms: 0,
+    }
+}
+
+/// The platform of world `seed` on `day`, with the calculator in its child.
+pub fn child_platform(seed: u64, day: Day) -> Platform {
+    let world = World::new(seed, day, DEFAULT_HOUR).expect("world");
+    Platform::new(world, Config::default())
+        .with_tool(Box::new(CalculatorTool::new(Backend::Child(calculator()))))
+}
