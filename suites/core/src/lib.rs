@@ -6,10 +6,13 @@
 //! - `report`: [`ReportInput`], what a suite's report sections are built
 //!   from (tables and plots are data, `adfarm_proto::report::Section`);
 //! - `command`: [`Toolbox`] and [`CommandError`], for the commands a suite
-//!   adds to the binary (`adfarm <suite> <command>`).
+//!   adds to the binary (`adfarm <suite> <command>`);
+//! - [`stats`]: the statistics suites share (pass@k, κ, α, Student-t
+//!   intervals, the seeded bootstrap, SplitMix64), pure functions.
 
 mod command;
 mod report;
+pub mod stats;
 
 pub use command::{CommandError, Toolbox};
 pub use report::ReportInput;

@@ -1,4 +1,4 @@
-//! The `counter` suite (issue 9): the smallest suite with tools, a
+//! The `counter` suite: the smallest suite with tools, a
 //! [`Scope::Runs`](adfarm_proto::Scope::Runs) stage and a report section, a
 //! worked example of the suite seam. An agent must make a counter reach a
 //! target through two tools; pass@1 and pass@n over the sweep's seeds
@@ -10,7 +10,8 @@
 //! - [`check`]: the deterministic checker (reached, format errors, turns);
 //! - [`agent`]: the `agent` solution, a loop of model calls with tools;
 //! - [`echo`]: the `echo` solution, a baseline that calls nothing;
-//! - [`pass_at_k`]: the `pass-at-k` stage and its estimator;
+//! - [`pass_at_k`]: the `pass-at-k` stage (its estimator is
+//!   [`adfarm_suite::stats::pass_at_k`]);
 //! - [`report`]: the pass@k table of the report.
 //!
 //! Design decision: an episode is a pure function of the task, the seed
