@@ -39,7 +39,7 @@ use adfarm_suite::{
 };
 use agent::{Agent, AGENT, DEFAULT_MAX_TURNS};
 use async_trait::async_trait;
-use echo::{Echo, ECHO};
+use echo::ECHO;
 use pass_at_k::{Runs, PASS_AT_K};
 use std::sync::Arc;
 
@@ -105,7 +105,7 @@ impl Suite for CounterSuite {
     fn solution(&self, spec: &SolutionSpec) -> Result<Arc<dyn Solution>, DataError> {
         match spec.name.as_str() {
             AGENT => Ok(Arc::new(Agent::from_spec(spec)?)),
-            ECHO => Ok(Arc::new(Echo)),
+            ECHO => Ok(Arc::new(echo::SOLUTION)),
             other => Err(DataError::UnknownSolution {
                 suite: SUITE.into(),
                 solution: other.into(),
@@ -143,16 +143,7 @@ mod tests {
     use serde_json::json;
 
     fn spec(name: &str, params: serde_json::Value) -> SolutionSpec {
-        SolutionSpec {
-            name: name.into(),
-            suite: None,
-            provider: "p".into(),
-            max_tokens: 64,
-            temperature: 0.0,
-            params,
-            label: None,
-            embedder: None,
-        }
+        adfarm_suite::solution_entry(name, "p", 64, params)
     }
 
     #[test]
