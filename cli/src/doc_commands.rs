@@ -151,11 +151,17 @@ fn check_adfarm(root: &clap::Command, args: &[String]) -> Option<String> {
                 continue;
             }
             let known = path.iter().any(|c| {
-                c.get_arguments()
-                    .any(|a| a.get_long() == Some(name) || a.get_all_aliases().is_some_and(|al| al.contains(&name)))
+                c.get_arguments().any(|a| {
+                    a.get_long() == Some(name)
+                        || a.get_all_aliases().is_some_and(|al| al.contains(&name))
+                })
             });
             if !known {
-                let cmd = path.iter().map(|c| c.get_name()).collect::<Vec<_>>().join(" ");
+                let cmd = path
+                    .iter()
+                    .map(|c| c.get_name())
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 return Some(format!("`{cmd} --help` lists no --{name}"));
             }
         } else if descending && !word.starts_with('-') {
@@ -164,7 +170,11 @@ fn check_adfarm(root: &clap::Command, args: &[String]) -> Option<String> {
                 match here.find_subcommand(word) {
                     Some(sub) => path.push(sub),
                     None => {
-                        let cmd = path.iter().map(|c| c.get_name()).collect::<Vec<_>>().join(" ");
+                        let cmd = path
+                            .iter()
+                            .map(|c| c.get_name())
+                            .collect::<Vec<_>>()
+                            .join(" ");
                         return Some(format!("`{cmd}` has no subcommand {word:?}"));
                     }
                 }
@@ -182,11 +192,21 @@ fn check_adfarm(root: &clap::Command, args: &[String]) -> Option<String> {
 /// Workspace packages and their bench and test targets, from `cargo metadata`.
 fn targets(root: &Path) -> BTreeMap<String, BTreeSet<(String, String)>> {
     let out = std::process::Command::new(env!("CARGO"))
-        .args(["metadata", "--no-deps", "--format-version", "1", "--offline"])
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--offline",
+        ])
         .current_dir(root)
         .output()
         .expect("cargo metadata runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("metadata is JSON");
     let mut map = BTreeMap::new();
     for pkg in meta["packages"].as_array().expect("packages") {
@@ -241,21 +261,36 @@ fn check_cargo(
 fn missing_paths(root: &Path, text: &str) -> Vec<String> {
     text.split_whitespace()
         .map(bare)
-        .filter(|w| {
-            (w.starts_with("sweeps/") && w.ends_with(".toml")) || w.starts_with("scripts/")
-        })
+        .filter(|w| (w.starts_with("sweeps/") && w.ends_with(".toml")) || w.starts_with("scripts/"))
         .filter(|w| !w.contains('<') && !root.join(w).exists())
         .map(str::to_string)
         .collect()
 }
 
+/// The binary's whole command tree: its own commands, each suite's commands
+/// and the child-process entries a suite runs as `adfarm <suite> <name>`.
+fn command_tree() -> clap::Command {
+    let mut tree = <crate::args::Args as clap::CommandFactory>::command();
+    let ctx = adfarm_suites::SuiteContext::default();
+    for name in adfarm_suites::SUITES {
+        let suite = adfarm_suites::suite(name, &ctx).expect("a listed suite builds");
+        let entries = suite.child_entries();
+        if suite.command().is_none() && entries.is_empty() {
+            continue;
+        }
+        let mut command = suite.command().unwrap_or_else(|| clap::Command::new(*name));
+        for entry in entries {
+            command = command.subcommand(clap::Command::new(entry.name));
+        }
+        tree = tree.subcommand(command);
+    }
+    tree
+}
+
 #[test]
 fn every_command_in_the_docs_runs_on_this_binary() {
     let root = repo_root();
-    let mut tree = <crate::args::Args as clap::CommandFactory>::command();
-    for suite in crate::suite_commands() {
-        tree = tree.subcommand(suite);
-    }
+    let tree = command_tree();
     let packages = targets(&root);
     let found = mentions(&root);
     let mut problems = Vec::new();
@@ -277,8 +312,15 @@ fn every_command_in_the_docs_runs_on_this_binary() {
             problems.push(format!("{}: `{}`: {path} does not exist", m.place, m.text));
         }
     }
-    assert!(adfarm_seen >= 20, "only {adfarm_seen} adfarm commands found in the docs");
-    assert!(problems.is_empty(), "commands in the docs that drifted from the CLI:\n{}", problems.join("\n"));
+    assert!(
+        adfarm_seen >= 20,
+        "only {adfarm_seen} adfarm commands found in the docs"
+    );
+    assert!(
+        problems.is_empty(),
+        "commands in the docs that drifted from the CLI:\n{}",
+        problems.join("\n")
+    );
 }
 
 #[test]
@@ -289,23 +331,41 @@ fn the_readme_gives_both_commands_on_its_first_screen() {
         first_screen.contains("cargo run --release -p adfarm -- run sweeps/quickstart.toml"),
         "the README's first 40 lines lack the quickstart command"
     );
-    assert!(first_screen.contains("\nscripts/test"), "the README's first 40 lines lack the test command");
-    assert!(readme.lines().count() <= 250, "the README is a front door: at most 250 lines");
+    assert!(
+        first_screen.contains("\nscripts/test"),
+        "the README's first 40 lines lack the test command"
+    );
+    assert!(
+        readme.lines().count() <= 250,
+        "the README is a front door: at most 250 lines"
+    );
     let ci = std::fs::read_to_string(repo_root().join(".ci/run")).expect(".ci/run reads");
-    assert!(ci.contains("scripts/test"), ".ci/run does not call the README's test command");
+    assert!(
+        ci.contains("scripts/test"),
+        ".ci/run does not call the README's test command"
+    );
 }
 
 #[test]
 fn a_renamed_flag_or_subcommand_is_caught() {
     let tree = <crate::args::Args as clap::CommandFactory>::command();
     let args = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
-    assert_eq!(check_adfarm(&tree, &args("run sweeps/x.toml --report FILE")), None);
-    assert_eq!(check_adfarm(&tree, &args("report <sweep> --format md|csv [--out FILE]")), None);
+    assert_eq!(
+        check_adfarm(&tree, &args("run sweeps/x.toml --report FILE")),
+        None
+    );
+    assert_eq!(
+        check_adfarm(&tree, &args("report <sweep> --format md|csv [--out FILE]")),
+        None
+    );
     assert!(check_adfarm(&tree, &args("run sweeps/x.toml --reprot FILE")).is_some());
     assert!(check_adfarm(&tree, &args("leaderboard build")).is_some());
     assert_eq!(
         adfarm_args("cargo run --release -p adfarm -- run a.toml"),
         Some(args("run a.toml"))
     );
-    assert_eq!(commands_in("adfarm worker --lanes model &   # a pool"), vec!["adfarm worker --lanes model"]);
+    assert_eq!(
+        commands_in("adfarm worker --lanes model &   # a pool"),
+        vec!["adfarm worker --lanes model"]
+    );
 }

@@ -6,13 +6,25 @@
 //! - `report`: [`ReportInput`], what a suite's report sections are built
 //!   from (tables and plots are data, `adfarm_proto::report::Section`);
 //! - `command`: [`Toolbox`] and [`CommandError`], for the commands a suite
-//!   adds to the binary (`adfarm <suite> <command>`).
+//!   adds to the binary (`adfarm <suite> <command>`);
+//! - [`stats`]: the statistics suites share (pass@k, κ, α, Student-t
+//!   intervals, the seeded bootstrap, SplitMix64), pure functions;
+//! - `scripted`: [`Scripted`], a solution that answers with a function of
+//!   the item and calls no model, [`NoModel`] to run it with, and
+//!   [`Solved::text`];
+//! - `entry`: [`solution_entry`], a sweep's solution entry from its name,
+//!   provider and parameters.
 
 mod command;
+mod entry;
 mod report;
+mod scripted;
+pub mod stats;
 
 pub use command::{CommandError, Toolbox};
+pub use entry::solution_entry;
 pub use report::ReportInput;
+pub use scripted::{NoModel, Scripted};
 
 use adfarm_llm::{Embedder, ErrorClass, LlmError, Provider};
 use adfarm_proto::asset::Pin;

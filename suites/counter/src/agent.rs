@@ -236,16 +236,7 @@ mod tests {
 
     #[test]
     fn parameters_are_checked_with_their_field() {
-        let spec = |params: serde_json::Value| SolutionSpec {
-            name: AGENT.into(),
-            suite: None,
-            provider: "p".into(),
-            max_tokens: 64,
-            temperature: 0.0,
-            params,
-            label: None,
-            embedder: None,
-        };
+        let spec = |params| adfarm_suite::solution_entry(AGENT, "p", 64, params);
         let a = Agent::from_spec(&spec(serde_json::json!({}))).expect("defaults");
         assert_eq!((a.max_turns, a.max_tokens), (DEFAULT_MAX_TURNS, 64));
         let set = Agent::from_spec(&spec(serde_json::json!({"max_turns": 2}))).expect("valid");

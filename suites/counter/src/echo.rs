@@ -7,35 +7,27 @@ use crate::agent::solved;
 use crate::episode::{End, Episode};
 use crate::task::Task;
 use adfarm_proto::Item;
-use adfarm_suite::{JobError, Models, Solution, Solved};
-use async_trait::async_trait;
+use adfarm_suite::{JobError, Scripted, Solved};
 
 /// Name of the solution.
 pub const ECHO: &str = "echo";
 
 /// The baseline that never acts.
-pub struct Echo;
+pub const SOLUTION: Scripted = Scripted::new(ECHO, answer);
 
-#[async_trait]
-impl Solution for Echo {
-    fn name(&self) -> &str {
-        ECHO
-    }
-
-    async fn solve(
-        &self,
-        item: &Item,
-        _models: Models<'_>,
-        _seed: u64,
-    ) -> Result<Solved, JobError> {
-        let task = Task::of(item)?;
-        let mut out = solved(&Episode {
-            task,
-            turns: Vec::new(),
-            end: End::Answered,
-            counter: task.start,
-        });
-        out.output.text.clone_from(&item.input);
-        Ok(out)
-    }
+/// The episode that ends at once with the counter at its start, answered
+/// with the task's text.
+///
+/// # Errors
+/// An item that is not a counter task.
+pub fn answer(item: &Item) -> Result<Solved, JobError> {
+    let task = Task::of(item)?;
+    let mut out = solved(&Episode {
+        task,
+        turns: Vec::new(),
+        end: End::Answered,
+        counter: task.start,
+    });
+    out.output.text.clone_from(&item.input);
+    Ok(out)
 }

@@ -1,4 +1,4 @@
-//! The `counter` suite (issue 9): the smallest suite with tools, a
+//! The `counter` suite: the smallest suite with tools, a
 //! [`Scope::Runs`](adfarm_proto::Scope::Runs) stage and a report section, a
 //! worked example of the suite seam. An agent must make a counter reach a
 //! target through two tools; pass@1 and pass@n over the sweep's seeds
@@ -10,7 +10,8 @@
 //! - [`check`]: the deterministic checker (reached, format errors, turns);
 //! - [`agent`]: the `agent` solution, a loop of model calls with tools;
 //! - [`echo`]: the `echo` solution, a baseline that calls nothing;
-//! - [`pass_at_k`]: the `pass-at-k` stage and its estimator;
+//! - [`pass_at_k`]: the `pass-at-k` stage (its estimator is
+//!   [`adfarm_suite::stats::pass_at_k`]);
 //! - [`report`]: the pass@k table of the report.
 //!
 //! Design decision: an episode is a pure function of the task, the seed
@@ -38,7 +39,7 @@ use adfarm_suite::{
 };
 use agent::{Agent, AGENT, DEFAULT_MAX_TURNS};
 use async_trait::async_trait;
-use echo::{Echo, ECHO};
+use echo::ECHO;
 use pass_at_k::{Runs, PASS_AT_K};
 use std::sync::Arc;
 
@@ -104,7 +105,7 @@ impl Suite for CounterSuite {
     fn solution(&self, spec: &SolutionSpec) -> Result<Arc<dyn Solution>, DataError> {
         match spec.name.as_str() {
             AGENT => Ok(Arc::new(Agent::from_spec(spec)?)),
-            ECHO => Ok(Arc::new(Echo)),
+            ECHO => Ok(Arc::new(echo::SOLUTION)),
             other => Err(DataError::UnknownSolution {
                 suite: SUITE.into(),
                 solution: other.into(),
@@ -142,16 +143,7 @@ mod tests {
     use serde_json::json;
 
     fn spec(name: &str, params: serde_json::Value) -> SolutionSpec {
-        SolutionSpec {
-            name: name.into(),
-            suite: None,
-            provider: "p".into(),
-            max_tokens: 64,
-            temperature: 0.0,
-            params,
-            label: None,
-            embedder: None,
-        }
+        adfarm_suite::solution_entry(name, "p", 64, params)
     }
 
     #[test]

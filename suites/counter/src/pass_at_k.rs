@@ -1,11 +1,12 @@
 //! The `pass-at-k` stage: one CPU job per item × solution, released once
 //! every seed's run of it is settled, scoring pass@1 and pass@n over those
-//! n runs. It is `partial`: a run that failed counts as one that did not
+//! n runs ([`adfarm_suite::stats::pass_at_k`]). It is `partial`: a run that failed counts as one that did not
 //! reach the target, so a flaky provider lowers the score instead of
 //! hiding the item.
 
 use crate::check;
 use adfarm_proto::{JobResult, Lane, Output, Role, Scope, Score, Stage, Variant, Verdict, SOLVE};
+use adfarm_suite::stats::pass_at_k;
 use adfarm_suite::StageOutput;
 use serde::{Deserialize, Serialize};
 
@@ -24,24 +25,6 @@ pub fn stage() -> Stage {
         variants: vec![Variant::none()],
         partial: true,
     }
-}
-
-/// The unbiased pass@k estimate (Chen et al. 2021) from `n` runs of which
-/// `c` passed: the chance that at least one of `k` runs drawn without
-/// replacement passed, as a share in [0, 1]. `k` is capped at `n`; no
-/// runs pass nothing.
-pub fn pass_at_k(n: u64, c: u64, k: u64) -> f64 {
-    let k = k.min(n);
-    if n == 0 || c == 0 || k == 0 {
-        return 0.0;
-    }
-    if n - c < k {
-        return 1.0;
-    }
-    // 1 - C(n-c, k) / C(n, k), as a product that never forms a binomial.
-    1.0 - ((n - c + 1)..=n)
-        .map(|i| 1.0 - k as f64 / i as f64)
-        .product::<f64>()
 }
 
 /// The runs of one item × solution: the stage's output `meta`, which the
@@ -113,21 +96,6 @@ impl Runs {
 mod tests {
     use super::*;
     use adfarm_proto::{Cell, JobId, Pipeline};
-
-    #[test]
-    fn pass_at_k_is_the_unbiased_estimate() {
-        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
-        assert!(close(pass_at_k(3, 1, 1), 1.0 / 3.0));
-        assert!(close(pass_at_k(3, 1, 3), 1.0));
-        assert!(close(pass_at_k(3, 0, 3), 0.0));
-        assert!(close(pass_at_k(3, 3, 1), 1.0));
-        // 1 - C(3,2)/C(5,2) = 1 - 3/10.
-        assert!(close(pass_at_k(5, 2, 2), 0.7));
-        // 1 - C(7,3)/C(10,3) = 1 - 35/120.
-        assert!(close(pass_at_k(10, 3, 3), 1.0 - 35.0 / 120.0));
-        assert!(close(pass_at_k(2, 1, 5), 1.0), "k is capped at n");
-        assert!(close(pass_at_k(0, 0, 1), 0.0));
-    }
 
     fn solve(reached: bool) -> Option<JobResult> {
         let solved = crate::agent::solved(&crate::episode::Episode {

@@ -5,10 +5,11 @@
 //! (93 distinct of 100). So the values are first averaged per cluster (the
 //! distinct prompt of a dataset: its seeds and its repeats together), and
 //! the interval is Student's t over the k cluster means, with the exact
-//! quantile t(0.975, k − 1). The mean is the mean of the cluster means, so
-//! each distinct prompt weighs the same.
+//! quantile t(0.975, k − 1) ([`adfarm_suite::stats::mean_interval`]). The
+//! mean is the mean of the cluster means, so each distinct prompt weighs
+//! the same.
 
-use statrs::distribution::{ContinuousCDF, StudentsT};
+use adfarm_suite::stats::{mean, mean_interval};
 use std::collections::BTreeMap;
 
 /// A clustered estimate: the mean of the cluster means and the half-width
@@ -23,58 +24,23 @@ pub struct Clustered {
     pub clusters: usize,
 }
 
-/// The 0.975 quantile of Student's t with `df` degrees of freedom (exact).
-pub fn t_975(df: usize) -> Option<f64> {
-    let t = StudentsT::new(0.0, 1.0, df as f64).ok()?;
-    Some(t.inverse_cdf(0.975))
-}
-
 /// The estimate over `values` grouped by cluster.
 pub fn clustered<K: Ord>(values: &BTreeMap<K, Vec<f64>>) -> Clustered {
     let means: Vec<f64> = values
         .values()
-        .filter(|v| !v.is_empty())
-        .map(|v| v.iter().sum::<f64>() / v.len() as f64)
+        .filter_map(|v| mean(v.iter().copied()))
         .collect();
-    let k = means.len();
-    if k == 0 {
-        return Clustered {
-            mean: None,
-            ci95: None,
-            clusters: 0,
-        };
-    }
-    let mean = means.iter().sum::<f64>() / k as f64;
-    let ci95 = (k >= 2).then(|| {
-        let var = means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (k - 1) as f64;
-        t_975(k - 1).map(|t| t * (var / k as f64).sqrt())
-    });
+    let estimate = mean_interval(&means, 0.95);
     Clustered {
-        mean: Some(mean),
-        ci95: ci95.flatten(),
-        clusters: k,
+        mean: estimate.map(|e| e.mean),
+        ci95: estimate.and_then(|e| e.half_width),
+        clusters: means.len(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn t_quantiles_are_exact() {
-        // Tabled values to 4 decimals; the old table interpolated df 31-120
-        // linearly (df 45: 2.021 against the exact 2.0141).
-        for (df, want) in [
-            (1, 12.7062),
-            (2, 4.3027),
-            (10, 2.2281),
-            (45, 2.0141),
-            (200, 1.9719),
-        ] {
-            let t = t_975(df).expect("a quantile");
-            assert!((t - want).abs() < 1e-4, "df {df}: {t}");
-        }
-    }
 
     #[test]
     fn seeds_of_an_item_are_one_sample() {

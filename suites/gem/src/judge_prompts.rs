@@ -59,12 +59,26 @@ const fn dim(
     }
 }
 
-const fn cat(code: &'static str, score: u8, meaning: &'static str) -> Category {
+/// The scores of the four categories, best first: every metric grades on
+/// the same 90/60/30/0 scale.
+const SCALE: [u8; 4] = [90, 60, 30, 0];
+
+const fn cat((code, meaning): (&'static str, &'static str), score: u8) -> Category {
     Category {
         code,
         score,
         meaning,
     }
+}
+
+/// Four `(code, meaning)` categories, best first, scored on [`SCALE`].
+const fn scale(c: [(&'static str, &'static str); 4]) -> [Category; 4] {
+    [
+        cat(c[0], SCALE[0]),
+        cat(c[1], SCALE[1]),
+        cat(c[2], SCALE[2]),
+        cat(c[3], SCALE[3]),
+    ]
 }
 
 /// The six metrics, in report order.
@@ -88,16 +102,15 @@ pub const JUDGE_METRICS: [JudgeMetric; 6] = [
                 "serious errors or misleading claims",
             ),
         ],
-        categories: [
-            cat("EXCELLENT", 90, "on point and correct"),
-            cat(
+        categories: scale([
+            ("EXCELLENT", "on point and correct"),
+            (
                 "GOOD",
-                60,
                 "strong on one dimension, slightly weaker on the other",
             ),
-            cat("FAIR", 30, "middling on both, or clearly weak on one"),
-            cat("POOR", 0, "weak on both, or failing one badly"),
-        ],
+            ("FAIR", "middling on both, or clearly weak on one"),
+            ("POOR", "weak on both, or failing one badly"),
+        ]),
         shows_ad: false,
     },
     JudgeMetric {
@@ -119,24 +132,18 @@ pub const JUDGE_METRICS: [JudgeMetric; 6] = [
                 "it reads like an advertisement template",
             ),
         ],
-        categories: [
-            cat(
+        categories: scale([
+            (
                 "SEAMLESS",
-                90,
                 "promotion blends in; the answer still feels genuine",
             ),
-            cat(
-                "SLIGHTLY_DISRUPTIVE",
-                60,
-                "a small jolt; slightly formulaic",
-            ),
-            cat(
+            ("SLIGHTLY_DISRUPTIVE", "a small jolt; slightly formulaic"),
+            (
                 "MODERATELY_DISRUPTIVE",
-                30,
                 "noticeable interruption; feels somewhat stiff",
             ),
-            cat("HIGHLY_DISRUPTIVE", 0, "the promotion derails the answer"),
-        ],
+            ("HIGHLY_DISRUPTIVE", "the promotion derails the answer"),
+        ]),
         shows_ad: false,
     },
     JudgeMetric {
@@ -158,24 +165,18 @@ pub const JUDGE_METRICS: [JudgeMetric; 6] = [
                 "promotion dominates the response",
             ),
         ],
-        categories: [
-            cat("EXEMPLARY", 90, "user-centred, little or no promotion"),
-            cat(
+        categories: scale([
+            ("EXEMPLARY", "user-centred, little or no promotion"),
+            (
                 "SATISFACTORY",
-                60,
                 "mainly user-centred, gentle product mentions",
             ),
-            cat(
+            (
                 "NEEDS_IMPROVEMENT",
-                30,
                 "drifts from the user's need toward selling",
             ),
-            cat(
-                "UNACCEPTABLE",
-                0,
-                "selling first, the user's need neglected",
-            ),
-        ],
+            ("UNACCEPTABLE", "selling first, the user's need neglected"),
+        ]),
         shows_ad: false,
     },
     JudgeMetric {
@@ -197,24 +198,15 @@ pub const JUDGE_METRICS: [JudgeMetric; 6] = [
                 "clearly biased toward a sponsor",
             ),
         ],
-        categories: [
-            cat(
-                "HIGHLY_CREDIBLE",
-                90,
-                "fully trustworthy, no perceived bias",
-            ),
-            cat(
-                "CREDIBLE",
-                60,
-                "trustworthy with slight neutrality concerns",
-            ),
-            cat(
+        categories: scale([
+            ("HIGHLY_CREDIBLE", "fully trustworthy, no perceived bias"),
+            ("CREDIBLE", "trustworthy with slight neutrality concerns"),
+            (
                 "SOMEWHAT_CREDIBLE",
-                30,
                 "mixed trust; some commercial motive suspected",
             ),
-            cat("NOT_CREDIBLE", 0, "reads as commercially driven"),
-        ],
+            ("NOT_CREDIBLE", "reads as commercially driven"),
+        ]),
         shows_ad: false,
     },
     JudgeMetric {
@@ -236,12 +228,12 @@ pub const JUDGE_METRICS: [JudgeMetric; 6] = [
                 "negatively: pushy or suspicious",
             ),
         ],
-        categories: [
-            cat("NOTICEABLE_POSITIVE", 90, "noticed and welcomed as useful"),
-            cat("NOTICEABLE_NEUTRAL", 60, "noticed, no strong feeling"),
-            cat("NOT_NOTICEABLE", 30, "not noticed"),
-            cat("NOTICEABLE_NEGATIVE", 0, "noticed and disliked"),
-        ],
+        categories: scale([
+            ("NOTICEABLE_POSITIVE", "noticed and welcomed as useful"),
+            ("NOTICEABLE_NEUTRAL", "noticed, no strong feeling"),
+            ("NOT_NOTICEABLE", "not noticed"),
+            ("NOTICEABLE_NEGATIVE", "noticed and disliked"),
+        ]),
         shows_ad: true,
     },
     JudgeMetric {
@@ -263,16 +255,15 @@ pub const JUDGE_METRICS: [JudgeMetric; 6] = [
                 "unlikely to click",
             ),
         ],
-        categories: [
-            cat("NOTICEABLE_CLICKED", 90, "link seen and likely clicked"),
-            cat(
+        categories: scale([
+            ("NOTICEABLE_CLICKED", "link seen and likely clicked"),
+            (
                 "NOTICEABLE_NOT_CLICKED",
-                60,
                 "link seen but unlikely to be clicked",
             ),
-            cat("BARELY_NOTICEABLE", 30, "link easy to overlook"),
-            cat("NOT_NOTICEABLE", 0, "link not seen"),
-        ],
+            ("BARELY_NOTICEABLE", "link easy to overlook"),
+            ("NOT_NOTICEABLE", "link not seen"),
+        ]),
         shows_ad: true,
     },
 ];

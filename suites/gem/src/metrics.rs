@@ -10,6 +10,7 @@
 //! (cosine is scale-free, so this matches the reference's value).
 
 use adfarm_proto::Verdict;
+use adfarm_suite::stats;
 
 /// Metric names as they appear in scores and reports.
 pub mod names {
@@ -83,8 +84,9 @@ pub fn mean_vector<'a>(vs: impl IntoIterator<Item = &'a [f32]>) -> Vec<f32> {
     sum.into_iter().map(|s| (s / n as f64) as f32).collect()
 }
 
+/// The mean of values the caller knows exist (NaN for none).
 fn mean(xs: &[f64]) -> f64 {
-    xs.iter().sum::<f64>() / xs.len() as f64
+    stats::mean(xs.iter().copied()).unwrap_or(f64::NAN)
 }
 
 /// RF: 100 × mean cosine of adjacent sentences.

@@ -4,10 +4,10 @@
 //! farm without a benchmark dataset.
 
 use adfarm_llm::{ChatRequest, Message};
-use adfarm_proto::{Item, Output, Score, SolutionSpec, Stage, Verdict, SOLVE};
+use adfarm_proto::{Item, Score, SolutionSpec, Stage, Verdict, SOLVE};
 use adfarm_suite::{
-    CallEstimate, DataError, ItemIter, JobError, Models, Solution, Solved, StageJob, StageModels,
-    StageOutput, Suite, SweepView,
+    CallEstimate, DataError, ItemIter, JobError, Models, Scripted, Solution, Solved, StageJob,
+    StageModels, StageOutput, Suite, SweepView,
 };
 use async_trait::async_trait;
 use std::sync::Arc;
@@ -112,7 +112,7 @@ impl Suite for Synthetic {
                 max_tokens: spec.max_tokens,
                 temperature: spec.temperature,
             })),
-            "echo" => Ok(Arc::new(Echo)),
+            "echo" => Ok(Arc::new(ECHO)),
             other => Err(DataError::UnknownSolution {
                 suite: "synthetic".into(),
                 solution: other.into(),
@@ -167,48 +167,25 @@ impl Solution for Answer {
         req.temperature = self.temperature;
         req.seed = seed;
         let reply = models.llm.chat(&req).await?;
-        let score = text_score(&reply.text);
-        Ok(Solved {
-            output: Output {
-                text: reply.text,
-                meta: serde_json::Value::Null,
-            },
-            scores: vec![Score {
-                metric: "quality".into(),
-                verdict: Verdict::Score(score),
-            }],
-        })
+        Ok(answered(reply.text))
     }
+}
+
+/// A response scored for quality.
+fn answered(text: String) -> Solved {
+    let score = text_score(&text);
+    Solved::text(
+        text,
+        vec![Score {
+            metric: "quality".into(),
+            verdict: Verdict::Score(score),
+        }],
+    )
 }
 
 /// The no-op solution: returns the prompt without calling a model, so the
 /// farm's own overhead (queue, store, aggregation) can be measured.
-struct Echo;
-
-#[async_trait]
-impl Solution for Echo {
-    fn name(&self) -> &str {
-        "echo"
-    }
-
-    async fn solve(
-        &self,
-        item: &Item,
-        _models: Models<'_>,
-        _seed: u64,
-    ) -> Result<Solved, JobError> {
-        Ok(Solved {
-            output: Output {
-                text: item.input.clone(),
-                meta: serde_json::Value::Null,
-            },
-            scores: vec![Score {
-                metric: "quality".into(),
-                verdict: Verdict::Score(text_score(&item.input)),
-            }],
-        })
-    }
-}
+const ECHO: Scripted = Scripted::new("echo", |item| Ok(answered(item.input.clone())));
 
 #[cfg(test)]
 mod tests {

@@ -1,46 +1,34 @@
 //! Pass@k and pass^k over n runs per task (Chen et al. 2021; Yao et al.
-//! 2024): with c correct runs of n, Pass@k = 1 − C(n−c,k)/C(n,k) (at least
-//! one of k draws correct) and pass^k = C(c,k)/C(n,k) (all k correct),
-//! each averaged over tasks. Pass@1 is the mean correctness.
+//! 2024), each the mean over tasks of the per-task estimate of
+//! [`adfarm_suite::stats`]: Pass@k = 1 − C(n−c,k)/C(n,k) (at least one of
+//! k draws correct) and pass^k = C(c,k)/C(n,k) (all k correct), with c
+//! correct runs of n. Pass@1 is the mean correctness.
 
-/// C(n, k) as a float; exact for the run counts used here (n ≤ 64).
-pub fn binomial(n: u32, k: u32) -> f64 {
-    if k > n {
-        return 0.0;
-    }
-    let k = k.min(n - k);
-    (0..k).fold(1.0, |acc, i| acc * f64::from(n - i) / f64::from(i + 1))
-}
+use adfarm_suite::stats;
+
+pub use adfarm_suite::stats::binomial;
 
 /// Per task: (runs n, correct c).
 pub type Counts = (u32, u32);
 
-fn mean(tasks: &[Counts], f: impl Fn(u32, u32) -> f64) -> f64 {
-    if tasks.is_empty() {
-        return 0.0;
-    }
-    tasks.iter().map(|&(n, c)| f(n, c)).sum::<f64>() / tasks.len() as f64
+/// The mean of `f(n, c)` over tasks; 0 without tasks.
+fn mean(tasks: &[Counts], f: impl Fn(u64, u64) -> f64) -> f64 {
+    stats::mean(tasks.iter().map(|&(n, c)| f(n.into(), c.into()))).unwrap_or(0.0)
 }
 
 /// Mean correctness over all runs of each task, averaged over tasks.
 pub fn pass_at_1(tasks: &[Counts]) -> f64 {
-    mean(tasks, |n, c| {
-        if n == 0 {
-            0.0
-        } else {
-            f64::from(c) / f64::from(n)
-        }
-    })
+    mean(tasks, |n, c| if n == 0 { 0.0 } else { c as f64 / n as f64 })
 }
 
 /// Pass@k, for k ≤ n of every task.
 pub fn pass_at_k(tasks: &[Counts], k: u32) -> f64 {
-    mean(tasks, |n, c| 1.0 - binomial(n - c, k) / binomial(n, k))
+    mean(tasks, |n, c| stats::pass_at_k(n, c, k.into()))
 }
 
 /// pass^k, for k ≤ n of every task.
 pub fn pass_hat_k(tasks: &[Counts], k: u32) -> f64 {
-    mean(tasks, |n, c| binomial(c, k) / binomial(n, k))
+    mean(tasks, |n, c| stats::pass_hat_k(n, c, k.into()))
 }
 
 /// Pass@k and pass^k for k = 1..=n (n the fewest runs of any task).

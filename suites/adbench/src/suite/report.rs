@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use adfarm_proto::report::{Column, ColumnKind, Key, Section, Table, Value};
 use adfarm_proto::{JobResult, SOLVE};
+use adfarm_suite::stats::mean;
 use adfarm_suite::ReportInput;
 use serde::Deserialize;
 
@@ -56,11 +57,6 @@ fn pass_at(runs: &[&Runs], k: u32) -> Option<Value> {
         return None;
     }
     pct(passk::pass_at_k(&counts(runs), k))
-}
-
-fn mean(xs: impl Iterator<Item = f64>) -> Option<f64> {
-    let (sum, n) = xs.fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
-    (n > 0).then(|| sum / n as f64)
 }
 
 /// The sections, or none before any episode is scored.

@@ -4,14 +4,9 @@
 //! functions in the world come from the pure-Rust `libm` crate, not the
 //! platform's, so a world is bit-identical on every machine that builds it.
 
-/// Finaliser of SplitMix64: a strong 64-bit mixer, cheap enough to call per cell.
-#[inline]
-pub fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+/// The per-cell mixer: SplitMix64's first output for a word
+/// ([`adfarm_suite::stats::splitmix64`]).
+pub use adfarm_suite::stats::splitmix64 as mix;
 
 /// Hash of a key path: folding keeps `[a, b]` and `[b, a]` apart.
 #[inline]

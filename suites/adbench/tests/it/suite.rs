@@ -11,8 +11,7 @@ use adfarm_adbench::AdBench;
 use adfarm_llm::{ChatRequest, Choice, Completion, LlmError, Provider, ToolCall};
 use adfarm_proto::report::{Section, Value as Cell};
 use adfarm_proto::{
-    Cell as Coordinates, Item, JobId, JobResult, Pipeline, Role, SolutionSpec, SweepSpec, Variant,
-    Verdict, SOLVE,
+    Cell as Coordinates, Item, JobId, JobResult, Pipeline, Role, SweepSpec, Variant, Verdict, SOLVE,
 };
 use adfarm_suite::{
     DataError, Models, ReportInput, Solution, StageJob, StageModels, Suite, SweepView,
@@ -74,16 +73,7 @@ fn params_are_checked_with_their_field() {
 
     let s = suite();
     let check = |name: &str, params: serde_json::Value| {
-        s.check_solution(&SolutionSpec {
-            name: name.into(),
-            suite: None,
-            provider: "p".into(),
-            max_tokens: 64,
-            temperature: 0.0,
-            params,
-            label: None,
-            embedder: None,
-        })
+        s.check_solution(&adfarm_suite::solution_entry(name, "p", 64, params))
     };
     assert!(check("react", json!({"max_turns": 6})).is_ok());
     assert!(matches!(

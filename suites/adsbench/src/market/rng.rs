@@ -1,14 +1,11 @@
 //! Counter-based randomness: every draw is a pure function of a key, so any
 //! tick (or any opportunity within it) can be generated without the ones
-//! before it, and reordering work never changes the numbers.
+//! before it, and reordering work never changes the numbers. The generator
+//! is the shared SplitMix64 of [`adfarm_suite::stats`].
 
-/// SplitMix64's finaliser: a bijective 64-bit mixer with full avalanche.
-#[inline]
-pub fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+use adfarm_suite::stats::SplitMix64;
+
+pub use adfarm_suite::stats::mix64;
 
 /// Folds a list of words into one key; order matters, so `(day, tick)` and
 /// `(tick, day)` give unrelated streams.
@@ -30,15 +27,18 @@ pub mod purpose {
     pub const COMPETITOR: u64 = 4;
 }
 
-/// A SplitMix64 sequence started at a key: cheap to create per opportunity.
+/// A SplitMix64 sequence ([`SplitMix64`]) started at a key: cheap to
+/// create per opportunity.
 #[derive(Debug, Clone)]
 pub struct Stream {
-    state: u64,
+    rng: SplitMix64,
 }
 
 impl Stream {
     pub fn new(key: u64) -> Self {
-        Stream { state: key }
+        Stream {
+            rng: SplitMix64::new(key),
+        }
     }
 
     /// The stream for a tuple of coordinates (seed, purpose, day, ...).
@@ -48,14 +48,13 @@ impl Stream {
 
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        mix64(self.state)
+        self.rng.next_u64()
     }
 
     /// Uniform in [0, 1) with 53 bits of precision.
     #[inline]
     pub fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+        self.rng.next_f64()
     }
 
     /// Uniform integer in [0, n) (Lemire's multiply-shift; the bias is below

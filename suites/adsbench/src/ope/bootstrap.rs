@@ -1,27 +1,19 @@
-//! Percentile bootstrap confidence intervals, as obp computes them: resample
-//! the per-round terms with replacement, average each resample, and take the
+//! Percentile bootstrap confidence intervals, as obp computes them
+//! ([`adfarm_suite::stats`]'s seeded percentile bootstrap): resample the
+//! per-round terms with replacement, average each resample, and take the
 //! `α/2` and `1 - α/2` percentiles (numpy's default linear interpolation) of
 //! those averages. Resamples are either drawn from a seed (deterministic) or
 //! given as index rows, which reproduces obp's interval exactly.
 
 use super::error::OpeError;
-use super::rng::SplitMix64;
+use adfarm_suite::stats;
+
+pub use adfarm_suite::stats::{percentile, summarise, PercentileInterval as Interval};
 
 /// Resamples an interval uses unless told otherwise.
 pub const DEFAULT_RESAMPLES: usize = 10_000;
 /// Significance level unless told otherwise (95% intervals).
 pub const DEFAULT_ALPHA: f64 = 0.05;
-
-/// A bootstrap interval: obp's `mean` (of the resample averages) and bounds.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Interval {
-    /// Mean of the resample averages.
-    pub mean: f64,
-    /// `α/2` percentile.
-    pub lower: f64,
-    /// `1 - α/2` percentile.
-    pub upper: f64,
-}
 
 /// Where resample indices come from.
 #[derive(Debug, Clone, Copy)]
@@ -85,52 +77,33 @@ pub fn resample_means(
             reason: "need at least one resample",
         });
     }
+    let rows = match resamples {
+        Resamples::Seeded { seed, .. } => return Ok(stats::resample_means(sets, count, *seed)),
+        Resamples::Given(rows) => rows,
+    };
     let mut out = vec![Vec::with_capacity(count); sets.len()];
-    let mut sums = vec![0.0; sets.len()];
-    match resamples {
-        Resamples::Seeded { seed, .. } => {
-            for b in 0..count {
-                let mut rng = SplitMix64::stream(*seed, b as u64);
-                sums.fill(0.0);
-                for _ in 0..n {
-                    let i = rng.below(n);
-                    for (sum, set) in sums.iter_mut().zip(sets) {
-                        *sum += set[i];
-                    }
-                }
-                for (o, sum) in out.iter_mut().zip(&sums) {
-                    o.push(sum / n as f64);
-                }
-            }
+    for (b, row) in rows.iter().enumerate() {
+        if row.is_empty() {
+            return Err(OpeError::value(
+                "resample_indices",
+                b,
+                "[]",
+                "a resample needs at least one index",
+            ));
         }
-        Resamples::Given(rows) => {
-            for (b, row) in rows.iter().enumerate() {
-                if row.is_empty() {
-                    return Err(OpeError::value(
-                        "resample_indices",
-                        b,
-                        "[]",
-                        "a resample needs at least one index",
-                    ));
-                }
-                if let Some(&i) = row.iter().find(|&&i| i >= n) {
-                    return Err(OpeError::value(
-                        "resample_indices",
-                        b,
-                        i,
-                        "an index must point at a logged round",
-                    ));
-                }
-                sums.fill(0.0);
-                for &i in row {
-                    for (sum, set) in sums.iter_mut().zip(sets) {
-                        *sum += set[i];
-                    }
-                }
-                for (o, sum) in out.iter_mut().zip(&sums) {
-                    o.push(sum / row.len() as f64);
-                }
-            }
+        if let Some(&i) = row.iter().find(|&&i| i >= n) {
+            return Err(OpeError::value(
+                "resample_indices",
+                b,
+                i,
+                "an index must point at a logged round",
+            ));
+        }
+        for (o, m) in out
+            .iter_mut()
+            .zip(stats::means_over(sets, row.iter().copied()))
+        {
+            o.push(m);
         }
     }
     Ok(out)
@@ -153,44 +126,6 @@ pub fn interval(
     ))
 }
 
-/// obp's summary of resample averages: their mean and percentile bounds.
-pub fn summarise(mut means: Vec<f64>, alpha: f64) -> Interval {
-    // Same operation order as obp's `np.mean(boot_samples)` up to summation
-    // order (numpy sums pairwise; the difference is far below 1e-12).
-    let mean = means.iter().sum::<f64>() / means.len() as f64;
-    means.sort_by(f64::total_cmp);
-    Interval {
-        mean,
-        // obp passes `100 * (alpha / 2)` and `100 * (1 - alpha / 2)` to
-        // `np.percentile`, which divides by 100 again: keep those roundings.
-        lower: percentile(&means, (100.0 * (alpha / 2.0)) / 100.0),
-        upper: percentile(&means, (100.0 * (1.0 - alpha / 2.0)) / 100.0),
-    }
-}
-
-/// numpy's default (`linear`) quantile `q ∈ [0, 1]` of `sorted` (ascending,
-/// non-empty), with numpy's interpolation formula so results match bit for bit.
-pub fn percentile(sorted: &[f64], q: f64) -> f64 {
-    let last = sorted.len() - 1;
-    let virtual_index = last as f64 * q;
-    if virtual_index >= last as f64 {
-        return sorted[last];
-    }
-    if virtual_index <= 0.0 {
-        return sorted[0];
-    }
-    let below = virtual_index.floor();
-    let (a, b) = (sorted[below as usize], sorted[below as usize + 1]);
-    let t = virtual_index - below;
-    let diff = b - a;
-    // numpy's `_lerp`: interpolate from the nearer end.
-    if t >= 0.5 {
-        b - diff * (1.0 - t)
-    } else {
-        a + diff * t
-    }
-}
-
 pub(crate) fn check_alpha(alpha: f64) -> Result<(), OpeError> {
     if alpha.is_nan() || alpha <= 0.0 || alpha >= 1.0 {
         return Err(OpeError::Setting {
@@ -207,52 +142,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn percentile_matches_numpy() {
-        // np.percentile([1, 2, 4, 8], [2.5, 50, 97.5]) = [1.075, 3.0, 7.7]
-        let s = [1.0, 2.0, 4.0, 8.0];
-        assert!((percentile(&s, 0.025) - 1.075).abs() < 1e-15);
-        assert_eq!(percentile(&s, 0.5), 3.0);
-        assert!((percentile(&s, 0.975) - 7.7).abs() < 1e-15);
-        assert_eq!(percentile(&s, 0.0), 1.0);
-        assert_eq!(percentile(&s, 1.0), 8.0);
-        assert_eq!(percentile(&[5.0], 0.3), 5.0);
-    }
-
-    #[test]
-    fn seeded_resamples_are_deterministic_and_seed_dependent() {
-        let samples: Vec<f64> = (0..50).map(|i| (i % 7) as f64).collect();
-        let a = interval(
-            &samples,
-            &Resamples::Seeded {
-                count: 500,
-                seed: 1,
-            },
-            0.05,
-        )
-        .unwrap();
-        let b = interval(
-            &samples,
-            &Resamples::Seeded {
-                count: 500,
-                seed: 1,
-            },
-            0.05,
-        )
-        .unwrap();
-        let c = interval(
-            &samples,
-            &Resamples::Seeded {
-                count: 500,
-                seed: 2,
-            },
-            0.05,
-        )
-        .unwrap();
-        assert_eq!(a, b);
-        assert_ne!(a, c);
+    fn seeded_resamples_are_the_shared_bootstrap_of_the_seed() {
+        let samples: Vec<f64> = (0..50).map(|i| f64::from(i % 7)).collect();
+        let seeded = |seed| Resamples::Seeded { count: 500, seed };
+        let a = interval(&samples, &seeded(1), 0.05).unwrap();
+        let shared = stats::resample_means(&[&samples], 500, 1).remove(0);
+        assert_eq!(a, summarise(shared, 0.05));
+        assert_ne!(a, interval(&samples, &seeded(2), 0.05).unwrap());
         let mean = samples.iter().sum::<f64>() / 50.0;
         assert!(a.lower < mean && mean < a.upper, "{a:?}");
-        assert!((a.mean - mean).abs() < 0.1, "{a:?}");
     }
 
     #[test]

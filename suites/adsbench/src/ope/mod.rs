@@ -38,9 +38,9 @@ mod experiment;
 mod gate;
 pub mod obd;
 mod pin;
-mod rng;
 mod synthetic;
 
+pub use adfarm_suite::stats::SplitMix64;
 pub use bootstrap::{
     interval, percentile, resample_means, summarise, Interval, Resamples, DEFAULT_ALPHA,
     DEFAULT_RESAMPLES,
@@ -51,5 +51,4 @@ pub use estimator::Estimator;
 pub use experiment::{relative_errors, table, ErrorRow};
 pub use gate::{dr_beats_baseline, GateVerdict};
 pub use pin::{BTS_ALL, OBP, RANDOM_ALL};
-pub use rng::SplitMix64;
 pub use synthetic::{SyntheticBandit, SyntheticLog};

@@ -5,7 +5,7 @@
 
 use super::data::{ActionTable, LoggedBandit};
 use super::error::OpeError;
-use super::rng::SplitMix64;
+use adfarm_suite::stats::SplitMix64;
 
 /// The bandit: every table is `[context][action]`.
 #[derive(Debug, Clone, PartialEq)]

@@ -144,19 +144,11 @@ impl Suite for AdsBench {
 mod tests {
     use super::*;
     use adfarm_proto::{Cell, JobId, JobResult, SweepSpec, Verdict, SOLVE};
+    use adfarm_suite::NoModel;
     use serde_json::json;
 
     fn spec(name: &str, params: serde_json::Value) -> SolutionSpec {
-        SolutionSpec {
-            name: name.into(),
-            suite: None,
-            provider: "none".into(),
-            max_tokens: 64,
-            temperature: 0.0,
-            params,
-            label: None,
-            embedder: None,
-        }
+        adfarm_suite::solution_entry(name, "none", 64, params)
     }
 
     fn field(r: Result<(), DataError>) -> String {
@@ -290,28 +282,5 @@ mod tests {
             })
             .expect("no section")
             .is_empty());
-    }
-
-    /// A provider that fails the test if called: the agents call no model.
-    struct NoModel;
-
-    #[async_trait]
-    impl adfarm_llm::Provider for NoModel {
-        fn model(&self) -> &str {
-            "none"
-        }
-        async fn chat(
-            &self,
-            _req: &adfarm_llm::ChatRequest,
-        ) -> Result<adfarm_llm::Completion, adfarm_llm::LlmError> {
-            panic!("a scripted agent called the model")
-        }
-        async fn choose(
-            &self,
-            _req: &adfarm_llm::ChatRequest,
-            _options: &[String],
-        ) -> Result<adfarm_llm::Choice, adfarm_llm::LlmError> {
-            panic!("a scripted agent called the model")
-        }
     }
 }

@@ -4,11 +4,11 @@
 use super::ablation::METRICS;
 use super::tables::{judge_metrics, Tables};
 use adfarm_proto::report::{Axis, Bars, Chart, HeatMap, Plot, Point, Scatter};
+use adfarm_suite::stats;
 
 /// Mean of the defined values.
 fn mean(v: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
-    let xs: Vec<f64> = v.into_iter().flatten().collect();
-    (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
+    stats::mean(v.into_iter().flatten())
 }
 
 /// Judge Overall (mean over judges and datasets) against cost Overall

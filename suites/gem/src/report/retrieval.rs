@@ -8,6 +8,7 @@
 use super::layout::{number, row_keys, section as empty_section, table, text, TWO};
 use super::tables::{judge_metrics, Tables};
 use adfarm_proto::report::{Column, ColumnKind, Section};
+use adfarm_suite::stats::mean;
 use std::collections::BTreeMap;
 
 /// One GI-R variant on one dataset.
@@ -30,10 +31,6 @@ pub struct RetrievalRow {
 pub struct Retrieval {
     /// Per dataset, the variants in sweep order.
     pub rows: Vec<RetrievalRow>,
-}
-
-fn mean(xs: &[f64]) -> Option<f64> {
-    (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
 }
 
 /// Table 5 from the judge tables, for `variants` (label, retrieval
@@ -60,7 +57,7 @@ pub(crate) fn from_tables(t: &Tables, variants: &[(String, String)]) -> Option<R
                         .iter()
                         .filter_map(|r| r.metrics.get(m).and_then(|e| e.mean))
                         .collect();
-                    Some((m.to_string(), mean(&means)?))
+                    Some((m.to_string(), mean(means.iter().copied())?))
                 })
                 .collect();
             let overalls: Vec<f64> = judged.iter().filter_map(|r| r.overall).collect();
@@ -69,7 +66,7 @@ pub(crate) fn from_tables(t: &Tables, variants: &[(String, String)]) -> Option<R
                 solution: label.clone(),
                 embedder: embedder.clone(),
                 metrics,
-                overall: mean(&overalls),
+                overall: mean(overalls.iter().copied()),
             });
         }
     }

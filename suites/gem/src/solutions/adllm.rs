@@ -12,7 +12,7 @@
 //! `alpha` (2.0, log-weighted only), `ads` (1), `rewrite_max_tokens`
 //! (2 × max_tokens).
 
-use super::{ad_free_request, finish, params, pool, GenSettings, Trace};
+use super::{answer_ad_free, finish, params, pool, GenSettings, Trace};
 use crate::data::GemData;
 use crate::inject::{ad_sentence, best_ad_and_slot, insert_ads, Psi, Slot};
 use crate::item::{Dataset, ItemView};
@@ -179,11 +179,8 @@ impl Solution for AdLlm {
         let view = ItemView::parse(item)?;
         let embedder = models.embedder.ok_or_else(|| no_embedder(self.name))?;
         let mut trace = Trace::default();
-        let answer = models
-            .llm
-            .chat(&ad_free_request(&view.query, self.settings, seed))
-            .await?;
-        trace.chat("answer", &answer);
+        let answer =
+            answer_ad_free(models.llm, &view.query, self.settings, seed, &mut trace).await?;
         let text = answer.text;
 
         let spans = sentence_spans(&text);

@@ -18,7 +18,7 @@ use super::cost::{self, CallRecord};
 use super::data::GemData;
 use super::item::{Dataset, ItemView};
 use super::metrics::{self, names, unscored};
-use adfarm_llm::{ChatRequest, Completion, Message};
+use adfarm_llm::{ChatRequest, Completion, LlmError, Message, Provider};
 use adfarm_proto::{Output, Score, Usage, Verdict};
 use adfarm_suite::{DataError, Solved};
 use serde::Serialize;
@@ -47,6 +47,23 @@ pub fn ad_free_request(query: &str, settings: GenSettings, seed: u64) -> ChatReq
     r.temperature = settings.temperature;
     r.seed = seed;
     r
+}
+
+/// Asks `llm` the ad-free answer request for `query` and records the call
+/// in `trace` as the `answer` step.
+///
+/// # Errors
+/// The model call's.
+pub async fn answer_ad_free(
+    llm: &dyn Provider,
+    query: &str,
+    settings: GenSettings,
+    seed: u64,
+    trace: &mut Trace,
+) -> Result<Completion, LlmError> {
+    let answer = llm.chat(&ad_free_request(query, settings, seed)).await?;
+    trace.chat("answer", &answer);
+    Ok(answer)
 }
 
 /// An ad a solution chose.

@@ -2,7 +2,7 @@
 //! request is the one GI-R, GIR-R and GIR-P start from, so the cache
 //! serves all four with one call.
 
-use super::{ad_free_request, finish, params, GenSettings, Trace};
+use super::{answer_ad_free, finish, params, GenSettings, Trace};
 use crate::data::GemData;
 use crate::item::ItemView;
 use adfarm_proto::{Item, SolutionSpec};
@@ -46,11 +46,8 @@ impl Solution for NoAds {
     async fn solve(&self, item: &Item, models: Models<'_>, seed: u64) -> Result<Solved, JobError> {
         let view = ItemView::parse(item)?;
         let mut trace = Trace::default();
-        let answer = models
-            .llm
-            .chat(&ad_free_request(&view.query, self.settings, seed))
-            .await?;
-        trace.chat("answer", &answer);
+        let answer =
+            answer_ad_free(models.llm, &view.query, self.settings, seed, &mut trace).await?;
         Ok(finish(
             &self.data,
             &view,

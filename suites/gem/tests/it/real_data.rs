@@ -176,7 +176,6 @@ fn changed_package_contents_fail_naming_the_file() {
 async fn solutions_run_on_the_real_ad_database() {
     use crate::fakes::{FakeEmbedder, FakeLlm};
     use adfarm_gem::retrieval::EMBED_BATCH;
-    use adfarm_proto::SolutionSpec;
     use adfarm_suite::{Models, Suite};
 
     let gem = GemBench::load(&SuiteContext {
@@ -202,16 +201,7 @@ async fn solutions_run_on_the_real_ad_database() {
         llm: &llm,
         embedder: Some(&emb),
     };
-    let spec = |name: &str| SolutionSpec {
-        name: name.into(),
-        suite: None,
-        provider: "fake".into(),
-        max_tokens: 64,
-        temperature: 0.0,
-        params: json!({}),
-        label: None,
-        embedder: None,
-    };
+    let spec = |name: &str| adfarm_suite::solution_entry(name, "fake", 64, json!({}));
     let out = gem
         .solution(&spec("gi-r"))
         .unwrap()

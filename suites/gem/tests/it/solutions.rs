@@ -8,24 +8,16 @@ use adfarm_gem::split::split_sentences;
 use adfarm_gem::GemBench;
 use adfarm_llm::ChatRequest;
 use adfarm_proto::{Item, SolutionSpec, Verdict};
-use adfarm_suite::{Models, Solved, Suite};
+use adfarm_suite::{Models, Solution, Solved, Suite};
 use serde_json::json;
+use std::sync::Arc;
 
 pub const ANSWER: &str =
     "Paris is a lovely city for a short trip. Visit the Louvre museum early in the morning. \
 Pack a light backpack for long city walks. Enjoy the food in small bistros.";
 
 pub fn spec(name: &str, params: serde_json::Value) -> SolutionSpec {
-    SolutionSpec {
-        name: name.into(),
-        suite: None,
-        provider: "fake".into(),
-        max_tokens: 200,
-        temperature: 0.0,
-        params,
-        label: None,
-        embedder: None,
-    }
+    adfarm_suite::solution_entry(name, "fake", 200, params)
 }
 
 pub fn items(suite: &GemBench, dataset: &str) -> Vec<Item> {
@@ -34,6 +26,15 @@ pub fn items(suite: &GemBench, dataset: &str) -> Vec<Item> {
         .unwrap()
         .collect::<Result<Vec<_>, _>>()
         .unwrap()
+}
+
+/// The string `field` of each object in the JSON array `list`.
+fn field_of_each<'a>(list: &'a serde_json::Value, field: &str) -> Vec<&'a str> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x[field].as_str().unwrap())
+        .collect()
 }
 
 fn system(req: &ChatRequest) -> &str {
@@ -197,12 +198,7 @@ async fn gi_r_retrieves_the_top_t_then_inserts_the_least_disturbing_ad_and_slot(
     let llm = FakeLlm::new(|_| RANKED_ANSWER.to_string(), |_, _| None);
     let out = run(&suite, "gi-r", json!({ "top_t": t }), item, &llm).await;
     let meta = &out.output.meta;
-    let retrieved: Vec<&str> = meta["retrieved"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["name"].as_str().unwrap())
-        .collect();
+    let retrieved: Vec<&str> = field_of_each(&meta["retrieved"], "name");
     let want: Vec<&str> = ranked[..t].iter().map(|&i| pool[i].0).collect();
     assert_eq!(retrieved, want, "top {t} by similarity to the answer");
     let (name, url, desc) = pool[j];
@@ -240,12 +236,7 @@ async fn gir_p_rewrites_marked_text_and_strips_the_marks() {
     assert!(!out.output.text.contains("<ad>"));
     let meta = &out.output.meta;
     assert_eq!(meta["retrieval_basis"], "prompt");
-    let steps: Vec<&str> = meta["calls"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["step"].as_str().unwrap())
-        .collect();
+    let steps: Vec<&str> = field_of_each(&meta["calls"], "step");
     assert_eq!(steps, ["answer", "rewrite"]);
     assert_eq!(meta["rewrite_failed"], false);
 }
@@ -317,12 +308,7 @@ async fn ad_chat_walks_topic_subtopic_product() {
     let meta = &out.output.meta;
     assert_eq!(meta["ad"]["id"], "Luggage#0");
     assert_eq!(meta["choices"].as_array().unwrap().len(), 3);
-    let steps: Vec<&str> = meta["calls"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["step"].as_str().unwrap())
-        .collect();
+    let steps: Vec<&str> = field_of_each(&meta["calls"], "step");
     assert_eq!(steps, ["topic", "subtopic", "product", "answer"]);
     // The fake answer does not mention the product: selected, not injected.
     assert_eq!(score(&out, "ad-selected"), Some(Verdict::Score(100.0)));
@@ -396,17 +382,38 @@ async fn ad_llm_needs_an_embedder() {
     assert!(err.to_string().contains("embedding"));
 }
 
+/// GI-R on the tiny LM-Market items, with a model that always answers and
+/// an embedder that counts its calls.
+struct GiR {
+    items: Vec<Item>,
+    llm: FakeLlm,
+    emb: FakeEmbedder,
+    solution: Arc<dyn Solution>,
+}
+
+impl GiR {
+    fn new() -> GiR {
+        let suite = GemBench::with_data(tiny_data());
+        GiR {
+            items: items(&suite, "lm-market"),
+            llm: answering_llm(|_, _| None),
+            emb: FakeEmbedder::new(),
+            solution: suite.solution(&spec("gi-r", json!({}))).unwrap(),
+        }
+    }
+
+    fn models(&self) -> Models<'_> {
+        Models {
+            llm: &self.llm,
+            embedder: Some(&self.emb),
+        }
+    }
+}
+
 #[tokio::test]
 async fn the_ad_database_is_embedded_once_per_model() {
-    let suite = GemBench::with_data(tiny_data());
-    let items = items(&suite, "lm-market");
-    let llm = answering_llm(|_, _| None);
-    let emb = FakeEmbedder::new();
-    let s = suite.solution(&spec("gi-r", json!({}))).unwrap();
-    let models = Models {
-        llm: &llm,
-        embedder: Some(&emb),
-    };
+    let gir = GiR::new();
+    let (s, items, emb, models) = (&gir.solution, &gir.items, &gir.emb, gir.models());
     let first = s.solve(&items[0], models, 0).await.unwrap();
     // Sentences + query in one call, the pool in another.
     assert_eq!(*emb.calls.lock().unwrap(), 2);
@@ -417,15 +424,8 @@ async fn the_ad_database_is_embedded_once_per_model() {
 
 #[tokio::test]
 async fn concurrent_solves_share_one_ad_index_and_report_the_same_cost() {
-    let suite = GemBench::with_data(tiny_data());
-    let items = items(&suite, "lm-market");
-    let llm = answering_llm(|_, _| None);
-    let emb = FakeEmbedder::new();
-    let s = suite.solution(&spec("gi-r", json!({}))).unwrap();
-    let models = Models {
-        llm: &llm,
-        embedder: Some(&emb),
-    };
+    let gir = GiR::new();
+    let (s, items, emb, models) = (&gir.solution, &gir.items, &gir.emb, gir.models());
     let (a, b, c) = tokio::join!(
         s.solve(&items[0], models, 0),
         s.solve(&items[0], models, 1),
