@@ -335,8 +335,8 @@ fn gi_r_variants_need_distinct_labels_and_known_embedders() {
     );
 }
 
-/// Issue 11: the shipped paper sweep judged with GPT-4o-mini instead of
-/// Kimi-K2 and embedded with MiniLM while saying "as in the paper".
+/// The shipped paper sweep judges with the paper's models (Kimi-K2, not a
+/// stand-in such as GPT-4o-mini) and embeds with the paper's embedder.
 #[test]
 fn the_shipped_paper_sweep_names_the_papers_models() {
     let text = include_str!("../../../sweeps/gem-bench-paper.toml");

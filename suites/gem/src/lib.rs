@@ -468,7 +468,7 @@ impl Suite for GemBench {
 
 #[cfg(test)]
 mod tests {
-    /// Issue 11: every deviation from gembench 1.0.9 is one row of the
+    /// Every deviation from gembench 1.0.9 is one row of the
     /// deviation table in the GEM-Bench report docs.
     #[test]
     fn the_docs_table_every_deviation_from_the_reference() {

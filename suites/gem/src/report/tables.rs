@@ -831,7 +831,8 @@ mod tests {
         assert_eq!(count("ad-chat"), None, "no responses read");
     }
 
-    /// Issue 11: the report used 0.5 whatever the sweep said.
+    /// The cost Overall weighs input tokens by the sweep's ratio, not a
+    /// fixed 0.5.
     #[test]
     fn the_cost_overall_weighs_input_by_the_sweeps_ratio() {
         let mut spec = spec();

@@ -150,8 +150,8 @@ async fn paper_protocol_maps_dimension_pairs() {
 }
 
 /// The suite asks each question once: re-asking is the provider's job
-/// (issue 11: asking again here made an unparsable verdict cost four calls
-/// on the OpenAI-compatible client, which re-asks inside `choose`).
+/// (the OpenAI-compatible client re-asks inside `choose`; asking again here
+/// would make an unparsable verdict cost four calls).
 #[tokio::test]
 async fn an_unmatched_choice_is_asked_once_and_unscored() {
     let suite = GemBench::with_data(tiny_data());

@@ -238,7 +238,7 @@ fn reference_categories(source: &str) -> Vec<(String, u8)> {
         .collect()
 }
 
-/// Issue 11: the gembench-1.0.9 protocol's codes and scores are read from
+/// The gembench-1.0.9 protocol's codes and scores are read from
 /// the reference's judge agents, not compared with themselves.
 #[test]
 fn category_codes_and_scores_are_the_reference_agents() {

@@ -133,8 +133,8 @@ fn cos(a: &[f32], b: &[f32]) -> f64 {
 const RANKED_ANSWER: &str =
     "Paris is lovely. Pots and pans matter in a kitchen. Rome is lovely too. A suitcase helps.";
 
-/// Issue 11: the brute force used to reuse the cosine under test, and with
-/// t = 5 over a 4-ad pool it never exercised the top-t ranking. Here t is
+/// The brute force computes its own cosine (not the one under test), and t
+/// must exercise the top-t ranking: t is
 /// the largest for which the least disturbing ad of the whole pool is *not*
 /// among the t retrieved: a solution that skipped or inverted the ranking
 /// fails.
@@ -241,7 +241,7 @@ async fn gir_p_rewrites_marked_text_and_strips_the_marks() {
     assert_eq!(meta["rewrite_failed"], false);
 }
 
-/// Issue 11: an empty rewrite used to return GI-R's text under GIR's name.
+/// An empty rewrite is the response, never GI-R's text under GIR's name.
 #[tokio::test]
 async fn an_empty_rewrite_is_scored_as_the_empty_response_it_is() {
     let suite = GemBench::with_data(tiny_data());
