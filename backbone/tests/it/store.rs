@@ -7,16 +7,13 @@
 //! Each test uses its own key prefix and deletes its keys when it ends, even
 //! when it fails.
 
+use crate::{redis_prefix, redis_url};
 use adfarm_backbone::{EmbeddedStore, Recorded, RedisStore, Store, SweepRecord};
 use adfarm_proto::tally::Tally;
 use adfarm_proto::{
     Cell, Failure, JobId, JobResult, Output, Role, Score, SweepId, Usage, UsageSource, Verdict,
 };
 use std::sync::Arc;
-
-fn redis_url() -> String {
-    std::env::var("ADFARM_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".to_string())
-}
 
 /// Both stores, fresh, for one test; the Redis keys go when this drops.
 struct Stores {
@@ -30,11 +27,7 @@ impl Stores {
     async fn new(test: &str) -> Stores {
         let dir = tempfile::tempdir().expect("temporary directory");
         let embedded = EmbeddedStore::open(&dir.path().join("store.redb")).expect("embedded store");
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .expect("clock after 1970")
-            .as_nanos();
-        let prefix = format!("adfarm-test:{test}:{}-{nanos}", std::process::id());
+        let prefix = redis_prefix(test);
         Stores {
             embedded,
             redis: Stores::redis_handle(&prefix).await,

@@ -4,12 +4,9 @@
 //!
 //! Each test uses its own key prefix and deletes its keys when it ends.
 
+use crate::{redis_prefix, redis_url};
 use adfarm_backbone::{Limiter, LocalLimiter, Rate, RedisLimiter, RedisStore};
 use std::time::{Duration, Instant};
-
-fn redis_url() -> String {
-    std::env::var("ADFARM_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".to_string())
-}
 
 /// A unique key prefix whose keys are deleted when this drops, even after a
 /// failed assertion.
@@ -17,11 +14,7 @@ struct Prefix(String);
 
 impl Prefix {
     fn new(test: &str) -> Prefix {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .expect("clock after 1970")
-            .as_nanos();
-        Prefix(format!("adfarm-test:{test}:{}-{nanos}", std::process::id()))
+        Prefix(redis_prefix(test))
     }
 
     /// A limiter with its own connection, as one worker process has.
