@@ -14,7 +14,7 @@ use super::interp::{Echo, Interp, REFUSED_IMPORT};
 use super::json;
 use super::parser::parse_program;
 use super::protocol::{ChildLine, ErrorKind, Reply, Request, RunError};
-use super::{CPU_SECONDS, MEMORY_BYTES, OUTPUT_LIMIT};
+use super::{CODE_CHARS, CPU_SECONDS, MEMORY_BYTES, OUTPUT_LIMIT};
 
 /// The interpreter recurses natively per Python call and nesting level; it
 /// runs on a thread with this much stack (inside the address-space limit).
@@ -123,6 +123,10 @@ pub fn evaluate(request: &Request) -> Reply {
 /// Interprets `request`; `finish` sees the reply while the interpreter's
 /// values are still alive (see `evaluate_on_big_stack`).
 fn evaluate_echoing(request: &Request, echo: Option<Echo>, finish: impl FnOnce(&Reply)) -> Reply {
+    if let Some(refused) = too_long(&request.code) {
+        finish(&refused);
+        return refused;
+    }
     let mut interp = Interp::new(OUTPUT_LIMIT);
     interp.out.echo = echo;
     for (name, text) in &request.variables {
@@ -178,6 +182,18 @@ fn evaluate_echoing(request: &Request, echo: Option<Echo>, finish: impl FnOnce(&
     };
     finish(&reply);
     reply
+}
+
+/// The refusal of a snippet past [`CODE_CHARS`], naming the limit.
+pub(crate) fn too_long(code: &str) -> Option<Reply> {
+    let chars = code.chars().count();
+    (chars > CODE_CHARS).then(|| {
+        failed(
+            ErrorKind::Refused,
+            format!("the snippet is {chars} characters; the calculator runs at most {CODE_CHARS}, so send a shorter one"),
+            String::new(),
+        )
+    })
 }
 
 fn failed(kind: ErrorKind, message: String, output: String) -> Reply {

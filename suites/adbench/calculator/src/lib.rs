@@ -40,6 +40,9 @@
 //! - `format`: CPython's float repr, format specs and `%` formatting;
 //! - `json`: earlier tool results (JSON text) as values, keys in order.
 //!
+//! Snippets longer than [`CODE_CHARS`] are refused before they are
+//! parsed or sent to a child, in process and through the runner alike.
+//!
 //! Refused by name: `class`, `with`, `yield`, `async`, `nonlocal`, `:=`,
 //! decorators, attribute assignment, imports other than math/statistics,
 //! and builtins such as `open`, `eval`, `__import__`, `input`.
@@ -87,5 +90,7 @@ pub const MEMORY_BYTES: u64 = 256 << 20;
 pub const CPU_SECONDS: u64 = 2;
 /// Wall-clock seconds before the runner kills the child.
 pub const WALL_SECONDS: u64 = 5;
+/// Longest snippet run, in characters: a longer one is refused unrun.
+pub const CODE_CHARS: usize = 4000;
 /// Printed output kept per run.
 pub const OUTPUT_LIMIT: usize = 16 * 1024;

@@ -62,6 +62,10 @@ impl Calculator {
 
     /// Like `run`, with each variable given as JSON text (its key order kept).
     pub fn run_request(&self, request: &Request) -> Reply {
+        // A snippet past the limit is refused here, never piped to a child.
+        if let Some(refused) = super::child::too_long(&request.code) {
+            return refused;
+        }
         let payload = match serde_json::to_vec(request) {
             Ok(p) => p,
             Err(e) => {

@@ -49,9 +49,9 @@ fn unsupported_constructs_are_named_so_the_agent_can_rephrase() {
 
 #[test]
 fn syntax_outside_the_subset_is_a_syntax_error_with_a_line() {
-    let huge_literal = format!("x = {}", "9".repeat(4400));
+    // A literal past 4300 digits no longer fits a snippet (CODE_CHARS),
+    // so the lexer's own digit limit is not reachable from here.
     for (code, needle) in [
-        (huge_literal.as_str(), "more than 4300 digits"),
         ("x = b'raw'", "line 1: bytes literals are not supported"),
         ("x = 1\ny = 3j", "line 2: complex numbers are not supported"),
         ("print('unclosed)", "line 1: unterminated string literal"),

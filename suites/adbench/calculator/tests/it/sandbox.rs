@@ -3,7 +3,9 @@
 //! runner keeps serving correct answers after each of them. How long the
 //! limits take to stop a run is measured by the `runs` bench, not asserted.
 
-use adfarm_calculator::{Calculator, ErrorKind, Reply, Request, OUTPUT_LIMIT};
+use adfarm_calculator::{
+    evaluate, Calculator, ErrorKind, Reply, Request, CODE_CHARS, OUTPUT_LIMIT,
+};
 
 use crate::{calculator, snippet};
 
@@ -112,6 +114,25 @@ fn a_gibibyte_allocation_is_a_memory_error_not_a_crash() {
         assert!(reply.to_text().contains("[memory limit]"), "{code}");
         assert_still_serving(&calc);
     }
+}
+
+#[test]
+fn a_snippet_past_the_length_limit_is_refused_unrun_naming_the_limit() {
+    let calc = calculator();
+    let at_limit = format!("print(1){}", " ".repeat(CODE_CHARS - 8));
+    assert_eq!(run(&calc, &at_limit).output, "1\n");
+    let five_mb = format!("print(1)\n{}", "#".repeat(5 << 20));
+    for reply in [run(&calc, &five_mb), evaluate(&snippet(&five_mb))] {
+        assert_eq!(error_kind(&reply), ErrorKind::Refused);
+        assert_eq!(reply.output, "");
+        let text = reply.to_text();
+        assert!(
+            text.contains(&format!("{} characters", (5 << 20) + 9))
+                && text.contains(&format!("at most {CODE_CHARS}")),
+            "{text}"
+        );
+    }
+    assert_still_serving(&calc);
 }
 
 #[test]
