@@ -10,7 +10,7 @@
 
 use adfarm_llm::{Completion, Message, ToolCall};
 
-use super::turn::{FormatError, RawCall};
+use super::turn::{cut_echo, FormatError, RawCall, MAX_ARGUMENT_CHARS, MAX_REPLY_CHARS};
 use crate::tools::Observation;
 
 /// The reply's calls as written.
@@ -27,10 +27,15 @@ pub fn raw_calls(c: &Completion) -> Vec<RawCall> {
 /// The reply as the conversation keeps it: every call with an id its
 /// tool message can answer (`call_<n>`, counting the calls already in the
 /// conversation as the local model does, for a provider that sent none).
-pub fn assistant(c: &Completion, calls_before: usize) -> Message {
+/// What it echoes is bounded whatever the model wrote: at most
+/// `max_calls + 1` calls (enough to show one too many), each call's
+/// arguments cut at [`MAX_ARGUMENT_CHARS`] and the text at
+/// [`MAX_REPLY_CHARS`]; a reply that needed cutting is rejected anyway.
+pub fn assistant(c: &Completion, calls_before: usize, max_calls: u32) -> Message {
     let calls: Vec<ToolCall> = c
         .tool_calls
         .iter()
+        .take(max_calls as usize + 1)
         .enumerate()
         .map(|(i, t)| ToolCall {
             id: if t.id.is_empty() {
@@ -38,13 +43,15 @@ pub fn assistant(c: &Completion, calls_before: usize) -> Message {
             } else {
                 t.id.clone()
             },
-            ..t.clone()
+            name: cut_echo(&t.name, MAX_ARGUMENT_CHARS),
+            arguments: cut_echo(&t.arguments, MAX_ARGUMENT_CHARS),
         })
         .collect();
+    let text = cut_echo(&c.text, MAX_REPLY_CHARS);
     if calls.is_empty() {
-        Message::assistant(c.text.clone())
+        Message::assistant(text)
     } else {
-        Message::tool_calls(c.text.clone(), calls)
+        Message::tool_calls(text, calls)
     }
 }
 

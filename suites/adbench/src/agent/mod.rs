@@ -24,6 +24,10 @@
 //! - context overflow ends the episode with `context_overflow` set and no
 //!   final answer; only real model failures (transport, status, budget,
 //!   configuration) are errors;
+//! - every size is bounded: a reply past [`turn::MAX_REPLY_CHARS`] or a
+//!   call past [`turn::MAX_ARGUMENT_CHARS`] is a malformed turn whose echo
+//!   is cut; observations are cut at `observation_chars` with the reason
+//!   inside it; an episode storing more than [`EPISODE_BYTES`] ends;
 //! - nothing in a [`Run`] depends on timing, so the same replies give the
 //!   same bytes.
 
@@ -155,7 +159,16 @@ pub enum End {
     TurnLimit,
     /// The conversation outgrew the model's context.
     ContextOverflow,
+    /// What the episode stored passed [`EPISODE_BYTES`].
+    StoreLimit,
 }
+
+/// What one episode may store (its turns' text, calls and observations as
+/// JSON): the episode ends ([`End::StoreLimit`], no final answer) after
+/// the turn that passes it. One turn adds at most a reply of
+/// [`turn::MAX_REPLY_CHARS`] and `max_calls_per_turn` calls with their
+/// observations, so a stored run stays under twice this.
+pub const EPISODE_BYTES: usize = 1 << 20;
 
 /// A finished episode with its transcript summary.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -187,6 +200,13 @@ struct Agent<'p> {
     turns: Vec<Turn>,
     toolless: u32,
     usage: Tokens,
+    /// JSON bytes of the turns, calls and observations recorded so far.
+    stored: usize,
+}
+
+/// Bytes `v` takes as JSON.
+fn json_bytes<T: Serialize + ?Sized>(v: &T) -> usize {
+    serde_json::to_vec(v).map_or(0, |b| b.len())
 }
 
 impl Agent<'_> {
@@ -257,18 +277,23 @@ impl Agent<'_> {
         let chars = self.limits.observation_chars;
         let (text, checked, assistant) = match self.protocol {
             Protocol::React => {
-                let checked =
-                    react::parse(&reply.text).and_then(|r| turn::check(&r.calls, specs, max));
-                (reply.text.clone(), checked, Message::assistant(reply.text))
+                let checked = turn::check_length(&reply.text, &[])
+                    .and_then(|()| react::parse(&reply.text))
+                    .and_then(|r| turn::check(&r.calls, specs, max));
+                let text = turn::cut_echo(&reply.text, turn::MAX_REPLY_CHARS);
+                (text.clone(), checked, Message::assistant(text))
             }
             Protocol::FunctionCalling => {
-                let checked = turn::check(&function_calling::raw_calls(&reply), specs, max);
+                let raw = function_calling::raw_calls(&reply);
+                let checked = turn::check_length(&reply.text, &raw)
+                    .and_then(|()| turn::check(&raw, specs, max));
                 let earlier = self.messages.iter().map(|m| m.tool_calls.len()).sum();
-                let assistant = function_calling::assistant(&reply, earlier);
-                (reply.text, checked, assistant)
+                let assistant = function_calling::assistant(&reply, earlier, max);
+                (assistant.content.clone(), checked, assistant)
             }
         };
         self.messages.push(assistant.clone());
+        let (calls_before, observations_before) = (self.calls.len(), self.observations.len());
         let mut record = Turn {
             text,
             calls: Vec::new(),
@@ -306,6 +331,9 @@ impl Agent<'_> {
                 record.format_error = Some(e);
             }
         }
+        self.stored += json_bytes(&record)
+            + json_bytes(&self.calls[calls_before..])
+            + json_bytes(&self.observations[observations_before..]);
         self.turns.push(record);
         Ok(())
     }
@@ -375,12 +403,16 @@ pub async fn run(
         turns: Vec::new(),
         toolless: 0,
         usage: Tokens::default(),
+        stored: 0,
     };
     for _ in 0..limits.max_turns {
         let Some(reply) = agent.ask(llm, false).await? else {
             return Ok(agent.finish(End::ContextOverflow, String::new()));
         };
         agent.play(reply).await?;
+        if agent.stored > EPISODE_BYTES {
+            return Ok(agent.finish(End::StoreLimit, String::new()));
+        }
         if agent.state.ended() {
             agent.close();
             return Ok(match agent.ask(llm, true).await? {

@@ -10,6 +10,44 @@ use adfarm_llm::Tool;
 
 use crate::tools::Call;
 
+/// Longest arguments one call may carry, in characters of its JSON text:
+/// room for the calculator's 4000-character snippet however it is escaped.
+pub const MAX_ARGUMENT_CHARS: usize = 16_000;
+
+/// Longest reply one turn may be (its text and every call's arguments),
+/// in characters. A longer reply runs nothing, and the conversation and the
+/// record keep only its first [`MAX_REPLY_CHARS`].
+pub const MAX_REPLY_CHARS: usize = 64_000;
+
+/// What stands in for the cut part of an echoed reply or argument.
+const ECHO_NOTE: &str = "...[cut: past the turn's length limit]";
+
+/// `text` within `max` characters, [`ECHO_NOTE`] included when cut.
+pub fn cut_echo(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text
+        .chars()
+        .take(max.saturating_sub(ECHO_NOTE.chars().count()))
+        .collect();
+    out.push_str(ECHO_NOTE);
+    out
+}
+
+/// [`FormatError::ReplyTooLong`] when a reply of `text` and the calls
+/// `raw` is longer than [`MAX_REPLY_CHARS`].
+pub fn check_length(text: &str, raw: &[RawCall]) -> Result<(), FormatError> {
+    let chars = text.chars().count() + raw.iter().map(|c| c.input.chars().count()).sum::<usize>();
+    if chars > MAX_REPLY_CHARS {
+        return Err(FormatError::ReplyTooLong {
+            chars,
+            max: MAX_REPLY_CHARS,
+        });
+    }
+    Ok(())
+}
+
 /// A call as the model wrote it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawCall {
@@ -80,6 +118,26 @@ pub enum FormatError {
         /// The tool.
         tool: String,
     },
+    /// A call's arguments are longer than [`MAX_ARGUMENT_CHARS`].
+    #[error("the INPUT of call {entry} ({tool}) is {chars} characters; a call's INPUT may be at most {max}")]
+    ArgumentsTooLong {
+        /// 1-based entry.
+        entry: usize,
+        /// The tool.
+        tool: String,
+        /// Characters written.
+        chars: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// The reply is longer than [`MAX_REPLY_CHARS`].
+    #[error("the reply is {chars} characters; a turn may be at most {max} (a call's INPUT at most {MAX_ARGUMENT_CHARS}, calculator code at most {})", adfarm_calculator::CODE_CHARS)]
+    ReplyTooLong {
+        /// Characters written (text and arguments).
+        chars: usize,
+        /// The limit.
+        max: usize,
+    },
     /// More calls than a turn allows.
     #[error("{count} calls in one turn; at most {max} are allowed")]
     TooManyCalls {
@@ -104,12 +162,14 @@ impl FormatError {
             FormatError::BadJson { .. } => "bad-json",
             FormatError::NotAnObject { .. } => "not-an-object",
             FormatError::TooManyCalls { .. } => "too-many-calls",
+            FormatError::ArgumentsTooLong { .. } => "arguments-too-long",
+            FormatError::ReplyTooLong { .. } => "reply-too-long",
         }
     }
 }
 
 /// Checks a turn's calls against the tools offered and the per-turn
-/// limit: all of them become platform calls, or the turn is rejected.
+/// limits: all of them become platform calls, or the turn is rejected.
 ///
 /// # Errors
 /// The first [`FormatError`] found, the count first.
@@ -134,6 +194,15 @@ pub fn check(raw: &[RawCall], tools: &[Tool], max_calls: u32) -> Result<Vec<Call
                         .map(|t| t.name.as_str())
                         .collect::<Vec<_>>()
                         .join(", "),
+                });
+            }
+            let chars = c.input.chars().count();
+            if chars > MAX_ARGUMENT_CHARS {
+                return Err(FormatError::ArgumentsTooLong {
+                    entry,
+                    tool: name.to_string(),
+                    chars,
+                    max: MAX_ARGUMENT_CHARS,
                 });
             }
             let args: Value =

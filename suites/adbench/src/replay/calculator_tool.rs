@@ -13,7 +13,7 @@ use crate::tools::{EpisodeState, ExternalTool, ToolError};
 pub const CALCULATOR: &str = "calculator";
 
 /// Longest snippet accepted, in characters.
-pub const MAX_CODE_CHARS: u64 = 4000;
+pub const MAX_CODE_CHARS: u64 = adfarm_calculator::CODE_CHARS as u64;
 
 /// The calculator's published schema.
 pub fn calculator_spec() -> Tool {

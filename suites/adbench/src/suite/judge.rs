@@ -151,6 +151,7 @@ pub fn request(setting: &Setting, reference: &Replay, run: &Run) -> ChatRequest 
         match run.end {
             End::ContextOverflow => ", ran out of context",
             End::TurnLimit => ", stopped at the turn limit",
+            End::StoreLimit => ", stopped at the episode's size limit",
             End::Summarized => "",
         }
     ));

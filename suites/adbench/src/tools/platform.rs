@@ -57,18 +57,34 @@ impl Observation {
     }
 
     /// The text as shown to the agent: at most `max_chars` characters, with
-    /// a note saying how to read the rest when cut.
+    /// a note saying how to read the rest when cut. The note fits inside
+    /// `max_chars`; an error's text also keeps its end, where a tool puts
+    /// the reason it failed (the calculator's `[output cut]`), so the
+    /// reason survives the cut.
     pub fn cut(&self, max_chars: usize) -> String {
         const NOTE: &str = "\n...[observation cut; ask for a smaller page_size or the next page]";
-        if self.text.chars().count() <= max_chars {
+        const ERROR_NOTE: &str = "\n...[observation cut]...\n";
+        let chars = self.text.chars().count();
+        if chars <= max_chars {
             return self.text.clone();
         }
-        let keep = max_chars.saturating_sub(NOTE.chars().count());
-        let mut out: String = self.text.chars().take(keep).collect();
-        out.push_str(NOTE);
+        if self.error_code.is_none() {
+            let keep = max_chars.saturating_sub(NOTE.chars().count());
+            let mut out: String = self.text.chars().take(keep).collect();
+            out.push_str(NOTE);
+            return out;
+        }
+        let room = max_chars.saturating_sub(ERROR_NOTE.chars().count());
+        let tail = (room / 2).min(ERROR_TAIL_CHARS);
+        let mut out: String = self.text.chars().take(room - tail).collect();
+        out.push_str(ERROR_NOTE);
+        out.extend(self.text.chars().skip(chars - tail));
         out
     }
 }
+
+/// Characters of an error's end kept when its observation is cut.
+const ERROR_TAIL_CHARS: usize = 400;
 
 /// One recorded tool call, as a trajectory stores it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

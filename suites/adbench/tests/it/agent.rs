@@ -525,3 +525,137 @@ async fn a_run_is_the_same_bytes_twice_and_from_the_cache_and_reads_back() {
     let p = serde_json::to_string(&Protocol::FunctionCalling).expect("json");
     assert_eq!(p, "\"function-calling\"");
 }
+
+fn request_bytes(req: &ChatRequest) -> usize {
+    serde_json::to_vec(&req.messages).expect("json").len()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oversized_inputs_are_refused_and_cut_output_keeps_its_reason_inside_the_limit() {
+    let five_mb = format!("print(1)\n{}", "#".repeat(5 << 20));
+    let huge = format!(
+        "<plan>compute</plan><tools>{}</tools>",
+        tool(
+            "calculator",
+            &serde_json::json!({ "code": five_mb }).to_string()
+        )
+    );
+    let past_limit = format!("print(1){}", " ".repeat(adfarm_calculator::CODE_CHARS));
+    let long_code = format!(
+        "<plan>compute</plan><tools>{}{}</tools>",
+        list_accounts(),
+        tool(
+            "calculator",
+            &serde_json::json!({ "code": past_limit }).to_string()
+        )
+    );
+    let chatty = format!(
+        "<plan>print</plan><tools>{}</tools>",
+        tool(
+            "calculator",
+            r#"{"code": "for i in range(2000):\n    print('row', i, 'x' * 8)"}"#
+        )
+    );
+    let llm = Canned::texts(&[&huge, &long_code, &chatty, &summarize(), "Done."]);
+    let limits = Limits::default();
+    let run = play(Protocol::React, &llm, limits).await.expect("run");
+    assert_eq!(run.end, End::Summarized);
+
+    // 5 MB in one reply: nothing runs, the agent reads the limits, and the
+    // reply rides on in the conversation and the record only cut.
+    assert_eq!(
+        run.turns[0].format_error.as_ref().map(FormatError::code),
+        Some("reply-too-long")
+    );
+    assert!(run.turns[0].text.chars().count() <= agent::turn::MAX_REPLY_CHARS);
+    let reqs = llm.requests();
+    let refusal = last_user(&reqs[1]);
+    assert!(
+        refusal.contains(&format!("at most {}", agent::turn::MAX_REPLY_CHARS))
+            && refusal.contains("calculator code at most 4000"),
+        "{refusal}"
+    );
+    for r in &reqs {
+        assert!(request_bytes(r) < 200_000, "{} bytes", request_bytes(r));
+    }
+
+    // A snippet past the calculator's limit is refused unrun, in its observation.
+    let refused = &run.episode.observations[1];
+    assert_eq!(refused.error_code.as_deref(), Some("tool-failed"));
+    assert!(
+        refused.text.contains("[refused]") && refused.text.contains("at most 4000"),
+        "{}",
+        refused.text
+    );
+
+    // 34 KB printed: the calculator cuts at 16 KiB, the observation at
+    // observation_chars, and the reason is inside what the agent reads.
+    let shown = last_user(&reqs[3]);
+    let output =
+        &shown[shown.find("<OUTPUT>").expect("output") + 8..shown.find("</OUTPUT>").expect("end")];
+    assert!(
+        output.chars().count() <= limits.observation_chars,
+        "{}",
+        output.len()
+    );
+    assert!(
+        output.contains("[output cut] output passed 16 KiB"),
+        "{output}"
+    );
+    assert!(output.contains("[observation cut]"), "{output}");
+
+    let stored = serde_json::to_vec(&run).expect("json").len();
+    assert!(stored < agent::EPISODE_BYTES, "{stored} bytes");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_function_call_is_refused_and_echoed_cut() {
+    let five_mb = serde_json::json!({ "code": "#".repeat(5 << 20) }).to_string();
+    let llm = Canned::new(vec![
+        Ok(completion("", vec![call("a", "calculator", &five_mb)])),
+        Ok(completion(
+            "",
+            vec![call("d", "summarize_results", r#"{"query": "Unresolved"}"#)],
+        )),
+        Ok(completion("No.", vec![])),
+    ]);
+    let run = play(Protocol::FunctionCalling, &llm, Limits::default())
+        .await
+        .expect("run");
+    assert_eq!(
+        run.turns[0].format_error.as_ref().map(FormatError::code),
+        Some("reply-too-long")
+    );
+    let reqs = llm.requests();
+    let echoed = &reqs[1].messages[reqs[1].messages.len() - 2];
+    assert_eq!(echoed.tool_calls.len(), 1);
+    assert!(echoed.tool_calls[0].arguments.chars().count() <= agent::turn::MAX_ARGUMENT_CHARS);
+    let answer = &reqs[1].messages[reqs[1].messages.len() - 1];
+    assert!(
+        answer.content.contains("reply-too-long"),
+        "{}",
+        answer.content
+    );
+    assert!(request_bytes(&reqs[1]) < 100_000);
+    assert!(serde_json::to_vec(&run).expect("json").len() < agent::EPISODE_BYTES);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_episode_that_stores_past_its_bound_ends_at_the_store_limit() {
+    let long = format!("<plan>{}</plan>", "thinking ".repeat(6_000));
+    let turns: Vec<&str> = (0..40).map(|_| long.as_str()).collect();
+    let llm = Canned::texts(&turns);
+    let limits = Limits {
+        max_turns: 40,
+        ..Limits::default()
+    };
+    let run = play(Protocol::React, &llm, limits).await.expect("run");
+    assert_eq!(run.end, End::StoreLimit);
+    assert!(run.turns.len() < 40);
+    assert_eq!(run.episode.final_text, "");
+    let stored = serde_json::to_vec(&run).expect("json").len();
+    assert!(
+        stored > agent::EPISODE_BYTES && stored < 2 * agent::EPISODE_BYTES,
+        "{stored} bytes"
+    );
+}
