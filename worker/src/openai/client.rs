@@ -19,6 +19,11 @@ use std::time::{Duration, SystemTime};
 /// Longest error-body excerpt kept in [`LlmError::Status`].
 const EXCERPT_CHARS: usize = 200;
 
+/// Bytes of reply (text and tool-call arguments) one token of `max_tokens`
+/// permits: no tokenizer's token is longer, so a longer reply did not
+/// honour `max_tokens` and is refused as malformed, never stored.
+pub const REPLY_BYTES_PER_TOKEN: usize = 16;
+
 /// A client of one model behind an OpenAI-compatible API.
 ///
 /// `chat` posts `{base_url}/chat/completions`, `embed` posts
@@ -34,6 +39,10 @@ const EXCERPT_CHARS: usize = 200;
 /// reply yields a completion without tool calls (its text kept, the usage of
 /// both calls summed) and increments `adfarm_llm_tool_call_errors_total`, so
 /// an agent sees a turn without a call (a format error), never a crash.
+///
+/// A reply longer than the request's `max_tokens` permits
+/// (`max_tokens` × [`REPLY_BYTES_PER_TOKEN`] bytes of text and arguments)
+/// is [`LlmError::Malformed`]: retried like one, never returned.
 #[derive(Clone)]
 pub struct OpenAiClient {
     http: reqwest::Client,
@@ -169,6 +178,19 @@ impl OpenAiClient {
         let body = chat_body(&self.model, req, options, constraint);
         let reply: ChatResponse = self.post("/chat/completions", &body).await?;
         let reply = reply.into_reply()?;
+        let bytes = reply.text.len()
+            + reply
+                .tool_calls
+                .iter()
+                .map(|c| c.name.len() + c.arguments.len())
+                .sum::<usize>();
+        let max = (req.max_tokens as usize).saturating_mul(REPLY_BYTES_PER_TOKEN);
+        if bytes > max {
+            return Err(LlmError::Malformed(format!(
+                "a reply of {bytes} bytes is longer than max_tokens = {} permits ({max} bytes)",
+                req.max_tokens
+            )));
+        }
         let usage = match reply.usage {
             Some((input, output)) => self.usage(self.role, input, output, UsageSource::Reported),
             None => {

@@ -23,7 +23,7 @@ mod tools;
 mod wire;
 
 pub use choice::match_option;
-pub use client::OpenAiClient;
+pub use client::{OpenAiClient, REPLY_BYTES_PER_TOKEN};
 pub use retry::{
     backoff_policy, parse_retry_after, with_retries, BACKOFF_BASE, BACKOFF_MAX, RETRY_AFTER_MAX,
 };

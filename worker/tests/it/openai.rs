@@ -433,3 +433,74 @@ async fn timeouts_and_malformed_replies_are_retried() {
     assert_eq!(out.unwrap(), 42);
     assert_eq!(calls.load(Ordering::Relaxed), 3);
 }
+
+/// A server that answers every request with `content`, whatever it asked.
+async fn answering(content: String) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let body = json!({
+        "choices": [{"message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 64}
+    })
+    .to_string();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let body = body.clone();
+            tokio::spawn(async move {
+                // Read the request head and its body before answering.
+                let mut seen = Vec::new();
+                let mut buf = [0u8; 8192];
+                while let Ok(n @ 1..) = socket.read(&mut buf).await {
+                    seen.extend_from_slice(&buf[..n]);
+                    let text = String::from_utf8_lossy(&seen);
+                    if let Some(head) = text.find("\r\n\r\n") {
+                        let length = text[..head]
+                            .lines()
+                            .find_map(|l| {
+                                l.to_ascii_lowercase()
+                                    .strip_prefix("content-length:")
+                                    .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                            })
+                            .unwrap_or(0);
+                        if seen.len() >= head + 4 + length {
+                            break;
+                        }
+                    }
+                }
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = socket.write_all(head.as_bytes()).await;
+                let _ = socket.write_all(body.as_bytes()).await;
+            });
+        }
+    });
+    format!("http://{addr}/v1")
+}
+
+#[tokio::test]
+async fn a_reply_longer_than_max_tokens_permits_is_refused_as_malformed() {
+    use adfarm_worker::openai::REPLY_BYTES_PER_TOKEN;
+    let mut req = request("Say a little.");
+    req.max_tokens = 64;
+    let limit = 64 * REPLY_BYTES_PER_TOKEN;
+
+    let base = answering("x".repeat(5 << 20)).await;
+    let client = OpenAiClient::new(base, "m", None, Duration::from_secs(10)).unwrap();
+    let err = client.chat(&req).await.unwrap_err();
+    assert!(matches!(err, LlmError::Malformed(_)), "{err:?}");
+    assert!(
+        err.to_string().contains(&format!("{} bytes", 5 << 20))
+            && err
+                .to_string()
+                .contains(&format!("max_tokens = 64 permits ({limit} bytes)")),
+        "{err}"
+    );
+
+    // A reply at the bound is returned as sent.
+    let base = answering("y".repeat(limit)).await;
+    let client = OpenAiClient::new(base, "m", None, Duration::from_secs(10)).unwrap();
+    assert_eq!(client.chat(&req).await.unwrap().text.len(), limit);
+}
