@@ -254,6 +254,24 @@ pub async fn judge_response(
     response: &str,
     ad: Option<&AdView>,
 ) -> Result<Vec<Score>, LlmError> {
+    if response.trim().is_empty() {
+        // Nothing to judge: every metric is unscored, and no judge is asked.
+        let empty = || Verdict::Unscored(crate::metrics::unscored::EMPTY_RESPONSE.into());
+        let mut scores: Vec<Score> = JUDGE_METRICS
+            .iter()
+            .map(|m| Score {
+                metric: m.name.into(),
+                verdict: empty(),
+            })
+            .collect();
+        if protocol == Protocol::Paper {
+            scores.push(Score {
+                metric: MODERATE_GOOD_RATE.into(),
+                verdict: empty(),
+            });
+        }
+        return Ok(scores);
+    }
     let results = futures::future::try_join_all(
         JUDGE_METRICS
             .iter()

@@ -32,6 +32,9 @@ pub mod names {
 
 /// Reasons a metric is undefined.
 pub mod unscored {
+    /// The response is empty or whitespace only, whichever solution wrote
+    /// it: there is nothing to judge or embed.
+    pub const EMPTY_RESPONSE: &str = "empty-response";
     /// Fewer than two sentences.
     pub const FEW_SENTENCES: &str = "fewer-than-two-sentences";
     /// No ad was chosen.

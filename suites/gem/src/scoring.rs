@@ -22,8 +22,18 @@ pub fn ad_from_meta(meta: &serde_json::Value) -> Option<AdView> {
     })
 }
 
+/// The four embedding metrics' names, in the order they are reported.
+const EMBEDDING_METRICS: [&str; 4] = [
+    names::RESPONSE_FLOW,
+    names::RESPONSE_COHERENCE,
+    names::AD_FLOW,
+    names::AD_COHERENCE,
+];
+
 /// Sentences of `text`, which of them mention `ad`, and RF, RC, AF, AC.
-/// Without an ad, AF and AC are unscored (`no-ad`).
+/// Without an ad, AF and AC are unscored (`no-ad`); an empty (or
+/// whitespace-only) text leaves all four unscored (`empty-response`)
+/// without calling the embedder.
 ///
 /// # Errors
 /// The embedder's failures.
@@ -32,6 +42,16 @@ pub async fn embedding_scores(
     text: &str,
     ad: Option<&AdView>,
 ) -> Result<(Vec<String>, Vec<usize>, Vec<Score>), LlmError> {
+    if text.trim().is_empty() {
+        let scores = EMBEDDING_METRICS
+            .iter()
+            .map(|m| Score {
+                metric: (*m).into(),
+                verdict: Verdict::Unscored(unscored::EMPTY_RESPONSE.into()),
+            })
+            .collect();
+        return Ok((Vec::new(), Vec::new(), scores));
+    }
     let sentences = split_sentences(text);
     let (emb, _usage) = super::retrieval::embed_all(embedder, &sentences).await?;
     let ad_idx = ad.map_or_else(Vec::new, |a| {
@@ -105,4 +125,64 @@ pub async fn score_response(
         report.judge = judge_response(llm, protocol, query, response, ad).await?;
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod empty_tests {
+    use super::*;
+    use adfarm_llm::{ChatRequest, Choice, Completion, Embeddings};
+    use async_trait::async_trait;
+
+    /// A model that fails any call: an empty response must need none.
+    struct Unasked;
+
+    #[async_trait]
+    impl Embedder for Unasked {
+        fn model(&self) -> &str {
+            "unasked"
+        }
+        async fn embed(&self, _: &[String]) -> Result<Embeddings, LlmError> {
+            Err(LlmError::Config("the embedder was asked".into()))
+        }
+    }
+
+    #[async_trait]
+    impl Provider for Unasked {
+        fn model(&self) -> &str {
+            "unasked"
+        }
+        async fn chat(&self, _: &ChatRequest) -> Result<Completion, LlmError> {
+            Err(LlmError::Config("the judge was asked".into()))
+        }
+        async fn choose(&self, _: &ChatRequest, _: &[String]) -> Result<Choice, LlmError> {
+            Err(LlmError::Config("the judge was asked".into()))
+        }
+    }
+
+    #[tokio::test]
+    async fn an_empty_response_is_unscored_as_empty_response_by_every_metric() {
+        let ad = AdView {
+            name: "Acme".into(),
+            url: String::new(),
+        };
+        for text in ["", "  \n\t "] {
+            let (_, _, scores) = embedding_scores(&Unasked, text, Some(&ad))
+                .await
+                .expect("no embedder call");
+            assert_eq!(scores.len(), 4);
+            for protocol in [Protocol::Paper, Protocol::Gembench109] {
+                let judged = judge_response(&Unasked, protocol, "q", text, Some(&ad))
+                    .await
+                    .expect("no judge call");
+                for s in scores.iter().chain(&judged) {
+                    assert_eq!(
+                        s.verdict,
+                        Verdict::Unscored(unscored::EMPTY_RESPONSE.into()),
+                        "{}",
+                        s.metric
+                    );
+                }
+            }
+        }
+    }
 }
