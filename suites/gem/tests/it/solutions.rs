@@ -241,9 +241,10 @@ async fn gir_p_rewrites_marked_text_and_strips_the_marks() {
     assert_eq!(meta["rewrite_failed"], false);
 }
 
-/// An empty rewrite is the response, never GI-R's text under GIR's name.
+/// An empty rewrite is the response (no ad injected; its judges and metrics
+/// are unscored as `empty-response`), never GI-R's text under GIR's name.
 #[tokio::test]
-async fn an_empty_rewrite_is_scored_as_the_empty_response_it_is() {
+async fn an_empty_rewrite_is_the_response_not_gi_rs_text() {
     let suite = GemBench::with_data(tiny_data());
     let item = &items(&suite, "mt-human")[0];
     let llm = FakeLlm::new(
