@@ -11,6 +11,10 @@ use serde_json::{json, Value};
 /// test their handling of permanent errors.
 pub const MISSING_MODEL: &str = "missing";
 
+/// The model name whose every plain completion is empty (`content: ""`),
+/// so clients and scorers can test how they treat an empty answer.
+pub const SILENT_MODEL: &str = "silent";
+
 /// Completion word cap when the request sets none.
 const DEFAULT_MAX_TOKENS: u64 = 4096;
 
@@ -187,6 +191,7 @@ pub(crate) fn answer_chat(
         });
     }
     let (text, length_cut) = match (guided, format_type) {
+        _ if model == SILENT_MODEL => (String::new(), false),
         (Some(choices), _) if !cfg.ignore_guided => {
             let pick = &choices[rng.below(choices.len() as u64) as usize];
             (pick.as_str().unwrap_or_default().to_string(), false)
@@ -327,6 +332,16 @@ mod tests {
         assert_eq!(a.completion_tokens, word_count(text));
         let (cut, stopped) = apply_stop("one two three".into(), &["two".into(), "three".into()]);
         assert_eq!((cut.as_str(), stopped), ("one ", true));
+    }
+
+    #[test]
+    fn the_silent_model_answers_empty_content_with_no_output_tokens() {
+        let cfg = FakeLlmConfig::default();
+        let req =
+            json!({"model": SILENT_MODEL, "messages": [{"role": "user", "content": "hello"}]});
+        let a = chat(&cfg, req).unwrap();
+        assert_eq!(a.body["choices"][0]["message"]["content"], "");
+        assert_eq!(a.completion_tokens, 0);
     }
 
     #[test]

@@ -21,7 +21,8 @@
 //! has no spaces): each offered tool's `function` object (name, description,
 //! parameters schema) and each tool call's name and arguments, in the
 //! conversation for `prompt_tokens` and in the answer for
-//! `completion_tokens`. The model named [`MISSING_MODEL`] answers 404.
+//! `completion_tokens`. The model named [`MISSING_MODEL`] answers 404, and
+//! [`SILENT_MODEL`] answers every plain completion with empty content.
 //!
 //! Tools: a request with `tools` is answered with one call of one offered
 //! tool (the `tool_choice` one when it names one, else drawn), arguments
@@ -42,7 +43,7 @@ mod limiter;
 mod server;
 mod tools;
 
-pub use answer::MISSING_MODEL;
+pub use answer::{MISSING_MODEL, SILENT_MODEL};
 pub use config::{ConfigError, FakeLlmConfig};
 pub use gen::EMBEDDING_DIM;
 pub use server::{router, Stats, TIMEOUT_HOLD};

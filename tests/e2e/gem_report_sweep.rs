@@ -277,3 +277,82 @@ async fn gem_sweep_report_fills_cost_and_agreement_from_job_results() {
         "the page fetches nothing"
     );
 }
+
+/// An empty generation is no response: every judge metric and embedding
+/// metric of the no-ads control is unscored as `empty-response` in the
+/// sweep's report, never scored as a (bad) answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_empty_generation_is_unscored_as_empty_response_in_the_report() {
+    let fake = Fake::clean().await;
+    let mut farm = Farm::new("gem-empty");
+    let base_url = fake.base_url();
+    let mut sweep = String::from(
+        "name = \"gem-empty\"\nseeds = [1]\njudges = [\"judge\"]\nembedder = \"emb\"\n\n\
+         [[suites]]\nname = \"gem\"\ndatasets = [\"mt-human\"]\nlimit = 2\n\n\
+         [[solutions]]\nname = \"no-ads\"\nprovider = \"gen\"\nmax_tokens = 64\n",
+    );
+    for (name, model) in [
+        ("gen", adfarm_fake_llm::SILENT_MODEL),
+        ("judge", "fake-judge-a"),
+        ("emb", "fake-emb-1"),
+    ] {
+        sweep.push_str(&format!(
+            "\n[[providers]]\nname = \"{name}\"\nkind = \"openai-compatible\"\nbase_url = \"{base_url}\"\n\
+             model = \"{model}\"\nrequests_per_minute = 600000.0\nmax_concurrency = 16\ntimeout_secs = 10.0\n\
+             input_usd_per_mtok = 1.0\noutput_usd_per_mtok = 2.0\n"
+        ));
+    }
+    let path = farm.write("gem.toml", &sweep);
+    let home = crate::assets_home();
+    let store = farm.path("store.redb").to_string_lossy().into_owned();
+    let sweep_arg = path.to_string_lossy().into_owned();
+    let out = farm.path("report.json").to_string_lossy().into_owned();
+    let run = farm.spawn(
+        "run",
+        &[
+            "--home", &home, "run", &sweep_arg, "--store", &store, "--quiet", "--report", &out,
+        ],
+        false,
+    );
+    let status = farm.wait(run, Duration::from_secs(300)).await;
+    assert!(status.success(), "adfarm run: {status}\n{}", farm.logs());
+    let report = |format: &str| {
+        let out = farm.path(&format!("report.{format}"));
+        let out_s = out.to_string_lossy().into_owned();
+        let mut cmd = farm.command(
+            "report",
+            &[
+                "--home", &home, "report", &sweep_arg, "--store", &store, "--format", format,
+                "--out", &out_s,
+            ],
+        );
+        async move {
+            let status = cmd.status().await.expect("adfarm report starts");
+            assert!(status.success(), "adfarm report: {status}");
+            std::fs::read_to_string(&out).expect("the report was written")
+        }
+    };
+    let r: Report = serde_json::from_str(&report("json").await).expect("a Report");
+    crate::assert_complete(&r);
+    let judged: Vec<_> = r
+        .cells
+        .iter()
+        .filter(|c| {
+            c.judge == "judge"
+                || ["response-flow", "response-coherence"].contains(&c.metric.as_str())
+        })
+        .collect();
+    assert!(
+        judged.len() >= 8,
+        "six judge metrics and the response metrics: {judged:?}"
+    );
+    for c in judged {
+        assert_eq!(c.n, 0, "an empty response scores nothing: {c:?}");
+        assert_eq!(c.unscored.get("empty-response"), Some(&2), "{c:?}");
+    }
+    let md = report("md").await;
+    assert!(
+        md.contains("empty-response"),
+        "the Markdown report names the reason"
+    );
+}
