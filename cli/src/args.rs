@@ -14,6 +14,10 @@ pub struct Args {
     /// Serve Prometheus metrics on this address (e.g. 127.0.0.1:9464).
     #[arg(long, global = true, env = "ADFARM_METRICS_ADDR")]
     pub metrics_addr: Option<SocketAddr>,
+    /// On SIGTERM or Ctrl-C, seconds jobs in flight may take to settle
+    /// before the process stops (a second signal stops it at once).
+    #[arg(long, global = true, env = "ADFARM_GRACE_SECS", default_value_t = 20)]
+    pub grace_secs: u64,
     /// The command.
     #[command(subcommand)]
     pub command: Command,

@@ -93,6 +93,7 @@ pub async fn run_embedded(
     ctx: &SuiteContext,
     run: args::Run,
     cancel: CancellationToken,
+    grace: std::time::Duration,
 ) -> Result<Exit> {
     let spec = load_sweep_to_run(home, &run.sweep, ctx)?;
     if let Some(addr) = &run.fake_llm {
@@ -106,7 +107,8 @@ pub async fn run_embedded(
     let queue = MemoryQueue::new(5);
     let shared_queue: Arc<dyn Queue> = Arc::new(queue.clone());
     let limiter: Arc<dyn Limiter> = Arc::new(LocalLimiter::default());
-    let coordinator = Coordinator::new(store.clone(), shared_queue.clone(), ctx.clone());
+    let coordinator = Coordinator::new(store.clone(), shared_queue.clone(), ctx.clone())
+        .stopping_on(cancel.clone());
     let (rec, plan) = coordinator.register(&spec).await?;
     let gateway = Gateway::new(
         store.clone(),
@@ -115,6 +117,7 @@ pub async fn run_embedded(
     );
     let config = WorkerConfig {
         concurrency: run.concurrency,
+        grace,
         ..WorkerConfig::default()
     };
     let worker = Arc::new(Worker::new(
@@ -124,7 +127,8 @@ pub async fn run_embedded(
         ctx.clone(),
         config,
     ));
-    let worker_stop = CancellationToken::new();
+    // The workers stop on a signal too, or when the sweep is done.
+    let worker_stop = cancel.child_token();
     let workers = tokio::spawn(worker.run(worker_stop.clone()));
 
     let published = coordinator.publish(&rec).await?;
@@ -199,7 +203,8 @@ pub async fn coordinator(
 ) -> Result<Exit> {
     let (store, queue) = connect(&c.cluster).await?;
     let queue_for_scaling: Arc<dyn Queue> = queue.clone();
-    let coordinator = Arc::new(Coordinator::new(store.clone(), queue, ctx.clone()));
+    let coordinator =
+        Arc::new(Coordinator::new(store.clone(), queue, ctx.clone()).stopping_on(cancel.clone()));
     let server = match c.serve {
         Some(addr) => {
             let state = api::ApiState::new(
@@ -368,6 +373,7 @@ pub async fn worker(
     ctx: &SuiteContext,
     w: args::Worker,
     cancel: CancellationToken,
+    grace: std::time::Duration,
 ) -> Result<()> {
     let (store, queue) = connect(&w.cluster).await?;
     let limiter: Arc<dyn Limiter> = Arc::new(store.limiter());
@@ -379,10 +385,14 @@ pub async fn worker(
     let config = WorkerConfig {
         lanes: parse_lanes(&w.lanes)?,
         concurrency: w.concurrency,
+        grace,
         ..WorkerConfig::default()
     };
     let worker = Arc::new(Worker::new(store, queue, gateway, ctx.clone(), config));
-    eprintln!("worker running; stop with Ctrl-C or SIGTERM (jobs in flight finish first)");
+    eprintln!(
+        "worker running; stop with Ctrl-C or SIGTERM (jobs in flight get {} s to settle)",
+        grace.as_secs()
+    );
     worker.run(cancel).await;
     Ok(())
 }

@@ -71,9 +71,11 @@ impl Exit {
         for cause in e.chain() {
             match cause.downcast_ref::<CoordinateError>() {
                 Some(CoordinateError::Plan(_)) => return Exit::BadInput,
-                Some(CoordinateError::Store(_) | CoordinateError::Queue(_)) => {
-                    return Exit::Unfinished
-                }
+                Some(
+                    CoordinateError::Store(_)
+                    | CoordinateError::Queue(_)
+                    | CoordinateError::Stopped,
+                ) => return Exit::Unfinished,
                 None => {}
             }
             if cause.is::<adfarm_coordinator::sweep_file::SweepFileError>()

@@ -10,22 +10,27 @@ mod inspect;
 mod local;
 mod progress;
 mod remote;
+mod shutdown;
 mod toolbox;
 
 use anyhow::Result;
 use args::{Args, AssetsCommand, Command, DevCommand};
 use clap::{CommandFactory, FromArgMatches};
-use tokio_util::sync::CancellationToken;
+use std::time::Duration;
 
 fn main() -> std::process::ExitCode {
     if let Some(run) = child_entry() {
         return run();
     }
-    tokio::runtime::Builder::new_multi_thread()
+    let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .expect("the async runtime starts")
-        .block_on(serve())
+        .expect("the async runtime starts");
+    let exit = runtime.block_on(serve());
+    // Blocking work of a job dropped at the end of the grace (a suite's
+    // simulation step, say) must not hold the exit.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    exit
 }
 
 /// A suite's child-process entry named by `adfarm <suite> <name>`, found
@@ -115,22 +120,6 @@ async fn suite_command(
     Ok(suite.run_command(&matches, &models).await?)
 }
 
-/// Cancelled on Ctrl-C or SIGTERM: loops stop taking work, jobs in flight settle.
-fn shutdown_token() -> CancellationToken {
-    let token = CancellationToken::new();
-    let t = token.clone();
-    tokio::spawn(async move {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            .expect("SIGTERM handler installs");
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
-        t.cancel();
-    });
-    token
-}
-
 async fn dispatch(args: Args) -> Result<exit::Exit> {
     let home = args.home.clone().unwrap_or_else(|| {
         dirs::cache_dir()
@@ -138,17 +127,21 @@ async fn dispatch(args: Args) -> Result<exit::Exit> {
             .join("adfarm")
     });
     let ctx = deploy::suite_context(&home);
+    let grace = Duration::from_secs(args.grace_secs);
+    let shutdown_token = || shutdown::on_signals(grace);
     if let Some(addr) = args.metrics_addr {
         let bound = adfarm_backbone::metrics::serve(addr).await?;
         tracing::info!(addr = %bound, "Serving Prometheus metrics.");
     }
     let done = match args.command {
         Command::Plan { sweep } => inspect::plan(&sweep, &ctx),
-        Command::Run(run) => return deploy::run_embedded(&home, &ctx, run, shutdown_token()).await,
+        Command::Run(run) => {
+            return deploy::run_embedded(&home, &ctx, run, shutdown_token(), grace).await
+        }
         Command::Coordinator(c) => {
             return deploy::coordinator(&home, &ctx, c, shutdown_token()).await
         }
-        Command::Worker(w) => deploy::worker(&home, &ctx, w, shutdown_token()).await,
+        Command::Worker(w) => deploy::worker(&home, &ctx, w, shutdown_token(), grace).await,
         Command::Status {
             sweep,
             server: Some(server),

@@ -6,6 +6,11 @@
 //! settled part of each item's job graph is walked so that follow-ups lost
 //! with an in-process queue (or never published because a process died
 //! between storing a result and releasing its follow-ups) are published.
+//!
+//! Stopping is the same path as finishing early: once the coordinator's
+//! stop token fires, planning ends with [`CoordinateError::Stopped`],
+//! publishing ends after the batch in flight (what is not published is
+//! published by the next run) and following returns the progress so far.
 
 use crate::plan::{self, Plan, PlanError};
 use adfarm_backbone::metrics::Metrics;
@@ -33,6 +38,9 @@ pub enum CoordinateError {
     /// The queue failed.
     #[error(transparent)]
     Queue(#[from] QueueError),
+    /// The stop token fired before the sweep was planned.
+    #[error("stopped before the sweep was planned")]
+    Stopped,
 }
 
 /// Where a sweep stands.
@@ -79,6 +87,7 @@ pub struct Coordinator {
     store: Arc<dyn Store>,
     queue: Arc<dyn Queue>,
     ctx: SuiteContext,
+    stop: CancellationToken,
 }
 
 const BATCH: usize = 512;
@@ -94,19 +103,33 @@ fn now_unix() -> u64 {
 impl Coordinator {
     /// A coordinator over `store` and `queue`.
     pub fn new(store: Arc<dyn Store>, queue: Arc<dyn Queue>, ctx: SuiteContext) -> Coordinator {
-        Coordinator { store, queue, ctx }
+        Coordinator {
+            store,
+            queue,
+            ctx,
+            stop: CancellationToken::new(),
+        }
+    }
+
+    /// The same coordinator, whose planning and publishing end once `stop`
+    /// fires (see the module's note on stopping).
+    pub fn stopping_on(self, stop: CancellationToken) -> Coordinator {
+        Coordinator { stop, ..self }
     }
 
     /// Plans `spec` and registers it (keeping the first registration time).
     ///
     /// # Errors
-    /// Unreadable datasets or an unavailable store.
+    /// Unreadable datasets or an unavailable store;
+    /// [`CoordinateError::Stopped`] when the stop token fires first.
     pub async fn register(&self, spec: &SweepSpec) -> Result<(SweepRecord, Plan), CoordinateError> {
         let ctx = self.ctx.clone();
         let owned = spec.clone();
-        let plan = tokio::task::spawn_blocking(move || plan::plan(&owned, &ctx))
+        let stop = self.stop.clone();
+        let plan = tokio::task::spawn_blocking(move || plan::plan_until(&owned, &ctx, &stop))
             .await
-            .expect("planning does not panic")?;
+            .expect("planning does not panic")?
+            .ok_or(CoordinateError::Stopped)?;
         let id = spec.id();
         let (created_unix, epoch) = match self.store.sweep(&id).await? {
             Some(old) if !old.epoch.is_empty() => (old.created_unix, old.epoch),
@@ -127,7 +150,7 @@ impl Coordinator {
     }
 
     /// Publishes every job of the sweep that is not settled. Returns how many
-    /// were published.
+    /// were published: fewer when the stop token fires first.
     ///
     /// # Errors
     /// Unreadable datasets, or an unavailable store or queue.
@@ -136,10 +159,11 @@ impl Coordinator {
         let spec = rec.spec.clone();
         let pipelines = rec.pipelines.clone();
         let ctx = self.ctx.clone();
+        let stop = self.stop.clone();
         // Expansion is CPU work on a blocking thread, streamed in batches.
         let producer = tokio::task::spawn_blocking(move || {
             let mut batch = Vec::with_capacity(BATCH);
-            for job in plan::root_jobs(&spec, &pipelines, &ctx) {
+            for job in plan::root_jobs(&spec, &pipelines, &ctx, &stop) {
                 match job {
                     Ok(env) => batch.push(env),
                     Err(e) => {
@@ -160,9 +184,17 @@ impl Coordinator {
         // Follow-ups already looked at in this pass (an aggregate over many
         // runs is reached from each of them).
         let mut seen = HashSet::new();
-        while let Some(batch) = rx.recv().await {
+        loop {
+            let batch = tokio::select! {
+                _ = self.stop.cancelled() => break,
+                b = rx.recv() => b,
+            };
+            let Some(batch) = batch else { break };
             published += self.publish_batch(rec, batch?, &mut seen).await?;
         }
+        // The expansion ends at its next item once stopped, or at its next
+        // batch once nobody receives.
+        drop(rx);
         producer.await.expect("expansion does not panic");
         Ok(published)
     }

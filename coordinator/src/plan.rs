@@ -2,7 +2,9 @@
 //! the item-level stages without inputs; every other job is released by
 //! whoever settles its inputs), counts the jobs per stage and estimates the
 //! cost before anything runs. Nothing here holds more than one item at a
-//! time, so planning a million-job sweep takes constant memory.
+//! time, so planning a million-job sweep takes constant memory, and every
+//! walk over items checks a stop token, so a signal interrupts it at the
+//! next item.
 
 use adfarm_llm::estimate_tokens;
 use adfarm_proto::expand::SuitePlan;
@@ -12,6 +14,7 @@ use adfarm_suites::{DataError, ItemIter, Suite, SuiteContext, SweepView};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 /// A planning failure: a suite's stages or a dataset could not be read.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -155,23 +158,39 @@ fn bounded_item(item: adfarm_proto::Item) -> Result<adfarm_proto::Item, DataErro
     Ok(item)
 }
 
-/// The items of `dataset` after the suite spec's limit and sampling.
+/// The items of `dataset` after the suite spec's limit and sampling; the
+/// walk ends early (short) once `stop` fires, so a caller that needs every
+/// item checks `stop` after it.
 ///
 /// # Errors
 /// When the dataset cannot be read.
-pub fn items(suite: &dyn Suite, spec: &SuiteSpec, dataset: &str) -> Result<ItemIter, PlanError> {
+pub fn items(
+    suite: &dyn Suite,
+    spec: &SuiteSpec,
+    dataset: &str,
+    stop: &CancellationToken,
+) -> Result<ItemIter, PlanError> {
     let err = plan_err(spec, Some(dataset));
+    let running = {
+        let stop = stop.clone();
+        move |_: &Result<adfarm_proto::Item, DataError>| !stop.is_cancelled()
+    };
     let all: ItemIter = Box::new(
         suite
             .items(dataset, &spec.params)
             .map_err(&err)?
+            .take_while(running.clone())
             .map(|r| r.and_then(bounded_item)),
     );
     Ok(match (spec.limit, spec.sample) {
         (None, _) => all,
         (Some(limit), Sampling::First) => Box::new(all.take(limit as usize)),
         (Some(limit), Sampling::Random { seed }) => {
-            let n = suite.items(dataset, &spec.params).map_err(&err)?.count() as u64;
+            let n = suite
+                .items(dataset, &spec.params)
+                .map_err(&err)?
+                .take_while(running)
+                .count() as u64;
             let keep = sample_indices(n, limit.min(n), seed);
             Box::new(
                 all.enumerate()
@@ -184,12 +203,14 @@ pub fn items(suite: &dyn Suite, spec: &SuiteSpec, dataset: &str) -> Result<ItemI
 
 /// Every job of the sweep that reads nothing, lazily, in a stable order:
 /// per suite, dataset and item, its solve jobs (solution × seed) and its
-/// item-level stages without inputs.
+/// item-level stages without inputs. It ends early once `stop` fires.
 pub fn root_jobs(
     spec: &SweepSpec,
     pipelines: &BTreeMap<String, Pipeline>,
     ctx: &SuiteContext,
+    stop: &CancellationToken,
 ) -> impl Iterator<Item = Result<Envelope, PlanError>> + Send + 'static {
+    let stop = stop.clone();
     let spec = spec.clone();
     let pipelines = pipelines.clone();
     let ctx = ctx.clone();
@@ -204,7 +225,7 @@ pub fn root_jobs(
         let pipeline = pipelines.get(&suite_spec.name).cloned().unwrap_or_default();
         let (spec, sweep) = (spec.clone(), sweep.clone());
         let iter: Box<dyn Iterator<Item = Result<Envelope, PlanError>> + Send> =
-            match items(suite.as_ref(), &suite_spec, &dataset) {
+            match items(suite.as_ref(), &suite_spec, &dataset, &stop) {
                 Err(e) => Box::new(std::iter::once(Err(e))),
                 Ok(items) => {
                     let err = plan_err(&suite_spec, Some(&dataset));
@@ -294,6 +315,19 @@ fn stage_traffic(
 /// # Errors
 /// When a suite's stages or a dataset cannot be read.
 pub fn plan(spec: &SweepSpec, ctx: &SuiteContext) -> Result<Plan, PlanError> {
+    let plan = plan_until(spec, ctx, &CancellationToken::new())?;
+    Ok(plan.expect("a token nobody holds is never cancelled"))
+}
+
+/// [`plan`], interrupted at the next item once `stop` fires: `None` then.
+///
+/// # Errors
+/// When a suite's stages or a dataset cannot be read.
+pub fn plan_until(
+    spec: &SweepSpec,
+    ctx: &SuiteContext,
+    stop: &CancellationToken,
+) -> Result<Option<Plan>, PlanError> {
     let pipelines = pipelines(spec, ctx)?;
     let mut planned: BTreeMap<String, i64> = BTreeMap::new();
     let mut items_per = BTreeMap::new();
@@ -312,7 +346,7 @@ pub fn plan(spec: &SweepSpec, ctx: &SuiteContext) -> Result<Plan, PlanError> {
         let per_item = expansion.jobs_per_item();
         for d in &s.datasets {
             let (mut n, mut input_tokens) = (0u64, 0u64);
-            for item in items(suite.as_ref(), s, d)? {
+            for item in items(suite.as_ref(), s, d, stop)? {
                 let item = item.map_err(plan_err(s, Some(d)))?;
                 n += 1;
                 input_tokens += estimate_tokens(&item.input);
@@ -352,6 +386,9 @@ pub fn plan(spec: &SweepSpec, ctx: &SuiteContext) -> Result<Plan, PlanError> {
             }
         }
     }
+    if stop.is_cancelled() {
+        return Ok(None);
+    }
     let mut estimate = CostEstimate::default();
     for ((provider, role), (calls, input, output)) in traffic {
         if calls == 0 {
@@ -370,12 +407,12 @@ pub fn plan(spec: &SweepSpec, ctx: &SuiteContext) -> Result<Plan, PlanError> {
             usd,
         });
     }
-    Ok(Plan {
+    Ok(Some(Plan {
         planned,
         items: items_per,
         pipelines,
         estimate,
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -439,7 +476,13 @@ requests_per_minute = 60
         assert_eq!(p.planned["judge"], 60);
         assert!(!p.planned.contains_key("embed-metrics"));
         assert_eq!(
-            root_jobs(&s, &p.pipelines, &SuiteContext::default()).count(),
+            root_jobs(
+                &s,
+                &p.pipelines,
+                &SuiteContext::default(),
+                &CancellationToken::new()
+            )
+            .count(),
             30
         );
         let gen = p
@@ -453,13 +496,40 @@ requests_per_minute = 60
     }
 
     #[test]
+    fn planning_ends_soon_after_a_stop() {
+        let stopped = CancellationToken::new();
+        stopped.cancel();
+        let ctx = SuiteContext::default();
+        assert_eq!(plan_until(&spec(10, ""), &ctx, &stopped).unwrap(), None);
+        // Millions of items take many seconds to walk; a stop ends the walk.
+        for extra in ["", "limit = 7\nsample = { kind = \"random\", seed = 5 }"] {
+            let stop = CancellationToken::new();
+            let stopper = stop.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                stopper.cancel();
+            });
+            let t0 = std::time::Instant::now();
+            assert_eq!(
+                plan_until(&spec(5_000_000, extra), &ctx, &stop).unwrap(),
+                None
+            );
+            let took = t0.elapsed();
+            assert!(
+                took < std::time::Duration::from_secs(2),
+                "{extra:?}: {took:?}"
+            );
+        }
+    }
+
+    #[test]
     fn job_ids_are_unique_and_stable() {
         let s = spec(20, "");
         let p = pipelines(&s, &SuiteContext::default()).unwrap();
-        let a: Vec<_> = root_jobs(&s, &p, &SuiteContext::default())
+        let a: Vec<_> = root_jobs(&s, &p, &SuiteContext::default(), &CancellationToken::new())
             .map(|j| j.unwrap().id)
             .collect();
-        let b: Vec<_> = root_jobs(&s, &p, &SuiteContext::default())
+        let b: Vec<_> = root_jobs(&s, &p, &SuiteContext::default(), &CancellationToken::new())
             .map(|j| j.unwrap().id)
             .collect();
         assert_eq!(a, b);
@@ -471,7 +541,7 @@ requests_per_minute = 60
         let s = spec(100, "limit = 7\nsample = { kind = \"random\", seed = 5 }");
         let ids = |s: &SweepSpec| -> Vec<String> {
             let p = pipelines(s, &SuiteContext::default()).unwrap();
-            root_jobs(s, &p, &SuiteContext::default())
+            root_jobs(s, &p, &SuiteContext::default(), &CancellationToken::new())
                 .map(|j| j.unwrap().job.item.id.clone())
                 .collect()
         };

@@ -20,6 +20,9 @@
 //! - `counter`: the tool-using counter suite embedded and
 //!   distributed, `pass-at-k` and its section; one `echo` entry over two
 //!   suites; a replayed episode answered from the cache.
+//! - `signals`: SIGTERM stops `adfarm run` (local model generating) and
+//!   `adfarm worker` within the grace, a second signal at once; what was
+//!   not settled is resumed or redelivered.
 //!
 //! This file is the harness: [`Fake`] (the fake server, in this process),
 //! [`SweepFile`] (a synthetic sweep's TOML), [`Farm`] (one test's key prefix,
@@ -54,6 +57,7 @@ mod prometheus;
 mod rate_limit;
 mod redis_cluster;
 mod sections;
+mod signals;
 mod store_loss;
 mod sweep_errors;
 
@@ -388,6 +392,16 @@ impl Farm {
     /// Whether `p` still runs.
     pub fn running(&mut self, p: Proc) -> bool {
         matches!(self.children[p.0].1.try_wait(), Ok(None))
+    }
+
+    /// Sends `signal` (`TERM`, `INT`, ...) to `p` without waiting for it.
+    pub fn signal(&self, p: Proc, signal: &str) {
+        let pid = self.children[p.0].1.id().expect("the child still runs");
+        let status = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &pid.to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success(), "kill -{signal} {pid}: {status}");
     }
 
     /// `kill -9` and reap.

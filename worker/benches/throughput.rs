@@ -121,9 +121,14 @@ async fn main() {
     let before = current_rss_mib();
     let start = Instant::now();
     let pipelines = plan::pipelines(&spec, &SuiteContext::default()).expect("pipelines");
-    let n = plan::root_jobs(&spec, &pipelines, &SuiteContext::default())
-        .filter(Result::is_ok)
-        .count();
+    let n = plan::root_jobs(
+        &spec,
+        &pipelines,
+        &SuiteContext::default(),
+        &Default::default(),
+    )
+    .filter(Result::is_ok)
+    .count();
     let secs = start.elapsed().as_secs_f64();
     let counted = plan::plan(&spec, &SuiteContext::default()).expect("plan");
     println!(

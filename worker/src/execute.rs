@@ -24,6 +24,9 @@ pub struct WorkerConfig {
     pub concurrency: u16,
     /// Deliveries of one job (queue-level retries) before it is dead-lettered.
     pub max_job_attempts: u32,
+    /// How long jobs in flight may take to settle once the worker is told
+    /// to stop; past it they are dropped unsettled and delivered again.
+    pub grace: Duration,
 }
 
 impl Default for WorkerConfig {
@@ -32,6 +35,7 @@ impl Default for WorkerConfig {
             lanes: Lane::ALL.to_vec(),
             concurrency: 16,
             max_job_attempts: 5,
+            grace: Duration::from_secs(20),
         }
     }
 }
@@ -123,7 +127,10 @@ impl Worker {
     }
 
     /// Consumes the configured lanes until `cancel` fires; jobs in flight
-    /// finish and settle before it returns.
+    /// then have the configured grace to settle. A job still running after
+    /// it is dropped unsettled (never half-recorded: a result is stored in
+    /// one atomic step, and acked only after), so the queue delivers it
+    /// again.
     pub async fn run(self: Arc<Self>, cancel: CancellationToken) {
         let m = Metrics::global();
         let mut lanes = JoinSet::new();
@@ -178,7 +185,24 @@ impl Worker {
                 }
             }
         }
-        while jobs.join_next().await.is_some() {}
+        self.drain(kind, jobs).await;
+    }
+
+    /// Waits for `jobs` to settle for at most the grace, then drops the rest.
+    async fn drain(&self, kind: Lane, mut jobs: JoinSet<()>) {
+        let settled = async { while jobs.join_next().await.is_some() {} };
+        if tokio::time::timeout(self.config.grace, settled)
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                kind = %kind,
+                jobs = jobs.len(),
+                grace_secs = self.config.grace.as_secs_f64(),
+                "Grace over: jobs in flight stop unsettled and will be delivered again."
+            );
+            jobs.shutdown().await;
+        }
     }
 
     async fn sweep(&self, id: &SweepId) -> Result<Option<Arc<SweepRecord>>, StoreError> {

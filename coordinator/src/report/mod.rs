@@ -328,7 +328,7 @@ mod tests {
     #[tokio::test]
     async fn build_reads_the_results_and_asks_every_suite_for_sections() {
         let (store, rec, ctx, _dir) = registered().await;
-        let env = root_jobs(&rec.spec, &rec.pipelines, &ctx)
+        let env = root_jobs(&rec.spec, &rec.pipelines, &ctx, &Default::default())
             .next()
             .expect("a job")
             .expect("synthetic items");

@@ -245,3 +245,34 @@ fn coordinator_autoscales_without_keda_and_gets_its_pools() {
     let c = coordinator(&[sweep.path(), keda.path()]);
     assert!(!args(&c).contains(&"--autoscale"));
 }
+
+/// The grace a container's process gets (`ADFARM_GRACE_SECS`) and its pod's
+/// `terminationGracePeriodSeconds`.
+fn graces(deployment: &serde_yaml::Value) -> (u64, u64) {
+    let pod = &deployment["spec"]["template"]["spec"];
+    let env = pod["containers"][0]["env"].as_sequence().unwrap();
+    let process = env
+        .iter()
+        .find(|e| e["name"] == "ADFARM_GRACE_SECS")
+        .and_then(|e| e["value"].as_str())
+        .expect("ADFARM_GRACE_SECS is set")
+        .parse()
+        .unwrap();
+    let pod = pod["terminationGracePeriodSeconds"].as_u64().unwrap();
+    (process, pod)
+}
+
+#[test]
+fn every_pod_outlives_the_grace_its_process_gets() {
+    let longer = values("shutdown:\n  graceSeconds: 45\n");
+    for (overrides, grace) in [(vec![], 20), (vec![longer.path()], 45)] {
+        let manifests = render("demo", &overrides);
+        let mut names = vec!["demo-coordinator".to_string()];
+        names.extend(["solve", "model", "embed", "cpu"].map(|l| format!("demo-worker-{l}")));
+        for name in names {
+            let (process, pod) = graces(find(&manifests, "Deployment", &name));
+            assert_eq!(process, grace, "{name}");
+            assert!(pod > process, "{name}: pod {pod} s, process {process} s");
+        }
+    }
+}

@@ -49,6 +49,8 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- define "adfarm.env" -}}
 - name: ADFARM_PREFIX
   value: {{ .Values.prefix | quote }}
+- name: ADFARM_GRACE_SECS
+  value: {{ .Values.shutdown.graceSeconds | int | quote }}
 - name: ADFARM_AMQP_URL
 {{- if .Values.rabbitmq.existingSecret }}
   valueFrom:
@@ -77,6 +79,15 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
 {{- end }}
+{{- end -}}
+
+{{/*
+The pod's grace period: the process's own grace (ADFARM_GRACE_SECS) plus
+10 s for what follows the drain (the process itself ends at most 5 s past
+its grace), so Kubernetes never kills a pod that is still draining.
+*/}}
+{{- define "adfarm.terminationGracePeriodSeconds" -}}
+{{- add (.Values.shutdown.graceSeconds | int) 10 -}}
 {{- end -}}
 
 {{/* Pod-level hardening: non-root, no privilege escalation. */}}

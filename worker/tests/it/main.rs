@@ -5,9 +5,12 @@
 //! - [`tools`]: tool calls over the wire, and the re-ask of an unusable call.
 //! - [`gateway`]: identical requests in flight at once are made once, in
 //!   one process and across workers sharing Redis.
+//! - [`stop`]: a stopped worker's jobs still running after the grace go
+//!   back to the queue, unrecorded.
 
 mod gateway;
 mod openai;
+mod stop;
 mod tools;
 
 use adfarm_fake_llm::{serve, FakeLlmConfig, Stats};
