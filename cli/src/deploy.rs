@@ -379,6 +379,7 @@ pub async fn worker(
     let config = WorkerConfig {
         lanes: parse_lanes(&w.lanes)?,
         concurrency: w.concurrency,
+        sweep_wait: std::time::Duration::from_secs(w.sweep_wait_secs),
         ..WorkerConfig::default()
     };
     let worker = Arc::new(Worker::new(store, queue, gateway, ctx.clone(), config));

@@ -5,9 +5,12 @@
 //! - [`tools`]: tool calls over the wire, and the re-ask of an unusable call.
 //! - [`gateway`]: identical requests in flight at once are made once, in
 //!   one process and across workers sharing Redis.
+//! - [`sweep_wait`]: a job of an unregistered sweep waits for it through
+//!   RabbitMQ, then is dead-lettered (not refused) past the wait.
 
 mod gateway;
 mod openai;
+mod sweep_wait;
 mod tools;
 
 use adfarm_fake_llm::{serve, FakeLlmConfig, Stats};
