@@ -57,6 +57,11 @@ pub struct RedisStore {
     // The epoch each sweep was registered (or last read) with: every write
     // for the sweep must find it still in Redis.
     epochs: Arc<Mutex<HashMap<SweepId, String>>>,
+    // Epochs this process found gone from Redis. When the sweep is read
+    // back under another epoch, the loss goes on record in the new
+    // registration's counters (`Tally::store_lost`): its billed figures
+    // start there.
+    lost_epochs: Arc<Mutex<HashMap<SweepId, String>>>,
 }
 
 impl fmt::Debug for RedisStore {
@@ -126,6 +131,7 @@ impl RedisStore {
             con,
             prefix: prefix.to_string(),
             epochs: Arc::default(),
+            lost_epochs: Arc::default(),
         })
     }
 
@@ -245,12 +251,50 @@ impl RedisStore {
     /// A script's -1: the sweep's epoch is gone. Forgets it (a later write
     /// reads the record again, which a coordinator may have re-registered).
     fn lost(&self, sweep: &SweepId) -> StoreError {
-        self.epochs
+        self.forget_epoch(sweep);
+        StoreError::Lost {
+            sweep: sweep.0.clone(),
+        }
+    }
+
+    /// Moves the epoch known for `sweep` (if any) to the lost ones.
+    fn forget_epoch(&self, sweep: &SweepId) {
+        let known = self
+            .epochs
             .lock()
             .expect("epoch lock is never poisoned")
             .remove(sweep);
-        StoreError::Lost {
-            sweep: sweep.0.clone(),
+        if let Some(epoch) = known {
+            self.lost_epochs
+                .lock()
+                .expect("lost-epoch lock is never poisoned")
+                .insert(sweep.clone(), epoch);
+        }
+    }
+
+    /// `rec` was just read: when this process had found an earlier epoch
+    /// of it lost, the new registration's counters record the loss (best
+    /// effort: a failure is logged, and the next read tries again).
+    async fn note_loss(&self, rec: &SweepRecord) {
+        let lost = self
+            .lost_epochs
+            .lock()
+            .expect("lost-epoch lock is never poisoned")
+            .get(&rec.id)
+            .cloned();
+        if lost.is_none_or(|old| old == rec.epoch) {
+            return;
+        }
+        match self.count(&rec.id, &Tally::loss_fields()).await {
+            Ok(()) => {
+                self.lost_epochs
+                    .lock()
+                    .expect("lost-epoch lock is never poisoned")
+                    .remove(&rec.id);
+            }
+            Err(e) => {
+                tracing::warn!(sweep = %rec.id, code = e.code(), "Could not record the store's loss of the sweep.");
+            }
         }
     }
 
@@ -368,9 +412,14 @@ impl Store for RedisStore {
             Some(b) => {
                 let rec: SweepRecord = decode(&format!("{key}/{id}"), &b)?;
                 self.remember_epoch(id, &rec.epoch);
+                self.note_loss(&rec).await;
                 Ok(Some(rec))
             }
-            None => Ok(None),
+            None => {
+                // A sweep this process knew is gone: the store lost it.
+                self.forget_epoch(id);
+                Ok(None)
+            }
         }
     }
 

@@ -150,6 +150,11 @@ pub struct Worker {
     /// Jobs in flight per lane (and the queue prefetch).
     #[arg(long, default_value_t = 16)]
     pub concurrency: u16,
+    /// Seconds a job waits for its sweep's registration (a Redis restarted
+    /// empty, until the coordinator registers the sweep again) before it is
+    /// dead-lettered as `sweep-not-registered`.
+    #[arg(long, env = "ADFARM_SWEEP_WAIT_SECS", default_value_t = 600)]
+    pub sweep_wait_secs: u64,
 }
 
 /// Subcommands.

@@ -386,6 +386,7 @@ pub async fn worker(
         lanes: parse_lanes(&w.lanes)?,
         concurrency: w.concurrency,
         grace,
+        sweep_wait: std::time::Duration::from_secs(w.sweep_wait_secs),
         ..WorkerConfig::default()
     };
     let worker = Arc::new(Worker::new(store, queue, gateway, ctx.clone(), config));

@@ -18,7 +18,7 @@ use adfarm_backbone::{
     release, DeadLetter, Queue, QueueError, Store, StoreError, SweepRecord, Walk,
 };
 use adfarm_proto::tally::Tally;
-use adfarm_proto::{refusal, Envelope, Failure, JobId, Lane, SweepSpec};
+use adfarm_proto::{refusal, Envelope, Failure, JobId, Lane, SweepSpec, SWEEP_NOT_REGISTERED};
 use adfarm_suites::SuiteContext;
 use futures::{StreamExt, TryStreamExt};
 use std::collections::{BTreeMap, HashSet};
@@ -91,6 +91,8 @@ pub struct Coordinator {
 }
 
 const BATCH: usize = 512;
+/// Root jobs streamed from their expansion, in batches of [`BATCH`].
+type Expansion = tokio::sync::mpsc::Receiver<Result<Vec<Envelope>, PlanError>>;
 /// Publishes awaiting their broker confirm at once.
 const PUBLISH_IN_FLIGHT: usize = 64;
 
@@ -145,23 +147,43 @@ impl Coordinator {
             created_unix,
             epoch,
         };
+        // The items go on record before the sweep: a worker that finds the
+        // sweep registered can take an item missing from it for a forgery,
+        // while one that finds no sweep waits (its store may have been lost
+        // and be registering again right now).
+        let (mut items, expansion) = self.expand(&rec);
+        loop {
+            let batch = tokio::select! {
+                _ = self.stop.cancelled() => break,
+                b = items.recv() => b,
+            };
+            let Some(batch) = batch else { break };
+            let mut keys: Vec<String> = batch?.iter().map(|e| e.job.item_key()).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            self.store.plan_items(&rec.id, &keys).await?;
+        }
+        drop(items);
+        expansion.await.expect("expansion does not panic");
+        if self.stop.is_cancelled() {
+            return Err(CoordinateError::Stopped);
+        }
         self.store.save_sweep(&rec).await?;
         Ok((rec, plan))
     }
 
-    /// Publishes every job of the sweep that is not settled. Returns how many
-    /// were published: fewer when the stop token fires first.
-    ///
-    /// # Errors
-    /// Unreadable datasets, or an unavailable store or queue.
-    pub async fn publish(&self, rec: &SweepRecord) -> Result<u64, CoordinateError> {
-        let (tx, mut rx) = tokio::sync::mpsc::channel::<Result<Vec<Envelope>, PlanError>>(4);
+    /// The sweep's root jobs, expanded on a blocking thread (it is CPU
+    /// work) and streamed in batches; an expansion error ends the stream.
+    /// The handle is the expansion's thread, to await once the stream ends:
+    /// it ends at its next item once stopped, or at its next batch once
+    /// nobody receives.
+    fn expand(&self, rec: &SweepRecord) -> (Expansion, tokio::task::JoinHandle<()>) {
+        let (tx, rx) = tokio::sync::mpsc::channel::<Result<Vec<Envelope>, PlanError>>(4);
         let spec = rec.spec.clone();
         let pipelines = rec.pipelines.clone();
         let ctx = self.ctx.clone();
         let stop = self.stop.clone();
-        // Expansion is CPU work on a blocking thread, streamed in batches.
-        let producer = tokio::task::spawn_blocking(move || {
+        let task = tokio::task::spawn_blocking(move || {
             let mut batch = Vec::with_capacity(BATCH);
             for job in plan::root_jobs(&spec, &pipelines, &ctx, &stop) {
                 match job {
@@ -180,6 +202,16 @@ impl Coordinator {
                 let _ = tx.blocking_send(Ok(batch));
             }
         });
+        (rx, task)
+    }
+
+    /// Publishes every job of the sweep that is not settled. Returns how many
+    /// were published: fewer when the stop token fires first.
+    ///
+    /// # Errors
+    /// Unreadable datasets, or an unavailable store or queue.
+    pub async fn publish(&self, rec: &SweepRecord) -> Result<u64, CoordinateError> {
+        let (mut jobs, expansion) = self.expand(rec);
         let mut published = 0;
         // Follow-ups already looked at in this pass (an aggregate over many
         // runs is reached from each of them).
@@ -187,15 +219,13 @@ impl Coordinator {
         loop {
             let batch = tokio::select! {
                 _ = self.stop.cancelled() => break,
-                b = rx.recv() => b,
+                b = jobs.recv() => b,
             };
             let Some(batch) = batch else { break };
             published += self.publish_batch(rec, batch?, &mut seen).await?;
         }
-        // The expansion ends at its next item once stopped, or at its next
-        // batch once nobody receives.
-        drop(rx);
-        producer.await.expect("expansion does not panic");
+        drop(jobs);
+        expansion.await.expect("expansion does not panic");
         Ok(published)
     }
 
@@ -205,12 +235,8 @@ impl Coordinator {
         batch: Vec<Envelope>,
         seen: &mut HashSet<JobId>,
     ) -> Result<u64, CoordinateError> {
-        // Workers run jobs of planned items only: the items go on record
-        // before any of their jobs (or follow-ups) is published.
-        let mut items: Vec<String> = batch.iter().map(|e| e.job.item_key()).collect();
-        items.sort_unstable();
-        items.dedup();
-        self.store.plan_items(&rec.id, &items).await?;
+        // Workers run jobs of planned items only: `register` put them on
+        // record before any of their jobs (or follow-ups) is published.
         let ids: Vec<_> = batch.iter().map(|e| e.id.clone()).collect();
         let settled = self.store.settled(&rec.id, &ids).await?;
         let (finished, todo): (Vec<_>, Vec<_>) =
@@ -272,9 +298,18 @@ impl Coordinator {
                 }
             };
             let Some(rec) = self.store.sweep(&env.sweep).await? else {
+                // No registration to count it in (a forged sweep id, or a
+                // lost store whose coordinator has not come back): kept
+                // for a person to look at, under its own code.
                 self.set_aside(&d).await?;
                 continue;
             };
+            if d.code == SWEEP_NOT_REGISTERED {
+                // The sweep is registered again: the job waits no more.
+                let fresh = Envelope { waited: 0, ..env };
+                self.queue.publish(&fresh).await?;
+                continue;
+            }
             let failure = Failure {
                 id: env.id.clone(),
                 stage: Some(env.stage().to_string()),

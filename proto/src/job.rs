@@ -93,9 +93,12 @@ impl JobSpec {
 }
 
 /// Dead-letter codes of messages a worker refuses to run: unreadable,
-/// oversized, of another format version, of no registered sweep, or not a
-/// job of its sweep's plan. They are no planned job's failure, so they never
-/// count in a sweep; the coordinator sets them aside in the quarantine.
+/// oversized, of another format version, or not a job of its registered
+/// sweep's plan. No plan will ever admit them, so they never count in a
+/// sweep; the coordinator sets them aside in the quarantine. A job whose
+/// sweep is not registered is no refusal: it waits for the registration
+/// (a store that lost it, a coordinator still planning), and only past
+/// that wait is dead-lettered as [`SWEEP_NOT_REGISTERED`].
 pub mod refusal {
     /// Not a job envelope.
     pub const BAD_MESSAGE: &str = "bad-message";
@@ -103,21 +106,27 @@ pub mod refusal {
     pub const OVERSIZE: &str = "oversize";
     /// Another [`crate::FORMAT_VERSION`].
     pub const BAD_VERSION: &str = "bad-version";
-    /// Its sweep is not registered in the store.
-    pub const UNKNOWN_SWEEP: &str = "unknown-sweep";
     /// Not a job of its sweep's plan (forged id, unplanned item...).
     pub const UNPLANNED: &str = "unplanned";
 
     /// Whether `code` is one of these.
     pub fn is_refusal(code: &str) -> bool {
-        [BAD_MESSAGE, OVERSIZE, BAD_VERSION, UNKNOWN_SWEEP, UNPLANNED].contains(&code)
+        [BAD_MESSAGE, OVERSIZE, BAD_VERSION, UNPLANNED].contains(&code)
     }
 }
+
+/// Dead-letter code of a job whose sweep stayed unregistered for as long as
+/// a worker waits for it (see [`refusal`]).
+pub const SWEEP_NOT_REGISTERED: &str = "sweep-not-registered";
 
 /// Largest envelope a worker reads: items are bounded at plan time
 /// (1 MiB), so anything much larger was never planned, and is refused by
 /// size before it is parsed (or becomes a prompt).
 pub const MAX_ENVELOPE_BYTES: usize = 2 * 1024 * 1024;
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
 
 /// A job on the wire: versioned, keyed by its content hash.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -131,6 +140,10 @@ pub struct Envelope {
     /// How many times this job was already retried through the queue.
     #[serde(default)]
     pub attempt: u32,
+    /// How many times a worker put this job back to wait for its sweep's
+    /// registration (not an attempt: nothing ran).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub waited: u32,
     /// The work.
     pub job: JobSpec,
 }
@@ -147,6 +160,7 @@ impl Envelope {
             sweep,
             id,
             attempt: 0,
+            waited: 0,
             job,
         }
     }

@@ -26,7 +26,10 @@ pub mod tally;
 /// Version of every serialised type in this crate; bumped on breaking change.
 pub const FORMAT_VERSION: u32 = 2;
 
-pub use job::{refusal, Cell, Envelope, Item, JobId, JobSpec, SweepId, MAX_ENVELOPE_BYTES};
+pub use job::{
+    refusal, Cell, Envelope, Item, JobId, JobSpec, SweepId, MAX_ENVELOPE_BYTES,
+    SWEEP_NOT_REGISTERED,
+};
 pub use outcome::{Failure, JobResult, Output, Role, Score, Usage, UsageSource, Verdict};
 pub use stage::{Lane, Pipeline, Scope, Stage, Variant, SOLVE};
 pub use sweep::{ProviderKind, ProviderSpec, SolutionSpec, SuiteSpec, SweepSpec};

@@ -47,6 +47,11 @@ pub struct Report {
     /// result was lost calls again). `usage` counts each call once.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub billed: Vec<BilledRow>,
+    /// Set when the store lost an earlier registration of the sweep: Unix
+    /// seconds of the present registration, the start of the interval
+    /// `billed` covers (requests sent before it were erased with the store).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub billed_since_unix: Option<u64>,
     /// Dead-lettered jobs with their reasons (budget skips excluded).
     pub dead_letters: Vec<Failure>,
     /// What the sweep's suites add (their own tables and plots), suite by

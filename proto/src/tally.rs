@@ -24,6 +24,9 @@ const SQ_SCALE: f64 = 1e4;
 const UNKNOWN_STAGE: &str = "unknown";
 /// Failure code of jobs not run because the sweep's budget was spent.
 pub const BUDGET_CODE: &str = "budget";
+/// Counter of the times a process found the sweep's earlier registration
+/// lost by the store.
+const LOST: &str = "store-lost";
 /// Spend is counted in nano-USD.
 pub const NANO: f64 = 1e9;
 
@@ -100,6 +103,11 @@ pub struct Tally {
     pub billed: BTreeMap<UsageKey, UsageSums>,
     /// The provider's bill, nano-USD.
     pub billed_nano_usd: i64,
+    /// A process found that the store had lost an earlier registration of
+    /// the sweep (a Redis restarted empty): `billed` then covers only the
+    /// requests sent since the present registration, as nothing a store
+    /// loss erases can be counted again.
+    pub store_lost: bool,
 }
 
 fn field(parts: &[&str]) -> String {
@@ -206,6 +214,12 @@ impl Tally {
         ]
     }
 
+    /// Counter increment a process adds when it finds that the store lost
+    /// an earlier registration of the sweep (see [`Tally::store_lost`]).
+    pub fn loss_fields() -> Vec<(String, i64)> {
+        vec![(LOST.to_string(), 1)]
+    }
+
     /// Reads counters back; fields this version does not know are ignored.
     pub fn from_fields<'a>(fields: impl IntoIterator<Item = (&'a str, i64)>) -> Tally {
         let mut t = Tally::default();
@@ -220,6 +234,7 @@ impl Tally {
                 ["skipped", k] => *t.skipped.entry(k.to_string()).or_default() += v,
                 ["spend"] => t.spend_nano_usd = t.spend_nano_usd.saturating_add(v),
                 ["billed-spend"] => t.billed_nano_usd = t.billed_nano_usd.saturating_add(v),
+                [LOST] => t.store_lost |= v > 0,
                 ["billed", model, role, what] => {
                     let Some(role) = Role::parse(role) else {
                         continue;

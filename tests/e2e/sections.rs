@@ -20,6 +20,7 @@ pub fn report_of(name: &str, cells: Vec<CellRow>, sections: Vec<Section>) -> Rep
         stopped_by_budget: false,
         estimated_cost_usd: 0.0,
         billed: vec![],
+        billed_since_unix: None,
         dead_letters: vec![],
         sections,
     }

@@ -7,7 +7,10 @@ use adfarm_backbone::metrics::Metrics;
 use adfarm_backbone::{release, Delivery, Queue, Store, StoreError, SweepRecord, Walk};
 use adfarm_llm::ErrorClass;
 use adfarm_proto::tally::{BUDGET_CODE, NANO};
-use adfarm_proto::{refusal, Envelope, Failure, Lane, SweepId, FORMAT_VERSION, MAX_ENVELOPE_BYTES};
+use adfarm_proto::{
+    refusal, Envelope, Failure, Lane, SweepId, FORMAT_VERSION, MAX_ENVELOPE_BYTES,
+    SWEEP_NOT_REGISTERED,
+};
 use adfarm_suites::{Solution, Suite, SuiteContext};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -27,6 +30,10 @@ pub struct WorkerConfig {
     /// How long jobs in flight may take to settle once the worker is told
     /// to stop; past it they are dropped unsettled and delivered again.
     pub grace: Duration,
+    /// How long a job of a sweep that is not registered (a store that lost
+    /// it, a coordinator registering it again) is put back to wait before
+    /// it is dead-lettered as [`SWEEP_NOT_REGISTERED`].
+    pub sweep_wait: Duration,
 }
 
 impl Default for WorkerConfig {
@@ -36,7 +43,24 @@ impl Default for WorkerConfig {
             concurrency: 16,
             max_job_attempts: 5,
             grace: Duration::from_secs(20),
+            sweep_wait: Duration::from_secs(600),
         }
+    }
+}
+
+/// Delay between two looks for a job's sweep registration.
+const SWEEP_POLL: Duration = Duration::from_secs(2);
+
+impl WorkerConfig {
+    /// The delay before a job of an unregistered sweep is looked at again,
+    /// and how many such waits fit in [`WorkerConfig::sweep_wait`].
+    fn sweep_waits(&self) -> (Duration, u32) {
+        let step = SWEEP_POLL.min(self.sweep_wait);
+        if step.is_zero() {
+            return (step, 0);
+        }
+        let waits = self.sweep_wait.as_millis().div_ceil(step.as_millis());
+        (step, u32::try_from(waits).unwrap_or(u32::MAX))
     }
 }
 
@@ -73,10 +97,22 @@ enum Outcome {
     Requeued,
     /// Not a planned job: dead-lettered for the quarantine, counted nowhere.
     Refused,
+    /// Its sweep is not registered: put back to wait for it.
+    Waiting,
+}
+
+/// Whether a job's item is one its sweep planned.
+enum Admission {
+    /// It is: run the job.
+    Admitted,
+    /// The registered sweep never planned it (the reason says why).
+    Refused(String),
+    /// The sweep is no longer registered: the store lost it.
+    Unregistered,
 }
 
 impl Outcome {
-    const ALL: [Outcome; 7] = [
+    const ALL: [Outcome; 8] = [
         Outcome::Completed,
         Outcome::Duplicate,
         Outcome::Retried,
@@ -84,6 +120,7 @@ impl Outcome {
         Outcome::Skipped,
         Outcome::Requeued,
         Outcome::Refused,
+        Outcome::Waiting,
     ];
 
     fn as_str(self) -> &'static str {
@@ -95,6 +132,7 @@ impl Outcome {
             Outcome::Skipped => "skipped",
             Outcome::Requeued => "requeued",
             Outcome::Refused => "refused",
+            Outcome::Waiting => "waiting",
         }
     }
 }
@@ -274,11 +312,14 @@ impl Worker {
             return Ok(self.refuse(d, refusal::BAD_VERSION, &reason).await);
         }
         let Some(rec) = self.sweep(&env.sweep).await? else {
-            let reason = format!("sweep {} is not registered in the store", env.sweep);
-            return Ok(self.refuse(d, refusal::UNKNOWN_SWEEP, &reason).await);
+            return Ok(self.wait_for_sweep(d, &env).await);
         };
-        if let Err(reason) = self.admit(&rec, &env).await? {
-            return Ok(self.refuse(d, refusal::UNPLANNED, &reason).await);
+        match self.admit(&rec, &env).await? {
+            Admission::Admitted => {}
+            Admission::Refused(reason) => {
+                return Ok(self.refuse(d, refusal::UNPLANNED, &reason).await)
+            }
+            Admission::Unregistered => return Ok(self.wait_for_sweep(d, &env).await),
         }
         if self.store.result(&env.sweep, &env.id).await?.is_some() {
             self.release(&rec, &env).await?;
@@ -349,19 +390,44 @@ impl Worker {
         Outcome::Refused
     }
 
+    /// Puts a job of an unregistered sweep back on its queue to look again
+    /// later; past [`WorkerConfig::sweep_wait`] it is dead-lettered as
+    /// [`SWEEP_NOT_REGISTERED`] (no refusal: a registration admits it).
+    async fn wait_for_sweep(&self, d: Delivery, env: &Envelope) -> Outcome {
+        let (step, waits) = self.config.sweep_waits();
+        if env.waited >= waits {
+            let reason = format!(
+                "sweep {} was not registered in the store for {} s",
+                env.sweep,
+                self.config.sweep_wait.as_secs()
+            );
+            tracing::warn!(job = %env.id, sweep = %env.sweep, "Job dead-lettered: its sweep stayed unregistered.");
+            self.bury(d, SWEEP_NOT_REGISTERED, &reason).await;
+            return Outcome::Failed;
+        }
+        let mut next = env.clone();
+        next.waited += 1;
+        tracing::info!(job = %env.id, sweep = %env.sweep, waited = next.waited, "Sweep not registered; the job waits for it.");
+        if let Err(e) = d.retry(&next, step).await {
+            tracing::warn!(job = %env.id, code = e.code(), "Retry publish failed; the broker redelivers the job.");
+        }
+        Outcome::Waiting
+    }
+
     /// Whether `env` is a job of `rec`'s plan and of one of its planned
-    /// items (the inner error says why not).
-    async fn admit(
-        &self,
-        rec: &SweepRecord,
-        env: &Envelope,
-    ) -> Result<Result<(), String>, StoreError> {
+    /// items. A sweep registers its items before itself, so an item missing
+    /// while the sweep is registered is one it never planned; missing
+    /// because the store lost the sweep, it waits for the registration.
+    async fn admit(&self, rec: &SweepRecord, env: &Envelope) -> Result<Admission, StoreError> {
         let cell = &env.job.cell;
         let Some(plan) = rec.plan_of(&cell.suite) else {
-            return Ok(Err(format!("suite {:?} is not in the sweep", cell.suite)));
+            return Ok(Admission::Refused(format!(
+                "suite {:?} is not in the sweep",
+                cell.suite
+            )));
         };
         if let Err(why) = plan.admits(env) {
-            return Ok(Err(why));
+            return Ok(Admission::Refused(why));
         }
         let key = (rec.id.clone(), env.job.item_key());
         if self
@@ -370,13 +436,23 @@ impl Worker {
             .expect("admitted-item lock is never poisoned")
             .contains(&key)
         {
-            return Ok(Ok(()));
+            return Ok(Admission::Admitted);
         }
         if !self.store.item_planned(&rec.id, &key.1).await? {
-            return Ok(Err(format!(
-                "item {:?} of {}/{} (with this content) is not one the sweep planned",
-                env.job.item.id, cell.suite, cell.dataset
-            )));
+            // The cached record may outlive the store's: ask it again.
+            self.sweeps
+                .lock()
+                .expect("sweep cache lock is never poisoned")
+                .remove(&rec.id);
+            if self.sweep(&rec.id).await?.is_none() {
+                return Ok(Admission::Unregistered);
+            }
+            if !self.store.item_planned(&rec.id, &key.1).await? {
+                return Ok(Admission::Refused(format!(
+                    "item {:?} of {}/{} (with this content) is not one the sweep planned",
+                    env.job.item.id, cell.suite, cell.dataset
+                )));
+            }
         }
         let mut admitted = self
             .admitted
@@ -387,7 +463,7 @@ impl Worker {
             admitted.clear();
         }
         admitted.insert(key);
-        Ok(Ok(()))
+        Ok(Admission::Admitted)
     }
 
     async fn bury(&self, d: Delivery, code: &str, reason: &str) {

@@ -500,15 +500,18 @@ impl Metered {
         usage.model.clone_from(&self.backend.spec.model);
         usage.cached = false;
         usage.latency_ms = latency_ms.into_inner();
-        self.reconcile(estimate, usage.input + usage.output).await;
         let cost = spec.cost_usd(usage.input, usage.output);
         let usage = usage.clone();
         let bytes = serde_json::to_vec(&out).expect("responses serialise");
+        // The answer goes on the bill the moment it is here, before anything
+        // else is awaited: a worker killed afterwards (before its job
+        // settles) leaves the provider's bill complete.
         self.store
             .charge(&self.sweep, key, Some(&bytes), &usage, cost)
             .await
             .map_err(infra)?;
         self.account(&usage, "ok", cost);
+        self.reconcile(estimate, usage.input + usage.output).await;
         self.log.push(usage);
         Ok(out)
     }

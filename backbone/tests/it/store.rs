@@ -536,6 +536,7 @@ async fn a_store_that_lost_a_sweep_refuses_its_writes() {
     // The worker knows the sweep (it read the record) and writes.
     assert!(worker.sweep(&sw).await.unwrap().is_some());
     assert_eq!(worker.record(&sw, &result(1)).await.unwrap(), Recorded::New);
+    assert!(!s.redis.tally(&sw).await.unwrap().store_lost);
     // Redis comes back empty: nothing is written for the old registration.
     s.redis.delete_all().await.unwrap();
     for refused in [
@@ -558,6 +559,25 @@ async fn a_store_that_lost_a_sweep_refuses_its_writes() {
     assert_eq!(worker.record(&sw, &result(2)).await.unwrap(), Recorded::New);
     let t = s.redis.tally(&sw).await.unwrap();
     assert_eq!(t.completed.values().sum::<i64>(), 1, "only what came after");
+    // The worker that found the old registration gone put the loss on
+    // record in the new one: its billed counters start there.
+    assert!(t.store_lost, "{t:?}");
+}
+
+#[tokio::test]
+async fn a_process_that_never_knew_a_registration_records_no_loss() {
+    let s = Stores::new("no-loss").await;
+    let sw = registered(&s.redis, "no-loss").await;
+    let newcomer = Stores::redis_handle(&s.prefix).await;
+    assert!(newcomer.sweep(&sw).await.unwrap().is_some());
+    assert_eq!(
+        newcomer.record(&sw, &result(1)).await.unwrap(),
+        Recorded::New
+    );
+    // Registered again under the same epoch (a coordinator resuming).
+    s.redis.save_sweep(&sweep_record("no-loss")).await.unwrap();
+    assert!(s.redis.sweep(&sw).await.unwrap().is_some());
+    assert!(!s.redis.tally(&sw).await.unwrap().store_lost);
 }
 
 #[tokio::test]

@@ -199,6 +199,7 @@ pub fn report() -> Report {
         stopped_by_budget: false,
         estimated_cost_usd: 0.5,
         billed: vec![],
+        billed_since_unix: None,
         dead_letters: vec![Failure {
             id: JobId("job-1".into()),
             stage: Some("solve".into()),

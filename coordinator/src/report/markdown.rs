@@ -74,9 +74,16 @@ pub fn render(r: &Report) -> String {
     );
     if !r.billed.is_empty() {
         let calls: i64 = r.billed.iter().map(|b| b.requests).sum();
+        let since = match r.billed_since_unix {
+            Some(t) => format!(
+                " since the store was last lost (the sweep was registered again at Unix time {t}; \
+                 requests sent before were erased with the store)"
+            ),
+            None => String::new(),
+        };
         let _ = writeln!(
             out,
-            "Billed by the providers: {calls} calls, {:.4} USD (every call that reached a provider; \
+            "Billed by the providers{since}: {calls} calls, {:.4} USD (every call that reached a provider; \
              the table counts each call once).",
             r.billed_usd()
         );
@@ -166,6 +173,34 @@ mod tests {
         assert!(scores < md.find("## Demo: tiers").expect("the section"));
         assert!(!md.contains("Quality vs cost"), "plots are for HTML");
         assert!(md.contains("| job-1 | solve | http-4xx | 3 | bad / request |"));
+    }
+
+    #[test]
+    fn a_bill_after_a_store_loss_says_which_interval_it_covers() {
+        let mut r = report();
+        r.billed = vec![adfarm_proto::report::BilledRow {
+            model: "m".into(),
+            role: adfarm_proto::Role::Generation,
+            requests: 7,
+            input_tokens: 70,
+            output_tokens: 7,
+            cost_usd: 0.25,
+        }];
+        let whole = render(&r);
+        assert!(
+            whole.contains("Billed by the providers: 7 calls, 0.2500 USD"),
+            "{whole}"
+        );
+        r.billed_since_unix = Some(1_700_000_000);
+        let md = render(&r);
+        assert!(
+            md.contains(
+                "Billed by the providers since the store was last lost (the sweep was registered \
+                 again at Unix time 1700000000; requests sent before were erased with the store): \
+                 7 calls, 0.2500 USD"
+            ),
+            "{md}"
+        );
     }
 
     #[test]

@@ -206,6 +206,9 @@ pub async fn build(
         stopped_by_budget: tally.skipped.values().any(|n| *n > 0),
         estimated_cost_usd: rec.estimated_cost_usd,
         billed,
+        // The store's billed counters start with the registration they
+        // belong to: after a loss, say so rather than under-report.
+        billed_since_unix: tally.store_lost.then_some(rec.created_unix),
         dead_letters: failures
             .into_iter()
             .filter(|f| f.code != BUDGET_CODE)

@@ -7,10 +7,13 @@
 //!   one process and across workers sharing Redis.
 //! - [`stop`]: a stopped worker's jobs still running after the grace go
 //!   back to the queue, unrecorded.
+//! - [`sweep_wait`]: a job of an unregistered sweep waits for it through
+//!   RabbitMQ, then is dead-lettered (not refused) past the wait.
 
 mod gateway;
 mod openai;
 mod stop;
+mod sweep_wait;
 mod tools;
 
 use adfarm_fake_llm::{serve, FakeLlmConfig, Stats};
