@@ -139,6 +139,11 @@ fn sample_indices(n: u64, k: u64, seed: u64) -> BTreeSet<u64> {
     chosen
 }
 
+/// Most jobs one sweep may plan. Expansion is lazy, so memory does not
+/// grow with it, but every job is published and settled one by one: a
+/// sweep past this would not finish, and is better split.
+pub const MAX_JOBS: i64 = 100_000_000;
+
 /// Largest item, serialised as JSON: an item travels in every job that
 /// reads it, so one oversized row would be copied into each of them (and
 /// into prompts). Real items are a few KiB.
@@ -320,6 +325,16 @@ pub fn plan(spec: &SweepSpec, ctx: &SuiteContext) -> Result<Plan, PlanError> {
             items_per.insert(format!("{}/{d}", s.name), n);
             for (stage, count) in &per_item {
                 *planned.entry(stage.clone()).or_default() += count * n as i64;
+            }
+            let total: i64 = planned.values().sum();
+            if total > MAX_JOBS {
+                return Err(plan_err(s, Some(d))(DataError::Param {
+                    field: "limit".into(),
+                    reason: format!(
+                        "the sweep would plan {total} jobs or more; at most {MAX_JOBS} are \
+                         allowed (lower `limit`, the suite's item count, the seeds or the solutions)"
+                    ),
+                }));
             }
             for sol in expansion.solutions() {
                 let est = suite.estimate(SOLVE, sol);
