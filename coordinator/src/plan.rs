@@ -468,6 +468,17 @@ requests_per_minute = 60
     }
 
     #[test]
+    fn a_sweep_above_the_job_ceiling_is_refused_naming_the_ceiling() {
+        // 10^6 items × 40 seeds × (1 solve + 2 judges) = 1.2 × 10^8 jobs.
+        let mut s = spec(1_000_000, "");
+        s.seeds = (1..=40).collect();
+        let e = plan(&s, &SuiteContext::default()).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("limit"), "{text}");
+        assert!(text.contains(&format!("at most {MAX_JOBS}")), "{text}");
+    }
+
+    #[test]
     fn job_ids_are_unique_and_stable() {
         let s = spec(20, "");
         let p = pipelines(&s, &SuiteContext::default()).unwrap();

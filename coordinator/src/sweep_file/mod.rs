@@ -94,19 +94,26 @@ pub const MAX_SWEEP_FILE_BYTES: usize = 1024 * 1024;
 /// Refuses a sweep file of `size` bytes above [`MAX_SWEEP_FILE_BYTES`].
 ///
 /// # Errors
-/// Naming the file, its size and the limit.
+/// [`oversized`], when it is.
 pub fn bounded_size(path: &Path, size: u64) -> Result<(), SweepFileError> {
     if size > MAX_SWEEP_FILE_BYTES as u64 {
-        return Err(SweepFileError {
-            file: path.to_path_buf(),
-            line: None,
-            field: None,
-            message: format!(
-                "is {size} bytes; a sweep file may have at most {MAX_SWEEP_FILE_BYTES} bytes"
-            ),
-        });
+        return Err(oversized(path, Some(size)));
     }
     Ok(())
+}
+
+/// The error for a sweep file above [`MAX_SWEEP_FILE_BYTES`]: its name,
+/// its size when known, and the limit.
+pub fn oversized(path: &Path, size: Option<u64>) -> SweepFileError {
+    let size = size.map_or_else(|| format!("over {MAX_SWEEP_FILE_BYTES}"), |s| s.to_string());
+    SweepFileError {
+        file: path.to_path_buf(),
+        line: None,
+        field: None,
+        message: format!(
+            "is {size} bytes; a sweep file may have at most {MAX_SWEEP_FILE_BYTES} bytes"
+        ),
+    }
 }
 
 /// As [`load`], from text already read.
