@@ -348,6 +348,19 @@ pub fn plan(spec: &SweepSpec, ctx: &SuiteContext) -> Result<Plan, PlanError> {
                     n,
                     input_tokens,
                 );
+                if let Some(embedder) = sol.embedder(spec) {
+                    let est = suite.embed_estimate(sol);
+                    add_traffic(
+                        &mut traffic,
+                        embedder,
+                        Role::Embedding,
+                        est,
+                        sol,
+                        seeds,
+                        n,
+                        input_tokens,
+                    );
+                }
                 for stage in &pipeline.stages {
                     let per = match stage.scope {
                         Scope::Run => seeds,
