@@ -56,14 +56,21 @@ pub fn load_sweep_to_run(
     ctx: &SuiteContext,
 ) -> Result<adfarm_proto::SweepSpec> {
     let spec = load_sweep(path, ctx)?;
-    let pins: Vec<_> = spec
-        .suites
+    let pins = sweep_pins(&spec, ctx);
+    crate::local::announce(adfarm_models::assets::ensure(home, &pins)?);
+    Ok(spec)
+}
+
+/// The pinned assets the suites of `spec` declare.
+pub fn sweep_pins(
+    spec: &adfarm_proto::SweepSpec,
+    ctx: &SuiteContext,
+) -> Vec<&'static adfarm_models::assets::Pin> {
+    spec.suites
         .iter()
         .filter_map(|s| adfarm_suites::suite(&s.name, ctx))
         .flat_map(|suite| suite.assets())
-        .collect();
-    crate::local::announce(adfarm_models::assets::ensure(home, &pins)?);
-    Ok(spec)
+        .collect()
 }
 
 /// The embedded store at `path` or `<home>/store.redb`.

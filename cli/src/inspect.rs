@@ -1,7 +1,7 @@
 //! Read-only commands: `plan`, `status` and `report`, against either store.
 
 use crate::args::Backend;
-use crate::deploy::{embedded_store, load_sweep};
+use crate::deploy::{embedded_store, load_sweep, sweep_pins};
 use adfarm_backbone::{RedisStore, Store, SweepRecord};
 use adfarm_coordinator::{plan, report};
 use adfarm_suites::SuiteContext;
@@ -9,9 +9,12 @@ use anyhow::{bail, Context, Result};
 use std::path::Path;
 use std::sync::Arc;
 
-/// `adfarm plan`: counts and cost estimate, nothing run.
-pub fn plan(path: &Path, ctx: &SuiteContext) -> Result<()> {
+/// `adfarm plan`: counts and cost estimate, nothing run. Assets are read
+/// where they are, never fetched; a corrupt one is named with the command
+/// that fetches it again.
+pub fn plan(path: &Path, home: &Path, ctx: &SuiteContext) -> Result<()> {
     let spec = load_sweep(path, ctx)?;
+    adfarm_models::assets::check_present(home, &sweep_pins(&spec, ctx))?;
     let p = plan::plan(&spec, ctx)?;
     println!("sweep {} ({})", spec.name, spec.id());
     println!("\n{:<14} {:>10}", "job kind", "jobs");

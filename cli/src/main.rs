@@ -134,7 +134,7 @@ async fn dispatch(args: Args) -> Result<exit::Exit> {
         tracing::info!(addr = %bound, "Serving Prometheus metrics.");
     }
     let done = match args.command {
-        Command::Plan { sweep } => inspect::plan(&sweep, &ctx),
+        Command::Plan { sweep } => inspect::plan(&sweep, &home, &ctx),
         Command::Run(run) => {
             return deploy::run_embedded(&home, &ctx, run, shutdown_token(), grace).await
         }

@@ -2,7 +2,9 @@
 //! fetch its report.
 //!
 //! - `POST /sweeps` (TOML body): validate, register, publish, and follow in
-//!   the background; answers `202` with the sweep id and job counts.
+//!   the background; answers `202` with the sweep id and job counts. A
+//!   body above [`sweep_file::MAX_SWEEP_FILE_BYTES`] is refused with `413`
+//!   before it is read whole.
 //!   Submitting a sweep that is already followed publishes nothing again.
 //! - `GET /sweeps/{id}`: progress as JSON.
 //! - `GET /sweeps/{id}/report?format=md|csv|json|html`: the report.
@@ -68,6 +70,9 @@ pub enum ApiError {
     /// The sweep file does not validate.
     #[error(transparent)]
     SweepFile(#[from] sweep_file::SweepFileError),
+    /// The request body is larger than a sweep file may be.
+    #[error(transparent)]
+    TooLarge(sweep_file::SweepFileError),
     /// No sweep with this id.
     #[error("no sweep {0}")]
     NotFound(String),
@@ -90,6 +95,7 @@ impl ApiError {
     pub fn code(&self) -> &'static str {
         match self {
             ApiError::SweepFile(_) => "api-bad-sweep-file",
+            ApiError::TooLarge(_) => "api-body-too-large",
             ApiError::NotFound(_) => "api-not-found",
             ApiError::Format(_) => "api-bad-format",
             ApiError::Coordinate(_) => "api-coordinate",
@@ -101,6 +107,7 @@ impl ApiError {
     fn status(&self) -> StatusCode {
         match self {
             ApiError::SweepFile(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Format(_) => StatusCode::BAD_REQUEST,
             ApiError::Coordinate(_)
@@ -231,10 +238,38 @@ pub async fn serve(
     Ok((bound, task))
 }
 
-async fn submit(State(s): State<ApiState>, body: String) -> Result<Response, ApiError> {
+/// The request body as text, read no further than a sweep file's limit.
+async fn bounded_body(body: axum::body::Body) -> Result<String, ApiError> {
+    let file = std::path::Path::new(REQUEST_BODY);
+    let unreadable = |message: String| sweep_file::SweepFileError {
+        file: file.to_path_buf(),
+        line: None,
+        field: None,
+        message,
+    };
+    let bytes = match axum::body::to_bytes(body, sweep_file::MAX_SWEEP_FILE_BYTES).await {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            let inner = e.into_inner();
+            return Err(if inner.is::<http_body_util::LengthLimitError>() {
+                ApiError::TooLarge(sweep_file::oversized(file, None))
+            } else {
+                ApiError::SweepFile(unreadable(format!("could not be read: {inner}")))
+            });
+        }
+    };
+    String::from_utf8(bytes.to_vec())
+        .map_err(|e| ApiError::SweepFile(unreadable(format!("is not UTF-8 text: {e}"))))
+}
+
+/// The name a submitted sweep's errors give its file.
+const REQUEST_BODY: &str = "<request body>";
+
+async fn submit(State(s): State<ApiState>, body: axum::body::Body) -> Result<Response, ApiError> {
+    let body = bounded_body(body).await?;
     let env = s.env.clone();
     let spec = sweep_file::parse(
-        std::path::Path::new("<request body>"),
+        std::path::Path::new(REQUEST_BODY),
         &body,
         &s.ctx,
         &move |n: &str| env(n),
@@ -461,6 +496,28 @@ mod tests {
         assert_eq!(resp.status(), 404);
         let resp = get(&http, &url, "/sweeps/nope/report?format=pdf").await;
         assert_eq!(resp.status(), 400);
+        cancel.cancel();
+    }
+
+    #[tokio::test]
+    async fn a_body_above_the_sweep_file_limit_is_refused_by_size() {
+        let (url, queue, cancel, _dir) = start().await;
+        let http = reqwest::Client::new();
+        let limit = sweep_file::MAX_SWEEP_FILE_BYTES;
+        let padded = |bytes: usize| format!("{}\n#{}\n", sweep(), "x".repeat(bytes));
+
+        let resp = submit(&http, &url, padded(2 * limit)).await;
+        assert_eq!(resp.status(), 413);
+        let body: serde_json::Value = resp.json().await.unwrap();
+        assert_eq!(body["code"], "api-body-too-large");
+        let error = body["error"].as_str().unwrap();
+        assert!(error.starts_with("<request body>: is over"), "{error}");
+        assert!(error.contains("at most 1048576 bytes"), "{error}");
+        assert_eq!(queue.depth(adfarm_proto::Lane::Solve).await.unwrap(), 0);
+
+        // Just under the limit, the same sweep is read and planned.
+        let resp = submit(&http, &url, padded(limit - sweep().len() - 8)).await;
+        assert_eq!(resp.status(), 202, "{}", resp.text().await.unwrap());
         cancel.cancel();
     }
 }

@@ -142,6 +142,11 @@ fn sample_indices(n: u64, k: u64, seed: u64) -> BTreeSet<u64> {
     chosen
 }
 
+/// Most jobs one sweep may plan. Expansion is lazy, so memory does not
+/// grow with it, but every job is published and settled one by one: a
+/// sweep past this would not finish, and is better split.
+pub const MAX_JOBS: i64 = 100_000_000;
+
 /// Largest item, serialised as JSON: an item travels in every job that
 /// reads it, so one oversized row would be copied into each of them (and
 /// into prompts). Real items are a few KiB.
@@ -355,6 +360,16 @@ pub fn plan_until(
             for (stage, count) in &per_item {
                 *planned.entry(stage.clone()).or_default() += count * n as i64;
             }
+            let total: i64 = planned.values().sum();
+            if total > MAX_JOBS {
+                return Err(plan_err(s, Some(d))(DataError::Param {
+                    field: "limit".into(),
+                    reason: format!(
+                        "the sweep would plan {total} jobs or more; at most {MAX_JOBS} are \
+                         allowed (lower `limit`, the suite's item count, the seeds or the solutions)"
+                    ),
+                }));
+            }
             for sol in expansion.solutions() {
                 let est = suite.estimate(SOLVE, sol);
                 add_traffic(
@@ -367,6 +382,19 @@ pub fn plan_until(
                     n,
                     input_tokens,
                 );
+                if let Some(embedder) = sol.embedder(spec) {
+                    let est = suite.embed_estimate(sol);
+                    add_traffic(
+                        &mut traffic,
+                        embedder,
+                        Role::Embedding,
+                        est,
+                        sol,
+                        seeds,
+                        n,
+                        input_tokens,
+                    );
+                }
                 for stage in &pipeline.stages {
                     let per = match stage.scope {
                         Scope::Run => seeds,
@@ -520,6 +548,17 @@ requests_per_minute = 60
                 "{extra:?}: {took:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_sweep_above_the_job_ceiling_is_refused_naming_the_ceiling() {
+        // 10^6 items × 40 seeds × (1 solve + 2 judges) = 1.2 × 10^8 jobs.
+        let mut s = spec(1_000_000, "");
+        s.seeds = (1..=40).collect();
+        let e = plan(&s, &SuiteContext::default()).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("limit"), "{text}");
+        assert!(text.contains(&format!("at most {MAX_JOBS}")), "{text}");
     }
 
     #[test]

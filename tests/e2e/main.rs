@@ -8,7 +8,10 @@
 //! - `rate_limit`: three workers together hold a provider's requests/min.
 //! - `budget`: a budget below the estimate stops the spending.
 //! - `poison`: unreadable messages are dead-lettered; the worker carries on.
-//! - `sweep_errors`: bad sweep files fail with file, line and field.
+//! - `sweep_errors`: bad sweep files fail with file, line and field; absurd
+//!   counts and oversized files are refused within a second.
+//! - `plan_estimate`: `adfarm plan` prices embedding calls; a corrupt asset
+//!   is named with the command that fetches it again.
 //! - `gem_score`: `adfarm gem score` on a small response (no judge).
 //! - `gem_report_html`: the HTML report opens in headless Chromium.
 //! - `gem_report_sweep`: a small GEM-Bench sweep's report tables.
@@ -52,6 +55,7 @@ mod gem_report_text;
 mod gem_score;
 mod injected;
 mod own_redis;
+mod plan_estimate;
 mod poison;
 mod prometheus;
 mod rate_limit;

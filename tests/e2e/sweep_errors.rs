@@ -2,6 +2,7 @@
 //! the line and the field.
 
 use crate::{Farm, SweepFile};
+use std::time::{Duration, Instant};
 
 const BASE_URL: &str = "http://127.0.0.1:9/v1";
 
@@ -129,4 +130,113 @@ async fn an_oversized_params_table_is_refused_at_plan() {
         "{e}"
     );
     assert!(e.contains("at most 65536"), "{e}");
+}
+
+/// A sweep of `suite` on `dataset` with solution `solution` (which calls
+/// no model) and suite parameters `params`.
+fn suite_sweep(suite: &str, dataset: &str, solution: &str, params: &str) -> String {
+    format!(
+        "name = \"e2e-bounds\"\nseeds = [1]\n\n[[suites]]\nname = \"{suite}\"\n\
+         datasets = [\"{dataset}\"]\nparams = {params}\n\n[[solutions]]\nname = \"{solution}\"\n\
+         provider = \"gen\"\n\n[[providers]]\nname = \"gen\"\nkind = \"openai-compatible\"\n\
+         base_url = \"{BASE_URL}\"\nmodel = \"gen-1\"\nrequests_per_minute = 60\n"
+    )
+}
+
+#[tokio::test]
+async fn absurd_item_counts_are_refused_at_plan_within_a_second() {
+    let farm = Farm::new("bad-counts");
+    let huge = "1000000000000";
+    let synthetic = SweepFile::synthetic("e2e-bad", 10).toml(BASE_URL);
+    let cases = [
+        (
+            "synthetic.toml",
+            synthetic.replacen("items = 10", &format!("items = {huge}"), 1),
+            "suites[0].params.items",
+            "at most 1000000",
+        ),
+        (
+            "limit.toml",
+            synthetic.replacen(
+                "datasets = [\"default\"]",
+                &format!("datasets = [\"default\"]\nlimit = {huge}"),
+                1,
+            ),
+            "suites[0].limit",
+            "at most 1000000",
+        ),
+        (
+            "counter.toml",
+            suite_sweep(
+                "counter",
+                "default",
+                "echo",
+                &format!("{{ items = {huge} }}"),
+            ),
+            "suites[0].params.items",
+            "at most 100000",
+        ),
+        (
+            "adsbench.toml",
+            suite_sweep(
+                "adsbench",
+                "scenarios",
+                "pacing",
+                &format!("{{ scenarios = {huge} }}"),
+            ),
+            "suites[0].params.scenarios",
+            "1..=1000",
+        ),
+        (
+            "adsbench-days.toml",
+            suite_sweep(
+                "adsbench",
+                "scenarios",
+                "pacing",
+                &format!("{{ scenarios = [{{ days = {huge}, opportunities_per_day = 1e12 }}] }}"),
+            ),
+            "suites[0].params.scenarios[0].days",
+            "1..=120",
+        ),
+        (
+            "adbench.toml",
+            suite_sweep(
+                "adbench",
+                "tasks",
+                "oracle",
+                &format!("{{ per_tier = {huge} }}"),
+            ),
+            "suites[0].params.per_tier",
+            "at most 10000",
+        ),
+    ];
+    for (file, text, field, max) in cases {
+        let line = line_of(
+            &text,
+            if field.ends_with("limit") {
+                "limit ="
+            } else {
+                "params ="
+            },
+        );
+        let t0 = Instant::now();
+        let e = plan_error(&farm, file, &text).await;
+        assert!(
+            t0.elapsed() < Duration::from_secs(1),
+            "{file}: refused after {:?}",
+            t0.elapsed()
+        );
+        assert!(e.contains(&format!("{file}:{line}: {field}: ")), "{e}");
+        assert!(e.contains(max), "{e}");
+    }
+}
+
+#[tokio::test]
+async fn an_oversized_sweep_file_is_refused_by_size() {
+    let farm = Farm::new("bad-size");
+    let good = SweepFile::synthetic("e2e-bad", 10).toml(BASE_URL);
+    let text = format!("{good}\n# {}\n", "x".repeat(2 * 1024 * 1024));
+    let e = plan_error(&farm, "size.toml", &text).await;
+    assert!(e.contains("size.toml: is "), "{e}");
+    assert!(e.contains("at most 1048576 bytes"), "{e}");
 }

@@ -16,6 +16,24 @@ pub(super) type Invalid = (Vec<Seg>, String);
 /// table would be copied into every job (gigabytes of memory, no end).
 pub const MAX_PARAMS_BYTES: usize = 64 * 1024;
 
+/// Largest `limit` (items per dataset): above every suite's own item
+/// maximum, so a limit never lets more items through than the suite would.
+pub const MAX_LIMIT: u64 = 1_000_000;
+
+/// Most `seeds`: pass@k papers draw up to a few hundred samples per task.
+pub const MAX_SEEDS: usize = 1_000;
+
+/// Most `[[solutions]]` entries.
+pub const MAX_SOLUTIONS: usize = 100;
+
+/// Most `judges`.
+pub const MAX_JUDGES: usize = 32;
+
+/// Most jobs one dataset item may expand to (solutions × seeds × stage
+/// variants): a planner builds one item's jobs at once, so this bounds
+/// its memory whatever the rest of the file says.
+pub const MAX_JOBS_PER_ITEM: i64 = 100_000;
+
 /// Highest price per million tokens: far above any real model's, low
 /// enough that the sweep's nano-USD counters cannot overflow.
 const MAX_USD_PER_MTOK: f64 = 10_000.0;
@@ -38,10 +56,23 @@ pub(super) fn check_base_url(base: &str) -> Result<(), String> {
     if !matches!(url.scheme(), "http" | "https") {
         return Err(format!("scheme {:?} is not http or https", url.scheme()));
     }
-    if url.host_str().is_none_or(str::is_empty) {
+    if url.host_str().is_none_or(str::is_empty) || written_host(base).is_none_or(str::is_empty) {
         return Err("has no host".into());
     }
     Ok(())
+}
+
+/// The host as written between `//` and the path, without user info or
+/// port. The URL parser reads `http:///v1` as host `v1` (it skips extra
+/// slashes after a special scheme), so the text itself must name one.
+fn written_host(base: &str) -> Option<&str> {
+    let (_, rest) = base.trim().split_once("://")?;
+    let authority = rest.split(['/', '?', '#', '\\']).next().unwrap_or_default();
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    Some(match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host.split(':').next().unwrap_or_default(),
+    })
 }
 
 pub(super) fn bounded_params(path: Vec<Seg>, params: &serde_json::Value) -> Result<(), Invalid> {
@@ -79,6 +110,17 @@ pub(super) fn positive(path: Vec<Seg>, v: f64) -> Result<(), Invalid> {
 pub(super) fn non_negative(path: Vec<Seg>, v: f64) -> Result<(), Invalid> {
     if !(v.is_finite() && v >= 0.0) {
         return Err((path, format!("must be zero or positive, got {v}")));
+    }
+    Ok(())
+}
+
+/// A list of at most `max` entries.
+pub(super) fn at_most<T>(path: Vec<Seg>, entries: &[T], max: usize) -> Result<(), Invalid> {
+    if entries.len() > max {
+        return Err((
+            path,
+            format!("lists {} entries; at most {max} are allowed", entries.len()),
+        ));
     }
     Ok(())
 }
@@ -138,5 +180,36 @@ pub(super) fn data_error(base: Vec<Seg>, e: DataError) -> Invalid {
         DataError::Param { field, reason } => (extend(base, &field), reason),
         DataError::Sweep { field, reason } => (extend(vec![], &field), reason),
         other => (base, other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_base_url_must_name_a_host_in_its_text() {
+        for good in [
+            "http://127.0.0.1:8089/v1",
+            "https://api.openai.com/v1",
+            "http://user@host:80/v1",
+            "http://[::1]:8000/v1",
+            "http://localhost",
+        ] {
+            assert_eq!(check_base_url(good), Ok(()), "{good}");
+        }
+        for bad in [
+            "http:///v1",
+            "http:////v1",
+            "https:///",
+            "http:v1",
+            "http://@/v1",
+            "http://:80/v1",
+        ] {
+            let e = check_base_url(bad).expect_err(bad);
+            assert!(e.contains("host"), "{bad}: {e}");
+        }
+        assert_eq!(check_base_url("http:///v1"), Err("has no host".into()));
+        assert!(check_base_url("htp://x").unwrap_err().contains("scheme"));
     }
 }

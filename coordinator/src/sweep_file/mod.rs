@@ -2,7 +2,8 @@
 //! names the file, the line and the field, and unknown names list the valid
 //! ones, so a bad sweep fails before any job runs.
 //!
-//! - this file: [`SweepFileError`], [`load`], [`parse`] and [`parse_inline`];
+//! - this file: [`SweepFileError`], [`load`], [`parse`] and [`parse_inline`],
+//!   and the file's size limit, checked before anything is parsed;
 //! - `validate`: the checks of each section of a parsed sweep, in order;
 //! - `checks`: the field checks the sections share;
 //! - `locate`: field paths and the line each is on in the file.
@@ -14,6 +15,7 @@
 use adfarm_proto::SweepSpec;
 use adfarm_suites::SuiteContext;
 use std::fmt;
+use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -49,7 +51,9 @@ mod locate;
 mod tests;
 mod validate;
 
-pub use checks::MAX_PARAMS_BYTES;
+pub use checks::{
+    MAX_JOBS_PER_ITEM, MAX_JUDGES, MAX_LIMIT, MAX_PARAMS_BYTES, MAX_SEEDS, MAX_SOLUTIONS,
+};
 use locate::{field_on_line, line_of, locate, path_text};
 use validate::validate;
 
@@ -64,13 +68,52 @@ pub fn load(
     ctx: &SuiteContext,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<SweepSpec, SweepFileError> {
-    let text = std::fs::read_to_string(path).map_err(|e| SweepFileError {
+    let unreadable = |e: std::io::Error| SweepFileError {
         file: path.to_path_buf(),
         line: None,
         field: None,
         message: format!("cannot read sweep file: {e}"),
-    })?;
+    };
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    let size = file.metadata().map_err(unreadable)?.len();
+    bounded_size(path, size)?;
+    // The file may grow between the size check and the read: read no more
+    // than one byte past the limit, which `parse` then refuses.
+    let mut text = String::new();
+    file.take(MAX_SWEEP_FILE_BYTES as u64 + 1)
+        .read_to_string(&mut text)
+        .map_err(unreadable)?;
     parse(path, &text, ctx, env)
+}
+
+/// Largest sweep file, in bytes. Real ones are a few KiB; parsing takes
+/// tens of times the text's size in memory, so the limit keeps a hostile
+/// file from costing more than a few tens of MiB before it is refused.
+pub const MAX_SWEEP_FILE_BYTES: usize = 1024 * 1024;
+
+/// Refuses a sweep file of `size` bytes above [`MAX_SWEEP_FILE_BYTES`].
+///
+/// # Errors
+/// [`oversized`], when it is.
+pub fn bounded_size(path: &Path, size: u64) -> Result<(), SweepFileError> {
+    if size > MAX_SWEEP_FILE_BYTES as u64 {
+        return Err(oversized(path, Some(size)));
+    }
+    Ok(())
+}
+
+/// The error for a sweep file above [`MAX_SWEEP_FILE_BYTES`]: its name,
+/// its size when known, and the limit.
+pub fn oversized(path: &Path, size: Option<u64>) -> SweepFileError {
+    let size = size.map_or_else(|| format!("over {MAX_SWEEP_FILE_BYTES}"), |s| s.to_string());
+    SweepFileError {
+        file: path.to_path_buf(),
+        line: None,
+        field: None,
+        message: format!(
+            "is {size} bytes; a sweep file may have at most {MAX_SWEEP_FILE_BYTES} bytes"
+        ),
+    }
 }
 
 /// As [`load`], from text already read.
@@ -90,6 +133,7 @@ pub fn parse(
             field,
             message,
         };
+    bounded_size(path, text.len() as u64)?;
     let doc = toml_edit::Document::parse(text.to_string()).map_err(|e| {
         err_at(
             e.span(),

@@ -381,3 +381,73 @@ fn the_shipped_paper_sweep_names_the_papers_models() {
         .iter()
         .all(|p| p.kind == ProviderKind::Local || p.unpriced().is_empty()));
 }
+
+#[test]
+fn count_fields_above_their_maximum_name_the_field_and_the_maximum() {
+    let huge = "1000000000000";
+    let e = try_parse(&GOOD.replace("items = 10 }", &format!("items = {huge} }}"))).unwrap_err();
+    assert_at(&e, 10, "suites[0].params.items", "at most 1000000");
+    let e = try_parse(&GOOD.replace(
+        "datasets = [\"default\"]",
+        &format!("datasets = [\"default\"]\nlimit = {huge}"),
+    ))
+    .unwrap_err();
+    assert_at(&e, 10, "suites[0].limit", "at most 1000000");
+    let seeds: Vec<String> = (0..=MAX_SEEDS).map(|i| i.to_string()).collect();
+    let e = try_parse(&GOOD.replace("seeds = [1, 2]", &format!("seeds = [{}]", seeds.join(", "))))
+        .unwrap_err();
+    assert_at(&e, 3, "seeds", "at most 1000");
+    let many =
+        "\n[[solutions]]\nname = \"echo\"\nprovider = \"fake\"\nmax_tokens = 8\nlabel = \"e\"\n";
+    let labelled: String = (0..MAX_SOLUTIONS)
+        .map(|i| many.replace("\"e\"", &format!("\"e{i}\"")))
+        .collect();
+    let e = try_parse(&GOOD.replace("\n[[providers]]", &format!("{labelled}\n[[providers]]")))
+        .unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("solutions"), "{e}");
+    assert!(e.message.contains("at most 100"), "{e}");
+}
+
+#[test]
+fn an_item_expanding_to_too_many_jobs_is_refused_by_suite() {
+    // 100 solutions × 1000 seeds is 10^5 solve jobs per item, plus a judge
+    // job each: above MAX_JOBS_PER_ITEM.
+    let seeds: Vec<String> = (0..MAX_SEEDS).map(|i| i.to_string()).collect();
+    let labelled: String = (1..MAX_SOLUTIONS)
+        .map(|i| {
+            format!("\n[[solutions]]\nname = \"echo\"\nprovider = \"fake\"\nmax_tokens = 8\nlabel = \"e{i}\"\n")
+        })
+        .collect();
+    let text = GOOD
+        .replace("seeds = [1, 2]", &format!("seeds = [{}]", seeds.join(", ")))
+        .replace("\n[[providers]]", &format!("{labelled}\n[[providers]]"));
+    let e = try_parse(&text).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("suites[0]"), "{e}");
+    assert!(
+        e.message.contains(&format!("at most {MAX_JOBS_PER_ITEM}")),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_oversized_file_is_refused_by_size_before_parsing() {
+    let big = format!("{}\n# {}\n", *GOOD, "x".repeat(MAX_SWEEP_FILE_BYTES));
+    let e = try_parse(&big).unwrap_err();
+    assert_eq!((e.line, e.field.as_deref()), (None, None), "{e}");
+    assert!(
+        e.to_string().starts_with("sweep.toml: is "),
+        "names the file: {e}"
+    );
+    assert!(e.message.contains("at most 1048576 bytes"), "{e}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.toml");
+    std::fs::write(&path, &big).unwrap();
+    let e = load(&path, &SuiteContext::default(), &env_with_key).unwrap_err();
+    assert_eq!(e.file, path);
+    assert!(e.message.contains("at most 1048576 bytes"), "{e}");
+
+    let path = dir.path().join("good.toml");
+    std::fs::write(&path, &*GOOD).unwrap();
+    assert!(load(&path, &SuiteContext::default(), &env_with_key).is_ok());
+}

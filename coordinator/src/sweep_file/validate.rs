@@ -4,11 +4,12 @@
 //! other section.
 
 use super::checks::{
-    at_least_one, bounded_params, check_base_url, check_name, data_error, first_time,
-    known_provider, non_negative, positive, price, required, Invalid,
+    at_least_one, at_most, bounded_params, check_base_url, check_name, data_error, first_time,
+    known_provider, non_negative, positive, price, required, Invalid, MAX_JOBS_PER_ITEM,
+    MAX_JUDGES, MAX_LIMIT, MAX_SEEDS, MAX_SOLUTIONS,
 };
 use super::locate::Seg::{self, Index, Key};
-use adfarm_proto::{Pipeline, ProviderKind, SolutionSpec, SweepSpec};
+use adfarm_proto::{Pipeline, ProviderKind, SolutionSpec, SuiteSpec, SweepSpec};
 use adfarm_suites::{Suite, SuiteContext, SweepView, SUITES};
 use std::sync::Arc;
 
@@ -156,6 +157,12 @@ fn suites(spec: &SweepSpec, ctx: &SuiteContext) -> Result<Vec<Arc<dyn Suite>>, I
         }
         if let Some(limit) = s.limit {
             at_least_one(at("limit"), limit)?;
+            if limit > MAX_LIMIT {
+                return Err((
+                    at("limit"),
+                    format!("must be at most {MAX_LIMIT}, got {limit}"),
+                ));
+            }
         }
         bounded_params(at("params"), &s.params)?;
         suites.push(suite);
@@ -177,6 +184,7 @@ fn solutions(
     providers: &[&str],
 ) -> Result<(), Invalid> {
     required("solutions", &spec.solutions)?;
+    at_most(vec![Key("solutions")], &spec.solutions, MAX_SOLUTIONS)?;
     for (i, s) in spec.solutions.iter().enumerate() {
         let at = |k| vec![Key("solutions"), Index(i), Key(k)];
         if let Some(name) = &s.suite {
@@ -246,6 +254,7 @@ fn solutions(
 /// listed once.
 fn judges(spec: &SweepSpec, providers: &[&str]) -> Result<(), Invalid> {
     let at = |i| vec![Key("judges"), Index(i)];
+    at_most(vec![Key("judges")], &spec.judges, MAX_JUDGES)?;
     for (i, j) in spec.judges.iter().enumerate() {
         if !providers.contains(&j.as_str()) {
             return Err((
@@ -266,11 +275,12 @@ fn judges(spec: &SweepSpec, providers: &[&str]) -> Result<(), Invalid> {
     Ok(())
 }
 
-/// `seeds`: at least one, each once.
+/// `seeds`: at least one, at most [`MAX_SEEDS`], each once.
 fn seeds(spec: &SweepSpec) -> Result<(), Invalid> {
     if spec.seeds.is_empty() {
         return Err((vec![Key("seeds")], "list at least one seed".into()));
     }
+    at_most(vec![Key("seeds")], &spec.seeds, MAX_SEEDS)?;
     for (i, seed) in spec.seeds.iter().enumerate() {
         first_time(vec![Key("seeds"), Index(i)], "seed", &spec.seeds[..i], seed)?;
     }
@@ -278,23 +288,50 @@ fn seeds(spec: &SweepSpec) -> Result<(), Invalid> {
 }
 
 /// Each suite's stages for this sweep, which the suite may refuse, form a
-/// valid pipeline.
+/// valid pipeline of at most [`MAX_JOBS_PER_ITEM`] jobs per item.
 fn pipelines(spec: &SweepSpec, suites: &[Arc<dyn Suite>]) -> Result<(), Invalid> {
     for (i, (s, suite)) in spec.suites.iter().zip(suites).enumerate() {
         let at: Vec<Seg> = vec![Key("suites"), Index(i)];
         let stages = suite
             .stages(SweepView { spec, suite: s })
             .map_err(|e| data_error(at.clone(), e))?;
-        let pipeline = Pipeline {
-            solutions: Vec::new(),
-            stages,
-        };
+        let solutions = spec
+            .solutions
+            .iter()
+            .enumerate()
+            .filter(|(_, sol)| runs(sol, suite.as_ref()))
+            .map(|(k, _)| k)
+            .collect();
+        let pipeline = Pipeline { solutions, stages };
         pipeline.check().map_err(|e| {
             (
-                at,
+                at.clone(),
                 format!("suite {} declares an invalid pipeline: {e}", s.name),
             )
         })?;
+        let jobs = per_item_jobs(spec, s, &pipeline);
+        if jobs > MAX_JOBS_PER_ITEM {
+            return Err((
+                at,
+                format!(
+                    "each item of suite {} expands to {jobs} jobs (solutions × seeds × judges); \
+                     at most {MAX_JOBS_PER_ITEM} are allowed",
+                    s.name
+                ),
+            ));
+        }
     }
     Ok(())
+}
+
+/// Jobs one item of `pipeline` expands to, as the planner counts them.
+fn per_item_jobs(spec: &SweepSpec, suite: &SuiteSpec, pipeline: &Pipeline) -> i64 {
+    let id = spec.id();
+    let expansion = adfarm_proto::expand::SuitePlan {
+        sweep: &id,
+        spec,
+        suite,
+        pipeline,
+    };
+    expansion.jobs_per_item().values().sum()
 }

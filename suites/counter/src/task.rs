@@ -11,6 +11,10 @@ pub const DATASET: &str = "default";
 /// Items when `params.items` is not set.
 pub const DEFAULT_ITEMS: u64 = 10;
 
+/// Most items `params.items` may ask for: a worked example needs tens,
+/// and planning counts every item.
+pub const MAX_ITEMS: u64 = 100_000;
+
 /// One task: where the counter starts and where it must end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Task {
@@ -60,12 +64,12 @@ impl Task {
     }
 }
 
-/// Item count from the suite's parameters: `items` (at least 1), and
-/// nothing else.
+/// Item count from the suite's parameters: `items` (1 to [`MAX_ITEMS`]),
+/// and nothing else.
 ///
 /// # Errors
 /// [`DataError::Param`] naming `params.<name>` for an unknown parameter or
-/// an `items` that is not a positive integer.
+/// an `items` that is not a positive integer or is above [`MAX_ITEMS`].
 pub fn item_count(params: &serde_json::Value) -> Result<u64, DataError> {
     if let Some(other) = params
         .as_object()
@@ -78,13 +82,20 @@ pub fn item_count(params: &serde_json::Value) -> Result<u64, DataError> {
     }
     match params.get("items") {
         None => Ok(DEFAULT_ITEMS),
-        Some(v) => v
-            .as_u64()
-            .filter(|n| *n > 0)
-            .ok_or_else(|| DataError::Param {
+        Some(v) => {
+            let bad = |reason: String| DataError::Param {
                 field: "params.items".into(),
-                reason: format!("must be a positive integer, got {v}"),
-            }),
+                reason,
+            };
+            let n = v
+                .as_u64()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| bad(format!("must be a positive integer, got {v}")))?;
+            if n > MAX_ITEMS {
+                return Err(bad(format!("must be at most {MAX_ITEMS}, got {n}")));
+            }
+            Ok(n)
+        }
     }
 }
 
@@ -151,5 +162,22 @@ mod tests {
             meta: serde_json::Value::Null,
         };
         assert!(Task::of(&bare).is_err());
+    }
+
+    #[test]
+    fn an_item_count_above_the_maximum_is_refused_by_field() {
+        assert_eq!(
+            item_count(&json!({ "items": MAX_ITEMS })).unwrap(),
+            MAX_ITEMS
+        );
+        for n in [MAX_ITEMS + 1, 1_000_000_000_000] {
+            match item_count(&json!({ "items": n })) {
+                Err(DataError::Param { field, reason }) => {
+                    assert_eq!(field, "params.items");
+                    assert!(reason.contains("at most 100000"), "{reason}");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
     }
 }

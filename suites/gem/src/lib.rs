@@ -349,8 +349,14 @@ impl Suite for GemBench {
                 reads_response: true,
                 output_tokens: Some(2),
             },
-            // Embedding calls are not priced in the estimate.
-            EMBED_STAGE => CallEstimate::default(),
+            // One call embeds the response's sentences (at most one batch
+            // of them); nothing comes back but vectors.
+            EMBED_STAGE => CallEstimate {
+                calls: 1,
+                overhead_tokens: 0,
+                reads_response: true,
+                output_tokens: Some(0),
+            },
             _ => match solution.name.as_str() {
                 // topic, subtopic, product picks (lists of names) + the answer.
                 "ad-chat" => CallEstimate {
@@ -370,6 +376,22 @@ impl Suite for GemBench {
                     ..CallEstimate::default()
                 },
             },
+        }
+    }
+
+    fn embed_estimate(&self, solution: &SolutionSpec) -> CallEstimate {
+        match solution.name.as_str() {
+            // Retrieval embeds the answer's sentences and the query (or the
+            // answer again) in one batch: twice max_tokens, an upper bound.
+            // The ad database is embedded once per worker and embedding
+            // model, and kept; it is not counted per job.
+            "gi-r" | "gir-r" | "gir-p" => CallEstimate {
+                calls: 1,
+                overhead_tokens: solution.max_tokens.saturating_mul(2),
+                reads_response: false,
+                output_tokens: Some(0),
+            },
+            _ => CallEstimate::default(),
         }
     }
 

@@ -15,6 +15,11 @@ use std::sync::Arc;
 /// Default item count when `params.items` is not set.
 pub const DEFAULT_ITEMS: u64 = 100;
 
+/// Most items `params.items` may ask for: far above any load test the
+/// farm runs, low enough that planning (which counts every item) takes
+/// seconds, not forever.
+pub const MAX_ITEMS: u64 = 1_000_000;
+
 /// The synthetic suite.
 pub struct Synthetic;
 
@@ -28,10 +33,19 @@ pub fn text_score(text: &str) -> f64 {
 fn item_count(params: &serde_json::Value) -> Result<u64, DataError> {
     match params.get("items") {
         None => Ok(DEFAULT_ITEMS),
-        Some(v) => v.as_u64().ok_or_else(|| DataError::Param {
-            field: "params.items".into(),
-            reason: format!("must be a non-negative integer, got {v}"),
-        }),
+        Some(v) => {
+            let n = v.as_u64().ok_or_else(|| DataError::Param {
+                field: "params.items".into(),
+                reason: format!("must be a non-negative integer, got {v}"),
+            })?;
+            if n > MAX_ITEMS {
+                return Err(DataError::Param {
+                    field: "params.items".into(),
+                    reason: format!("must be at most {MAX_ITEMS}, got {n}"),
+                });
+            }
+            Ok(n)
+        }
     }
 }
 
@@ -214,5 +228,24 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(err.contains("valid: default"), "{err}");
+    }
+
+    #[test]
+    fn an_item_count_above_the_maximum_is_refused_by_field() {
+        let s = Synthetic;
+        let at = |items: u64| s.items("default", &serde_json::json!({ "items": items }));
+        assert_eq!(
+            at(MAX_ITEMS).unwrap().size_hint().1,
+            Some(MAX_ITEMS as usize)
+        );
+        for n in [MAX_ITEMS + 1, 1_000_000_000_000] {
+            match at(n).err().unwrap() {
+                DataError::Param { field, reason } => {
+                    assert_eq!(field, "params.items");
+                    assert!(reason.contains("at most 1000000"), "{reason}");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
     }
 }

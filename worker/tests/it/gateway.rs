@@ -2,11 +2,12 @@
 //! in one process (single flight) and across workers sharing Redis (a
 //! lease), the others reading the answer from the cache. Each answer the
 //! provider gave is billed, each call charged to the sweep once.
+//! The sweep's budget stops embedding calls as it stops chat calls.
 
 use crate::Fake;
 use adfarm_backbone::{EmbeddedStore, LocalLimiter, RedisStore, Store, SweepRecord};
 use adfarm_fake_llm::FakeLlmConfig;
-use adfarm_llm::{ChatRequest, LlmError, Message, Provider};
+use adfarm_llm::{ChatRequest, Embedder, LlmError, Message, Provider};
 use adfarm_proto::{Role, SweepSpec};
 use adfarm_worker::backends::Backends;
 use adfarm_worker::gateway::UsageLog;
@@ -131,4 +132,33 @@ async fn identical_requests_across_workers_are_made_once() {
     stores[0].delete_all().await.unwrap();
     assert_eq!(served, 1, "one call for three workers");
     assert_eq!(tally.billed.values().map(|u| u.requests).sum::<i64>(), 1);
+}
+
+#[tokio::test]
+async fn a_spent_budget_stops_embedding_calls() {
+    let fake = Fake::start(FakeLlmConfig::default()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let store: Arc<dyn Store> =
+        Arc::new(EmbeddedStore::open(&dir.path().join("store.redb")).unwrap());
+    let mut rec = record(&fake.base, "budget-embed");
+    // The first call is admitted (nothing spent yet) and spends more.
+    rec.spec.budget_usd = Some(1e-9);
+    store.save_sweep(&rec).await.unwrap();
+    let gw = gateway(store.clone());
+    let embedder = gw
+        .bind(&rec, "gen", Role::Embedding, UsageLog::default())
+        .unwrap();
+    let first = embedder
+        .embed(&["the first text to embed".to_string()])
+        .await
+        .unwrap();
+    assert_eq!(first.vectors.len(), 1);
+    assert!(store.tally(&rec.id).await.unwrap().spend_usd() > 1e-9);
+    let second = embedder.embed(&["another text".to_string()]).await;
+    assert!(matches!(second, Err(LlmError::Budget { .. })), "{second:?}");
+    assert_eq!(
+        fake.stats().await.requests,
+        1,
+        "the refused call never left"
+    );
 }

@@ -12,7 +12,7 @@
 //! - `hour`: data on D covers hours before it (default 12);
 //! - `tasks`: task ids to run (default all of the split);
 //! - `per_tier`: at most this many tasks of each tier, first by id (a cut
-//!   for quick runs);
+//!   for quick runs; 1 to [`MAX_PER_TIER`]);
 //! - `strict_dependencies`: a dependency violation is an error observation
 //!   instead of answered and flagged (default false).
 
@@ -26,6 +26,10 @@ use crate::world::{first_date, last_date, Day, DEFAULT_HOUR};
 
 /// The dataset's name.
 pub const DATASET: &str = "tasks";
+
+/// Largest `per_tier` cut: far above the shipped tiers' sizes, so a typo
+/// of extra digits is named instead of read as "all".
+pub const MAX_PER_TIER: u64 = 10_000;
 
 const FIELDS: [&str; 6] = [
     "split",
@@ -161,9 +165,16 @@ impl Params {
             Some(v) => Some(
                 v.as_u64()
                     .filter(|n| *n > 0)
-                    .map(|n| n as usize)
-                    .ok_or_else(|| {
-                        bad("per_tier", format!("must be a positive integer, got {v}"))
+                    .ok_or_else(|| bad("per_tier", format!("must be a positive integer, got {v}")))
+                    .and_then(|n| {
+                        if n > MAX_PER_TIER {
+                            Err(bad(
+                                "per_tier",
+                                format!("must be at most {MAX_PER_TIER}, got {n}"),
+                            ))
+                        } else {
+                            Ok(n as usize)
+                        }
                     })?,
             ),
         };

@@ -3,7 +3,7 @@
 //! pipeline, and solve → replay → score → pass-at-k → report gives the
 //! oracle 100% and a mutant its label, with a failed run counted as wrong.
 
-use adfarm_adbench::suite::dataset::{Params, Setting, DATASET};
+use adfarm_adbench::suite::dataset::{Params, Setting, DATASET, MAX_PER_TIER};
 use adfarm_adbench::suite::judge::JUDGE;
 use adfarm_adbench::suite::stages::{CORRECT, COVERAGE, PASS_AT_K, REPLAY, SCORE};
 use adfarm_adbench::tasks::{load, shipped, tasks_root, Split};
@@ -88,6 +88,20 @@ fn params_are_checked_with_their_field() {
         check("reflexion", json!({})),
         Err(DataError::UnknownSolution { .. })
     ));
+}
+
+#[test]
+fn a_per_tier_cut_above_the_maximum_is_refused_by_field() {
+    assert!(Params::read(&json!({ "per_tier": MAX_PER_TIER })).is_ok());
+    for n in [MAX_PER_TIER + 1, 1_000_000_000_000] {
+        match Params::read(&json!({ "per_tier": n })) {
+            Err(DataError::Param { field, reason }) => {
+                assert_eq!(field, "params.per_tier");
+                assert!(reason.contains("at most 10000"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }
 
 #[test]

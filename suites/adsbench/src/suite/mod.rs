@@ -145,6 +145,7 @@ mod tests {
     use super::*;
     use adfarm_proto::{Cell, JobId, JobResult, SweepSpec, Verdict, SOLVE};
     use adfarm_suite::NoModel;
+    use scenario::MAX_SCENARIOS;
     use serde_json::json;
 
     fn spec(name: &str, params: serde_json::Value) -> SolutionSpec {
@@ -212,6 +213,44 @@ mod tests {
         );
         assert_eq!(s.assets(), [&OBP]);
         assert!(OBP.is_sdist());
+    }
+
+    #[test]
+    fn count_parameters_at_absurd_values_are_refused_with_their_maximum() {
+        let s = AdsBench::default();
+        let refused = |params: serde_json::Value| {
+            let spec = sweep(params);
+            match s.stages(SweepView {
+                spec: &spec,
+                suite: &spec.suites[0],
+            }) {
+                Err(DataError::Param { field, reason }) => (field, reason),
+                other => panic!("{other:?}"),
+            }
+        };
+        let many: Vec<serde_json::Value> = (0..=MAX_SCENARIOS).map(|_| json!({})).collect();
+        for (params, field, max) in [
+            (
+                json!({"scenarios": 1_000_000_000_000u64}),
+                "params.scenarios",
+                "1000",
+            ),
+            (json!({"scenarios": many}), "params.scenarios", "1000"),
+            (
+                json!({"scenarios": [{"days": 1_000_000_000_000u64}]}),
+                "params.scenarios[0].days",
+                "120",
+            ),
+            (
+                json!({"scenarios": [{}, {"opportunities_per_day": 1e12}]}),
+                "params.scenarios[1].opportunities_per_day",
+                "200000",
+            ),
+        ] {
+            let (got, reason) = refused(params);
+            assert_eq!(got, field);
+            assert!(reason.contains(max), "{field}: {reason}");
+        }
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -28,6 +28,9 @@ pub const DEFAULT_BUDGET_MICROS: i64 = 30_000_000;
 pub const DEFAULT_OPPORTUNITIES: f64 = 4_000.0;
 /// Most scenarios one sweep may ask for.
 pub const MAX_SCENARIOS: u64 = 1_000;
+/// Most searches a day a scenario may simulate: each is an auction the
+/// episode runs, so this bounds an episode's time.
+pub const MAX_OPPORTUNITIES: f64 = 200_000.0;
 /// Longest horizon, days.
 pub const MAX_DAYS: u32 = 120;
 
@@ -124,10 +127,13 @@ impl Scenario {
                 .into();
         }
         if let Some(x) = obj.get("days") {
-            s.days = x
+            let days = x
                 .as_u64()
-                .and_then(|d| u32::try_from(d).ok())
                 .ok_or_else(|| bad("days", format!("must be a positive integer, got {x}")))?;
+            s.days = u32::try_from(days)
+                .ok()
+                .filter(|d| *d <= MAX_DAYS)
+                .ok_or_else(|| bad("days", format!("must be 1..={MAX_DAYS}, got {days}")))?;
         }
         if let Some(x) = obj.get("mechanism") {
             s.mechanism = x
@@ -170,10 +176,13 @@ impl Scenario {
                 format!("must be 10000..=1e12, got {}", self.budget_micros),
             ));
         }
-        if !(self.opportunities_per_day >= 1.0 && self.opportunities_per_day <= 200_000.0) {
+        if !(self.opportunities_per_day >= 1.0 && self.opportunities_per_day <= MAX_OPPORTUNITIES) {
             return Err((
                 "opportunities_per_day",
-                format!("must be in [1, 200000], got {}", self.opportunities_per_day),
+                format!(
+                    "must be in [1, {MAX_OPPORTUNITIES}], got {}",
+                    self.opportunities_per_day
+                ),
             ));
         }
         Ok(())
