@@ -96,7 +96,7 @@ impl Farm {
     /// The sweep's first root job, published as if registered long ago.
     async fn publish_first_job(&self, spec: &SweepSpec) -> Envelope {
         let pipelines = plan::pipelines(spec, &self.ctx).expect("pipelines");
-        let env = plan::root_jobs(spec, &pipelines, &self.ctx)
+        let env = plan::root_jobs(spec, &pipelines, &self.ctx, &CancellationToken::new())
             .next()
             .expect("a root job")
             .expect("expands");
