@@ -5,7 +5,10 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tasks");
+    // Read at run time, not baked in with env!: a build script compiled for
+    // one checkout must not read another's tasks.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest).join("tasks");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut out = String::from("&[\n");
     for split in ["public", "holdout"] {
