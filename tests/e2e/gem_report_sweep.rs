@@ -48,40 +48,66 @@ fn sweep(base_url: &str) -> String {
     s
 }
 
+/// A GEM-Bench sweep run to the end, embedded, in a farm of its own.
+struct GemRun {
+    farm: Farm,
+    home: String,
+    sweep: String,
+    store: String,
+}
+
+impl GemRun {
+    /// Runs `text` as sweep `name` and checks that it finished.
+    async fn finish(name: &str, text: &str) -> GemRun {
+        let mut farm = Farm::new(name);
+        let sweep = farm.write("gem.toml", text).to_string_lossy().into_owned();
+        let home = crate::assets_home();
+        let store = farm.path("store.redb").to_string_lossy().into_owned();
+        let run = farm.spawn(
+            "run",
+            &["--home", &home, "run", &sweep, "--store", &store, "--quiet"],
+            false,
+        );
+        let status = farm.wait(run, Duration::from_secs(300)).await;
+        assert!(status.success(), "adfarm run: {status}\n{}", farm.logs());
+        GemRun {
+            farm,
+            home,
+            sweep,
+            store,
+        }
+    }
+
+    /// `adfarm report` of the sweep in `format`, as written.
+    async fn report(&self, format: &str) -> String {
+        let out = self.farm.path(&format!("report.{format}"));
+        let out_s = out.to_string_lossy().into_owned();
+        let mut cmd = self.farm.command(
+            "report",
+            &[
+                "--home",
+                &self.home,
+                "report",
+                &self.sweep,
+                "--store",
+                &self.store,
+                "--format",
+                format,
+                "--out",
+                &out_s,
+            ],
+        );
+        let status = cmd.status().await.expect("adfarm report starts");
+        assert!(status.success(), "adfarm report: {status}");
+        std::fs::read_to_string(&out).expect("the report was written")
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn gem_sweep_report_fills_cost_and_agreement_from_job_results() {
     let fake = Fake::clean().await;
-    let mut farm = Farm::new("gem-report");
-    let path = farm.write("gem.toml", &sweep(&fake.base_url()));
-    let home = crate::assets_home();
-    let store = farm.path("store.redb").to_string_lossy().into_owned();
-    let sweep_arg = path.to_string_lossy().into_owned();
-    let run = farm.spawn(
-        "run",
-        &[
-            "--home", &home, "run", &sweep_arg, "--store", &store, "--quiet",
-        ],
-        false,
-    );
-    let status = farm.wait(run, Duration::from_secs(300)).await;
-    assert!(status.success(), "adfarm run: {status}\n{}", farm.logs());
-
-    let report = |format: &str| {
-        let out = farm.path(&format!("report.{format}"));
-        let out_s = out.to_string_lossy().into_owned();
-        let mut cmd = farm.command(
-            "report",
-            &[
-                "--home", &home, "report", &sweep_arg, "--store", &store, "--format", format,
-                "--out", &out_s,
-            ],
-        );
-        async move {
-            let status = cmd.status().await.expect("adfarm report starts");
-            assert!(status.success(), "adfarm report: {status}");
-            std::fs::read_to_string(&out).expect("the report was written")
-        }
-    };
+    let run = GemRun::finish("gem-report", &sweep(&fake.base_url())).await;
+    let report = |format: &'static str| run.report(format);
     let json = report("json").await;
     let r: Report = serde_json::from_str(&json).expect("a Report");
     crate::assert_complete(&r);
@@ -284,7 +310,6 @@ async fn gem_sweep_report_fills_cost_and_agreement_from_job_results() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_empty_generation_is_unscored_as_empty_response_in_the_report() {
     let fake = Fake::clean().await;
-    let mut farm = Farm::new("gem-empty");
     let base_url = fake.base_url();
     let mut sweep = String::from(
         "name = \"gem-empty\"\nseeds = [1]\njudges = [\"judge\"]\nembedder = \"emb\"\n\n\
@@ -302,37 +327,8 @@ async fn an_empty_generation_is_unscored_as_empty_response_in_the_report() {
              input_usd_per_mtok = 1.0\noutput_usd_per_mtok = 2.0\n"
         ));
     }
-    let path = farm.write("gem.toml", &sweep);
-    let home = crate::assets_home();
-    let store = farm.path("store.redb").to_string_lossy().into_owned();
-    let sweep_arg = path.to_string_lossy().into_owned();
-    let out = farm.path("report.json").to_string_lossy().into_owned();
-    let run = farm.spawn(
-        "run",
-        &[
-            "--home", &home, "run", &sweep_arg, "--store", &store, "--quiet", "--report", &out,
-        ],
-        false,
-    );
-    let status = farm.wait(run, Duration::from_secs(300)).await;
-    assert!(status.success(), "adfarm run: {status}\n{}", farm.logs());
-    let report = |format: &str| {
-        let out = farm.path(&format!("report.{format}"));
-        let out_s = out.to_string_lossy().into_owned();
-        let mut cmd = farm.command(
-            "report",
-            &[
-                "--home", &home, "report", &sweep_arg, "--store", &store, "--format", format,
-                "--out", &out_s,
-            ],
-        );
-        async move {
-            let status = cmd.status().await.expect("adfarm report starts");
-            assert!(status.success(), "adfarm report: {status}");
-            std::fs::read_to_string(&out).expect("the report was written")
-        }
-    };
-    let r: Report = serde_json::from_str(&report("json").await).expect("a Report");
+    let run = GemRun::finish("gem-empty", &sweep).await;
+    let r: Report = serde_json::from_str(&run.report("json").await).expect("a Report");
     crate::assert_complete(&r);
     let judged: Vec<_> = r
         .cells
