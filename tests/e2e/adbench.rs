@@ -3,7 +3,8 @@
 //! - The scripted agents (`sweeps/adbench-scripted.toml`: the oracle and
 //!   five mutants through the ReAct protocol, every public task, D0, D0+9
 //!   and D0+45, three seeds): the oracle scores Pass@1 = Pass@3 = 100%,
-//!   coverage 100% and no failure label; each mutant earns its label.
+//!   coverage 100% and no failure label; each mutant earns its label, and
+//!   the mutants that break the trajectory lose the paper's coverage.
 //! - A cut of it (3 tasks per tier, 3 dates) with an LLM judge (the fake
 //!   server) gives the same report embedded and over a coordinator and two
 //!   workers: replays, episodes and scores are pure functions of the item.
@@ -121,6 +122,11 @@ async fn adbench_scripted_agents_score_as_designed_on_three_dates() {
         number(&row(fail, "oracle", Some("All"))[col(fail, "err", None)]),
         Some(0.0)
     );
+    let labelled = table(&r, "adbench", "labels-all-episodes");
+    assert_eq!(
+        number(&row(labelled, "oracle", Some("All"))[col(labelled, "tote", None)]),
+        Some(0.0)
+    );
 
     // Each mutant earns its own label, on the same tasks for every seed
     // (episodes are pure functions of the item). Where a mutation leaves
@@ -135,17 +141,44 @@ async fn adbench_scripted_agents_score_as_designed_on_three_dates() {
         ("wrong-arithmetic", "CE"),
         ("invented-number", "Hal"),
     ] {
-        let all = row(fail, agent, Some("All"));
-        let got = number(&all[col(fail, label, None)]).unwrap_or_default() as i64;
+        let all = row(labelled, agent, Some("All"));
+        let got = number(&all[col(labelled, label, None)]).unwrap_or_default() as i64;
         assert!(
             got > 0 && got % 3 == 0,
             "{agent} earned {label} {got} times: {all:?}"
         );
     }
-    // Mutants answer with the reference's answer text, except the one that
-    // computes it wrongly.
-    let p1 = number(&row(pass, "wrong-arithmetic", None)[col(pass, "overall-pass@1", None)]);
-    assert!(p1 < Some(1.0), "wrong arithmetic answered everything right");
+    // Table 3 counts over the wrong episodes only: an agent whose every
+    // answer is right shows no error there, whatever its labels.
+    let toolless = row(fail, "toolless-turn", Some("All"));
+    assert_eq!(number(&toolless[col(fail, "err", None)]), Some(0.0));
+    assert_eq!(number(&toolless[col(fail, "IF", None)]), Some(0.0));
+    // Mutants answer from what they saw: those whose mutation changes the
+    // data or the arithmetic get answers wrong.
+    for agent in ["wrong-dates", "wrong-arithmetic"] {
+        let p1 = number(&row(pass, agent, None)[col(pass, "overall-pass@1", None)]);
+        assert!(p1 < Some(1.0), "{agent} answered everything right");
+    }
+    // The paper's coverage: a sample counts only when the whole trajectory
+    // is reproduced with no TE, PE or IF error.
+    let coverage = |agent: &str| {
+        number(&row(cov, agent, None)[col(cov, "overall-coverage", None)]).unwrap_or(1.0)
+    };
+    assert_eq!(coverage("toolless-turn"), 0.0);
+    for agent in ["no-account-list", "wrong-dates"] {
+        assert!(coverage(agent) < 0.25, "{agent}: {}", coverage(agent));
+    }
+    let share = number(&row(cov, "toolless-turn", None)[col(cov, "overall-step-share", None)]);
+    assert_eq!(share, Some(1.0), "every step is still matched");
+    figure(
+        "adbench-scripted-coverage",
+        format_args!(
+            "coverage: toolless-turn {:.1}%, no-account-list {:.1}%, wrong-dates {:.1}%",
+            100.0 * coverage("toolless-turn"),
+            100.0 * coverage("no-account-list"),
+            100.0 * coverage("wrong-dates")
+        ),
+    );
     figure(
         "adbench-scripted",
         format_args!(
@@ -310,9 +343,20 @@ async fn adbench_local_react_episodes_run_end_to_end() {
         r.jobs.values().map(|c| c.failed).sum::<i64>()
     );
     assert!(r.dead_letters.iter().all(|d| !d.reason.is_empty()));
+    // Every episode is scored, and every wrong one carries a reason: a
+    // failure label.
+    assert_eq!(r.jobs["score"].completed, solve.completed, "{:?}", r.jobs);
     let fail = table(&r, "adbench", "failures");
-    let episodes = number(&row(fail, "react", Some("All"))[col(fail, "episodes", None)]);
-    assert_eq!(episodes, Some(solve.completed as f64));
+    let all = row(fail, "react", Some("All"));
+    assert_eq!(
+        number(&all[col(fail, "episodes", None)]),
+        Some(solve.completed as f64)
+    );
+    assert_eq!(
+        number(&all[col(fail, "unlabelled", None)]),
+        Some(0.0),
+        "a wrong episode without a label: {all:?}"
+    );
     figure(
         "adbench-local",
         format_args!(
@@ -353,8 +397,8 @@ async fn adbench_local_function_calling_episodes_act() {
     let pass = table(&r, "adbench", "pass-at-k");
     let fc = row(pass, "function-calling", None);
     assert_eq!(text(&fc[col(pass, "protocol", None)]), "adbench-fc-v1");
-    // Avg. length is tool calls per episode; the answer call is not one.
-    let calls = number(&fc[col(pass, "avg-length", None)]).unwrap_or_default();
+    // Tool calls per episode; the answer call is not one.
+    let calls = number(&fc[col(pass, "tool-calls", None)]).unwrap_or_default();
     assert!(
         calls >= 1.0,
         "the local model made {calls} tool calls per episode"

@@ -1,6 +1,7 @@
 //! Failure labels (multi-label), from the paper's error taxonomy:
-//! - TE: a reference tool never called, a stray tool the reference does
-//!   not use, or a dependency violation;
+//! - TE: a reference step not reached whose tool was never called, a stray
+//!   tool (one the reference does not use and whose calls served no step;
+//!   the calculator is never stray), or a dependency violation;
 //! - PE: a call rejected for its arguments, or the right tool called
 //!   without the reference's key arguments;
 //! - IF: a turn without a tool call;
@@ -69,8 +70,24 @@ pub fn labels(
     let mut out = BTreeSet::new();
     let reference_tools: BTreeSet<&str> = task.steps.iter().map(|s| s.tool.as_str()).collect();
     let called: BTreeSet<&str> = episode.calls.iter().map(|c| c.tool.as_str()).collect();
-    let missing = reference_tools.iter().any(|t| !called.contains(t));
-    let stray = called.iter().any(|t| !reference_tools.contains(t));
+    // A step reached another way (its data obtained) is not a missing tool,
+    // and a tool whose call served a step is not stray.
+    let missing = task
+        .steps
+        .iter()
+        .zip(&coverage.matched)
+        .any(|(s, m)| m.is_none() && !called.contains(s.tool.as_str()));
+    let serving: BTreeSet<&str> = coverage
+        .matched
+        .iter()
+        .flatten()
+        .map(|&i| episode.calls[i].tool.as_str())
+        .collect();
+    // The calculator is never stray: doing the arithmetic there rather
+    // than where the reference did it is a valid path.
+    let stray = called.iter().any(|t| {
+        !reference_tools.contains(t) && !serving.contains(t) && *t != CALCULATOR
+    });
     let refused = episode
         .observations
         .iter()

@@ -37,6 +37,18 @@ pub struct Score {
     pub labels: BTreeSet<Label>,
 }
 
+impl Score {
+    /// Covered as the paper counts a sample: the whole reference
+    /// trajectory reproduced with no tool (TE), parameter (PE) or
+    /// instruction-following (IF) error.
+    pub fn covered(&self) -> bool {
+        self.coverage.complete()
+            && ![Label::TE, Label::PE, Label::IF]
+                .iter()
+                .any(|l| self.labels.contains(l))
+    }
+}
+
 /// Scores `episode` on `task` against its reference replayed on the same date.
 pub fn score(task: &Task, reference: &Replay, episode: &Episode) -> Score {
     let g = grade(

@@ -5,6 +5,15 @@
 //! calls count and an inverted dependency does not. A `search` counts when
 //! a needed entry is in its top 3; a calculator when it printed the
 //! reference value.
+//!
+//! A data step the agent reached another way counts too: the step is judged
+//! by the data obtained, not the literal call (as BFCL and tau-bench check
+//! state rather than path). It is covered when the agent's successful
+//! observations hold every cell the reference step obtained that the task
+//! reads (the columns later steps or the answer name; every numeric cell
+//! when a step reads the whole result), each found as the same column's
+//! value in a row, as the sum of that column over one result (grouping by
+//! DATE and adding up), or printed by the agent's calculator.
 
 use serde_json::Value;
 
@@ -13,14 +22,18 @@ use super::numbers::numbers;
 use crate::replay::answer::round2;
 use crate::replay::calculator_tool::CALCULATOR;
 use crate::replay::Replay;
-use crate::tasks::Task;
-use crate::tools::spec::SEARCH;
+use crate::tasks::{Step, Task};
+use crate::tools::spec::{SEARCH, SUMMARIZE_RESULTS};
 
 /// How a task's reference steps were matched.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Coverage {
-    /// Per reference step: the index of the agent call matching it.
+    /// Per reference step: the index of the agent call matching it (for a
+    /// step covered by data, the call that completed the data).
     pub matched: Vec<Option<usize>>,
+    /// Steps covered by the data the agent obtained rather than by a
+    /// matching call.
+    pub by_data: Vec<String>,
     /// Steps whose only matching calls came before a step they wait for.
     pub inverted: Vec<String>,
     /// Steps whose tool was called, but never with matching key args.
@@ -28,8 +41,13 @@ pub struct Coverage {
 }
 
 impl Coverage {
+    /// Every reference step matched.
+    pub fn complete(&self) -> bool {
+        self.matched.iter().all(Option::is_some)
+    }
+
     /// Share of reference steps matched, 0..=1.
-    pub fn fraction(&self) -> f64 {
+    pub fn step_share(&self) -> f64 {
         if self.matched.is_empty() {
             return 1.0;
         }
@@ -127,8 +145,10 @@ fn call_matches(
 pub fn coverage(task: &Task, reference: &Replay, episode: &Episode) -> Coverage {
     let mut matched: Vec<Option<usize>> = vec![None; task.steps.len()];
     let mut used = vec![false; episode.calls.len()];
+    let mut by_data = Vec::new();
     let mut inverted = Vec::new();
     let mut mismatch = Vec::new();
+    let obtained = Obtained::of(episode);
     for (s, step) in task.steps.iter().enumerate() {
         // The earliest position allowed: after every matched predecessor.
         let floor = step
@@ -142,21 +162,165 @@ pub fn coverage(task: &Task, reference: &Replay, episode: &Episode) -> Coverage 
         let candidates: Vec<usize> = (0..episode.calls.len())
             .filter(|&i| !used[i] && call_matches(task, s, reference, episode, i))
             .collect();
-        match candidates.iter().find(|&&i| i >= floor) {
-            Some(&i) => {
-                used[i] = true;
-                matched[s] = Some(i);
-            }
-            None if !candidates.is_empty() => inverted.push(step.id.clone()),
-            None if episode.calls.iter().any(|c| c.tool == step.tool) => {
-                mismatch.push(step.id.clone())
-            }
-            None => {}
+        if let Some(&i) = candidates.iter().find(|&&i| i >= floor) {
+            used[i] = true;
+            matched[s] = Some(i);
+            continue;
+        }
+        // One wide call may serve a step and the step after it.
+        if let Some(i) = data_step(step)
+            .then(|| needed(task, s, reference))
+            .flatten()
+            .and_then(|need| obtained.completed_at(&need))
+            .filter(|&i| i + 1 >= floor)
+        {
+            matched[s] = Some(i);
+            by_data.push(step.id.clone());
+            continue;
+        }
+        if !candidates.is_empty() {
+            inverted.push(step.id.clone());
+        } else if episode.calls.iter().any(|c| c.tool == step.tool) {
+            mismatch.push(step.id.clone());
         }
     }
     Coverage {
         matched,
+        by_data,
         inverted,
         key_arg_mismatch: mismatch,
+    }
+}
+
+/// Steps that fetch platform data (not search, arithmetic or the summary).
+fn data_step(step: &Step) -> bool {
+    step.tool != SEARCH && step.tool != CALCULATOR && step.tool != SUMMARIZE_RESULTS
+}
+
+/// A cell's value as compared: numbers rounded to 2 decimals.
+#[derive(Debug, Clone, PartialEq)]
+enum Cell {
+    Number(f64),
+    Text(String),
+}
+
+impl Cell {
+    fn of(v: &Value) -> Option<Cell> {
+        match v {
+            Value::Number(n) => n.as_f64().map(|x| Cell::Number(round2(x))),
+            Value::String(s) => Some(Cell::Text(s.trim().to_string())),
+            _ => None,
+        }
+    }
+}
+
+fn rows(text: &str) -> Option<Vec<serde_json::Map<String, Value>>> {
+    let v: Value = serde_json::from_str(text).ok()?;
+    v.get("rows")?
+        .as_array()?
+        .iter()
+        .map(|r| r.as_object().cloned())
+        .collect()
+}
+
+/// Columns of step `id`'s result that the task reads, or None when some
+/// step reads the whole result (by its result id) or nothing names it.
+fn columns_read(task: &Task, id: &str) -> Option<Vec<String>> {
+    let mut texts: Vec<String> = task.steps.iter().map(|s| s.args.to_string()).collect();
+    if let Some(a) = &task.answer {
+        texts.push(format!("${{{}}}", a.from));
+    }
+    let mut columns = Vec::new();
+    for text in &texts {
+        let open = format!("${{{id}.");
+        for (at, _) in text.match_indices(&open) {
+            let rest = &text[at + open.len()..];
+            let path = &rest[..rest.find('}')?];
+            let column = path.strip_prefix("rows[")?.split_once("].")?.1;
+            columns.push(column.to_string());
+        }
+    }
+    (!columns.is_empty()).then_some(columns)
+}
+
+/// The cells the reference step at `s` obtained that the task reads, or
+/// None when it obtained none (an empty result is not matched by data).
+fn needed(task: &Task, s: usize, reference: &Replay) -> Option<Vec<(String, Cell)>> {
+    let rows = rows(&reference.observations.get(s)?.text)?;
+    let columns = columns_read(task, &task.steps[s].id);
+    let mut out = Vec::new();
+    for row in &rows {
+        for (k, v) in row {
+            let wanted = match &columns {
+                Some(cs) => cs.contains(k),
+                None => v.is_number(),
+            };
+            if let Some(c) = Cell::of(v).filter(|_| wanted) {
+                out.push((k.clone(), c));
+            }
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// What the agent's successful calls obtained, call by call.
+struct Obtained {
+    /// Per call: (column, cell) of every row, and each numeric column's sum.
+    cells: Vec<Vec<(String, Cell)>>,
+    /// Per call: numbers its calculator printed.
+    printed: Vec<Vec<f64>>,
+}
+
+impl Obtained {
+    fn of(episode: &Episode) -> Obtained {
+        let mut cells = Vec::new();
+        let mut printed = Vec::new();
+        for o in &episode.observations {
+            let mut here = Vec::new();
+            let mut numbers_here = Vec::new();
+            if o.ok() && o.tool == CALCULATOR {
+                numbers_here = numbers(&output_of(&o.text)).into_iter().map(round2).collect();
+            } else if let Some(rows) = o.ok().then(|| rows(&o.text)).flatten() {
+                let mut sums: Vec<(String, f64)> = Vec::new();
+                for row in &rows {
+                    for (k, v) in row {
+                        if let Some(c) = Cell::of(v) {
+                            here.push((k.clone(), c));
+                        }
+                        if let Some(x) = v.as_f64() {
+                            match sums.iter_mut().find(|(c, _)| c == k) {
+                                Some((_, t)) => *t += x,
+                                None => sums.push((k.clone(), x)),
+                            }
+                        }
+                    }
+                }
+                if rows.len() > 1 {
+                    here.extend(sums.into_iter().map(|(k, t)| (k, Cell::Number(round2(t)))));
+                }
+            }
+            cells.push(here);
+            printed.push(numbers_here);
+        }
+        Obtained { cells, printed }
+    }
+
+    fn holds(&self, i: usize, (column, cell): &(String, Cell)) -> bool {
+        self.cells[i].iter().any(|(k, c)| k == column && c == cell)
+            || matches!(cell, Cell::Number(x) if self.printed[i].contains(x))
+    }
+
+    /// The first call by which every needed cell has been obtained.
+    fn completed_at(&self, need: &[(String, Cell)]) -> Option<usize> {
+        let mut found = vec![false; need.len()];
+        for i in 0..self.cells.len() {
+            for (f, n) in found.iter_mut().zip(need) {
+                *f = *f || self.holds(i, n);
+            }
+            if found.iter().all(|f| *f) {
+                return Some(i);
+            }
+        }
+        None
     }
 }

@@ -1,10 +1,12 @@
 //! The suite's report sections, in the paper's layouts:
-//! - Table 2: Pass@1 and Pass@3, overall and per tier, and the average
-//!   trajectory length (tool calls per episode);
-//! - Table 3: failure labels (TE PE IF CE Hal LC), episodes with any error
-//!   (#Err) and labels in all (TotE), overall and per tier;
-//! - coverage per tier, pass^k for every k, and each agent's tokens and
-//!   cost per episode.
+//! - Table 2: Pass@1 and Pass@3, overall and per tier, the average length
+//!   in interaction steps (turns) and tool calls per episode;
+//! - Table 3: failure labels (TE PE IF CE Hal LC) over the wrong episodes,
+//!   the wrong episodes (#Err) and their labels in all (TotE), overall and
+//!   per tier; the same labels over every episode in a table of its own;
+//! - the paper's coverage per tier (whole trajectory reproduced, no TE, PE
+//!   or IF), the share of reference steps matched, pass^k for every k, and
+//!   each agent's tokens and cost per episode.
 //!
 //! An agent's row names what a score belongs to: the solution (protocol
 //! and prompt version) and the model behind it.
@@ -57,6 +59,20 @@ fn pass_at(runs: &[&Runs], k: u32) -> Option<Value> {
         return None;
     }
     pct(passk::pass_at_k(&counts(runs), k))
+}
+
+/// Label counts over `episodes`, then the error count, labels in all and
+/// the row's episodes, as Table 3's cells.
+fn label_counts(episodes: &[&Scored], err: usize, in_row: usize) -> Vec<Option<Value>> {
+    let int = |n: usize| Some(Value::Integer(n as i64));
+    let mut cells: Vec<Option<Value>> = Label::ALL
+        .iter()
+        .map(|l| int(episodes.iter().filter(|s| s.labels.contains(l)).count()))
+        .collect();
+    cells.push(int(err));
+    cells.push(int(episodes.iter().map(|s| s.labels.len()).sum()));
+    cells.push(int(in_row));
+    cells
 }
 
 /// The sections, or none before any episode is scored.
@@ -164,27 +180,51 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
         "Avg. length",
         ColumnKind::Number { decimals: 2 },
     ));
+    t2_cols.push(Column::new(
+        "tool-calls",
+        "Tool calls / episode",
+        ColumnKind::Number { decimals: 2 },
+    ));
     let mut t2_rows = Vec::new();
-    // Table 3: failure labels overall and per tier.
-    let mut t3_cols = id_columns();
-    t3_cols.push(Column::new("tier", "Tier", ColumnKind::Text));
-    for l in Label::ALL {
-        t3_cols.push(Column::new(
-            format!("{l:?}"),
-            format!("{l:?}"),
-            ColumnKind::Integer,
-        ));
-    }
-    t3_cols.push(Column::new("err", "#Err", ColumnKind::Integer));
-    t3_cols.push(Column::new("tote", "TotE", ColumnKind::Integer));
-    t3_cols.push(Column::new("episodes", "Episodes", ColumnKind::Integer));
+    // Table 3: failure labels over the wrong episodes, overall and per
+    // tier; the same over every episode.
+    let label_columns = |err: &str, tote: &str| {
+        let mut cols = id_columns();
+        cols.push(Column::new("tier", "Tier", ColumnKind::Text));
+        for l in Label::ALL {
+            cols.push(Column::new(
+                format!("{l:?}"),
+                format!("{l:?}"),
+                ColumnKind::Integer,
+            ));
+        }
+        cols.push(Column::new("err", err, ColumnKind::Integer));
+        cols.push(Column::new("tote", tote, ColumnKind::Integer));
+        cols.push(Column::new("episodes", "Episodes", ColumnKind::Integer));
+        cols
+    };
+    let mut t3_cols = label_columns("#Err", "TotE");
+    t3_cols.push(Column::new(
+        "unlabelled",
+        "Wrong, no label",
+        ColumnKind::Integer,
+    ));
     let mut t3_rows = Vec::new();
+    let all_labels_cols = label_columns("With a label", "Labels");
+    let mut all_labels_rows = Vec::new();
     // Coverage, pass^k and cost.
     let mut t4_cols = id_columns();
     for scope in ["overall", "l1", "l2", "l3"] {
         t4_cols.push(Column::new(
             format!("{scope}-coverage"),
             format!("{} coverage", scope.to_uppercase()),
+            p,
+        ));
+    }
+    for scope in ["overall", "l1", "l2", "l3"] {
+        t4_cols.push(Column::new(
+            format!("{scope}-step-share"),
+            format!("{} steps matched", scope.to_uppercase()),
             p,
         ));
     }
@@ -235,6 +275,7 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
             row.push(pass_at(&runs, 1));
             row.push(pass_at(&runs, 3));
         }
+        row.push(mean(a.scored.iter().map(|s| s.turns as f64)).map(Value::Number));
         row.push(mean(a.scored.iter().map(|s| s.calls as f64)).map(Value::Number));
         t2_rows.push(row);
 
@@ -249,24 +290,29 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
             )
         })) {
             let scored = tier_scored(tier);
+            let wrong: Vec<&Scored> = scored.iter().copied().filter(|s| !s.correct).collect();
             let mut row = id(name, &model, &a.protocol);
             row.push(Some(Value::Text(label.into())));
-            for l in Label::ALL {
-                let c = scored.iter().filter(|s| s.labels.contains(&l)).count();
-                row.push(Some(Value::Integer(c as i64)));
-            }
-            let err = scored.iter().filter(|s| !s.labels.is_empty()).count();
-            let tote: usize = scored.iter().map(|s| s.labels.len()).sum();
-            row.push(Some(Value::Integer(err as i64)));
-            row.push(Some(Value::Integer(tote as i64)));
-            row.push(Some(Value::Integer(scored.len() as i64)));
+            row.extend(label_counts(&wrong, wrong.len(), scored.len()));
+            let unlabelled = wrong.iter().filter(|s| s.labels.is_empty()).count();
+            row.push(Some(Value::Integer(unlabelled as i64)));
             t3_rows.push(row);
+            let mut row = id(name, &model, &a.protocol);
+            row.push(Some(Value::Text(label.into())));
+            let labelled = scored.iter().filter(|s| !s.labels.is_empty()).count();
+            row.extend(label_counts(&scored, labelled, scored.len()));
+            all_labels_rows.push(row);
         }
 
         let mut row = id(name, &model, &a.protocol);
-        row.push(mean(a.scored.iter().map(|s| s.coverage)).and_then(pct));
+        let covered = |s: &&Scored| if s.covered { 1.0 } else { 0.0 };
+        row.push(mean(a.scored.iter().map(|s| covered(&s))).and_then(pct));
         for t in TIERS {
-            row.push(mean(tier_scored(Some(t)).iter().map(|s| s.coverage)).and_then(pct));
+            row.push(mean(tier_scored(Some(t)).iter().map(covered)).and_then(pct));
+        }
+        row.push(mean(a.scored.iter().map(|s| s.step_share)).and_then(pct));
+        for t in TIERS {
+            row.push(mean(tier_scored(Some(t)).iter().map(|s| s.step_share)).and_then(pct));
         }
         for k in 1..=n_max {
             row.push(if all_runs.is_empty() {
@@ -298,7 +344,12 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
             scorer: None,
             columns: t2_cols,
             rows: t2_rows,
-            notes: vec![n_note],
+            notes: vec![
+                n_note,
+                "Avg. length: the paper's interaction steps, the agent's turns in the tool \
+                 phase (the closing answer call not counted); tool calls per episode beside it."
+                    .into(),
+            ],
         },
         Table {
             id: "failures".into(),
@@ -307,10 +358,25 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
             columns: t3_cols,
             rows: t3_rows,
             notes: vec![
-                "TE tool error (missing or stray tool, dependency violation); PE parameter \
-                 error; IF a turn without a tool call; CE computation error; Hal a number \
-                 found in no observation; LC context overflow or long repetitive episode. \
-                 #Err: episodes with any label; TotE: labels in all."
+                "Counted over the wrong episodes, as the paper counts its failed cases. TE \
+                 tool error (a step not reached with its tool never called, a stray tool, a \
+                 dependency violation); PE parameter error; IF a turn without a tool call; CE \
+                 computation error; Hal a number found in no observation; LC context overflow \
+                 or long repetitive episode. #Err: wrong episodes; TotE: their labels in all; \
+                 Episodes: every episode in the row; Wrong, no label: wrong episodes the checks \
+                 found no reason for."
+                    .into(),
+            ],
+        },
+        Table {
+            id: "labels-all-episodes".into(),
+            title: Some("Failure labels over every episode".into()),
+            scorer: None,
+            columns: all_labels_cols,
+            rows: all_labels_rows,
+            notes: vec![
+                "The labels of right and wrong episodes alike: a right answer reached with \
+                 a tool-less turn or a dependency violation still carries its label here."
                     .into(),
             ],
         },
@@ -321,8 +387,12 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
             columns: t4_cols,
             rows: t4_rows,
             notes: vec![
-                "pass^k = mean over tasks of C(c,k)/C(n,k): all k runs right (τ-bench). \
-                 Tokens and cost are per episode, at the agent provider's prices."
+                "Coverage as the paper counts it: the share of episodes that reproduce the \
+                 whole reference trajectory (every step matched, by its call or by the data \
+                 obtained) with no TE, PE or IF label. Steps matched: the mean share of the \
+                 reference's steps matched. pass^k = mean over tasks of C(c,k)/C(n,k): all \
+                 k runs right (τ-bench). Tokens and cost are per episode, at the agent \
+                 provider's prices."
                     .into(),
             ],
         },
@@ -337,9 +407,9 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
         intro: Some(
             "Every episode is graded against its task's reference trajectory replayed on the same \
              world date: numbers equal after rounding to 2 decimals, id lists as sets, yes/no and \
-             choices by name. Coverage counts reference steps matched by a call with the same tool \
-             and key arguments in an order the step graph allows. A failed episode counts as a \
-             wrong run."
+             choices by name. A reference step is matched by a call with the same tool and key \
+             arguments in an order the step graph allows, or by the data the agent obtained. A \
+             failed episode counts as a wrong run."
                 .into(),
         ),
         tables,

@@ -29,8 +29,13 @@ pub const PASS_AT_K: &str = "pass-at-k";
 
 /// Score metric: the answer is right (100) or not (0).
 pub const CORRECT: &str = "correct";
-/// Score metric: share of reference steps covered, 0–100.
+/// Score metric: the paper's trajectory coverage, 100 when the whole
+/// reference trajectory was reproduced with no TE, PE or IF label, else 0.
 pub const COVERAGE: &str = "coverage";
+/// Score metric: share of the reference's steps matched, 0–100.
+pub const STEP_SHARE: &str = "step-share";
+/// Score metric: the agent's turns in the tool phase (interaction steps).
+pub const TURNS: &str = "turns";
 /// Score metric: tool calls the agent made.
 pub const CALLS: &str = "calls";
 
@@ -82,10 +87,15 @@ pub struct Scored {
     pub tier: Tier,
     /// The answer is right.
     pub correct: bool,
+    /// The whole reference trajectory reproduced with no TE, PE or IF
+    /// label (the paper's coverage of one sample).
+    pub covered: bool,
     /// Reference steps matched, 0..=1.
-    pub coverage: f64,
+    pub step_share: f64,
     /// Failure labels.
     pub labels: Vec<Label>,
+    /// Turns in the tool phase (the closing answer call not counted).
+    pub turns: usize,
     /// Tool calls made.
     pub calls: usize,
     /// Reference calls.
@@ -198,14 +208,18 @@ pub fn run(job: &Job) -> Result<StageOutput, JobError> {
                 task: setting.task.id.clone(),
                 tier: setting.task.tier,
                 correct,
-                coverage: s.coverage.fraction(),
+                covered: s.covered(),
+                step_share: s.coverage.step_share(),
                 labels: s.labels.iter().copied().collect(),
+                turns: run.turns.len(),
                 calls: run.episode.calls.len(),
                 reference_calls: reference.calls.len(),
             };
             let mut scores = vec![
                 score(CORRECT, if correct { 100.0 } else { 0.0 }),
-                score(COVERAGE, 100.0 * kept.coverage),
+                score(COVERAGE, if kept.covered { 100.0 } else { 0.0 }),
+                score(STEP_SHARE, 100.0 * kept.step_share),
+                score(TURNS, kept.turns as f64),
                 score(CALLS, kept.calls as f64),
             ];
             scores.extend(Label::ALL.iter().map(|l| {

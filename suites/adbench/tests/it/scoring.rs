@@ -278,7 +278,7 @@ fn the_reference_itself_scores_clean() {
     let f = fixture();
     let s = run(&f, f.reference.calls.clone(), &answer_text(&f.reference), 0);
     assert_eq!(s.grade, Grade::Correct);
-    assert_eq!(s.coverage.fraction(), 1.0);
+    assert_eq!(s.coverage.step_share(), 1.0);
     assert!(s.labels.is_empty(), "{:?}", s.labels);
 }
 
@@ -295,7 +295,7 @@ fn parallel_or_reordered_independent_calls_still_cover() {
         .replace("r2", "r3"));
     let calls = vec![c[2].clone(), c[0].clone(), c[1].clone(), calc, c[4].clone()];
     let s = run(&f, calls, &answer_text(&f.reference), 0);
-    assert_eq!(s.coverage.fraction(), 1.0);
+    assert_eq!(s.coverage.step_share(), 1.0);
     assert!(s.labels.is_empty(), "{:?}", s.labels);
 }
 
@@ -312,7 +312,7 @@ fn an_inverted_dependency_does_not_cover_and_is_a_tool_error() {
         c[4].clone(),
     ];
     let s = run(&f, calls, &answer_text(&f.reference), 0);
-    assert!(s.coverage.fraction() < 1.0);
+    assert!(s.coverage.step_share() < 1.0);
     assert_eq!(s.coverage.inverted, vec!["s2".to_string()]);
     assert!(labels(&s).contains(&Label::TE));
 }
@@ -358,7 +358,7 @@ fn id_lists_match_as_sets_and_extra_fields_are_allowed() {
     calls[1].args["account_id_list"] = json!(ids);
     calls[1].args["fields"] = json!(["view_count", "ctr", "cost"]);
     let s = run(&f, calls, &answer_text(&f.reference), 0);
-    assert_eq!(s.coverage.fraction(), 1.0);
+    assert_eq!(s.coverage.step_share(), 1.0);
     assert!(s.labels.is_empty(), "{:?}", s.labels);
 }
 
@@ -371,7 +371,7 @@ fn a_schema_rejection_is_a_parameter_error() {
     calls.insert(1, bad);
     let s = run(&f, calls, &answer_text(&f.reference), 0);
     assert!(labels(&s).contains(&Label::PE));
-    assert_eq!(s.coverage.fraction(), 1.0);
+    assert_eq!(s.coverage.step_share(), 1.0);
 }
 
 #[test]
@@ -466,5 +466,5 @@ fn a_search_counts_only_when_the_entry_is_in_its_top_three() {
     calls[2].args["query"] = json!("ad group status");
     let s = run(&f, calls, &answer_text(&f.reference), 0);
     assert_eq!(s.coverage.matched[2], None);
-    assert!((s.coverage.fraction() - 0.8).abs() < 1e-12);
+    assert!((s.coverage.step_share() - 0.8).abs() < 1e-12);
 }

@@ -40,7 +40,7 @@ fn check_scripts(
         let oracle = play(Script::Oracle, t, &r, &p).expect("the oracle always applies");
         let s = score(t, &r, &oracle);
         assert_eq!(s.grade, Grade::Correct, "{} on {d}", t.id);
-        assert_eq!(s.coverage.fraction(), 1.0, "{} on {d}", t.id);
+        assert_eq!(s.coverage.step_share(), 1.0, "{} on {d}", t.id);
         assert!(s.labels.is_empty(), "{} on {d}: {:?}", t.id, s.labels);
         for (i, (script, label)) in MUTANTS.iter().enumerate() {
             let Some(e) = play(*script, t, &r, &p) else {
