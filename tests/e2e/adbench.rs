@@ -352,7 +352,7 @@ async fn adbench_local_function_calling_episodes_act() {
     assert_eq!(r.jobs[SOLVE].planned, 3);
     let pass = table(&r, "adbench", "pass-at-k");
     let fc = row(pass, "function-calling", None);
-    assert_eq!(text(&fc[col(pass, "protocol", None)]), "adbench-fc-v1");
+    assert_eq!(text(&fc[col(pass, "protocol", None)]), "adbench-fc-v2");
     // Avg. length is tool calls per episode; the answer call is not one.
     let calls = number(&fc[col(pass, "avg-length", None)]).unwrap_or_default();
     assert!(
