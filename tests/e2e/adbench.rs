@@ -154,7 +154,8 @@ async fn adbench_scripted_agents_score_as_designed_on_three_dates() {
     assert_eq!(number(&toolless[col(fail, "err", None)]), Some(0.0));
     assert_eq!(number(&toolless[col(fail, "IF", None)]), Some(0.0));
     // Mutants answer from what they saw: those whose mutation changes the
-    // data or the arithmetic get answers wrong.
+    // data or the arithmetic get answers wrong (the crate's tests pin
+    // which tasks' data each mutation changes).
     for agent in ["wrong-dates", "wrong-arithmetic"] {
         let p1 = number(&row(pass, agent, None)[col(pass, "overall-pass@1", None)]);
         assert!(p1 < Some(1.0), "{agent} answered everything right");
@@ -396,7 +397,7 @@ async fn adbench_local_function_calling_episodes_act() {
     assert_eq!(r.jobs[SOLVE].planned, 3);
     let pass = table(&r, "adbench", "pass-at-k");
     let fc = row(pass, "function-calling", None);
-    assert_eq!(text(&fc[col(pass, "protocol", None)]), "adbench-fc-v1");
+    assert_eq!(text(&fc[col(pass, "protocol", None)]), "adbench-fc-v2");
     // Tool calls per episode; the answer call is not one.
     let calls = number(&fc[col(pass, "tool-calls", None)]).unwrap_or_default();
     assert!(

@@ -12,10 +12,10 @@ use super::{Brief, Limits};
 use crate::tools::spec::{GET_USER_ACCOUNT_LIST, SUMMARIZE_RESULTS};
 
 /// Version of the ReAct prompt protocol (tags, system prompt, replies).
-pub const REACT_PROMPT_VERSION: &str = "adbench-react-v1";
+pub const REACT_PROMPT_VERSION: &str = "adbench-react-v2";
 
 /// Version of the function-calling prompt protocol.
-pub const FC_PROMPT_VERSION: &str = "adbench-fc-v1";
+pub const FC_PROMPT_VERSION: &str = "adbench-fc-v2";
 
 /// The request for the final answer, after `summarize_results`. Agents
 /// (and scripted models) recognise the closing call by it: the last
@@ -59,6 +59,7 @@ its tools.
 # Rules
 - Dates in the question are relative to today (given below). Write dates as YYYY-MM-DD.
 - Data for today covers only the hours completed so far; full days end yesterday.
+- A question that names no account is about all of the advertiser's accounts.
 - Account ids come only from {list}: call it before any tool that takes an account id, and \
 never guess an id.
 - Every successful tool result gets an id (r1, r2, ...). In the calculator, earlier results \
@@ -116,6 +117,8 @@ Each turn, write your plan, then the tool calls to make now, exactly in this for
 <tool><TOOL_NAME>a tool's name</TOOL_NAME><INPUT>{{\"argument\": \"value\"}}</INPUT></tool>
 </tools>
 - INPUT is one JSON object holding the tool's arguments, as its schema below says.
+- Inside <tools>, an entry may also be written as two lines, TOOL_NAME: a tool's name, then \
+INPUT: the JSON object (which may run over several lines). Entries outside <tools> do not run.
 - The calls of one <tools> block run together, in order, before you see any result: put \
 in one turn only calls that do not need each other's results. At most {max} calls a turn.
 - The results come back in one message of <tool_res> entries, one per call, in the order of \
@@ -191,6 +194,8 @@ mod tests {
             "at most 12 turns",
             "At most 8 calls a turn",
             "<TOOL_NAME>",
+            "TOOL_NAME: a tool's name",
+            "names no account is about all of the advertiser's accounts",
         ] {
             assert!(p.contains(needle), "{needle:?} missing from:\n{p}");
         }
@@ -200,6 +205,7 @@ mod tests {
         }
         let fc = function_calling_system(&brief(), &Limits::default());
         assert!(fc.contains("user_id is 4242") && !fc.contains("<TOOL_NAME>"));
+        assert!(fc.contains("names no account is about all of the advertiser's accounts"));
         // Episodes differ only after the shared part, so a local model
         // prefills that once for all of them.
         let other = Brief {

@@ -1,7 +1,14 @@
 //! The paper's ReAct tags, both ways: reading a reply's `<plan>` and its
-//! `<tools>` block of `<tool><TOOL_NAME>…</TOOL_NAME><INPUT>{…}</INPUT></tool>`
-//! entries, writing a turn in that form (scripted models), and writing the
+//! `<tools>` block, writing a turn (scripted models), and writing the
 //! `<tool_res>` entries and corrections the agent reads back.
+//!
+//! An entry of the block is written in either of two forms, mixed freely:
+//! tagged, `<tool><TOOL_NAME>…</TOOL_NAME><INPUT>{…}</INPUT></tool>`, or the
+//! paper's lines, `TOOL_NAME: name` then `INPUT: {…}` (the JSON may run
+//! over several lines, up to the next entry or the block's end). Entries
+//! count only inside the one `<tools>` block: the block is what tells a
+//! call from prose, so an entry written outside it is a malformed turn
+//! with a correction saying so, never silently a tool-less one.
 
 use std::fmt::Write as _;
 
@@ -40,11 +47,58 @@ fn element<'t>(
     })
 }
 
+/// Opens an entry in the paper's line form.
+const NAME_LINE: &str = "TOOL_NAME:";
+/// Opens the arguments of a line-form entry.
+const INPUT_LINE: &str = "INPUT:";
+
+/// True when a line of `text` opens a call entry in either form.
+fn has_entry(text: &str) -> bool {
+    text.contains("<tool>") || text.lines().any(|l| l.trim_start().starts_with(NAME_LINE))
+}
+
+/// Where the entry after `from` in `body` starts: the first line opening
+/// an entry, or the end of the body.
+fn next_entry(body: &str, from: usize) -> usize {
+    let mut at = from;
+    while let Some(n) = body[at..].find('\n') {
+        at += n + 1;
+        let line = body[at..].trim_start_matches([' ', '\t']);
+        if line.starts_with(NAME_LINE) || line.starts_with("<tool>") {
+            return at;
+        }
+    }
+    body.len()
+}
+
+/// Reads the line-form entry `n` starting at `at` in `body` (which starts
+/// with [`NAME_LINE`] there): the call and where the next entry starts.
+fn line_entry(body: &str, at: usize, n: usize) -> Result<(RawCall, usize), FormatError> {
+    let name_at = at + NAME_LINE.len();
+    let line_end = body[name_at..]
+        .find('\n')
+        .map_or(body.len(), |i| name_at + i);
+    let name = body[name_at..line_end].trim().to_string();
+    let end = next_entry(body, at);
+    let rest = &body[line_end..end];
+    let Some(input) = rest.trim_start().strip_prefix(INPUT_LINE) else {
+        return Err(FormatError::MissingInput { entry: n, name });
+    };
+    Ok((
+        RawCall {
+            name,
+            input: input.trim().to_string(),
+        },
+        end,
+    ))
+}
+
 /// Reads one ReAct reply.
 ///
 /// # Errors
 /// A [`FormatError`]: no plan, an unclosed tag, `<tools>` before the plan
-/// or twice, text between entries, an entry without its name or input.
+/// or twice, text between entries, an entry without its name or input, an
+/// entry outside the `<tools>` block.
 pub fn parse(text: &str) -> Result<Reply, FormatError> {
     let (plan_at, plan, after_plan) =
         element(text, 0, "<plan>", "</plan>").ok_or(FormatError::NoPlan)??;
@@ -52,14 +106,23 @@ pub fn parse(text: &str) -> Result<Reply, FormatError> {
         return Err(FormatError::ToolsBeforePlan);
     }
     let Some(block) = element(text, after_plan, "<tools>", "</tools>") else {
+        if has_entry(&text[..plan_at]) || has_entry(&text[after_plan..]) {
+            return Err(FormatError::EntriesOutsideTools);
+        }
         return Ok(Reply {
             plan: plan.trim().to_string(),
             calls: Vec::new(),
         });
     };
-    let (_, body, after_block) = block?;
+    let (block_at, body, after_block) = block?;
     if text[after_block..].contains("<tools>") {
         return Err(FormatError::SecondTools);
+    }
+    if has_entry(&text[..plan_at])
+        || has_entry(&text[after_plan..block_at])
+        || has_entry(&text[after_block..])
+    {
+        return Err(FormatError::EntriesOutsideTools);
     }
     let mut calls = Vec::new();
     let mut at = 0;
@@ -69,6 +132,13 @@ pub fn parse(text: &str) -> Result<Reply, FormatError> {
         if rest.trim().is_empty() {
             break;
         }
+        let n = calls.len() + 1;
+        if rest[lead..].starts_with(NAME_LINE) {
+            let (call, end) = line_entry(body, at + lead, n)?;
+            calls.push(call);
+            at = end;
+            continue;
+        }
         if !rest[lead..].starts_with("<tool>") {
             return Err(FormatError::StrayText {
                 text: rest.trim().chars().take(40).collect(),
@@ -76,7 +146,6 @@ pub fn parse(text: &str) -> Result<Reply, FormatError> {
         }
         let (_, entry, end) =
             element(body, at + lead, "<tool>", "</tool>").expect("starts with <tool>")?;
-        let n = calls.len() + 1;
         let field = |tag: &str| -> Result<String, FormatError> {
             let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
             match element(entry, 0, &open, &close) {
@@ -138,7 +207,8 @@ pub fn results(observations: &[Observation], max_chars: usize) -> String {
 pub fn rejected(e: &FormatError) -> String {
     format!(
         "<format_error>{e}</format_error>\nNothing was run. Reply with <plan>…</plan> and one \
-<tools> block of <tool><TOOL_NAME>…</TOOL_NAME><INPUT>{{…}}</INPUT></tool> entries."
+<tools> block of <tool><TOOL_NAME>…</TOOL_NAME><INPUT>{{…}}</INPUT></tool> entries, or of \
+entries written as a TOOL_NAME: line then an INPUT: line."
     )
 }
 
@@ -176,5 +246,38 @@ mod tests {
         assert_eq!(back, calls);
         let none = parse(&write("think first", &[])).expect("well-formed");
         assert!(none.calls.is_empty());
+    }
+
+    #[test]
+    fn line_entries_read_up_to_the_next_entry_or_the_blocks_end() {
+        let text =
+            "<plan>p</plan>\n<tools>\nTOOL_NAME: calculator\nINPUT: {\"code\":\n  \"print(1)\"}\n\
+<tool><TOOL_NAME>search</TOOL_NAME><INPUT>{}</INPUT></tool>\n\tTOOL_NAME:  summarize_results \n\n\
+INPUT:\n{\"query\": \"Resolved\"}\n</tools>";
+        let r = parse(text).expect("well-formed");
+        let got: Vec<(&str, &str)> = r
+            .calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.input.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("calculator", "{\"code\":\n  \"print(1)\"}"),
+                ("search", "{}"),
+                ("summarize_results", "{\"query\": \"Resolved\"}"),
+            ]
+        );
+        assert_eq!(
+            parse("<plan>p</plan><tools>TOOL_NAME: search</tools>"),
+            Err(FormatError::MissingInput {
+                entry: 1,
+                name: "search".into()
+            })
+        );
+        assert_eq!(
+            parse("TOOL_NAME: search\nINPUT: {}\n<plan>p</plan>"),
+            Err(FormatError::EntriesOutsideTools)
+        );
     }
 }

@@ -90,6 +90,17 @@ pub enum FormatError {
         /// The tag.
         tag: String,
     },
+    /// A `TOOL_NAME:` line without an `INPUT:` line after it.
+    #[error("entry {entry} (TOOL_NAME: {name}) has no INPUT: line after it")]
+    MissingInput {
+        /// 1-based entry.
+        entry: usize,
+        /// The name written.
+        name: String,
+    },
+    /// A call entry written outside the `<tools>` block.
+    #[error("a tool entry is written outside <tools>…</tools>; only entries inside the block run")]
+    EntriesOutsideTools,
     /// A call names a tool that is not offered.
     #[error("call {entry} names {name:?}, which is not a tool; the tools are {known}")]
     UnknownTool {
@@ -158,6 +169,8 @@ impl FormatError {
             FormatError::SecondTools => "second-tools",
             FormatError::StrayText { .. } => "stray-text",
             FormatError::MissingTag { .. } => "missing-tag",
+            FormatError::MissingInput { .. } => "missing-input",
+            FormatError::EntriesOutsideTools => "entries-outside-tools",
             FormatError::UnknownTool { .. } => "unknown-tool",
             FormatError::BadJson { .. } => "bad-json",
             FormatError::NotAnObject { .. } => "not-an-object",

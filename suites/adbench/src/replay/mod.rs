@@ -59,8 +59,9 @@ pub struct ReplayError {
     pub message: String,
 }
 
-/// Parses an observation's text, with its step's result id as `rid`.
-fn parsed(obs: &Observation) -> Value {
+/// Parses an observation's text, with its step's result id as `rid`: what
+/// templates and answer specs read.
+pub fn parsed(obs: &Observation) -> Value {
     let mut v: Value = serde_json::from_str(&obs.text).unwrap_or(Value::Null);
     if let (Value::Object(m), Some(id)) = (&mut v, &obs.result_id) {
         m.insert("rid".into(), Value::String(id.clone()));

@@ -2,29 +2,31 @@
 //! the `Oracle` replays the reference and answers it; each mutant breaks
 //! one thing and should earn its failure label (no account list → TE,
 //! wrong dates → PE, a tool-less turn → IF, wrong arithmetic → CE, an
-//! invented number → Hal).
+//! invented number → Hal). A mutant answers from its own results, as an
+//! agent would, so where its mutation changes the data its answer is
+//! wrong and the answer metric is tested too.
 //!
 //! A script is a [`Plan`]: its calls, turns without a tool and answer.
 //! [`episode`] plays it directly; [`ScriptedModel`] writes it turn by turn
 //! through an agent protocol, so the agent loop is checked by the same
 //! labels.
 //!
-//! - `model`: the plan as a chat model's replies.
+//! - `model`: the plan as a chat model's replies;
+//! - `own`: a mutant's own run of the reference, and its answer read from
+//!   what that run returned.
 
 mod model;
+pub mod own;
 
 pub use model::ScriptedModel;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use crate::replay::calculator_tool::CALCULATOR;
 use crate::replay::{Answer, Replay};
 use crate::scoring::Episode;
 use crate::tasks::{AnswerKind, Task};
 use crate::tools::spec::GET_USER_ACCOUNT_LIST;
 use crate::tools::{Call, Platform};
-use crate::world::Day;
 
 /// A scripted agent (serde names as [`Script::name`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -102,42 +104,18 @@ pub fn answer_text(answer: Option<&Answer>) -> String {
     }
 }
 
-/// Renumbers result ids `rN` in calculator code after result `removed` is gone.
-fn renumber(code: &str, removed: usize) -> String {
-    let b = code.as_bytes();
-    let mut out = String::with_capacity(code.len());
-    let mut i = 0;
-    while i < b.len() {
-        let starts = b[i] == b'r'
-            && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
-            && b.get(i + 1).is_some_and(u8::is_ascii_digit);
-        if starts {
-            let mut j = i + 1;
-            while j < b.len() && b[j].is_ascii_digit() {
-                j += 1;
-            }
-            if !(j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_')) {
-                let n: usize = code[i + 1..j].parse().unwrap_or(0);
-                out.push_str(&format!("r{}", if n > removed { n - 1 } else { n }));
-                i = j;
-                continue;
-            }
-        }
-        out.push(b[i] as char);
-        i += 1;
-    }
-    out
+/// The reference step the task's answer is read from (its index in
+/// `task.steps`), or None for a task without an answer.
+pub fn answer_step(task: &Task) -> Option<usize> {
+    let head = task.answer.as_ref()?.from.split(['.', '[']).next()?;
+    task.steps.iter().position(|s| s.id == head)
 }
 
-fn shift_dates(args: &mut Value) -> bool {
-    let mut shifted = false;
-    for key in ["begin", "end", "date"] {
-        if let Some(d) = args.get(key).and_then(Value::as_str).and_then(Day::parse) {
-            args[key] = Value::String(d.plus(-1).to_string());
-            shifted = true;
-        }
+impl Plan {
+    /// The call that plays reference step `step`, if the plan makes one.
+    pub fn call_of(&self, step: usize) -> Option<usize> {
+        self.steps.iter().position(|&s| s == step)
     }
-    shifted
 }
 
 /// The episode `script` plays on `task`, or None when the mutation does
@@ -158,34 +136,38 @@ pub fn episode(
 }
 
 /// What `script` does on `task`, or None when the mutation does not apply
-/// to it. `platform` runs the reference's calculator code for the
-/// wrong-arithmetic mutant, which reports what its slip printed.
+/// to it. The oracle copies the reference; a mutant plays the reference
+/// with its mutation on `platform` and answers from what its own calls
+/// returned (see [`own`]), so a mutation that changes the data changes the
+/// answer.
 pub fn plan(script: Script, task: &Task, reference: &Replay, platform: &Platform) -> Option<Plan> {
-    let mut calls: Vec<Call> = reference.calls.clone();
-    let mut steps: Vec<usize> = (0..calls.len()).collect();
-    let mut text = answer_text(reference.answer.as_ref());
+    let mut mutation = own::Mutation::default();
     let mut toolless = 0;
     match script {
-        Script::Oracle => {}
+        Script::Oracle => {
+            return Some(Plan {
+                calls: reference.calls.clone(),
+                steps: (0..reference.calls.len()).collect(),
+                toolless_turns: 0,
+                answer: answer_text(reference.answer.as_ref()),
+            })
+        }
         Script::NoAccountList => {
-            let at = calls.iter().position(|c| c.tool == GET_USER_ACCOUNT_LIST)?;
-            let rid = reference.observations[at].result_id.as_deref()?;
-            let removed: usize = rid.trim_start_matches('r').parse().ok()?;
-            calls.remove(at);
-            steps.remove(at);
-            for c in calls.iter_mut().filter(|c| c.tool == CALCULATOR) {
-                let code = renumber(c.args["code"].as_str()?, removed);
-                c.args["code"] = Value::String(code);
-            }
+            mutation.skip = Some(
+                task.steps
+                    .iter()
+                    .position(|s| s.tool == GET_USER_ACCOUNT_LIST)?,
+            );
         }
         Script::WrongDates => {
-            let mut any = false;
-            for c in &mut calls {
-                any |= shift_dates(&mut c.args);
-            }
-            if !any {
+            if !reference
+                .calls
+                .iter()
+                .any(|c| own::shift_dates(&mut c.args.clone()))
+            {
                 return None;
             }
+            mutation.shift_dates = true;
         }
         Script::ToollessTurn => toolless = 1,
         Script::WrongArithmetic => {
@@ -195,45 +177,28 @@ pub fn plan(script: Script, task: &Task, reference: &Replay, platform: &Platform
             {
                 return None;
             }
-            if reference.answer == Some(Answer::Number(0.0)) {
-                return None; // 1.1 × 0 is still right
-            }
-            let step = spec.from.split('.').next()?;
-            let at = task.steps.iter().position(|s| s.id == step)?;
-            let code = calls[at].args["code"].as_str()?;
-            let i = code.rfind("print(")?;
-            let close = code.rfind(')').filter(|&j| j > i)?;
-            let wrong = format!(
-                "{}print(1.1 * ({})){}",
-                &code[..i],
-                &code[i + 6..close],
-                &code[close..].trim_start_matches(')')
-            );
-            calls[at].args["code"] = Value::String(wrong);
-            // The agent reports what its wrong code printed.
-            let printed = Episode::play(platform, calls.clone(), "", 0).observations[at]
-                .text
-                .clone();
-            let v: Value = serde_json::from_str(&printed).ok()?;
-            let printed = v["output"].as_str()?.trim().to_string();
-            if printed
-                .parse::<f64>()
-                .ok()
-                .map(crate::replay::answer::round2)
-                == reference.answer.as_ref().and_then(|a| match a {
-                    Answer::Number(n) => Some(*n),
-                    _ => None,
-                })
-            {
-                return None; // the slip did not change the value
-            }
-            text = format!("The answer is {printed}.");
+            let at = answer_step(task)?;
+            own::slip(reference.calls.get(at)?.args["code"].as_str()?)?;
+            mutation.slip_at = Some(at);
         }
+        Script::InventedNumber => {}
+    }
+    let run = own::play(task, reference, platform, &mutation)?;
+    let answer = run.answer(task);
+    let mut text = match &answer {
+        Some(a) => answer_text(Some(a)),
+        None if task.answer.is_none() => answer_text(None),
+        None => own::NO_ANSWER.to_string(),
+    };
+    match script {
+        // A slip that leaves the value as it was is no slip (1.1 × 0).
+        Script::WrongArithmetic if answer == reference.answer => return None,
         Script::InventedNumber => text.push_str(&format!(" The previous figure was {INVENTED}.")),
+        _ => {}
     }
     Some(Plan {
-        calls,
-        steps,
+        calls: run.calls,
+        steps: run.steps,
         toolless_turns: toolless,
         answer: text,
     })

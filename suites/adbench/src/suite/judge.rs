@@ -1,13 +1,14 @@
 //! The optional LLM judge: stage `judge`, one job per scored episode and
 //! judge, on the model lane, declared when the sweep lists `judges`.
 //!
-//! Our prompt asks the paper's six yes/no questions, one per failure label
-//! (TE PE IF CE Hal LC), and the judge answers with one forced
-//! `record_verdict` call (so a local model's constrained decoder always
-//! writes a readable verdict; a remote model gets the provider's one
-//! re-ask, then its verdict counts as unreadable). The deterministic checks
-//! stay the score: the judge is a second opinion, and the report sets its
-//! answers against the checks' labels with Cohen's κ.
+//! The prompt asks six yes/no questions of our own wording, not the
+//! paper's, one per failure label of its taxonomy (TE PE IF CE Hal LC),
+//! and the judge answers with one forced `record_verdict` call (so a
+//! local model's constrained decoder always writes a readable verdict; a
+//! remote model gets the provider's one re-ask, then its verdict counts as
+//! unreadable). The deterministic checks stay the score: the judge is a
+//! second opinion, and the report sets its answers against the checks'
+//! labels with Cohen's κ.
 
 use std::collections::BTreeSet;
 

@@ -9,7 +9,7 @@ use super::error::ToolError;
 use super::platform::Ctx;
 use super::table::{page_of, parse_paging};
 use crate::world::catalog::{Audit, AGES, GENDERS, REGIONS};
-use crate::world::{AdGroup, GroupStatus, World};
+use crate::world::{AdGroup, Day, GroupStatus, World};
 
 /// Resolves `user_id` to a user index.
 ///
@@ -50,7 +50,29 @@ pub fn owned_accounts(
     Ok(out)
 }
 
-/// `get_user_account_list`.
+/// The last day before today on which account `a` spent money, or None
+/// when it spent nothing in the history window. It walks back from
+/// yesterday, skipping days the account or a group cannot serve, so a
+/// serving account costs one day of its groups.
+pub fn last_consumption(w: &World, a: usize) -> Option<Day> {
+    let acc = &w.accounts()[a];
+    let mut day = w.today().plus(-1);
+    while day >= w.history_start() {
+        let spent = w.demand_on(a, day) > 0.0
+            && acc
+                .groups
+                .iter()
+                .any(|&g| w.groups()[g].serves_on(day) && w.group_day(g, day).cost > 0);
+        if spent {
+            return Some(day);
+        }
+        day = day.plus(-1);
+    }
+    None
+}
+
+/// `get_user_account_list`: id, name, industry and last consumption date
+/// (null when none in the history window) of each account.
 ///
 /// # Errors
 /// Bad `user_id`, `page_size` or `page`.
@@ -62,7 +84,12 @@ pub fn user_account_list(w: &World, ctx: &mut Ctx<'_>, a: &Args<'_>) -> Result<V
         .iter()
         .map(|&i| {
             let acc = &w.accounts()[i];
-            json!({"Account ID": acc.id, "Account name": acc.name, "Industry": acc.industry.name()})
+            json!({
+                "Account ID": acc.id,
+                "Account name": acc.name,
+                "Industry": acc.industry.name(),
+                "Last consumption date": last_consumption(w, i).map(|d| d.to_string()),
+            })
         })
         .collect();
     let mut m = page_of(rows, size, page)?;

@@ -72,7 +72,7 @@ pub fn specs() -> Vec<Tool> {
     vec![
         Tool {
             name: GET_USER_ACCOUNT_LIST.into(),
-            description: "List the ad accounts of a user. The only source of account ids: call it before any account-scoped tool.".into(),
+            description: "List the ad accounts of a user: id, name, industry and last consumption date (the last day before today on which the account spent; null if none in the data). The only source of account ids: call it before any account-scoped tool.".into(),
             parameters: object(json!({"user_id": id(), "page_size": page_size(), "page": page()}), &["user_id", "page_size"]),
         },
         Tool {

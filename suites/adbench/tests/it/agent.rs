@@ -221,6 +221,57 @@ async fn parallel_calls_in_one_tools_block_run_in_order_in_one_turn() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_papers_tool_name_and_input_lines_run_like_tagged_entries() {
+    // Two line-form entries (the second's JSON over several lines) and a
+    // tagged one in the same block, in that order.
+    let first = format!(
+        "<plan>List the accounts, look up CTR, count.</plan>\n<tools>\n\
+TOOL_NAME: get_user_account_list\nINPUT: {}\n\
+  TOOL_NAME: search\nINPUT: {{\n  \"query\": \"ctr\"\n}}\n{}\n</tools>",
+        list_args(),
+        tool("calculator", r#"{"code": "print(len(r1['rows']) * 2)"}"#),
+    );
+    let lines_only = "<plan>done</plan>\n<tools>\nTOOL_NAME: summarize_results\n\
+INPUT: {\"query\": \"Resolved\"}\n</tools>";
+    let llm = Canned::texts(&[&first, lines_only, "It is 4."]);
+    let run = play(Protocol::React, &llm, Limits::default())
+        .await
+        .expect("run");
+    assert!(
+        run.turns.iter().all(|t| t.format_error.is_none()),
+        "{:?}",
+        run.turns
+    );
+    assert_eq!(run.end, End::Summarized);
+    assert_eq!(run.turns[0].calls, vec![0, 1, 2]);
+    let tools: Vec<&str> = run.episode.calls.iter().map(|c| c.tool.as_str()).collect();
+    assert_eq!(
+        tools,
+        [
+            "get_user_account_list",
+            "search",
+            "calculator",
+            "summarize_results"
+        ]
+    );
+    assert_eq!(
+        run.episode.calls[1].args,
+        serde_json::json!({"query": "ctr"})
+    );
+    assert!(run.episode.observations.iter().all(|o| o.ok()));
+    assert_eq!(run.episode.outcome, Some(Outcome::Resolved));
+    assert_eq!(run.episode.toolless_turns, 0);
+    // Prose in the plan that quotes the form is not a call.
+    let quoted = "<plan>I will write TOOL_NAME: search\nINPUT: {} next turn.</plan>";
+    let llm = Canned::texts(&[quoted, &summarize(), "Unknown."]);
+    let run = play(Protocol::React, &llm, Limits::default())
+        .await
+        .expect("run");
+    assert_eq!(run.turns[0].format_error, None);
+    assert_eq!(run.episode.toolless_turns, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_turns_run_nothing_and_name_the_fault() {
     let list = list_accounts();
     let nine: String = (0..9).map(|_| list.clone()).collect();
@@ -284,6 +335,33 @@ async fn malformed_turns_run_nothing_and_name_the_fault() {
             format!("<plan>x</plan><tools>{nine}</tools>"),
             "too-many-calls",
             "9 calls in one turn; at most 8",
+        ),
+        (
+            "<plan>x</plan><tools>\nTOOL_NAME: search\n</tools>".into(),
+            "missing-input",
+            "entry 1 (TOOL_NAME: search) has no INPUT: line",
+        ),
+        (
+            format!(
+                "<plan>x</plan><tools>\nTOOL_NAME: get_user_account_list\nINPUT: {}\n\
+TOOL_NAME: search\nINPUT: {{\"query\": \"ctr\"\n</tools>",
+                list_args()
+            ),
+            "bad-json",
+            "INPUT of call 2 (search) is not valid JSON",
+        ),
+        (
+            format!(
+                "<plan>x</plan>\nTOOL_NAME: get_user_account_list\nINPUT: {}",
+                list_args()
+            ),
+            "entries-outside-tools",
+            "outside <tools>",
+        ),
+        (
+            format!("<plan>x</plan><tools>{list}</tools>\n{list}"),
+            "entries-outside-tools",
+            "only entries inside the block run",
         ),
     ];
     for (reply, code, says) in cases {

@@ -230,6 +230,67 @@ fn happy_path_through_every_tool() {
 }
 
 #[test]
+fn the_account_list_shows_the_last_day_each_account_spent() {
+    // D0+9, a date the suite replays on, where an account had stopped
+    // spending before yesterday.
+    let d = Day::parse("2026-08-03").expect("date");
+    let p = Platform::new(World::new(2026, d, 12).expect("world"), Config::default());
+    let (mut before_yesterday, mut never) = (0, 0);
+    for u in p.world().users() {
+        let mut st = EpisodeState::default();
+        let list = parse(&p.call(
+            &mut st,
+            "get_user_account_list",
+            &json!({"user_id": u.id, "page_size": 100}),
+        ));
+        for row in list["rows"].as_array().expect("rows") {
+            let id = row["Account ID"].as_u64().expect("id");
+            let Some(last) = row["Last consumption date"].as_str() else {
+                assert!(row["Last consumption date"].is_null(), "{row}");
+                never += 1;
+                continue;
+            };
+            let last = Day::parse(last).expect("a date");
+            assert!(last < d, "{id}: {last} is not before {d}");
+            if last < d.plus(-1) {
+                before_yesterday += 1;
+            }
+            // It spent on that day and on none after it, up to yesterday.
+            let r = parse(&p.call(
+                &mut st,
+                "daily_data_by_group_and_field",
+                &json!({
+                    "user_id": u.id, "begin": last.to_string(), "end": d.plus(-1).to_string(),
+                    "group_by_type": "DATE", "fields": ["cost"], "account_id_list": [id],
+                    "page_size": 100,
+                }),
+            ));
+            for day in r["rows"].as_array().expect("rows") {
+                let cost = day["Cost (CNY)"].as_f64().expect("cost");
+                if day["Date"] == last.to_string() {
+                    assert!(cost > 0.0, "{id} on {last}: {day}");
+                } else {
+                    assert_eq!(cost, 0.0, "{id}, last spent {last}: {day}");
+                }
+            }
+            assert!(
+                r["rows"]
+                    .as_array()
+                    .expect("rows")
+                    .iter()
+                    .any(|day| day["Date"] == last.to_string()),
+                "{id}: no row for {last}: {r}"
+            );
+        }
+    }
+    eprintln!(
+        "{} accounts: {before_yesterday} last spent before yesterday, {never} never",
+        p.world().accounts().len()
+    );
+    assert!(before_yesterday > 0);
+}
+
+#[test]
 fn ratios_in_rows_come_from_the_rows_counts_and_groupings_add_up() {
     let p = platform(false);
     let (mut st, user, accounts) = listed(&p);
