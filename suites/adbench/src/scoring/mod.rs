@@ -1,7 +1,8 @@
 //! Deterministic scoring of agent episodes against replayed references:
 //! pure functions, no model calls.
 //!
-//! - `numbers`: numbers in free text; `grade`: answers by spec;
+//! - `numbers`: numbers in free text; `mentions`: numbers as an answer
+//!   writes them; `grade`: answers by spec, read as an analyst would;
 //! - `passk`: Pass@1, Pass@k and pass^k over n runs;
 //! - `episode`: what scoring reads of an episode;
 //! - `trajectory`: coverage of the reference steps;
@@ -12,6 +13,7 @@ pub mod agreement;
 pub mod episode;
 pub mod grade;
 pub mod labels;
+pub mod mentions;
 pub mod numbers;
 pub mod passk;
 pub mod trajectory;
@@ -19,7 +21,7 @@ pub mod trajectory;
 use std::collections::BTreeSet;
 
 pub use episode::Episode;
-pub use grade::{grade, Grade};
+pub use grade::{grade, Context, Grade, Graded};
 pub use labels::{labels, Label};
 pub use trajectory::{coverage, Coverage};
 
@@ -29,8 +31,11 @@ use crate::tasks::Task;
 /// One episode's score.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Score {
-    /// The answer's grade.
+    /// The answer's grade by the rules.
     pub grade: Grade,
+    /// The answer was ambiguous to the rules (the reference beside a
+    /// conflicting candidate): an LLM grader may decide.
+    pub ambiguous: bool,
     /// Reference steps matched.
     pub coverage: Coverage,
     /// Failure labels; empty for a clean run.
@@ -51,17 +56,24 @@ impl Score {
 
 /// Scores `episode` on `task` against its reference replayed on the same date.
 pub fn score(task: &Task, reference: &Replay, episode: &Episode) -> Score {
+    // The user's ids as the reference's and the agent's account lists showed them.
+    let context = Context::of(
+        &task.question,
+        reference.observations.iter().chain(&episode.observations),
+    );
     let g = grade(
         task.answer.as_ref(),
         reference.answer.as_ref(),
         task.outcome,
         episode.outcome,
         &episode.final_text,
+        &context,
     );
     let c = coverage(task, reference, episode);
-    let l = labels(task, episode, &c, g);
+    let l = labels(task, episode, &c, g.grade);
     Score {
-        grade: g,
+        grade: g.grade,
+        ambiguous: g.ambiguous,
         coverage: c,
         labels: l,
     }

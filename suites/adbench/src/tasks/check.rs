@@ -273,6 +273,9 @@ pub fn check(task: &Task) -> Result<(), LoadError> {
                 "choices go with kind = \"choice\", and only with it".into(),
             ));
         }
+        if let Some(problem) = a.problem() {
+            return Err(fail("-", format!("answer: {problem}")));
+        }
     }
     Ok(())
 }
@@ -313,9 +316,12 @@ args = { query = "Resolved" }
     #[test]
     fn a_good_task_passes_and_each_fault_is_named() {
         checked(GOOD).expect("good");
+        let ours = "(CNY)\" }";
+        checked(&GOOD.replace(ours, "(CNY)\", tolerance = 0.5, unit = \"cny\" }"))
+            .expect("a declared tolerance and unit");
         // Each case edits the good task (every `(from, to)` replaced) and
         // names the fault the check must report.
-        let cases: [(&[(&str, &str)], &str); 10] = [
+        let cases: [(&[(&str, &str)], &str); 13] = [
             (
                 &[("\"daily_data_by_group_and_field\"", "\"daily\"")],
                 "step s2: unknown tool",
@@ -347,6 +353,18 @@ args = { query = "Resolved" }
             ),
             (&[("s2.rows[0]", "s7.rows[0]")], "answer.from names no step"),
             (&[("user = 0", "user = \"zero\"")], "t.toml:4:"),
+            (
+                &[("(CNY)\" }", "(CNY)\", tolerance = -1.0 }")],
+                "tolerance must be a number >= 0",
+            ),
+            (
+                &[("(CNY)\" }", "(CNY)\", fraction = true }")],
+                "fraction goes with a percent answer only",
+            ),
+            (
+                &[("(CNY)\" }", "(CNY)\", tolerence = 1.0 }")],
+                "unknown field",
+            ),
         ];
         for (edits, want) in cases {
             let text = edits

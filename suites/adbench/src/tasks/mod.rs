@@ -105,6 +105,83 @@ pub struct AnswerSpec {
     /// Allowed values of a `choice`.
     #[serde(default)]
     pub choices: Vec<String>,
+    /// Largest absolute difference from the reference a numeric answer may
+    /// have; without it, equal after rounding to 2 decimals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
+    /// Unit a numeric answer is given in; without it, read from `kind` and
+    /// the column `from` names (see [`AnswerSpec::unit`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<Unit>,
+    /// A percent answer may also be given as a fraction (0.0394 for 3.94%).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fraction: bool,
+}
+
+/// The unit of a numeric answer: which numbers of an answer can be it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    /// Percent: `3.94%`.
+    Percent,
+    /// Percentage points: `0.79 pp` (a `%` or a bare number reads too).
+    Points,
+    /// Money in CNY: `¥73.21`, `73.21 CNY`.
+    Cny,
+    /// An hour of the day, 0-23: `21`, `21:00`, `9 pm`.
+    Hour,
+    /// A count of what the question asks "how many" of.
+    Count,
+}
+
+impl AnswerSpec {
+    /// The answer's unit: the declared one, else a percent for `percent`,
+    /// else the unit of the report column `from` reads (`Cost (CNY)`,
+    /// `CTR (%)`, `Hour`, `Conversions`...); none for a computed value.
+    pub fn unit(&self) -> Option<Unit> {
+        if self.unit.is_some() {
+            return self.unit;
+        }
+        match self.kind {
+            AnswerKind::Percent => return Some(Unit::Percent),
+            AnswerKind::Number => {}
+            _ => return None,
+        }
+        let column = self.from.rsplit_once(['.', ']']).map_or("", |(_, c)| c);
+        if column.ends_with("(CNY)") {
+            Some(Unit::Cny)
+        } else if column.ends_with("(%)") {
+            Some(Unit::Percent)
+        } else if column == "Hour" {
+            Some(Unit::Hour)
+        } else if matches!(
+            column,
+            "Valid clicks" | "Impressions" | "Conversions" | "Deep conversions"
+        ) {
+            Some(Unit::Count)
+        } else {
+            None
+        }
+    }
+
+    /// What is wrong with the numeric grading fields, if anything: a
+    /// tolerance must be a finite number ≥ 0, and a unit, a tolerance or
+    /// `fraction` go only with a numeric kind (`fraction` with a percent).
+    pub fn problem(&self) -> Option<String> {
+        let numeric = matches!(self.kind, AnswerKind::Number | AnswerKind::Percent);
+        if let Some(t) = self.tolerance {
+            if !(t.is_finite() && t >= 0.0) {
+                return Some(format!("tolerance must be a number >= 0, not {t}"));
+            }
+        }
+        if !numeric && (self.tolerance.is_some() || self.unit.is_some() || self.fraction) {
+            return Some("tolerance, unit and fraction go with a numeric kind only".into());
+        }
+        if self.fraction && self.unit() != Some(Unit::Percent) {
+            return Some("fraction goes with a percent answer only".into());
+        }
+        None
+    }
 }
 
 /// One step of a reference trajectory.

@@ -4,6 +4,7 @@
 //! - `tasks`: the shipped tasks and their replays (golden answers in
 //!   `tests/golden/`);
 //! - `scoring`: answer grading, Pass@k, coverage and failure labels;
+//! - `grader`: the answer grader on hand-written answers to shipped tasks;
 //! - `paths`: steps judged by the data obtained, not the literal call;
 //! - `agent`: the agent loop against canned model replies;
 //! - `scripted`: the oracle and the mutants on every public task;
@@ -13,6 +14,7 @@
 //! the same child entry `adfarm adbench calculator` serves.
 
 mod agent;
+mod grader;
 mod paths;
 mod scoring;
 mod scripted;

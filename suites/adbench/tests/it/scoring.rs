@@ -6,7 +6,7 @@ use std::path::Path;
 
 use adfarm_adbench::replay::{reference_platform, replay, Answer, Replay};
 use adfarm_adbench::scoring::passk::{binomial, curves, pass_at_1, pass_at_k, pass_hat_k};
-use adfarm_adbench::scoring::{grade, score, Episode, Grade, Label, Score};
+use adfarm_adbench::scoring::{grade, score, Context, Episode, Grade, Label, Score};
 use adfarm_adbench::tasks::{parse, reference_day, AnswerKind, AnswerSpec, Split, Task};
 use adfarm_adbench::tools::{Call, Outcome, Platform};
 use adfarm_adbench::world::DEFAULT_HOUR;
@@ -17,6 +17,9 @@ fn spec(kind: AnswerKind, choices: &[&str]) -> AnswerSpec {
         kind,
         from: "s1.output".into(),
         choices: choices.iter().map(|c| c.to_string()).collect(),
+        tolerance: None,
+        unit: None,
+        fraction: false,
     }
 }
 
@@ -28,7 +31,9 @@ fn g(kind: AnswerKind, reference: Answer, text: &str) -> Grade {
         Outcome::Resolved,
         Some(Outcome::Resolved),
         text,
+        &Context::default(),
     )
+    .grade
 }
 
 #[test]
@@ -129,7 +134,9 @@ fn id_lists_grade_as_sets_and_other_kinds_by_their_rule() {
             Outcome::Resolved,
             Some(Outcome::Resolved),
             t,
+            &Context::default(),
         )
+        .grade
     };
     assert_eq!(
         graded("FEMALE users converted most."),
@@ -154,12 +161,22 @@ fn the_declared_outcome_must_match_the_task() {
             Some(&n),
             Outcome::Resolved,
             Some(Outcome::Unresolved),
-            "1.5"
-        ),
+            "1.5",
+            &Context::default(),
+        )
+        .grade,
         Grade::Wrong
     );
     assert_eq!(
-        grade(Some(&s), Some(&n), Outcome::Resolved, None, "1.5"),
+        grade(
+            Some(&s),
+            Some(&n),
+            Outcome::Resolved,
+            None,
+            "1.5",
+            &Context::default()
+        )
+        .grade,
         Grade::Wrong
     );
     assert_eq!(
@@ -168,8 +185,10 @@ fn the_declared_outcome_must_match_the_task() {
             None,
             Outcome::Unresolved,
             Some(Outcome::Unresolved),
-            "cannot"
-        ),
+            "cannot",
+            &Context::default(),
+        )
+        .grade,
         Grade::Correct
     );
     assert_eq!(
@@ -178,8 +197,10 @@ fn the_declared_outcome_must_match_the_task() {
             None,
             Outcome::Unresolved,
             Some(Outcome::Resolved),
-            "42"
-        ),
+            "42",
+            &Context::default(),
+        )
+        .grade,
         Grade::Wrong
     );
 }
