@@ -85,9 +85,9 @@ pub fn labels(
         .collect();
     // The calculator is never stray: doing the arithmetic there rather
     // than where the reference did it is a valid path.
-    let stray = called.iter().any(|t| {
-        !reference_tools.contains(t) && !serving.contains(t) && *t != CALCULATOR
-    });
+    let stray = called
+        .iter()
+        .any(|t| !reference_tools.contains(t) && !serving.contains(t) && *t != CALCULATOR);
     let refused = episode
         .observations
         .iter()

@@ -8,12 +8,15 @@
 //!
 //! A data step the agent reached another way counts too: the step is judged
 //! by the data obtained, not the literal call (as BFCL and tau-bench check
-//! state rather than path). It is covered when the agent's successful
-//! observations hold every cell the reference step obtained that the task
-//! reads (the columns later steps or the answer name; every numeric cell
-//! when a step reads the whole result), each found as the same column's
-//! value in a row, as the sum of that column over one result (grouping by
-//! DATE and adding up), or printed by the agent's calculator.
+//! state rather than path). It is covered when the agent fetched data over
+//! the reference step's days (a call whose `begin`..`end` or `date` spans
+//! them) and its successful observations hold every cell the reference
+//! step obtained that the task reads (the columns later steps or the answer
+//! name; every numeric cell when a step reads the whole result), each found
+//! as the same column's value in a row of such a call, as the sum of that
+//! column over one such result (grouping by DATE and adding up), or printed
+//! by the agent's calculator after such a call. The days are asked for
+//! because a rounded rate (a CTR of 1.23%) can recur on other days.
 
 use serde_json::Value;
 
@@ -24,6 +27,7 @@ use crate::replay::calculator_tool::CALCULATOR;
 use crate::replay::Replay;
 use crate::tasks::{Step, Task};
 use crate::tools::spec::{SEARCH, SUMMARIZE_RESULTS};
+use crate::world::Day;
 
 /// How a task's reference steps were matched.
 #[derive(Debug, Clone, PartialEq)]
@@ -171,7 +175,7 @@ pub fn coverage(task: &Task, reference: &Replay, episode: &Episode) -> Coverage 
         if let Some(i) = data_step(step)
             .then(|| needed(task, s, reference))
             .flatten()
-            .and_then(|need| obtained.completed_at(&need))
+            .and_then(|need| obtained.completed_at(&need, window(&reference.calls[s].args)))
             .filter(|&i| i + 1 >= floor)
         {
             matched[s] = Some(i);
@@ -263,8 +267,20 @@ fn needed(task: &Task, s: usize, reference: &Replay) -> Option<Vec<(String, Cell
     (!out.is_empty()).then_some(out)
 }
 
+/// The days a call's arguments ask for: `begin`..=`end`, or one `date`.
+fn window(args: &Value) -> Option<(Day, Day)> {
+    let day = |k: &str| args.get(k).and_then(Value::as_str).and_then(Day::parse);
+    match (day("begin"), day("end"), day("date")) {
+        (Some(b), Some(e), _) => Some((b, e)),
+        (_, _, Some(d)) => Some((d, d)),
+        _ => None,
+    }
+}
+
 /// What the agent's successful calls obtained, call by call.
 struct Obtained {
+    /// Per call: the days it asked for.
+    windows: Vec<Option<(Day, Day)>>,
     /// Per call: (column, cell) of every row, and each numeric column's sum.
     cells: Vec<Vec<(String, Cell)>>,
     /// Per call: numbers its calculator printed.
@@ -275,11 +291,15 @@ impl Obtained {
     fn of(episode: &Episode) -> Obtained {
         let mut cells = Vec::new();
         let mut printed = Vec::new();
+        let windows = episode.calls.iter().map(|c| window(&c.args)).collect();
         for o in &episode.observations {
             let mut here = Vec::new();
             let mut numbers_here = Vec::new();
             if o.ok() && o.tool == CALCULATOR {
-                numbers_here = numbers(&output_of(&o.text)).into_iter().map(round2).collect();
+                numbers_here = numbers(&output_of(&o.text))
+                    .into_iter()
+                    .map(round2)
+                    .collect();
             } else if let Some(rows) = o.ok().then(|| rows(&o.text)).flatten() {
                 let mut sums: Vec<(String, f64)> = Vec::new();
                 for row in &rows {
@@ -302,20 +322,35 @@ impl Obtained {
             cells.push(here);
             printed.push(numbers_here);
         }
-        Obtained { cells, printed }
+        Obtained {
+            windows,
+            cells,
+            printed,
+        }
     }
 
-    fn holds(&self, i: usize, (column, cell): &(String, Cell)) -> bool {
-        self.cells[i].iter().any(|(k, c)| k == column && c == cell)
-            || matches!(cell, Cell::Number(x) if self.printed[i].contains(x))
+    /// Call `i` asked for every day of `days` (any call, where the
+    /// reference step names no days).
+    fn spans(&self, i: usize, days: Option<(Day, Day)>) -> bool {
+        match (days, self.windows[i]) {
+            (None, _) => true,
+            (Some((b, e)), Some((from, to))) => from <= b && e <= to,
+            (Some(_), None) => false,
+        }
     }
 
-    /// The first call by which every needed cell has been obtained.
-    fn completed_at(&self, need: &[(String, Cell)]) -> Option<usize> {
+    /// The first call by which every needed cell has been obtained over
+    /// `days`.
+    fn completed_at(&self, need: &[(String, Cell)], days: Option<(Day, Day)>) -> Option<usize> {
         let mut found = vec![false; need.len()];
+        let mut spanned = false;
         for i in 0..self.cells.len() {
-            for (f, n) in found.iter_mut().zip(need) {
-                *f = *f || self.holds(i, n);
+            let spans = self.spans(i, days);
+            spanned |= spans;
+            for (f, (column, cell)) in found.iter_mut().zip(need) {
+                *f = *f
+                    || (spans && self.cells[i].iter().any(|(k, c)| k == column && c == cell))
+                    || (spanned && matches!(cell, Cell::Number(x) if self.printed[i].contains(x)));
             }
             if found.iter().all(|f| *f) {
                 return Some(i);

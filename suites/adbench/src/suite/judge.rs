@@ -9,6 +9,12 @@
 //! unreadable). The deterministic checks stay the score: the judge is a
 //! second opinion, and the report sets its answers against the checks'
 //! labels with Cohen's κ.
+//!
+//! The judge also says whether the final answer is right: the LLM grader
+//! of correctness. The rules' grade stays the score (Pass@k); where the
+//! rules found an answer ambiguous (the reference beside a conflicting
+//! candidate), the report shows a second accuracy in which the judge
+//! decides those answers, recorded under the judge's name.
 
 use std::collections::BTreeSet;
 
@@ -30,13 +36,24 @@ use crate::tools::Call;
 pub const JUDGE: &str = "judge";
 
 /// Version of the judge prompt, kept with every verdict.
-pub const JUDGE_PROMPT_VERSION: &str = "adbench-judge-v1";
+pub const JUDGE_PROMPT_VERSION: &str = "adbench-judge-v2";
 
 /// Score metric: the judge gave a readable verdict (100) or not (0).
 pub const JUDGED: &str = "judged";
 
 /// The tool the judge answers with.
 const VERDICT_TOOL: &str = "record_verdict";
+
+/// The verdict's field for the answer's correctness.
+const CORRECT_FIELD: &str = "Correct";
+
+/// Its question.
+const CORRECT_QUESTION: &str = "Correct: the final answer gives the reference answer (the \
+same value, sign, ids or choice, in any wording); an answer listing many candidates is not \
+correct.";
+
+/// Score metric: the judge says the answer is right (100) or not (0).
+pub const JUDGE_CORRECT: &str = "judge-correct";
 
 /// Characters of each observation the judge sees: enough for the numbers
 /// of a small result, short enough that a long episode fits a small
@@ -75,6 +92,24 @@ pub struct Judged {
     pub verdict: Option<BTreeSet<Label>>,
     /// Labels the deterministic checks gave.
     pub checks: BTreeSet<Label>,
+    /// The judge's grade of the answer, with a readable verdict.
+    #[serde(default)]
+    pub correct: Option<bool>,
+    /// The rules' grade of the answer.
+    #[serde(default)]
+    pub rules_correct: bool,
+    /// The rules found the answer ambiguous.
+    #[serde(default)]
+    pub ambiguous: bool,
+}
+
+/// What a readable verdict says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// Labels the episode shows.
+    pub labels: BTreeSet<Label>,
+    /// The answer is right.
+    pub correct: bool,
 }
 
 /// The verdict tool: one required boolean per label.
@@ -86,13 +121,24 @@ fn verdict_tool() -> Tool {
             json!({"type": "boolean", "description": question}),
         );
     }
+    properties.insert(
+        CORRECT_FIELD.into(),
+        json!({"type": "boolean", "description": CORRECT_QUESTION}),
+    );
+    let required: Vec<String> = Label::ALL
+        .iter()
+        .map(|l| format!("{l:?}"))
+        .chain([CORRECT_FIELD.to_string()])
+        .collect();
     Tool {
         name: VERDICT_TOOL.into(),
-        description: "Record whether the agent's episode shows each failure.".into(),
+        description: "Record whether the agent's episode shows each failure, and whether its \
+                      answer is right."
+            .into(),
         parameters: json!({
             "type": "object",
             "properties": properties,
-            "required": Label::ALL.iter().map(|l| format!("{l:?}")).collect::<Vec<_>>(),
+            "required": required,
             "additionalProperties": false,
         }),
     }
@@ -118,7 +164,8 @@ const SYSTEM: &str = "You review one episode of an advertising-analytics agent. 
 answered a user's question by calling the ad platform's tools; an expert's reference \
 trajectory for the same question on the same data is shown for comparison. A different \
 but valid path is not an error. Judge only what the episode shows, then call \
-record_verdict once with true for each failure the episode shows and false for the others.";
+record_verdict once with true for each failure the episode shows and false for the others, \
+and with Correct true when the final answer gives the reference answer.";
 
 fn cut(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
@@ -191,10 +238,10 @@ pub fn request(setting: &Setting, reference: &Replay, run: &Run) -> ChatRequest 
     req
 }
 
-/// The labels a reply says the episode shows: from the verdict call, or
-/// from a JSON object in the text when a server ignored `tool_choice`.
-/// `None` unless every label has a boolean.
-pub fn verdict(reply: &Completion) -> Option<BTreeSet<Label>> {
+/// What a reply says of the episode: from the verdict call, or from a
+/// JSON object in the text when a server ignored `tool_choice`. `None`
+/// unless every label and `Correct` has a boolean.
+pub fn verdict(reply: &Completion) -> Option<Verdict> {
     let args = reply
         .tool_calls
         .iter()
@@ -208,7 +255,10 @@ pub fn verdict(reply: &Completion) -> Option<BTreeSet<Label>> {
             shown.insert(l);
         }
     }
-    Some(shown)
+    Some(Verdict {
+        labels: shown,
+        correct: v.get(CORRECT_FIELD)?.as_bool()?,
+    })
 }
 
 /// Runs one judge job: inputs are the replay, the episode and its score.
@@ -227,20 +277,24 @@ pub async fn run(job: &Job, llm: Option<&dyn Provider>) -> Result<StageOutput, J
         .map_err(JobError::Llm)?;
     let verdict = verdict(&reply);
     let mut scores = vec![score(JUDGED, if verdict.is_some() { 100.0 } else { 0.0 })];
-    if let Some(shown) = &verdict {
+    if let Some(v) = &verdict {
         scores.extend(Label::ALL.iter().map(|l| {
             score(
                 &judge_metric(*l),
-                if shown.contains(l) { 100.0 } else { 0.0 },
+                if v.labels.contains(l) { 100.0 } else { 0.0 },
             )
         }));
+        scores.push(score(JUDGE_CORRECT, if v.correct { 100.0 } else { 0.0 }));
     }
     let kept = Judged {
         task: scored.task,
         tier: scored.tier,
         prompt_version: JUDGE_PROMPT_VERSION.into(),
-        verdict,
+        correct: verdict.as_ref().map(|v| v.correct),
+        verdict: verdict.map(|v| v.labels),
         checks: scored.labels.into_iter().collect(),
+        rules_correct: scored.correct,
+        ambiguous: scored.ambiguous,
     };
     Ok(StageOutput {
         output: to_output(reply.text, &kept),
@@ -279,10 +333,10 @@ mod tests {
 
     #[test]
     fn a_verdict_names_the_labels_answered_true() {
-        let args =
-            r#"{"TE": true, "PE": false, "IF": false, "CE": false, "Hal": true, "LC": false}"#;
+        let args = r#"{"TE": true, "PE": false, "IF": false, "CE": false, "Hal": true, "LC": false, "Correct": false}"#;
         let v = verdict(&reply("", Some(args))).expect("readable");
-        assert_eq!(v, BTreeSet::from([Label::TE, Label::Hal]));
+        assert_eq!(v.labels, BTreeSet::from([Label::TE, Label::Hal]));
+        assert!(!v.correct);
         // A server that ignored tool_choice and answered in text.
         assert_eq!(verdict(&reply(args, None)), Some(v));
     }
@@ -291,6 +345,9 @@ mod tests {
     fn a_verdict_missing_a_label_or_not_boolean_is_unreadable() {
         let missing = r#"{"TE": true, "PE": false, "IF": false, "CE": false, "Hal": true}"#;
         assert_eq!(verdict(&reply("", Some(missing))), None);
+        let no_grade =
+            r#"{"TE": true, "PE": false, "IF": false, "CE": false, "Hal": true, "LC": false}"#;
+        assert_eq!(verdict(&reply("", Some(no_grade))), None);
         let text =
             r#"{"TE": "yes", "PE": false, "IF": false, "CE": false, "Hal": true, "LC": false}"#;
         assert_eq!(verdict(&reply("", Some(text))), None);
@@ -298,10 +355,11 @@ mod tests {
     }
 
     #[test]
-    fn the_verdict_tool_asks_every_label_once() {
+    fn the_verdict_tool_asks_every_label_and_the_grade_once() {
         let t = verdict_tool();
         let required = t.parameters["required"].as_array().expect("required");
-        assert_eq!(required.len(), 6);
+        assert_eq!(required.len(), 7);
+        assert_eq!(t.parameters["properties"][CORRECT_FIELD]["type"], "boolean");
         for l in Label::ALL {
             assert_eq!(
                 t.parameters["properties"][format!("{l:?}")]["type"],

@@ -88,7 +88,8 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
             .unwrap_or(usize::MAX)
     };
     let mut agents: BTreeMap<(usize, String), Agent> = BTreeMap::new();
-    let mut judged: BTreeMap<String, Vec<Judged>> = BTreeMap::new();
+    // Per judge: each verdict with the agent (solution label) it judged.
+    let mut judged: BTreeMap<String, Vec<(String, Judged)>> = BTreeMap::new();
     let mut truths: Vec<(&str, String)> = Vec::new();
     for r in input.results {
         let key = (order(&r.cell.solution), r.cell.solution.clone());
@@ -100,7 +101,10 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
             }
             JUDGE => {
                 if let (Some(j), Some(judge)) = (meta::<Judged>(r), &r.judge) {
-                    judged.entry(judge.clone()).or_default().push(j);
+                    judged
+                        .entry(judge.clone())
+                        .or_default()
+                        .push((r.cell.solution.clone(), j));
                 }
             }
             SCORE => {
@@ -184,6 +188,11 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
         "tool-calls",
         "Tool calls / episode",
         ColumnKind::Number { decimals: 2 },
+    ));
+    t2_cols.push(Column::new(
+        "ambiguous",
+        "Answers ambiguous to the rules",
+        ColumnKind::Integer,
     ));
     let mut t2_rows = Vec::new();
     // Table 3: failure labels over the wrong episodes, overall and per
@@ -277,6 +286,8 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
         }
         row.push(mean(a.scored.iter().map(|s| s.turns as f64)).map(Value::Number));
         row.push(mean(a.scored.iter().map(|s| s.calls as f64)).map(Value::Number));
+        let ambiguous = a.scored.iter().filter(|s| s.ambiguous).count();
+        row.push(Some(Value::Integer(ambiguous as i64)));
         t2_rows.push(row);
 
         for (label, tier) in [("All", None)].into_iter().chain(TIERS.map(|t| {
@@ -399,6 +410,7 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
     ];
     if !judged.is_empty() {
         tables.push(judge_agreement(input, &judged));
+        tables.push(llm_grader(input, &judged));
     }
     vec![Section {
         suite: input.suite.name.clone(),
@@ -421,7 +433,10 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
 /// The judges' answers against the checks' labels: per judge and label
 /// (and all labels pooled), agreement and Cohen's κ over the episodes with
 /// a readable verdict.
-fn judge_agreement(input: &ReportInput<'_>, judged: &BTreeMap<String, Vec<Judged>>) -> Table {
+fn judge_agreement(
+    input: &ReportInput<'_>,
+    judged: &BTreeMap<String, Vec<(String, Judged)>>,
+) -> Table {
     let model_of = |judge: &str| {
         input
             .spec
@@ -433,10 +448,10 @@ fn judge_agreement(input: &ReportInput<'_>, judged: &BTreeMap<String, Vec<Judged
     let mut rows = Vec::new();
     let mut versions = BTreeSet::new();
     for (judge, all) in judged {
-        versions.extend(all.iter().map(|j| j.prompt_version.clone()));
+        versions.extend(all.iter().map(|(_, j)| j.prompt_version.clone()));
         let readable: Vec<(&BTreeSet<Label>, &BTreeSet<Label>)> = all
             .iter()
-            .filter_map(|j| j.verdict.as_ref().map(|v| (v, &j.checks)))
+            .filter_map(|(_, j)| j.verdict.as_ref().map(|v| (v, &j.checks)))
             .collect();
         let unreadable = all.len() - readable.len();
         let scopes = Label::ALL
@@ -489,6 +504,95 @@ fn judge_agreement(input: &ReportInput<'_>, judged: &BTreeMap<String, Vec<Judged
              answer throughout.",
             versions.join(", ")
         )],
+    }
+}
+
+/// The judge as a grader of correctness, per judge and agent: how often it
+/// agrees with the rules, and the accuracy when it decides the answers the
+/// rules found ambiguous. The rules' accuracy stays the score.
+fn llm_grader(input: &ReportInput<'_>, judged: &BTreeMap<String, Vec<(String, Judged)>>) -> Table {
+    let model_of = |judge: &str| {
+        input
+            .spec
+            .provider(judge)
+            .map(|p| p.model.clone())
+            .unwrap_or_default()
+    };
+    let int = |n: usize| Some(Value::Integer(n as i64));
+    let share = |n: usize, of: usize| (of > 0).then(|| Value::Number(n as f64 / of as f64));
+    let mut rows = Vec::new();
+    for (judge, all) in judged {
+        let mut agents: Vec<&str> = all.iter().map(|(a, _)| a.as_str()).collect();
+        agents.sort_unstable();
+        agents.dedup();
+        for agent in agents {
+            let of_agent: Vec<&Judged> = all
+                .iter()
+                .filter(|(a, _)| a == agent)
+                .map(|(_, j)| j)
+                .collect();
+            let graded: Vec<(bool, &Judged)> = of_agent
+                .iter()
+                .filter_map(|j| j.correct.map(|c| (c, *j)))
+                .collect();
+            let clear: Vec<(bool, bool)> = graded
+                .iter()
+                .filter(|(_, j)| !j.ambiguous)
+                .map(|(c, j)| (*c, j.rules_correct))
+                .collect();
+            let a = agreement(clear.iter().copied());
+            let ambiguous = of_agent.iter().filter(|j| j.ambiguous).count();
+            let decided = graded.iter().filter(|(_, j)| j.ambiguous).count();
+            let rules_right = of_agent.iter().filter(|j| j.rules_correct).count();
+            // The judge's grade where the rules were unsure and it answered.
+            let with_judge = of_agent
+                .iter()
+                .filter(|j| match (j.ambiguous, j.correct) {
+                    (true, Some(c)) => c,
+                    _ => j.rules_correct,
+                })
+                .count();
+            rows.push(vec![
+                Some(Value::Text(judge.clone())),
+                Some(Value::Text(model_of(judge))),
+                Some(Value::Text(agent.to_string())),
+                int(of_agent.len()),
+                int(graded.len()),
+                a.map(|a| Value::Number(a.observed)),
+                a.and_then(|a| a.kappa).map(Value::Number),
+                int(ambiguous),
+                int(decided),
+                share(rules_right, of_agent.len()),
+                share(with_judge, of_agent.len()),
+            ]);
+        }
+    }
+    let p = ColumnKind::Percent { decimals: 1 };
+    Table {
+        id: "llm-grader".into(),
+        title: Some("LLM judge as a grader of correctness".into()),
+        scorer: None,
+        columns: vec![
+            Column::new("judge", "Judge", ColumnKind::Text),
+            Column::new("model", "Model", ColumnKind::Text),
+            Column::key("solution", "Agent", Key::Solution),
+            Column::new("episodes", "Episodes", ColumnKind::Integer),
+            Column::new("graded", "Graded", ColumnKind::Integer),
+            Column::new("agreement", "Agrees with the rules", p),
+            Column::new("kappa", "κ", ColumnKind::Number { decimals: 2 }),
+            Column::new("ambiguous", "Ambiguous to the rules", ColumnKind::Integer),
+            Column::new("decided", "Decided by the judge", ColumnKind::Integer),
+            Column::new("rules", "Right (rules)", p),
+            Column::new("with-judge", "Right (judge decides ambiguous)", p),
+        ],
+        rows,
+        notes: vec![
+            "The rules' grade is the score (Pass@k). Agreement and κ compare the judge's \
+             grade with the rules' on the answers the rules were sure of; the last column \
+             lets the judge decide the answers the rules found ambiguous (the reference \
+             beside a conflicting candidate), over the same episodes."
+                .into(),
+        ],
     }
 }
 

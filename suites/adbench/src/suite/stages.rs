@@ -85,8 +85,11 @@ pub struct Scored {
     pub task: String,
     /// Its tier.
     pub tier: Tier,
-    /// The answer is right.
+    /// The answer is right by the rules.
     pub correct: bool,
+    /// The rules found the answer ambiguous (an LLM grader may decide).
+    #[serde(default)]
+    pub ambiguous: bool,
     /// The whole reference trajectory reproduced with no TE, PE or IF
     /// label (the paper's coverage of one sample).
     pub covered: bool,
@@ -208,6 +211,7 @@ pub fn run(job: &Job) -> Result<StageOutput, JobError> {
                 task: setting.task.id.clone(),
                 tier: setting.task.tier,
                 correct,
+                ambiguous: s.ambiguous,
                 covered: s.covered(),
                 step_share: s.coverage.step_share(),
                 labels: s.labels.iter().copied().collect(),

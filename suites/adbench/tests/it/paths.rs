@@ -66,7 +66,11 @@ fn cost(r: &Replay) -> f64 {
 }
 
 fn run(f: &Fixture, calls: Vec<Call>, text: &str) -> Score {
-    score(&f.task, &f.reference, &Episode::play(&f.platform, calls, text, 0))
+    score(
+        &f.task,
+        &f.reference,
+        &Episode::play(&f.platform, calls, text, 0),
+    )
 }
 
 /// The reference's report call fetched DATE by DATE over `begin..=end`.
@@ -93,7 +97,9 @@ fn sum_cost(rid: &str, from: usize, to: usize) -> Call {
 fn days_to_last_monday() -> i32 {
     let d = reference_day();
     let monday = d.week_start().plus(-7);
-    (0..14).find(|n| d.plus(-n) == monday).expect("within two weeks")
+    (0..14)
+        .find(|n| d.plus(-n) == monday)
+        .expect("within two weeks")
 }
 
 #[test]

@@ -344,22 +344,40 @@ async fn solve_replay_score_and_pass_at_k_give_the_oracle_full_marks() {
         Some(Cell::Number(x)) => assert!((x - 2.0 / 3.0).abs() < 1e-9),
         ref other => panic!("{other:?}"),
     }
-    let failures = &sections[0].tables[1];
-    let fcol = |id: &str| failures.columns.iter().position(|c| c.id == id).expect(id);
-    let mutant_all = failures
-        .rows
-        .iter()
-        .find(|r| {
-            r[0] == Some(Cell::Text("invented-number".into()))
-                && r[fcol("tier")] == Some(Cell::Text("All".into()))
-        })
-        .expect("the mutant's row");
-    assert_eq!(mutant_all[fcol("Hal")], Some(Cell::Integer(9)));
-    assert_eq!(mutant_all[fcol("episodes")], Some(Cell::Integer(9)));
+    // Table 3 counts the wrong episodes only: the mutant's answers are
+    // right (its invented figure is beside the right one), so none shows
+    // there, while the all-episodes table keeps its Hal on every episode.
+    let mutant_all = |id: &str| {
+        let t = sections[0]
+            .tables
+            .iter()
+            .find(|t| t.id == id)
+            .unwrap_or_else(|| panic!("table {id}"));
+        let col = |c: &str| t.columns.iter().position(|x| x.id == c).expect(c);
+        let row = t
+            .rows
+            .iter()
+            .find(|r| {
+                r[0] == Some(Cell::Text("invented-number".into()))
+                    && r[col("tier")] == Some(Cell::Text("All".into()))
+            })
+            .expect("the mutant's row")
+            .clone();
+        (row, col("Hal"), col("err"), col("episodes"))
+    };
+    let (wrong, hal, err, episodes) = mutant_all("failures");
+    assert_eq!(wrong[hal], Some(Cell::Integer(0)));
+    assert_eq!(wrong[err], Some(Cell::Integer(0)));
+    assert_eq!(wrong[episodes], Some(Cell::Integer(9)));
+    let (all, hal, err, episodes) = mutant_all("labels-all-episodes");
+    assert_eq!(all[hal], Some(Cell::Integer(9)));
+    assert_eq!(all[err], Some(Cell::Integer(9)));
+    assert_eq!(all[episodes], Some(Cell::Integer(9)));
 }
 
 /// A judge that says Hal exactly when the agent's final answer is not the
-/// reference answer, and no other label.
+/// reference answer, and no other label; it grades the answer right only
+/// when it is the reference answer word for word.
 struct AnswerJudge;
 
 #[async_trait]
@@ -380,7 +398,7 @@ impl Provider for AnswerJudge {
             tool_calls: vec![ToolCall {
                 id: "v".into(),
                 name: req.tools[0].name.clone(),
-                arguments: json!({"TE": false, "PE": false, "IF": false, "CE": false, "Hal": hal, "LC": false})
+                arguments: json!({"TE": false, "PE": false, "IF": false, "CE": false, "Hal": hal, "LC": false, "Correct": !hal})
                     .to_string(),
             }],
             usage: no_tokens("answer-judge", Role::Judge),
@@ -505,6 +523,39 @@ async fn a_judge_is_set_against_the_checks_and_rows_follow_entry_labels() {
     assert_eq!(row("All")[col("pairs")], Some(Cell::Integer(36)));
     assert_eq!(row("All")[col("kappa")], Some(Cell::Number(1.0)));
     assert_eq!(row("All")[col("unreadable")], Some(Cell::Integer(0)));
+
+    // The judge as a grader: it agrees with the rules on the oracle's clear
+    // answers; the mutant's numeric answers (the reference beside an
+    // invented figure) are ambiguous to the rules, which take the first
+    // value (right), and the judge, deciding them, calls them wrong.
+    let g = sections[0]
+        .tables
+        .iter()
+        .find(|t| t.id == "llm-grader")
+        .expect("an llm-grader table");
+    let gcol = |id: &str| g.columns.iter().position(|c| c.id == id).expect(id);
+    let grow = |agent: &str| {
+        g.rows
+            .iter()
+            .find(|r| r[gcol("solution")] == Some(Cell::Text(agent.into())))
+            .unwrap_or_else(|| panic!("row {agent}"))
+    };
+    let oracle = grow("oracle on a");
+    assert_eq!(oracle[gcol("graded")], Some(Cell::Integer(3)));
+    assert_eq!(oracle[gcol("agreement")], Some(Cell::Number(1.0)));
+    assert_eq!(oracle[gcol("ambiguous")], Some(Cell::Integer(0)));
+    assert_eq!(oracle[gcol("with-judge")], Some(Cell::Number(1.0)));
+    let mutant = grow("mutant on b");
+    let Some(Cell::Integer(ambiguous)) = mutant[gcol("ambiguous")] else {
+        panic!("{mutant:?}")
+    };
+    assert!(ambiguous >= 1, "{mutant:?}");
+    assert_eq!(mutant[gcol("decided")], Some(Cell::Integer(ambiguous)));
+    assert_eq!(mutant[gcol("rules")], Some(Cell::Number(1.0)));
+    assert_eq!(
+        mutant[gcol("with-judge")],
+        Some(Cell::Number((3 - ambiguous) as f64 / 3.0))
+    );
 }
 
 /// A provider that fails the test if called: scripted agents call no model.
