@@ -12,6 +12,7 @@
 //! the same child entry `adfarm adbench calculator` serves.
 
 mod agent;
+mod folder;
 mod scoring;
 mod scripted;
 mod suite;
