@@ -78,6 +78,11 @@ impl Exit {
                 ) => return Exit::Unfinished,
                 None => {}
             }
+            // A suite command refusing its arguments or input files
+            // (`adfarm adbench check` on a broken task) is bad input too.
+            if let Some(adfarm_suites::CommandError::Input(_)) = cause.downcast_ref() {
+                return Exit::BadInput;
+            }
             if cause.is::<adfarm_coordinator::sweep_file::SweepFileError>()
                 || cause.is::<adfarm_coordinator::plan::PlanError>()
                 || cause.is::<BadInput>()
@@ -104,3 +109,19 @@ impl From<Exit> for ExitCode {
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct BadInput(pub String);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_suite_command_refusing_its_input_exits_2_and_other_failures_1() {
+        let input = anyhow::Error::from(adfarm_suites::CommandError::Input("bad task".into()));
+        assert_eq!(Exit::of_error(&input), Exit::BadInput);
+        assert_eq!(
+            Exit::of_error(&input.context("adbench check")),
+            Exit::BadInput
+        );
+        assert_eq!(Exit::of_error(&anyhow::anyhow!("other")), Exit::Failed);
+    }
+}

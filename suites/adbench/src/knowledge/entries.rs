@@ -77,7 +77,7 @@ pub const ENTRIES: &[Entry] = &[
     e("R10", "Ad group audit", "A new ad group is audited before delivery, usually within 1-5 days. Rejected ad groups must be edited and resubmitted."),
     e("R11", "Creative audit", "Every creative is audited. Rejected creatives never deliver; common reasons are exaggerated claims, low image quality and missing licences."),
     e("R12", "Creative limit", "An ad group holds up to 6 creatives. Adding fresh creatives to a fatigued ad group is the usual way to recover CTR."),
-    e("R13", "Creative fatigue", "Creative fatigue: CTR of a creative declines as the same audience sees it repeatedly, typically by 30-45% over 3-8 weeks. Refresh creatives when CTR falls 20% below its first-week level."),
+    e("R13", "Creative fatigue", "Creative fatigue: CTR of a creative declines as the same audience sees it repeatedly, typically by 30-45% over 3-8 weeks. Compare each creative's CTR week over week: the one whose CTR fell most relative to the week before is the most fatigued, and a creative whose CTR is 20% or more below the previous week's should be refreshed."),
     dated("R14", "Learning phase", "An ad group is in the learning phase until it reaches 20 conversions within 3 days. Avoid large bid or targeting changes while learning.", None, Some("2026-04-01")),
     dated("R15", "Learning phase (revised)", "From 2026-04-01 an ad group leaves the learning phase after 10 conversions within 7 days. Avoid large bid or targeting changes while learning.", Some("2026-04-01"), None),
     e("R16", "Bid adjustment", "Change bids by at most 20% at a time; larger jumps reset learning and make cost volatile for several days."),

@@ -2,11 +2,19 @@
 //! trajectory replayed on the world at D, step by step: each call with its
 //! templates resolved, what it returned, and the answer read from it. What
 //! an agent's episode on that task and date is graded against.
+//!
+//! `adfarm adbench check DIR`: a folder of task files a user wrote, each
+//! loaded, checked and replayed on the dates the shipped tasks are checked
+//! on (D0, D0+9 across a month end, D0+45 across a rule change); every
+//! problem printed `file:line: field: message`, and bad input (exit 2)
+//! when there is any.
+
+use std::path::{Path, PathBuf};
 
 use clap::{Arg, ArgMatches, Command};
 
 use crate::replay::{reference_platform, replay};
-use crate::tasks::{self, reference_day, Split};
+use crate::tasks::{self, folder, reference_day, Split};
 use crate::world::{Day, DEFAULT_HOUR};
 use adfarm_suite::CommandError;
 
@@ -45,23 +53,91 @@ pub fn command() -> Command {
                         .default_value("public"),
                 ),
         )
+        .subcommand(
+            Command::new("check")
+                .about("Load, check and replay every task file in a folder; exit 2 on any problem")
+                .arg(
+                    Arg::new("dir")
+                        .required(true)
+                        .value_parser(clap::value_parser!(PathBuf))
+                        .help("Folder of task files (*.toml)"),
+                )
+                .arg(
+                    Arg::new("split")
+                        .long("split")
+                        .value_parser(["public", "holdout"])
+                        .default_value("public")
+                        .help("The world the tasks run on"),
+                ),
+        )
 }
 
-/// Runs `adfarm adbench replay`, returning what it prints.
-///
-/// # Errors
-/// An unknown task or date, or a reference that does not replay.
-pub fn run(matches: &ArgMatches) -> Result<String, CommandError> {
-    let Some(("replay", m)) = matches.subcommand() else {
-        return Err(CommandError::Input(format!(
-            "adbench has no command {:?}",
-            matches.subcommand_name().unwrap_or_default()
-        )));
-    };
-    let split = match m.get_one::<String>("split").map(String::as_str) {
+/// The shift in days from D0 of each date a task is replayed on.
+pub const CHECK_SHIFTS: [i32; 3] = [0, 9, 45];
+
+fn split_of(m: &ArgMatches) -> Split {
+    match m.get_one::<String>("split").map(String::as_str) {
         Some("holdout") => Split::Holdout,
         _ => Split::Public,
+    }
+}
+
+/// `adfarm adbench check DIR`: what it prints when every task in `dir`
+/// loads, passes its checks and replays on D0, D0+9 and D0+45 on `split`'s
+/// world.
+///
+/// # Errors
+/// [`CommandError::Input`] listing every problem, `file:line: field:
+/// message`, one a line.
+pub fn check(dir: &Path, split: Split) -> Result<String, CommandError> {
+    let dates: Vec<_> = CHECK_SHIFTS
+        .iter()
+        .map(|&s| reference_day().plus(s))
+        .collect();
+    let found = folder::inspect(dir, split, &dates, DEFAULT_HOUR);
+    let on = dates
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if found.problems.is_empty() {
+        return Ok(format!(
+            "{}: {} tasks load, pass their checks and replay on {on} ({} world)\n",
+            dir.display(),
+            found.tasks.len(),
+            split.dir_name()
+        ));
+    }
+    let lines: Vec<String> = found.problems.iter().map(ToString::to_string).collect();
+    Err(CommandError::Input(format!(
+        "{} problem(s) in {} ({} tasks fine):\n{}",
+        lines.len(),
+        dir.display(),
+        found.tasks.len(),
+        lines.join("\n")
+    )))
+}
+
+/// Runs `adfarm adbench replay` or `check`, returning what it prints.
+///
+/// # Errors
+/// An unknown task or date, a reference that does not replay, or a folder
+/// with problems.
+pub fn run(matches: &ArgMatches) -> Result<String, CommandError> {
+    let m = match matches.subcommand() {
+        Some(("replay", m)) => m,
+        Some(("check", m)) => {
+            let dir = m.get_one::<PathBuf>("dir").expect("required");
+            return check(dir, split_of(m));
+        }
+        _ => {
+            return Err(CommandError::Input(format!(
+                "adbench has no command {:?}",
+                matches.subcommand_name().unwrap_or_default()
+            )))
+        }
     };
+    let split = split_of(m);
     let id = m.get_one::<String>("task").expect("required");
     let date = match m.get_one::<String>("date") {
         None => reference_day(),

@@ -5,7 +5,15 @@
 //!
 //! The suite's params, each optional:
 //! - `split`: `"public"` (default) or `"holdout"` (the leaderboard's tasks,
-//!   on another world; never loaded unless named);
+//!   on another world; never loaded unless named); with `tasks_dir`, only
+//!   the world the folder's tasks run on;
+//! - `tasks_dir`: a folder of task files (every `*.toml` directly in it)
+//!   run instead of the shipped split. A relative path is read from the
+//!   planning process's current directory (the dataset sees its params,
+//!   not the sweep file's location). Every task is checked and its
+//!   reference replayed on every `env_dates` date when the sweep is
+//!   planned, so a broken task stops the plan with `file:line: field`;
+//!   items carry the tasks, so workers never read the folder;
 //! - `env_dates`: dates D the world is seen on, `YYYY-MM-DD` or `"today"`
 //!   (the UTC date when the sweep is planned, fixed in the items from then
 //!   on); default the reference day D0 = 2026-07-25;
@@ -16,12 +24,14 @@
 //! - `strict_dependencies`: a dependency violation is an error observation
 //!   instead of answered and flagged (default false).
 
+use std::path::PathBuf;
+
 use adfarm_proto::Item;
 use adfarm_suite::{DataError, ItemIter};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::tasks::{self, reference_day, Split, Task, Tier};
+use crate::tasks::{self, folder, reference_day, Split, Task, Tier};
 use crate::world::{first_date, last_date, Day, DEFAULT_HOUR};
 
 /// The dataset's name.
@@ -31,8 +41,9 @@ pub const DATASET: &str = "tasks";
 /// of extra digits is named instead of read as "all".
 pub const MAX_PER_TIER: u64 = 10_000;
 
-const FIELDS: [&str; 6] = [
+const FIELDS: [&str; 7] = [
     "split",
+    "tasks_dir",
     "env_dates",
     "hour",
     "tasks",
@@ -43,8 +54,10 @@ const FIELDS: [&str; 6] = [
 /// The suite's parameters, read and checked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Params {
-    /// Which tasks.
+    /// Which tasks (with `tasks_dir`, which world).
     pub split: Split,
+    /// A user's folder of tasks, run instead of the shipped split.
+    pub tasks_dir: Option<PathBuf>,
     /// The dates the world is seen on, `"today"` resolved.
     pub dates: Vec<Day>,
     /// The hour on each date.
@@ -114,6 +127,20 @@ impl Params {
             Some((v, _)) => {
                 return Err(bad("split", format!("must be public or holdout, got {v}")))
             }
+        };
+        let tasks_dir = match obj.get("tasks_dir") {
+            None => None,
+            Some(Value::String(d)) if !d.is_empty() => {
+                let d = PathBuf::from(d);
+                Some(if d.is_absolute() {
+                    d
+                } else {
+                    std::env::current_dir()
+                        .map_err(|e| bad("tasks_dir", format!("no current directory: {e}")))?
+                        .join(d)
+                })
+            }
+            Some(v) => return Err(bad("tasks_dir", format!("must be a folder path, got {v}"))),
         };
         let dates = match obj.get("env_dates") {
             None => vec![reference_day()],
@@ -189,6 +216,7 @@ impl Params {
         };
         Ok(Params {
             split,
+            tasks_dir,
             dates,
             hour,
             tasks,
@@ -197,15 +225,38 @@ impl Params {
         })
     }
 
-    /// The shipped tasks these params select, in id order.
+    /// The tasks these params select (shipped, or the `tasks_dir`
+    /// folder's), in id order.
     ///
     /// # Errors
-    /// A task id the split does not have, or a broken shipped task.
+    /// A task id the split or folder does not have, a broken shipped task,
+    /// or any problem in the folder (every one listed, `file:line: field`).
     pub fn select(&self) -> Result<Vec<Task>, DataError> {
-        let all = tasks::shipped(self.split).map_err(|e| DataError::Files {
-            path: "tasks".into(),
-            reason: e.to_string(),
-        })?;
+        let (all, source) = match &self.tasks_dir {
+            None => (
+                tasks::shipped(self.split).map_err(|e| DataError::Files {
+                    path: "tasks".into(),
+                    reason: e.to_string(),
+                })?,
+                format!("the {} split", self.split.dir_name()),
+            ),
+            Some(dir) => {
+                let found = folder::inspect(dir, self.split, &self.dates, self.hour);
+                if !found.problems.is_empty() {
+                    let lines: Vec<String> =
+                        found.problems.iter().map(ToString::to_string).collect();
+                    return Err(DataError::Files {
+                        path: dir.display().to_string(),
+                        reason: format!(
+                            "{} problem(s) in params.tasks_dir:\n{}",
+                            lines.len(),
+                            lines.join("\n")
+                        ),
+                    });
+                }
+                (found.tasks, format!("params.tasks_dir {}", dir.display()))
+            }
+        };
         let mut chosen: Vec<Task> = match &self.tasks {
             None => all,
             Some(ids) => {
@@ -213,7 +264,7 @@ impl Params {
                     if !all.iter().any(|t| &t.id == id) {
                         return Err(bad(
                             &format!("tasks[{i}]"),
-                            format!("the {} split has no task {id:?}", self.split.dir_name()),
+                            format!("{source} has no task {id:?}"),
                         ));
                     }
                 }

@@ -5,7 +5,7 @@
 //! - `stages`: `replay` (ground truth), `score` (per episode), `pass-at-k`,
 //!   and `judge` (an optional LLM second opinion on the labels);
 //! - `report`: the paper's Table 2 and Table 3 layouts, coverage and cost;
-//! - `command`: `adfarm adbench replay`.
+//! - `command`: `adfarm adbench replay` and `adfarm adbench check`.
 //!
 //! An episode is a solved item: the solve job plays the whole episode (the
 //! agent's turns and the platform's answers) and stores it; the CPU-lane

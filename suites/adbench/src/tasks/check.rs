@@ -9,6 +9,7 @@
 use adfarm_llm::Tool;
 use serde_json::Value;
 
+use super::lines::line_of;
 use super::template::{self, has_reference};
 use super::{reference_day, LoadError, Task};
 use crate::replay::calculator_tool::{calculator_spec, CALCULATOR};
@@ -137,44 +138,63 @@ pub fn against_schema(schema: &Value, value: &Value, at: &str) -> Result<(), Str
 
 /// Resolves the date and user templates of `args`, leaving strings that
 /// refer to earlier steps as they are (their data does not exist yet).
-fn dates_only(args: &Value, ctx: &template::Context<'_>) -> Result<Value, String> {
+///
+/// # Errors
+/// `(path, reason)`: the argument path (`args.begin`) and why its
+/// template does not resolve.
+fn dates_only(
+    args: &Value,
+    ctx: &template::Context<'_>,
+    at: &str,
+) -> Result<Value, (String, String)> {
     Ok(match args {
         Value::String(s) if has_reference(s) => args.clone(),
         Value::Array(items) => Value::Array(
             items
                 .iter()
-                .map(|v| dates_only(v, ctx))
+                .enumerate()
+                .map(|(i, v)| dates_only(v, ctx, &format!("{at}[{i}]")))
                 .collect::<Result<_, _>>()?,
         ),
         Value::Object(m) => Value::Object(
             m.iter()
-                .map(|(k, v)| Ok((k.clone(), dates_only(v, ctx)?)))
-                .collect::<Result<_, String>>()?,
+                .map(|(k, v)| Ok((k.clone(), dates_only(v, ctx, &format!("{at}.{k}"))?)))
+                .collect::<Result<_, (String, String)>>()?,
         ),
-        other => template::resolve(other, ctx)?,
+        other => template::resolve(other, ctx).map_err(|e| (at.to_string(), e))?,
     })
 }
 
 /// Checks one parsed task.
 ///
 /// # Errors
-/// [`LoadError::Check`] naming the file and step.
+/// [`LoadError::Check`] naming the file and field (line 0: the parsed task
+/// keeps no positions; [`check_text`] finds the line).
 pub fn check(task: &Task) -> Result<(), LoadError> {
-    let fail = |step: &str, message: String| LoadError::Check {
+    let fail = |step: &str, field: &str, message: String| LoadError::Check {
         path: task.source.clone(),
-        step: step.to_string(),
+        line: 0,
+        field: if step.is_empty() {
+            field.to_string()
+        } else {
+            format!("{step}.{field}")
+        },
         message,
     };
     let specs = all_specs();
     if task.steps.is_empty() {
-        return Err(fail("-", "no steps".into()));
+        return Err(fail("", "steps", "no steps".into()));
     }
     match (&task.answer, task.outcome) {
         (None, Outcome::Resolved) => {
-            return Err(fail("-", "a Resolved task needs an answer".into()))
+            return Err(fail("", "answer", "a Resolved task needs an answer".into()))
         }
         (Some(_), Outcome::Unresolved) => {
-            return Err(fail("-", "an Unresolved task has no answer".into()))
+            return Err(fail(
+                "",
+                "answer",
+                "an Unresolved task has no answer".into(),
+            ))
         }
         _ => {}
     }
@@ -185,36 +205,46 @@ pub fn check(task: &Task) -> Result<(), LoadError> {
         steps: &no_data,
     };
     for (i, step) in task.steps.iter().enumerate() {
+        let id = step.id.as_str();
         let earlier = &task.steps[..i];
         if earlier.iter().any(|s| s.id == step.id) {
-            return Err(fail(&step.id, "duplicate step id".into()));
+            return Err(fail(id, "id", "duplicate step id".into()));
         }
         for a in &step.after {
             if !earlier.iter().any(|s| &s.id == a) {
                 return Err(fail(
-                    &step.id,
-                    format!("after names {a:?}, which is not an earlier step"),
+                    id,
+                    "after",
+                    format!("names {a:?}, which is not an earlier step"),
                 ));
             }
         }
         let tool = specs
             .iter()
             .find(|s| s.name == step.tool)
-            .ok_or_else(|| fail(&step.id, format!("unknown tool {:?}", step.tool)))?;
+            .ok_or_else(|| fail(id, "tool", format!("unknown tool {:?}", step.tool)))?;
         // Dates resolve now; references wait for the data.
         let text = step.args.to_string();
-        let dated = dates_only(&step.args, &at_d0).map_err(|e| fail(&step.id, e))?;
-        against_schema(&tool.parameters, &dated, "args").map_err(|e| fail(&step.id, e))?;
+        let dated = dates_only(&step.args, &at_d0, "args").map_err(|(at, e)| fail(id, &at, e))?;
+        against_schema(&tool.parameters, &dated, "args").map_err(|e| match e.split_once(": ") {
+            Some((at, why)) => fail(id, at, why.to_string()),
+            None => fail(id, "args", e),
+        })?;
         for k in &step.key_args {
             if step.args.get(k).is_none() {
-                return Err(fail(&step.id, format!("key arg {k} is not among the args")));
+                return Err(fail(
+                    id,
+                    "key_args",
+                    format!("key arg {k} is not among the args"),
+                ));
             }
         }
         let ancestors = task.ancestors(&step.id);
         for r in template::references(&text) {
             if !ancestors.iter().any(|a| a.id == r) {
                 return Err(fail(
-                    &step.id,
+                    id,
+                    "args",
                     format!("${{{r}...}} refers to a step this one does not wait for"),
                 ));
             }
@@ -225,7 +255,8 @@ pub fn check(task: &Task) -> Result<(), LoadError> {
                 .any(|a| a.tool == spec::GET_USER_ACCOUNT_LIST)
         {
             return Err(fail(
-                &step.id,
+                id,
+                "after",
                 format!("{} must come after get_user_account_list", step.tool),
             ));
         }
@@ -235,20 +266,23 @@ pub fn check(task: &Task) -> Result<(), LoadError> {
                 .any(|a| DATA_TOOLS.contains(&a.tool.as_str()))
         {
             return Err(fail(
-                &step.id,
+                id,
+                "after",
                 "the calculator must come after fetched data".into(),
             ));
         }
         if !step.entry.is_empty() && step.tool != spec::SEARCH {
             return Err(fail(
-                &step.id,
+                id,
+                "entry",
                 "only search steps name knowledge entries".into(),
             ));
         }
         let last = i + 1 == task.steps.len();
         if (step.tool == spec::SUMMARIZE_RESULTS) != last {
             return Err(fail(
-                &step.id,
+                id,
+                "tool",
                 "summarize_results must be the last step, and only it".into(),
             ));
         }
@@ -258,26 +292,66 @@ pub fn check(task: &Task) -> Result<(), LoadError> {
                 Outcome::Unresolved => "Unresolved",
             };
             if step.args["query"] != expected {
-                return Err(fail(&step.id, format!("the task's outcome is {expected}")));
+                return Err(fail(
+                    id,
+                    "args.query",
+                    format!("the task's outcome is {expected}"),
+                ));
             }
         }
     }
     if let Some(a) = &task.answer {
         let head = a.from.split(['.', '[']).next().unwrap_or("");
         if task.step(head).is_none() {
-            return Err(fail("-", format!("answer.from names no step: {}", a.from)));
+            return Err(fail(
+                "",
+                "answer.from",
+                format!("names no step: {}", a.from),
+            ));
         }
         if (a.kind == super::AnswerKind::Choice) == a.choices.is_empty() {
             return Err(fail(
-                "-",
+                "",
+                "answer.choices",
                 "choices go with kind = \"choice\", and only with it".into(),
             ));
         }
         if let Some(problem) = a.problem() {
-            return Err(fail("-", format!("answer: {problem}")));
+            return Err(fail("", "answer", problem));
         }
     }
     Ok(())
+}
+
+/// [`check`], the error's line found in the task's file text.
+///
+/// # Errors
+/// [`LoadError::Check`] naming the file, line and field.
+pub fn check_text(task: &Task, text: &str) -> Result<(), LoadError> {
+    check(task).map_err(|e| match e {
+        LoadError::Check {
+            path,
+            field,
+            message,
+            ..
+        } => {
+            let line = match task.steps.iter().find(|s| {
+                field
+                    .strip_prefix(s.id.as_str())
+                    .is_some_and(|r| r.starts_with('.'))
+            }) {
+                Some(s) => line_of(text, Some(&s.id), &field[s.id.len() + 1..]),
+                None => line_of(text, None, &field),
+            };
+            LoadError::Check {
+                path,
+                line,
+                field,
+                message,
+            }
+        }
+        other => other,
+    })
 }
 
 #[cfg(test)]
@@ -310,7 +384,7 @@ args = { query = "Resolved" }
 
     fn checked(text: &str) -> Result<(), String> {
         let t = parse(Path::new("t.toml"), text, Split::Public).map_err(|e| e.to_string())?;
-        check(&t).map_err(|e| e.to_string())
+        check_text(&t, text).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -324,35 +398,47 @@ args = { query = "Resolved" }
         let cases: [(&[(&str, &str)], &str); 13] = [
             (
                 &[("\"daily_data_by_group_and_field\"", "\"daily\"")],
-                "step s2: unknown tool",
+                "t.toml:13: s2.tool: unknown tool",
             ),
             (
                 &[
                     ("after = [\"s1\"]\n", ""),
                     ("\"${s1.rows[*].Account ID}\"", "[123]"),
                 ],
-                "step s2: daily_data_by_group_and_field must come after",
+                "t.toml:12: s2.after: daily_data_by_group_and_field must come after",
             ),
             (
                 &[("after = [\"s1\"]\n", "")],
-                "step s2: ${s1...} refers to a step this one does not wait for",
+                "s2.args: ${s1...} refers to a step this one does not wait for",
             ),
-            (&[("\"SUM\"", "\"TOTAL\"")], "step s2: args.group_by_type"),
+            (
+                &[("\"SUM\"", "\"TOTAL\"")],
+                "t.toml:15: s2.args.group_by_type: \"TOTAL\" is not one of",
+            ),
             (
                 &[("page_size = 1 }", "page_size = 1, colour = 2 }")],
-                "unknown argument colour",
+                "s2.args: unknown argument colour",
             ),
-            (&[("{D-7}", "{D.next_week}")], "unknown date term"),
+            (
+                &[("{D-7}", "{D.next_week}")],
+                "t.toml:15: s2.args.begin: unknown date term",
+            ),
             (
                 &[("after = [\"s2\"]", "after = [\"s4\"]")],
-                "step s3: after names \"s4\"",
+                "t.toml:19: s3.after: names \"s4\"",
             ),
             (
                 &[("query = \"Resolved\"", "query = \"Unresolved\"")],
-                "outcome is Resolved",
+                "s3.args.query: the task's outcome is Resolved",
             ),
-            (&[("s2.rows[0]", "s7.rows[0]")], "answer.from names no step"),
-            (&[("user = 0", "user = \"zero\"")], "t.toml:4:"),
+            (
+                &[("s2.rows[0]", "s7.rows[0]")],
+                "t.toml:6: answer.from: names no step",
+            ),
+            (
+                &[("user = 0", "user = \"zero\"")],
+                "t.toml:4: user: invalid type",
+            ),
             (
                 &[("(CNY)\" }", "(CNY)\", tolerance = -1.0 }")],
                 "tolerance must be a number >= 0",

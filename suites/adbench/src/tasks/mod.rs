@@ -6,7 +6,9 @@
 //!
 //! - `template`: `{D-1}`, `{D.last_week.monday}`, `${s2.rows[0].X}`;
 //! - `check`: the loader's checks (tools, schemas, templates, dependencies);
-//! - `coverage`: the rules over the whole set (tools, groupings, search...).
+//! - `coverage`: the rules over the whole set (tools, groupings, search...);
+//! - `folder`: a user's folder of tasks, checked and replayed, every
+//!   problem named `file:line: field`; `lines`: where a field is in a file.
 //!
 //! Design decision: a task names its user by index into the split's world
 //! (users are stable across dates), and its answer by a path into one
@@ -14,6 +16,8 @@
 
 pub mod check;
 pub mod coverage;
+pub mod folder;
+pub mod lines;
 pub mod template;
 
 use std::path::{Path, PathBuf};
@@ -278,22 +282,27 @@ pub enum LoadError {
         source: std::io::Error,
     },
     /// A file is not a task (TOML or field error, with its line).
-    #[error("{path}:{line}: {message}")]
+    #[error("{path}:{line}: {field}: {message}")]
     Parse {
         /// File.
         path: PathBuf,
         /// 1-based line of the error.
         line: usize,
+        /// The key at the error (`toml` when the text is not a key).
+        field: String,
         /// Cause.
         message: String,
     },
     /// A task failed a check.
-    #[error("{path}: step {step}: {message}")]
+    #[error("{path}:{line}: {field}: {message}")]
     Check {
         /// File.
         path: PathBuf,
-        /// Step id, or `-` for the task as a whole.
-        step: String,
+        /// 1-based line of the field (0 until [`check::check_text`] finds it).
+        line: usize,
+        /// `s2.tool`, `s2.args.fields`, `answer.from`...: a step's field
+        /// under its id, or the task's own.
+        field: String,
         /// Cause.
         message: String,
     },
@@ -310,13 +319,36 @@ pub fn tasks_root() -> PathBuf {
 /// [`LoadError::Parse`] with the line of the error.
 pub fn parse(path: &Path, text: &str, split: Split) -> Result<Task, LoadError> {
     let mut task: Task = toml::from_str(text).map_err(|e| {
-        let line = e.span().map_or(1, |s| {
-            text[..s.start.min(text.len())].matches('\n').count() + 1
-        });
+        let span = e
+            .span()
+            .map(|s| s.start.min(text.len())..s.end.min(text.len()));
+        let line = span
+            .as_ref()
+            .map_or(1, |s| text[..s.start].matches('\n').count() + 1);
+        // The key is the one assigned on the error's line (a mistyped
+        // value's span is the value), else the span's own text (an unknown
+        // key's span is the key); `toml` when neither is a key.
+        let key_like = |k: &str| {
+            let k = k.trim().trim_matches('"');
+            (!k.is_empty()
+                && k.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_-. ".contains(c)))
+            .then(|| k.to_string())
+        };
+        let field = span
+            .and_then(|s| {
+                let line_start = text[..s.start].rfind('\n').map_or(0, |i| i + 1);
+                text[line_start..s.start]
+                    .split_once('=')
+                    .and_then(|(k, _)| key_like(k))
+                    .or_else(|| text.get(s).and_then(key_like))
+            })
+            .unwrap_or_else(|| "toml".into());
         LoadError::Parse {
             path: path.to_path_buf(),
             line,
-            message: e.message().to_string(),
+            field,
+            message: e.message().trim().to_string(),
         }
     })?;
     task.source = path.to_path_buf();
@@ -348,15 +380,22 @@ pub fn shipped(split: Split) -> Result<Vec<Task>, LoadError> {
 /// # Errors
 /// The first file that cannot be read, parsed or checked.
 pub fn load(root: &Path, split: Split) -> Result<Vec<Task>, LoadError> {
-    let dir = root.join(split.dir_name());
+    checked(read_dir(&root.join(split.dir_name()))?.into_iter(), split)
+}
+
+/// Every `*.toml` file directly in `dir` with its text, sorted by path.
+///
+/// # Errors
+/// [`LoadError::Io`] when the folder or a file cannot be read.
+pub fn read_dir(dir: &Path) -> Result<Vec<(PathBuf, String)>, LoadError> {
     let io = |path: &Path, source| LoadError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| io(&dir, e))?
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| io(dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "toml"))
         .collect();
     files.sort();
     let mut texts = Vec::with_capacity(files.len());
@@ -364,7 +403,7 @@ pub fn load(root: &Path, split: Split) -> Result<Vec<Task>, LoadError> {
         let text = std::fs::read_to_string(&f).map_err(|e| io(&f, e))?;
         texts.push((f, text));
     }
-    checked(texts.into_iter(), split)
+    Ok(texts)
 }
 
 /// Parses and checks task files, sorted by id, ids unique.
@@ -375,16 +414,22 @@ fn checked(
     let mut tasks = Vec::new();
     for (path, text) in files {
         let task = parse(&path, &text, split)?;
-        check::check(&task)?;
-        tasks.push(task);
+        check::check_text(&task, &text)?;
+        tasks.push((task, text));
     }
-    tasks.sort_by(|a, b| a.id.cmp(&b.id));
-    if let Some(w) = tasks.windows(2).find(|w| w[0].id == w[1].id) {
-        return Err(LoadError::Check {
-            path: w[1].source.clone(),
-            step: "-".into(),
-            message: format!("duplicate task id {}", w[1].id),
-        });
+    tasks.sort_by(|a, b| a.0.id.cmp(&b.0.id));
+    if let Some(w) = tasks.windows(2).find(|w| w[0].0.id == w[1].0.id) {
+        return Err(duplicate(&w[1].0, &w[1].1));
     }
-    Ok(tasks)
+    Ok(tasks.into_iter().map(|(t, _)| t).collect())
+}
+
+/// The error for a task whose id an earlier one has.
+fn duplicate(task: &Task, text: &str) -> LoadError {
+    LoadError::Check {
+        path: task.source.clone(),
+        line: lines::line_of(text, None, "id"),
+        field: "id".into(),
+        message: format!("duplicate task id {}", task.id),
+    }
 }

@@ -3,6 +3,10 @@
 //! splits into creative × site-set cells and into hours (audience cells:
 //! `audience`). Splits preserve sums by construction, so every grouping adds up to
 //! the total, and a query at ad-group level never computes a finer cell.
+//! An account's day is capped as the knowledge base says budgets work: when
+//! its ad groups together would pass the account's daily budget plus the
+//! overspend allowance, every group of the account is scaled down by the
+//! same ratio.
 
 use super::calendar::{season_factor, weekday_factor, Day};
 use super::catalog::{Audit, CreativeType, Industry, SiteSet};
@@ -244,19 +248,58 @@ impl World {
     }
 
     /// The full-day delivery of ad group `g` on `day`, as if the day were
-    /// complete (today's partial day is cut by [`World::group_day`]).
+    /// complete (today's partial day is cut by [`World::group_day`]): its
+    /// uncapped delivery, scaled down with its siblings' on a day their
+    /// account would have spent past its cap (see [`account_cap`]).
     /// Days in the history window are memoised (see [`super::memo`]).
     pub fn group_day_full(&self, g: usize, day: Day) -> Counts {
+        let a = self.groups[g].account;
+        let scale = match self
+            .scale_memo
+            .chunk(a, day, self.history_start(), |d| self.compute_scale(a, d))
+        {
+            Some((chunk, i)) => chunk[i],
+            None => self.compute_scale(a, day),
+        };
+        scaled(self.uncapped_group_day(g, day), scale)
+    }
+
+    /// [`World::group_day_full`] without the memos: the generator itself.
+    pub fn compute_group_day(&self, g: usize, day: Day) -> Counts {
+        let a = self.groups[g].account;
+        let spent: u64 = self.accounts[a]
+            .groups
+            .iter()
+            .map(|&s| self.compute_uncapped_group_day(s, day).cost)
+            .sum();
+        let scale = over_cap(account_cap(&self.accounts[a], day), spent);
+        scaled(self.compute_uncapped_group_day(g, day), scale)
+    }
+
+    /// Ad group `g`'s delivery on `day` before the account cap, memoised.
+    fn uncapped_group_day(&self, g: usize, day: Day) -> Counts {
         match self.memo.chunk(g, day, self.history_start(), |d| {
-            self.compute_group_day(g, d)
+            self.compute_uncapped_group_day(g, d)
         }) {
             Some((chunk, i)) => chunk[i],
-            None => self.compute_group_day(g, day),
+            None => self.compute_uncapped_group_day(g, day),
         }
     }
 
-    /// [`World::group_day_full`] without the memo: the generator itself.
-    pub fn compute_group_day(&self, g: usize, day: Day) -> Counts {
+    /// The (cap, uncapped spend) of account `a` on `day` when the spend
+    /// passes the cap.
+    fn compute_scale(&self, a: usize, day: Day) -> Option<(u64, u64)> {
+        let spent: u64 = self.accounts[a]
+            .groups
+            .iter()
+            .map(|&g| self.uncapped_group_day(g, day).cost)
+            .sum();
+        over_cap(account_cap(&self.accounts[a], day), spent)
+    }
+
+    /// One ad group's day as its own demand would have it, before the
+    /// account cap.
+    fn compute_uncapped_group_day(&self, g: usize, day: Day) -> Counts {
         if !self.group_serves(g, day) {
             return Counts::default();
         }
@@ -294,7 +337,8 @@ impl World {
             * bid_lift
             * appeal
             * gamma_factor(h, 8.0);
-        // The account budget caps any one group's spend.
+        // No one group plans past its account's budget; the account as a
+        // whole is capped in `group_day_full`.
         let spend = spend.min(account.budget_on(day) as f64);
         // Each counter is drawn around its own expectation and then capped by
         // the one above it, rather than drawn from it: the draws are then
@@ -415,6 +459,40 @@ impl World {
         } else {
             self.group_day_full(g, day)
         }
+    }
+}
+
+/// How far past its daily budget an account's cost may go in a day, in
+/// percent: the knowledge base's overspend rule (R08, "up to 10% because
+/// of delayed billing").
+pub const OVERSPEND_PERCENT: u64 = 10;
+
+/// The most an account may spend on `day`, in fen: its daily budget plus
+/// the overspend allowance. The budget is the account's (R03-R05), so the
+/// cap holds for the sum of its ad groups, not each group apart.
+pub fn account_cap(account: &Account, day: Day) -> u64 {
+    account.budget_on(day) * (100 + OVERSPEND_PERCENT) / 100
+}
+
+/// `Some((cap, spent))` when `spent` passes `cap`.
+fn over_cap(cap: u64, spent: u64) -> Option<(u64, u64)> {
+    (spent > cap).then_some((cap, spent))
+}
+
+/// Every counter times cap / spent, rounded down: integer arithmetic, so
+/// the account's scaled costs sum to at most the cap, and rounding down
+/// keeps clicks ≤ views, conversions ≤ clicks and deep ≤ conversions.
+fn scaled(c: Counts, scale: Option<(u64, u64)>) -> Counts {
+    let Some((cap, spent)) = scale else { return c };
+    let f = |x: u64| (u128::from(x) * u128::from(cap) / u128::from(spent)) as u64;
+    let clicks = f(c.clicks);
+    Counts {
+        views: f(c.views),
+        clicks,
+        // Cost is paid per click: none left, nothing charged.
+        cost: if clicks == 0 { 0 } else { f(c.cost) },
+        conversions: f(c.conversions),
+        deep: f(c.deep),
     }
 }
 

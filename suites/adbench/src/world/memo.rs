@@ -12,7 +12,8 @@ use super::calendar::Day;
 /// Days per chunk.
 pub const CHUNK: usize = 16;
 
-/// Lazily filled chunks of per-day values, one row of chunks per ad group.
+/// Lazily filled chunks of per-day values, one row of chunks per ad group
+/// (or per account).
 #[derive(Debug)]
 pub struct DayMemo<T> {
     days: usize,

@@ -81,8 +81,12 @@ pub struct World {
     /// (budget × calendar × trend, 0 on audit holds). Precomputed because
     /// every ad-group day reads it and calendar arithmetic is the slow part.
     demand: Vec<Vec<f64>>,
-    /// Ad-group day totals computed so far, by 16-day chunk.
+    /// Ad-group day totals before the account cap computed so far, by
+    /// 16-day chunk.
     memo: memo::DayMemo<Counts>,
+    /// Per account and day, (cap, uncapped spend) where the spend passed
+    /// the cap, by 16-day chunk.
+    scale_memo: memo::DayMemo<Option<(u64, u64)>>,
     /// Ad-group day cells computed so far, by 16-day chunk.
     cell_memo: memo::DayMemo<Vec<delivery::Cell>>,
 }
@@ -117,6 +121,7 @@ impl World {
         let demand = delivery::demand_table(&e.accounts, today.plus(-HISTORY_DAYS), today);
         let memo = memo::DayMemo::new(e.groups.len(), HISTORY_DAYS as usize + 1);
         let cell_memo = memo::DayMemo::new(e.groups.len(), HISTORY_DAYS as usize + 1);
+        let scale_memo = memo::DayMemo::new(e.accounts.len(), HISTORY_DAYS as usize + 1);
         Ok(World {
             seed,
             today,
@@ -131,6 +136,7 @@ impl World {
             demand,
             memo,
             cell_memo,
+            scale_memo,
         })
     }
 

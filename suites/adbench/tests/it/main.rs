@@ -3,6 +3,7 @@
 //! - `tools`: the tools as an agent sees them;
 //! - `tasks`: the shipped tasks and their replays (golden answers in
 //!   `tests/golden/`);
+//! - `folder`: tasks a user writes, loaded through `tasks_dir` and checked;
 //! - `scoring`: answer grading, Pass@k, coverage and failure labels;
 //! - `grader`: the answer grader on hand-written answers to shipped tasks;
 //! - `paths`: steps judged by the data obtained, not the literal call;
@@ -14,6 +15,7 @@
 //! the same child entry `adfarm adbench calculator` serves.
 
 mod agent;
+mod folder;
 mod grader;
 mod paths;
 mod scoring;

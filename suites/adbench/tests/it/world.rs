@@ -2,6 +2,7 @@
 //! counters nest (deep ≤ conversions ≤ clicks ≤ views), data stops at
 //! hour H of D, and the world is a pure function of (seed, D, H).
 
+use adfarm_adbench::world::delivery::account_cap;
 use adfarm_adbench::world::{Counts, DailyGrouping, Day, HourlyGrouping, Key, Scope, World};
 use proptest::prelude::*;
 
@@ -261,4 +262,48 @@ fn the_day_memos_return_what_the_generator_computes() {
         }
     }
     assert!(checked > 50, "only {checked} non-empty days checked");
+}
+
+#[test]
+fn no_account_spends_past_its_daily_budget_and_overspend_allowance() {
+    // Both task worlds and another seed, on dates with full history.
+    for (seed, on) in [
+        (2026, "2026-07-25"),
+        (7331, "2026-09-08"),
+        (21, "2026-11-20"),
+    ] {
+        let w = World::new(seed, day(on), 12).expect("world");
+        let (mut days, mut at_cap) = (0, 0);
+        for (a, account) in w.accounts().iter().enumerate() {
+            let scope = Scope {
+                accounts: vec![a],
+                adgroup: None,
+            };
+            for (key, c) in w.daily(&scope, w.history_start(), w.today(), DailyGrouping::Date) {
+                let Key::Date(d) = key else {
+                    panic!("a DATE row keyed {key:?}")
+                };
+                let cap = account_cap(account, d);
+                assert!(
+                    c.cost <= cap,
+                    "seed {seed}: account {} spent {} fen on {d}, cap {cap}",
+                    account.id,
+                    c.cost
+                );
+                assert!(
+                    nested(&c),
+                    "seed {seed}: account {} on {d}: {c:?}",
+                    account.id
+                );
+                days += 1;
+                // Within 1% of the cap: the cap, not demand, set the day.
+                at_cap += usize::from(c.cost * 100 >= cap * 99);
+            }
+        }
+        eprintln!("seed {seed}: {at_cap} of {days} account-days at the cap");
+        assert!(
+            at_cap > 0,
+            "seed {seed}: the cap never binds, so it is untested"
+        );
+    }
 }
