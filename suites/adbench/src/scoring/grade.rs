@@ -133,7 +133,18 @@ impl Context {
             accounts,
             numbers: mentions(question).iter().map(|m| m.magnitude).collect(),
             how_many,
-            asks_fall: !dirs.is_empty() && dirs.iter().all(|d| *d == Direction::Down),
+            // A question that states its sign convention ("negative if cost
+            // fell") asks for a signed change, not for the size of a fall.
+            asks_fall: !dirs.is_empty()
+                && dirs.iter().all(|d| *d == Direction::Down)
+                && ![
+                    "negative if",
+                    "negative when",
+                    "positive if",
+                    "positive when",
+                ]
+                .iter()
+                .any(|w| lower.contains(w)),
             asks_change: ["change", "differ", "higher or lower", "minus", "compare"]
                 .iter()
                 .any(|w| lower.contains(w)),

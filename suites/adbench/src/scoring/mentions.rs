@@ -292,7 +292,13 @@ pub fn mentions(text: &str) -> Vec<Mention> {
             }
             continue;
         }
-        let (before, before_at) = word_before(text, start);
+        // The word before, past a sign or a currency symbol ("fell by ¥20.50").
+        let lead_end = text[..start]
+            .trim_end_matches(['-', '−', '+'])
+            .trim_end()
+            .trim_end_matches(['¥', '￥'])
+            .len();
+        let (before, before_at) = word_before(text, lead_end);
         let (after, after_end) = word_after(text, i);
         let after_lower = after.to_ascii_lowercase();
         if MONTHS.contains(&before.to_ascii_lowercase().as_str())

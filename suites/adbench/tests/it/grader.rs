@@ -118,9 +118,13 @@ fn the_references_the_cases_are_written_for_hold_on_d0() {
 fn a_sign_given_in_words_counts_as_a_minus() {
     use Grade::Correct;
     // L2-002 and L3-009 state their sign convention in the question
-    // ("negative if cost fell"), so answers to them carry a minus; the
-    // signs in words are on L2-017 and L2-031, whose questions do not.
+    // ("negative if cost fell"): a fall in words is still the negative
+    // change they ask for.
     assert_clear(&[
+        ("L2-002", "Your cost fell by 2.07% yesterday compared with the day before.", Correct),
+        ("L3-009", "UNION's cost per conversion was 51.04% lower than the other site sets'.", Correct),
+        ("L2-031", "Cost fell by ¥20,499.84 week over week.", Correct),
+        ("L2-031", "Spend was down ¥20,499.84 on the week before.", Correct),
         ("L2-017", "Your conversions fell by 2.16% from the month before last to last month.", Correct),
         ("L2-017", "Conversions were down 2.16% month over month.", Correct),
         ("L2-017", "Last month's conversions decreased by 2.16%.", Correct),
@@ -155,6 +159,13 @@ fn words_saying_the_other_direction_or_no_sign_do_not_pass() {
             Wrong,
         ),
         ("L2-002", "The change was 2.07%.", Wrong),
+        ("L2-002", "Cost rose 2.07% yesterday.", Wrong),
+        (
+            "L3-009",
+            "UNION's cost per conversion was 51.04% higher.",
+            Wrong,
+        ),
+        ("L2-031", "Cost rose by ¥20,499.84 week over week.", Wrong),
         ("L3-009", "The difference was 51.04%.", Wrong),
     ]);
 }
