@@ -430,6 +430,15 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
     }]
 }
 
+/// The model behind judge `judge`, as its provider names it.
+fn judge_model(input: &ReportInput<'_>, judge: &str) -> String {
+    input
+        .spec
+        .provider(judge)
+        .map(|p| p.model.clone())
+        .unwrap_or_default()
+}
+
 /// The judges' answers against the checks' labels: per judge and label
 /// (and all labels pooled), agreement and Cohen's κ over the episodes with
 /// a readable verdict.
@@ -437,13 +446,6 @@ fn judge_agreement(
     input: &ReportInput<'_>,
     judged: &BTreeMap<String, Vec<(String, Judged)>>,
 ) -> Table {
-    let model_of = |judge: &str| {
-        input
-            .spec
-            .provider(judge)
-            .map(|p| p.model.clone())
-            .unwrap_or_default()
-    };
     let int = |n: usize| Some(Value::Integer(n as i64));
     let mut rows = Vec::new();
     let mut versions = BTreeSet::new();
@@ -465,7 +467,7 @@ fn judge_agreement(
             let a = agreement(pairs);
             rows.push(vec![
                 Some(Value::Text(judge.clone())),
-                Some(Value::Text(model_of(judge))),
+                Some(Value::Text(judge_model(input, judge))),
                 Some(Value::Text(name)),
                 int(a.map_or(0, |a| a.n)),
                 int(a.map_or(0, |a| a.first_yes)),
@@ -511,13 +513,6 @@ fn judge_agreement(
 /// agrees with the rules, and the accuracy when it decides the answers the
 /// rules found ambiguous. The rules' accuracy stays the score.
 fn llm_grader(input: &ReportInput<'_>, judged: &BTreeMap<String, Vec<(String, Judged)>>) -> Table {
-    let model_of = |judge: &str| {
-        input
-            .spec
-            .provider(judge)
-            .map(|p| p.model.clone())
-            .unwrap_or_default()
-    };
     let int = |n: usize| Some(Value::Integer(n as i64));
     let share = |n: usize, of: usize| (of > 0).then(|| Value::Number(n as f64 / of as f64));
     let mut rows = Vec::new();
@@ -554,7 +549,7 @@ fn llm_grader(input: &ReportInput<'_>, judged: &BTreeMap<String, Vec<(String, Ju
                 .count();
             rows.push(vec![
                 Some(Value::Text(judge.clone())),
-                Some(Value::Text(model_of(judge))),
+                Some(Value::Text(judge_model(input, judge))),
                 Some(Value::Text(agent.to_string())),
                 int(of_agent.len()),
                 int(graded.len()),

@@ -25,7 +25,11 @@ mod tasks;
 mod tools;
 mod world;
 
+use std::path::Path;
+
 use adfarm_adbench::replay::calculator_tool::{Backend, CalculatorTool};
+use adfarm_adbench::replay::{reference_platform, replay, Replay};
+use adfarm_adbench::tasks::{check::check, parse, reference_day, Split, Task};
 use adfarm_adbench::tools::{Config, Platform};
 use adfarm_adbench::world::{Day, World, DEFAULT_HOUR};
 use adfarm_calculator::Calculator;
@@ -57,4 +61,31 @@ pub fn child_platform(seed: u64, day: Day) -> Platform {
     let world = World::new(seed, day, DEFAULT_HOUR).expect("world");
     Platform::new(world, Config::default())
         .with_tool(Box::new(CalculatorTool::new(Backend::Child(calculator()))))
+}
+
+/// A hand-written task, checked, with its reference replayed on D0 of the
+/// public world.
+pub struct Fixture {
+    /// The task.
+    pub task: Task,
+    /// The platform on D0.
+    pub platform: Platform,
+    /// The task's reference, replayed there.
+    pub reference: Replay,
+}
+
+impl Fixture {
+    /// Parses and checks the task file `toml`, then replays it.
+    pub fn of(toml: &str) -> Fixture {
+        let task = parse(Path::new("task.toml"), toml, Split::Public).expect("parse");
+        check(&task).expect("check");
+        let platform = reference_platform(Split::Public.seed(), reference_day(), DEFAULT_HOUR)
+            .expect("platform");
+        let reference = replay(&task, &platform).expect("replay");
+        Fixture {
+            task,
+            platform,
+            reference,
+        }
+    }
 }

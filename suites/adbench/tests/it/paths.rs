@@ -4,14 +4,14 @@
 //! error.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
-use adfarm_adbench::replay::{reference_platform, replay, Answer, Replay};
+use adfarm_adbench::replay::{Answer, Replay};
 use adfarm_adbench::scoring::{score, Episode, Grade, Label, Score};
-use adfarm_adbench::tasks::{parse, reference_day, Split, Task};
-use adfarm_adbench::tools::{Call, Platform};
-use adfarm_adbench::world::DEFAULT_HOUR;
+use adfarm_adbench::tasks::reference_day;
+use adfarm_adbench::tools::Call;
 use serde_json::json;
+
+use crate::Fixture;
 
 /// Last week's cost, read off one SUM row.
 const TASK: &str = r#"
@@ -39,23 +39,8 @@ key_args = ["query"]
 args = { query = "Resolved" }
 "#;
 
-struct Fixture {
-    task: Task,
-    platform: Platform,
-    reference: Replay,
-}
-
 fn fixture() -> Fixture {
-    let task = parse(Path::new("p.toml"), TASK, Split::Public).expect("parse");
-    adfarm_adbench::tasks::check::check(&task).expect("check");
-    let platform =
-        reference_platform(Split::Public.seed(), reference_day(), DEFAULT_HOUR).expect("platform");
-    let reference = replay(&task, &platform).expect("replay");
-    Fixture {
-        task,
-        platform,
-        reference,
-    }
+    Fixture::of(TASK)
 }
 
 fn cost(r: &Replay) -> f64 {

@@ -2,15 +2,15 @@
 //! and pass^k, trajectory coverage and the failure labels.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
-use adfarm_adbench::replay::{reference_platform, replay, Answer, Replay};
+use adfarm_adbench::replay::{Answer, Replay};
 use adfarm_adbench::scoring::passk::{binomial, curves, pass_at_1, pass_at_k, pass_hat_k};
 use adfarm_adbench::scoring::{grade, score, Context, Episode, Grade, Label, Score};
-use adfarm_adbench::tasks::{parse, reference_day, AnswerKind, AnswerSpec, Split, Task};
-use adfarm_adbench::tools::{Call, Outcome, Platform};
-use adfarm_adbench::world::DEFAULT_HOUR;
+use adfarm_adbench::tasks::{reference_day, AnswerKind, AnswerSpec};
+use adfarm_adbench::tools::{Call, Outcome};
 use serde_json::json;
+
+use crate::Fixture;
 
 fn spec(kind: AnswerKind, choices: &[&str]) -> AnswerSpec {
     AnswerSpec {
@@ -259,23 +259,8 @@ key_args = ["query"]
 args = { query = "Resolved" }
 "#;
 
-struct Fixture {
-    task: Task,
-    platform: Platform,
-    reference: Replay,
-}
-
 fn fixture() -> Fixture {
-    let task = parse(Path::new("s.toml"), TASK, Split::Public).expect("parse");
-    adfarm_adbench::tasks::check::check(&task).expect("check");
-    let platform =
-        reference_platform(Split::Public.seed(), reference_day(), DEFAULT_HOUR).expect("platform");
-    let reference = replay(&task, &platform).expect("replay");
-    Fixture {
-        task,
-        platform,
-        reference,
-    }
+    Fixture::of(TASK)
 }
 
 fn answer_text(r: &Replay) -> String {
