@@ -79,7 +79,7 @@ impl Exit {
                 None => {}
             }
             // A suite command refusing its arguments or input files
-            // (`adfarm adbench check` on a broken task) is bad input too.
+            // (a check of a broken file) is bad input too.
             if let Some(adfarm_suites::CommandError::Input(_)) = cause.downcast_ref() {
                 return Exit::BadInput;
             }
@@ -119,7 +119,7 @@ mod tests {
         let input = anyhow::Error::from(adfarm_suites::CommandError::Input("bad task".into()));
         assert_eq!(Exit::of_error(&input), Exit::BadInput);
         assert_eq!(
-            Exit::of_error(&input.context("adbench check")),
+            Exit::of_error(&input.context("a suite command")),
             Exit::BadInput
         );
         assert_eq!(Exit::of_error(&anyhow::anyhow!("other")), Exit::Failed);

@@ -17,11 +17,11 @@ use serde::{Deserialize, Serialize};
 use super::episode::Episode;
 use super::grade::Grade;
 use super::numbers::numbers;
-use super::trajectory::Coverage;
+use super::trajectory::{data_step, Coverage};
 use crate::replay::answer::round2;
 use crate::replay::calculator_tool::CALCULATOR;
 use crate::tasks::Task;
-use crate::tools::spec::{SEARCH, SUMMARIZE_RESULTS};
+use crate::tools::spec::SUMMARIZE_RESULTS;
 
 /// A failure label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -100,11 +100,10 @@ pub fn labels(
             .as_deref()
             .is_some_and(|c| ARGUMENT_CODES.contains(&c))
     });
-    let key_miss = coverage.key_arg_mismatch.iter().any(|id| {
-        task.step(id).is_some_and(|s| {
-            s.tool != CALCULATOR && s.tool != SEARCH && s.tool != SUMMARIZE_RESULTS
-        })
-    });
+    let key_miss = coverage
+        .key_arg_mismatch
+        .iter()
+        .any(|id| task.step(id).is_some_and(data_step));
     if rejected || key_miss {
         out.insert(Label::PE);
     }

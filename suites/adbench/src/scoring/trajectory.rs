@@ -197,7 +197,7 @@ pub fn coverage(task: &Task, reference: &Replay, episode: &Episode) -> Coverage 
 }
 
 /// Steps that fetch platform data (not search, arithmetic or the summary).
-fn data_step(step: &Step) -> bool {
+pub(crate) fn data_step(step: &Step) -> bool {
     step.tool != SEARCH && step.tool != CALCULATOR && step.tool != SUMMARIZE_RESULTS
 }
 
