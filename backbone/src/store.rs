@@ -2,6 +2,7 @@
 //! letters, and the LLM response cache with its usage ledger.
 
 use adfarm_proto::expand::SuitePlan;
+use adfarm_proto::leaderboard::BenchmarkVersion;
 use adfarm_proto::tally::Tally;
 use adfarm_proto::{Failure, JobId, JobResult, Lane, Pipeline, SweepId, SweepSpec, Usage, SOLVE};
 use async_trait::async_trait;
@@ -106,6 +107,14 @@ pub struct SweepRecord {
     /// refused instead of starting silently wrong totals.
     #[serde(default)]
     pub epoch: String,
+    /// What each suite entry measures, per suite name (suites on
+    /// leaderboards), as planned.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub benchmarks: BTreeMap<String, BenchmarkVersion>,
+    /// Version of the `adfarm` binary that planned it (empty in records
+    /// older than the field).
+    #[serde(default)]
+    pub adfarm: String,
 }
 
 /// Where results, aggregates, dead letters and the LLM cache live.

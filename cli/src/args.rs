@@ -207,6 +207,12 @@ pub enum Command {
         #[command(flatten)]
         backend: Backend,
     },
+    /// Build a leaderboard release from finished sweeps.
+    Leaderboard {
+        /// The command.
+        #[command(subcommand)]
+        command: LeaderboardCommand,
+    },
     /// List (or purge) the quarantine: messages on RabbitMQ that are no
     /// planned job (refused by a worker, unreadable, of no sweep).
     DeadLetters {
@@ -235,6 +241,31 @@ pub enum Command {
         /// The tool.
         #[command(subcommand)]
         command: DevCommand,
+    },
+}
+
+/// `adfarm leaderboard ...`.
+#[derive(Debug, Subcommand)]
+pub enum LeaderboardCommand {
+    /// Rank the entries of the config's sweeps and write the release's
+    /// static site (pages, leaderboard.json, its schema, raw results).
+    Build {
+        /// The leaderboard config (leaderboard.toml).
+        #[arg(long)]
+        config: PathBuf,
+        /// Directory to write the site into.
+        #[arg(long)]
+        out: PathBuf,
+        /// public (default) or holdout: a holdout release ranks only hidden
+        /// splits and publishes aggregates only.
+        #[arg(long, default_value = "public", value_parser = ["public", "holdout"])]
+        split: String,
+        /// Put each item's model output in the raw results.
+        #[arg(long)]
+        with_outputs: bool,
+        /// Store the sweeps are in.
+        #[command(flatten)]
+        backend: Backend,
     },
 }
 

@@ -86,6 +86,8 @@ impl Exit {
             if cause.is::<adfarm_coordinator::sweep_file::SweepFileError>()
                 || cause.is::<adfarm_coordinator::plan::PlanError>()
                 || cause.is::<BadInput>()
+                || cause.is::<adfarm_coordinator::leaderboard::ConfigError>()
+                || cause.is::<adfarm_coordinator::leaderboard::LeaderboardError>()
             {
                 return Exit::BadInput;
             }

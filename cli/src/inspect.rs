@@ -52,7 +52,7 @@ pub fn plan(path: &Path, home: &Path, ctx: &SuiteContext) -> Result<()> {
     Ok(())
 }
 
-async fn open(home: &Path, backend: &Backend) -> Result<Arc<dyn Store>> {
+pub(crate) async fn open(home: &Path, backend: &Backend) -> Result<Arc<dyn Store>> {
     Ok(match &backend.redis {
         Some(url) => Arc::new(RedisStore::connect(url, &backend.prefix).await?),
         None => Arc::new(embedded_store(home, backend.store.as_deref())?),
@@ -60,7 +60,11 @@ async fn open(home: &Path, backend: &Backend) -> Result<Arc<dyn Store>> {
 }
 
 /// Finds a sweep by file, id or name (the latest registration wins).
-async fn find(store: &dyn Store, ctx: &SuiteContext, which: &str) -> Result<SweepRecord> {
+pub(crate) async fn find(
+    store: &dyn Store,
+    ctx: &SuiteContext,
+    which: &str,
+) -> Result<SweepRecord> {
     let path = Path::new(which);
     if path.is_file() {
         let id = load_sweep(path, ctx)?.id();

@@ -7,6 +7,7 @@ mod deploy;
 mod doc_commands;
 mod exit;
 mod inspect;
+mod leaderboard;
 mod local;
 mod progress;
 mod remote;
@@ -14,7 +15,7 @@ mod shutdown;
 mod toolbox;
 
 use anyhow::Result;
-use args::{Args, AssetsCommand, Command, DevCommand};
+use args::{Args, AssetsCommand, Command, DevCommand, LeaderboardCommand};
 use clap::{CommandFactory, FromArgMatches};
 use std::time::Duration;
 
@@ -165,6 +166,19 @@ async fn dispatch(args: Args) -> Result<exit::Exit> {
             backend,
             ..
         } => inspect::report(&home, &ctx, &sweep, &format, out.as_deref(), &backend).await,
+        Command::Leaderboard {
+            command:
+                LeaderboardCommand::Build {
+                    config,
+                    out,
+                    split,
+                    with_outputs,
+                    backend,
+                },
+        } => {
+            let split = leaderboard::split(&split);
+            leaderboard::build(&home, &ctx, &config, &out, split, with_outputs, &backend).await
+        }
         Command::Assets {
             command: AssetsCommand::Fetch { names },
         } => local::fetch(&home, &ctx, &names),

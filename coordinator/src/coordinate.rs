@@ -146,6 +146,8 @@ impl Coordinator {
             estimated_cost_usd: plan.estimate.total_usd,
             created_unix,
             epoch,
+            benchmarks: plan.benchmarks.clone(),
+            adfarm: env!("CARGO_PKG_VERSION").into(),
         };
         // The items go on record before the sweep: a worker that finds the
         // sweep registered can take an item missing from it for a forgery,

@@ -6,6 +6,8 @@
 //! - [`coordinate`]: register, publish what is not settled, follow to the end.
 //! - [`report`]: the sweep report, with the sections its suites add, as
 //!   JSON, CSV, Markdown or a self-contained HTML page.
+//! - [`leaderboard`]: releases ranking many sweeps' entries per benchmark
+//!   version, written as a static site with `leaderboard.json`.
 //! - [`api`]: HTTP API to submit sweeps and follow them (`--serve`).
 //! - [`scale`]: workers per pool as a pure function of backlog, rate limits
 //!   and current replicas, and the Kubernetes loop that applies it.
@@ -18,6 +20,7 @@ pub mod api;
 pub mod coordinate;
 #[cfg(test)]
 mod demo_sweep;
+pub mod leaderboard;
 pub mod plan;
 pub mod report;
 pub mod scale;

@@ -8,6 +8,7 @@
 
 use adfarm_llm::estimate_tokens;
 use adfarm_proto::expand::SuitePlan;
+use adfarm_proto::leaderboard::BenchmarkVersion;
 use adfarm_proto::sweep::Sampling;
 use adfarm_proto::{Envelope, Pipeline, Role, Scope, SolutionSpec, SuiteSpec, SweepSpec, SOLVE};
 use adfarm_suites::{DataError, ItemIter, Suite, SuiteContext, SweepView};
@@ -39,6 +40,8 @@ pub struct Plan {
     pub pipelines: BTreeMap<String, Pipeline>,
     /// Pre-run cost estimate.
     pub estimate: CostEstimate,
+    /// What each suite's entry measures (suites on leaderboards only).
+    pub benchmarks: BTreeMap<String, BenchmarkVersion>,
 }
 
 /// Estimated traffic and cost per provider and role.
@@ -339,9 +342,16 @@ pub fn plan_until(
     let mut traffic = Traffic::new();
     let sweep = spec.id();
     let seeds = spec.seeds.len() as u64;
+    let mut benchmarks = BTreeMap::new();
     for s in &spec.suites {
         let suite = suite_of(s, ctx);
         let pipeline = &pipelines[&s.name];
+        let declared = suite
+            .benchmark(SweepView { spec, suite: s })
+            .map_err(plan_err(s, None))?;
+        // The task set: every planned item's id and content, in order.
+        let mut tasks = blake3::Hasher::new();
+        let mut suite_items = 0u64;
         let expansion = SuitePlan {
             sweep: &sweep,
             spec,
@@ -353,10 +363,18 @@ pub fn plan_until(
             let (mut n, mut input_tokens) = (0u64, 0u64);
             for item in items(suite.as_ref(), s, d, stop)? {
                 let item = item.map_err(plan_err(s, Some(d)))?;
+                if declared.is_some() {
+                    let bytes = serde_json::to_vec(&item).expect("items serialise");
+                    tasks.update(&(d.len() as u64).to_le_bytes());
+                    tasks.update(d.as_bytes());
+                    tasks.update(&(bytes.len() as u64).to_le_bytes());
+                    tasks.update(&bytes);
+                }
                 n += 1;
                 input_tokens += estimate_tokens(&item.input);
             }
             items_per.insert(format!("{}/{d}", s.name), n);
+            suite_items += n;
             for (stage, count) in &per_item {
                 *planned.entry(stage.clone()).or_default() += count * n as i64;
             }
@@ -413,6 +431,19 @@ pub fn plan_until(
                 }
             }
         }
+        if let Some(b) = declared {
+            let data = hex::encode(&tasks.finalize().as_bytes()[..16]);
+            let version = BenchmarkVersion {
+                suite: s.name.clone(),
+                suite_version: b.version.into(),
+                data,
+                items: suite_items,
+                scorer: b.scorer.into(),
+                judges: b.judges,
+                hidden: b.hidden,
+            };
+            benchmarks.insert(s.name.clone(), version);
+        }
     }
     if stop.is_cancelled() {
         return Ok(None);
@@ -440,6 +471,7 @@ pub fn plan_until(
         items: items_per,
         pipelines,
         estimate,
+        benchmarks,
     }))
 }
 

@@ -8,6 +8,8 @@
 //! - [`expand`]: a pipeline's jobs, what each reads and which read it.
 //! - [`outcome`]: what a finished job leaves behind (scores, usage, failures).
 //! - [`tally`]: the integer counters a store aggregates results into.
+//! - [`leaderboard`]: benchmark versions a sweep records, and a release
+//!   ranking many sweeps' entries (`leaderboard.json` and its schema).
 //! - [`report`]: the report shape written as JSON/CSV/Markdown/HTML, with
 //!   the sections suites add (tables and plots as data).
 //!
@@ -17,6 +19,7 @@
 pub mod asset;
 pub mod expand;
 pub mod job;
+pub mod leaderboard;
 pub mod outcome;
 pub mod report;
 pub mod stage;

@@ -82,7 +82,7 @@ fn small_report() -> Report {
 }
 
 /// `chromium --headless ... <extra> file://<page>`: stdout and stderr.
-fn chromium(dir: &Path, page: &Path, extra: &[&str]) -> (String, String) {
+pub(crate) fn chromium(dir: &Path, page: &Path, extra: &[&str]) -> (String, String) {
     let out = Command::new("chromium")
         .args([
             "--headless",
@@ -107,7 +107,7 @@ fn chromium(dir: &Path, page: &Path, extra: &[&str]) -> (String, String) {
     (String::from_utf8_lossy(&out.stdout).into_owned(), stderr)
 }
 
-fn assert_no_console_messages(stderr: &str) {
+pub(crate) fn assert_no_console_messages(stderr: &str) {
     let bad: Vec<&str> = stderr
         .lines()
         .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))

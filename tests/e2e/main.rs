@@ -23,6 +23,10 @@
 //! - `counter`: the tool-using counter suite embedded and
 //!   distributed, `pass-at-k` and its section; one `echo` entry over two
 //!   suites; a replayed episode answered from the cache.
+//! - `leaderboard`: a quarterly release over stored sweeps (boards per
+//!   benchmark version, changes since the last release, every page in
+//!   headless Chromium, the JSON against its schema); a holdout release
+//!   publishes no task id or text.
 //! - `signals`: SIGTERM stops `adfarm run` (local model generating) and
 //!   `adfarm worker` within the grace, a second signal at once; what was
 //!   not settled is resumed or redelivered.
@@ -54,6 +58,7 @@ mod gem_report_sweep;
 mod gem_report_text;
 mod gem_score;
 mod injected;
+mod leaderboard;
 mod own_redis;
 mod plan_estimate;
 mod poison;

@@ -24,11 +24,12 @@ mod markdown;
 mod offline;
 mod svg;
 
+pub(crate) use html::esc;
 pub use offline::external_references;
 
 use adfarm_backbone::{Store, StoreError, SweepRecord};
 use adfarm_proto::report::{BilledRow, CellRow, JobCounts, Report, Section, UsageRow};
-use adfarm_proto::tally::BUDGET_CODE;
+use adfarm_proto::tally::{Tally, BUDGET_CODE};
 use adfarm_proto::{JobResult, Role, FORMAT_VERSION};
 use adfarm_suites::{DataError, ReportInput, SuiteContext};
 use std::collections::BTreeMap;
@@ -124,25 +125,7 @@ pub async fn build(
             )
         })
         .collect();
-    let cells: Vec<CellRow> = tally
-        .cells
-        .iter()
-        .map(|(k, sums)| {
-            let s = sums.summary();
-            CellRow {
-                suite: k.suite.clone(),
-                dataset: k.dataset.clone(),
-                solution: k.solution.clone(),
-                judge: k.judge.clone(),
-                metric: k.metric.clone(),
-                n: s.n,
-                unscored: sums.unscored.clone(),
-                mean: s.mean,
-                std: s.std,
-                ci95: s.ci95,
-            }
-        })
-        .collect();
+    let cells = cells_of(&tally);
     let mut rows: BTreeMap<(String, Role), UsageRow> = BTreeMap::new();
     for (k, u) in &tally.usage {
         let row = rows
@@ -215,6 +198,30 @@ pub async fn build(
             .collect(),
         sections,
     })
+}
+
+/// The leaderboard cells of a sweep's tally, one per (suite, dataset,
+/// solution, judge, metric).
+pub fn cells_of(tally: &Tally) -> Vec<CellRow> {
+    tally
+        .cells
+        .iter()
+        .map(|(k, sums)| {
+            let s = sums.summary();
+            CellRow {
+                suite: k.suite.clone(),
+                dataset: k.dataset.clone(),
+                solution: k.solution.clone(),
+                judge: k.judge.clone(),
+                metric: k.metric.clone(),
+                n: s.n,
+                unscored: sums.unscored.clone(),
+                mean: s.mean,
+                std: s.std,
+                ci95: s.ci95,
+            }
+        })
+        .collect()
 }
 
 /// Every suite's sections, each suite given its own cells and results.

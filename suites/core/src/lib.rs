@@ -13,16 +13,20 @@
 //!   the item and calls no model, [`NoModel`] to run it with, and
 //!   [`Solved::text`];
 //! - `entry`: [`solution_entry`], a sweep's solution entry from its name,
-//!   provider and parameters.
+//!   provider and parameters;
+//! - `headline`: [`Benchmark`] and [`Headline`], what a suite puts on a
+//!   leaderboard (its version parts, its headline metrics per item).
 
 mod command;
 mod entry;
+mod headline;
 mod report;
 mod scripted;
 pub mod stats;
 
 pub use command::{CommandError, Toolbox};
 pub use entry::solution_entry;
+pub use headline::{Benchmark, Headline, HeadlineValue, Headlines};
 pub use report::ReportInput;
 pub use scripted::{NoModel, Scripted};
 
@@ -312,6 +316,25 @@ pub trait Suite: Send + Sync {
     /// Suite parameters the sections cannot be built with.
     fn report(&self, _input: &ReportInput<'_>) -> Result<Vec<Section>, DataError> {
         Ok(Vec::new())
+    }
+
+    /// Its benchmark version's own parts for this sweep, recorded when the
+    /// sweep is planned; `None` (the default) keeps the suite off
+    /// leaderboards.
+    ///
+    /// # Errors
+    /// Suite parameters it cannot read.
+    fn benchmark(&self, _sweep: SweepView<'_>) -> Result<Option<Benchmark>, DataError> {
+        Ok(None)
+    }
+
+    /// Its headline metrics over a sweep's stored results, per entry, item
+    /// and seed; the first ranks a leaderboard. None by default.
+    ///
+    /// # Errors
+    /// Suite parameters or results it cannot read.
+    fn headlines(&self, _input: &ReportInput<'_>) -> Result<Headlines, DataError> {
+        Ok(Headlines::default())
     }
 }
 

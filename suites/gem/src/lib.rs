@@ -10,7 +10,8 @@
 //! - [`scoring`]: embedding metrics of an output, one-shot scoring.
 //! - [`agreement`], [`cost`]: judge agreement and token cost helpers;
 //!   [`interval`]: means and 95% intervals over items (clustered).
-//! - [`report`]: the paper's tables and plots as report sections.
+//! - [`report`]: the paper's tables and plots as report sections;
+//!   [`headline`]: its benchmark version and leaderboard metrics.
 //! - [`command`]: `adfarm gem score`, the metrics of one response.
 //! - [`assets`]: the pinned `gembench` wheel the data comes from.
 //!
@@ -25,6 +26,7 @@ pub mod caprod;
 pub mod command;
 pub mod cost;
 pub mod data;
+pub mod headline;
 pub mod inject;
 pub mod interval;
 pub mod item;
@@ -41,8 +43,8 @@ pub mod summary;
 use adfarm_proto::report::Section;
 use adfarm_proto::{Lane, ProviderKind, Role, Scope, SolutionSpec, Stage, Variant, SOLVE};
 use adfarm_suite::{
-    CallEstimate, DataError, ItemIter, JobError, ReportInput, Solution, StageJob, StageModels,
-    StageOutput, Suite, SuiteContext, SweepView,
+    Benchmark, CallEstimate, DataError, Headlines, ItemIter, JobError, ReportInput, Solution,
+    StageJob, StageModels, StageOutput, Suite, SuiteContext, SweepView,
 };
 use async_trait::async_trait;
 use data::GemData;
@@ -479,6 +481,15 @@ impl Suite for GemBench {
             output: None,
             scores,
         })
+    }
+
+    fn benchmark(&self, sweep: SweepView<'_>) -> Result<Option<Benchmark>, DataError> {
+        let params = suite_params(&sweep.suite.params)?;
+        Ok(Some(headline::benchmark(sweep.spec, params.protocol)))
+    }
+
+    fn headlines(&self, input: &ReportInput<'_>) -> Result<Headlines, DataError> {
+        headline::headlines(input)
     }
 
     fn report(&self, input: &ReportInput<'_>) -> Result<Vec<Section>, DataError> {

@@ -6,8 +6,9 @@
 use adfarm_llm::{ChatRequest, Message};
 use adfarm_proto::{Item, Score, SolutionSpec, Stage, Verdict, SOLVE};
 use adfarm_suite::{
-    CallEstimate, DataError, ItemIter, JobError, Models, Scripted, Solution, Solved, StageJob,
-    StageModels, StageOutput, Suite, SweepView,
+    Benchmark, CallEstimate, DataError, Headline, HeadlineValue, Headlines, ItemIter, JobError,
+    Models, ReportInput, Scripted, Solution, Solved, StageJob, StageModels, StageOutput, Suite,
+    SweepView,
 };
 use async_trait::async_trait;
 use std::sync::Arc;
@@ -133,6 +134,47 @@ impl Suite for Synthetic {
                 valid: "answer, echo".into(),
             }),
         }
+    }
+
+    fn benchmark(&self, sweep: SweepView<'_>) -> Result<Option<Benchmark>, DataError> {
+        item_count(&sweep.suite.params)?;
+        Ok(Some(Benchmark {
+            version: "1.0.0",
+            scorer: "text-score-1",
+            judges: None,
+            hidden: false,
+        }))
+    }
+
+    fn headlines(&self, input: &ReportInput<'_>) -> Result<Headlines, DataError> {
+        let values = input
+            .results
+            .iter()
+            .filter(|r| r.stage == SOLVE)
+            .flat_map(|r| {
+                r.scores
+                    .iter()
+                    .filter_map(move |s| match (&s.verdict, s.metric.as_str()) {
+                        (Verdict::Score(v), "quality") => Some(HeadlineValue {
+                            solution: r.cell.solution.clone(),
+                            item: r.item.clone(),
+                            seed: Some(r.cell.seed),
+                            value: *v,
+                        }),
+                        _ => None,
+                    })
+            })
+            .collect();
+        Ok(Headlines {
+            metrics: vec![Headline {
+                metric: "quality".into(),
+                title: "Quality".into(),
+                description: "A deterministic score in [0, 100] of the response text (a hash)."
+                    .into(),
+                values,
+            }],
+            protocols: Default::default(),
+        })
     }
 
     async fn run_stage(

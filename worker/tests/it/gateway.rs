@@ -46,6 +46,8 @@ fn record(base: &str, name: &str) -> SweepRecord {
         estimated_cost_usd: 0.0,
         created_unix: 0,
         epoch: "test-epoch".into(),
+        benchmarks: BTreeMap::new(),
+        adfarm: String::new(),
     }
 }
 

@@ -5,6 +5,8 @@
 //! - `stages`: `replay` (ground truth), `score` (per episode), `pass-at-k`,
 //!   and `judge` (an optional LLM second opinion on the labels);
 //! - `report`: the paper's Table 2 and Table 3 layouts, coverage and cost;
+//! - `headline`: its benchmark version and leaderboard metrics (Pass@1,
+//!   Pass@3, coverage overall and per tier);
 //! - `command`: `adfarm adbench replay` and `adfarm adbench check`.
 //!
 //! An episode is a solved item: the solve job plays the whole episode (the
@@ -13,6 +15,7 @@
 
 pub mod command;
 pub mod dataset;
+pub mod headline;
 pub mod judge;
 pub mod report;
 pub mod solutions;
@@ -24,8 +27,8 @@ use adfarm_calculator::{run_stdio, Calculator};
 use adfarm_proto::report::Section;
 use adfarm_proto::{SolutionSpec, Stage, SOLVE};
 use adfarm_suite::{
-    CallEstimate, ChildEntry, CommandError, DataError, ItemIter, JobError, ReportInput, Solution,
-    StageJob, StageModels, StageOutput, Suite, SweepView, Toolbox,
+    Benchmark, CallEstimate, ChildEntry, CommandError, DataError, Headlines, ItemIter, JobError,
+    ReportInput, Solution, StageJob, StageModels, StageOutput, Suite, SweepView, Toolbox,
 };
 use async_trait::async_trait;
 
@@ -168,5 +171,13 @@ impl Suite for AdBench {
 
     fn report(&self, input: &ReportInput<'_>) -> Result<Vec<Section>, DataError> {
         Ok(report::sections(input))
+    }
+
+    fn benchmark(&self, sweep: SweepView<'_>) -> Result<Option<Benchmark>, DataError> {
+        headline::benchmark(&sweep.suite.params).map(Some)
+    }
+
+    fn headlines(&self, input: &ReportInput<'_>) -> Result<Headlines, DataError> {
+        Ok(headline::headlines(input))
     }
 }

@@ -6,6 +6,7 @@
 //!   interval; missing values), Kendall's τ-b;
 //! - `interval`: exact Student-t quantiles and mean intervals;
 //! - `bootstrap`: the seeded percentile bootstrap;
+//! - `ranks`: rank intervals and tiers from a paired bootstrap;
 //! - `rng`: SplitMix64, the one seeded generator (its stream is part of
 //!   every golden file: worlds, resamples, auctions).
 //!
@@ -16,6 +17,7 @@ mod agreement;
 mod bootstrap;
 mod interval;
 mod pass_at_k;
+mod ranks;
 mod rng;
 
 pub use agreement::{cohen_kappa, cohen_kappa_of_pairs, kendall_tau_b, krippendorff_alpha, Level};
@@ -24,6 +26,7 @@ pub use bootstrap::{
 };
 pub use interval::{mean_interval, t_quantile, MeanInterval};
 pub use pass_at_k::{binomial, pass_at_k, pass_hat_k};
+pub use ranks::{rank_intervals, share_above, tiers};
 pub use rng::{mix64, splitmix64, SplitMix64, GOLDEN_GAMMA};
 
 /// The arithmetic mean; `None` without values. Sums in order with
