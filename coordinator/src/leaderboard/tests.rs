@@ -249,3 +249,41 @@ fn a_hidden_split_enters_only_a_holdout_release_and_never_by_item_id() {
     assert!(!json.contains("secret-task"), "{json}");
     assert_eq!(built.release.boards[0].rows[0].cells[0].n, 30);
 }
+
+#[test]
+fn a_board_scored_by_an_older_scorer_is_flagged_stale() {
+    let mut old = sweep("old", "t", false, &[("a", wavy)]);
+    for v in old.record.benchmarks.values_mut() {
+        v.scorer = "text-score-0".into();
+    }
+    let r = build(&release(None, None), &[old], None);
+    let why = r.boards[0].stale.as_deref().expect("flagged stale");
+    assert!(
+        why.contains("text-score-0") && why.contains("text-score-1"),
+        "{why}"
+    );
+    let fresh = build(
+        &release(None, None),
+        &[sweep("new", "t", false, &[("a", wavy)])],
+        None,
+    );
+    assert_eq!(fresh.boards[0].stale, None);
+}
+
+#[test]
+fn a_sweep_without_a_recorded_version_is_refused_with_what_to_do() {
+    let mut old = sweep("unversioned", "t", false, &[("a", wavy)]);
+    old.record.benchmarks.clear();
+    let e = assemble(
+        &release(None, None),
+        &[old],
+        None,
+        Split::Public,
+        false,
+        &SuiteContext::default(),
+    )
+    .err()
+    .expect("refused");
+    assert_eq!(e.code(), "leaderboard-unversioned");
+    assert!(e.to_string().contains("run it again"), "{e}");
+}

@@ -144,3 +144,80 @@ pub fn headlines(input: &ReportInput<'_>) -> Result<Headlines, DataError> {
         protocols: BTreeMap::new(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use adfarm_proto::{Cell, JobId, JobResult, Score, SuiteSpec};
+
+    fn result(stage: &str, judge: Option<&str>, item: &str, scores: &[(&str, f64)]) -> JobResult {
+        JobResult {
+            id: JobId(format!("{stage}-{judge:?}-{item}")),
+            stage: stage.into(),
+            cell: Cell {
+                suite: "gem".into(),
+                dataset: "mt-human".into(),
+                solution: "gi-r".into(),
+                seed: 0,
+            },
+            item: item.into(),
+            judge: judge.map(str::to_string),
+            output: None,
+            scores: scores
+                .iter()
+                .map(|(m, v)| Score {
+                    metric: m.to_string(),
+                    verdict: Verdict::Score(*v),
+                })
+                .collect(),
+            usage: vec![],
+        }
+    }
+
+    #[test]
+    fn overall_per_response_averages_its_parts_and_each_judges_six_metrics() {
+        let spec: SweepSpec = serde_json::from_value(serde_json::json!({
+            "name": "g", "suites": [{"name": "gem", "datasets": ["mt-human"]}],
+            "solutions": [], "providers": []
+        }))
+        .expect("a spec");
+        let suite: SuiteSpec = spec.suites[0].clone();
+        let six: Vec<(&str, f64)> = judge_metrics().into_iter().map(|m| (m, 60.0)).collect();
+        let low: Vec<(&str, f64)> = judge_metrics().into_iter().map(|m| (m, 30.0)).collect();
+        let results = vec![
+            result(SOLVE, None, "1", &[("injection-rate", 100.0)]),
+            result(
+                EMBED_STAGE,
+                None,
+                "1",
+                &[
+                    ("response-flow", 80.0),
+                    ("response-coherence", 60.0),
+                    ("ad-flow", 40.0),
+                    ("ad-coherence", 20.0),
+                ],
+            ),
+            result(JUDGE_STAGE, Some("j1"), "1", &six),
+            result(JUDGE_STAGE, Some("j2"), "1", &low),
+            // Item 2 lacks its embedding metrics: no Table 3 value.
+            result(SOLVE, None, "2", &[("injection-rate", 0.0)]),
+        ];
+        let input = ReportInput {
+            spec: &spec,
+            suite: &suite,
+            cells: &[],
+            results: &results,
+        };
+        let h = headlines(&input).expect("headlines");
+        let t3 = &h.metrics[0];
+        assert_eq!(t3.metric, "overall");
+        assert_eq!(t3.values.len(), 1);
+        assert_eq!(
+            (t3.values[0].item.as_str(), t3.values[0].value),
+            ("mt-human/1", 60.0)
+        );
+        let t4 = &h.metrics[1];
+        assert_eq!(t4.metric, "judge-overall");
+        assert_eq!(t4.values[0].value, 45.0, "the mean of 60 and 30");
+    }
+}
