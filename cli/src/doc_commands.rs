@@ -359,7 +359,7 @@ fn a_renamed_flag_or_subcommand_is_caught() {
         None
     );
     assert!(check_adfarm(&tree, &args("run sweeps/x.toml --reprot FILE")).is_some());
-    assert!(check_adfarm(&tree, &args("leaderboard build")).is_some());
+    assert!(check_adfarm(&tree, &args("leaderboard publish")).is_some());
     assert_eq!(
         adfarm_args("cargo run --release -p adfarm -- run a.toml"),
         Some(args("run a.toml"))
