@@ -291,7 +291,7 @@ mod tests {
 
     fn version() -> BenchmarkVersion {
         BenchmarkVersion {
-            suite: "adbench".into(),
+            suite: "tasks".into(),
             suite_version: "1.0.0".into(),
             data: "0123456789abcdef0123".into(),
             items: 90,

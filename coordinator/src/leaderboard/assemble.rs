@@ -11,8 +11,8 @@ use adfarm_proto::leaderboard::{
     BenchmarkVersion, Entry, Method, MetricInfo, Recipe, Release, ReleaseRef, RELEASE_FORMAT,
 };
 use adfarm_proto::report::CellRow;
-use adfarm_proto::{JobResult, SOLVE};
-use adfarm_suites::{HeadlineValue, ReportInput, SuiteContext, SweepView};
+use adfarm_proto::{JobResult, SuiteSpec, SOLVE};
+use adfarm_suites::{HeadlineValue, ReportInput, Suite, SuiteContext, SweepView};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Confidence level of every interval.
@@ -136,14 +136,11 @@ pub fn assemble(
     if pending.is_empty() {
         return Err(LeaderboardError::Empty(split.as_str()));
     }
-    let entries = entries(cfg, &pending)?;
+    let ids = board_ids(&pending);
+    let entries = entries(cfg, &pending, &ids)?;
     let mut boards = Vec::new();
     let mut raw = Vec::new();
-    let mut per_suite: BTreeMap<String, usize> = BTreeMap::new();
-    for (version, p) in pending {
-        let n = per_suite.entry(version.suite.clone()).or_default();
-        *n += 1;
-        let id = format!("{}-{n}", version.suite);
+    for ((version, p), id) in pending.into_iter().zip(ids) {
         if !version.hidden {
             raw.push(raw_board(&id, &p, sweeps, with_outputs));
         }
@@ -173,20 +170,28 @@ pub fn assemble(
     Ok(Built { release, raw })
 }
 
-/// The headlines of suite `name` in `sweep`.
+/// Each board's id, in `pending`'s order: `<suite>-<n>`, n counting the
+/// suite's versions from 1.
+fn board_ids(pending: &BTreeMap<BenchmarkVersion, Pending>) -> Vec<String> {
+    let mut per_suite: BTreeMap<&str, usize> = BTreeMap::new();
+    pending
+        .keys()
+        .map(|v| {
+            let n = per_suite.entry(v.suite.as_str()).or_default();
+            *n += 1;
+            format!("{}-{n}", v.suite)
+        })
+        .collect()
+}
+
+/// The headlines of `suite` in `sweep`.
 fn headlines_of(
     sweep: &Sweep,
-    name: &str,
-    ctx: &SuiteContext,
+    suite: &dyn Suite,
+    entry: &SuiteSpec,
 ) -> Result<adfarm_suites::Headlines, LeaderboardError> {
+    let name = entry.name.as_str();
     let spec = &sweep.record.spec;
-    let entry = spec
-        .suites
-        .iter()
-        .find(|s| s.name == name)
-        .expect("the suite is one of the sweep's");
-    let suite = adfarm_suites::suite(name, ctx)
-        .ok_or_else(|| LeaderboardError::UnknownSuite(name.into()))?;
     let cells: Vec<CellRow> = sweep
         .cells
         .iter()
@@ -246,7 +251,7 @@ fn collect(
         if version.hidden != (split == Split::Holdout) {
             continue;
         }
-        let headlines = headlines_of(sweep, &entry.name, ctx)?;
+        let headlines = headlines_of(sweep, suite.as_ref(), entry)?;
         let stale = (now.scorer != version.scorer).then(|| {
             format!(
                 "scored with {} scorer {}; this binary scores with {}: run the sweep again \
@@ -308,13 +313,11 @@ fn collect(
 fn entries(
     cfg: &ReleaseConfig,
     pending: &BTreeMap<BenchmarkVersion, Pending>,
+    ids: &[String],
 ) -> Result<Vec<Entry>, LeaderboardError> {
     let mut teams: BTreeMap<String, String> = BTreeMap::new();
     let mut boards: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut per_suite: BTreeMap<&str, usize> = BTreeMap::new();
-    for (version, p) in pending {
-        let n = per_suite.entry(version.suite.as_str()).or_default();
-        *n += 1;
+    for (p, id) in pending.values().zip(ids) {
         for c in &p.entries {
             if let Some(t) = teams.get(&c.name) {
                 if *t != c.team {
@@ -325,10 +328,7 @@ fn entries(
                 }
             }
             teams.insert(c.name.clone(), c.team.clone());
-            boards
-                .entry(c.name.clone())
-                .or_default()
-                .push(format!("{}-{n}", version.suite));
+            boards.entry(c.name.clone()).or_default().push(id.clone());
         }
     }
     if let Some(cap) = cfg.max_entries_per_team {

@@ -13,9 +13,10 @@ use adfarm_suites::stats::{
 use adfarm_suites::HeadlineValue;
 use std::collections::BTreeMap;
 
-/// The seed of one metric's resamples on one board.
-fn resample_seed(seed: u64, board: &str, metric: &str) -> u64 {
-    let h = adfarm_proto::content_hash(&[b"ranks", board.as_bytes(), metric.as_bytes()]);
+/// The seed of one set of resamples (`what`: a metric, a change, a pair)
+/// on one board: a pure function of the release seed.
+pub(super) fn resample_seed(seed: u64, board: &str, what: &str) -> u64 {
+    let h = adfarm_proto::content_hash(&[b"ranks", board.as_bytes(), what.as_bytes()]);
     seed ^ u64::from_str_radix(&h[..16], 16).expect("a hex hash")
 }
 

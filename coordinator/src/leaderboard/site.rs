@@ -6,6 +6,7 @@
 //! escaped text.
 
 use super::assemble::{slug, Built, RawBoard};
+use super::board::resample_seed;
 use crate::report::esc;
 use adfarm_proto::leaderboard::{release_schema, Board, Entry, Release, Row, Standing};
 use adfarm_suites::stats::{mean, resample_means, share_above, summarise};
@@ -513,7 +514,8 @@ fn pair_page(r: &Release, a: &Entry, c: &Entry) -> String {
                 .collect();
             let (diff, p) = match mean(diffs.iter().copied()) {
                 Some(d) => {
-                    let seed = r.method.seed ^ 0x636f_6d70_6172_6521;
+                    let what = format!("compare:{}:{}:{}", a.name, c.name, m.id);
+                    let seed = resample_seed(r.method.seed, &board.id, &what);
                     let means = resample_means(&[&diffs], r.method.resamples as usize, seed);
                     let set = means.into_iter().next().expect("one set");
                     let zeros = vec![0.0; set.len()];

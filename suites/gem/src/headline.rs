@@ -16,7 +16,7 @@ use crate::judge::Protocol;
 use crate::report::judge_metrics;
 use crate::{EMBED_STAGE, JUDGE_STAGE};
 use adfarm_proto::{SweepSpec, Verdict, SOLVE};
-use adfarm_suite::{Benchmark, DataError, Headline, HeadlineValue, Headlines, ReportInput};
+use adfarm_suite::{Benchmark, Headline, HeadlineValue, Headlines, ReportInput};
 use std::collections::BTreeMap;
 
 /// The benchmark's version: datasets, solutions' prompts, metrics.
@@ -58,10 +58,7 @@ struct Response {
 }
 
 /// The headline metrics over a sweep's results.
-///
-/// # Errors
-/// None today; the signature leaves room for parameters a sweep sets.
-pub fn headlines(input: &ReportInput<'_>) -> Result<Headlines, DataError> {
+pub fn headlines(input: &ReportInput<'_>) -> Headlines {
     let mut responses: BTreeMap<(String, String, String, u64), Response> = BTreeMap::new();
     for r in input.results {
         let Some(item) = input.item_of(r) else {
@@ -139,10 +136,10 @@ pub fn headlines(input: &ReportInput<'_>) -> Result<Headlines, DataError> {
         });
     }
     metrics.retain(|h| !h.values.is_empty());
-    Ok(Headlines {
+    Headlines {
         metrics,
         protocols: BTreeMap::new(),
-    })
+    }
 }
 
 #[cfg(test)]
@@ -208,7 +205,7 @@ mod tests {
             cells: &[],
             results: &results,
         };
-        let h = headlines(&input).expect("headlines");
+        let h = headlines(&input);
         let t3 = &h.metrics[0];
         assert_eq!(t3.metric, "overall");
         assert_eq!(t3.values.len(), 1);

@@ -489,7 +489,7 @@ impl Suite for GemBench {
     }
 
     fn headlines(&self, input: &ReportInput<'_>) -> Result<Headlines, DataError> {
-        headline::headlines(input)
+        Ok(headline::headlines(input))
     }
 
     fn report(&self, input: &ReportInput<'_>) -> Result<Vec<Section>, DataError> {
