@@ -17,6 +17,7 @@ const COUNTERS: TableDefinition<&str, i64> = TableDefinition::new("counters");
 const CACHE: TableDefinition<&str, &[u8]> = TableDefinition::new("cache");
 const CHARGES: TableDefinition<&str, u8> = TableDefinition::new("charges");
 const ITEMS: TableDefinition<&str, u8> = TableDefinition::new("items");
+const SHELVES: TableDefinition<&str, &[u8]> = TableDefinition::new("shelves");
 
 /// A store in one file.
 #[derive(Clone)]
@@ -77,7 +78,7 @@ impl EmbeddedStore {
             e => StoreError::Unavailable(format!("cannot open {}: {e}", path.display())),
         })?;
         let txn = db.begin_write().map_err(|e| backend("open")(e.into()))?;
-        for t in [SWEEPS, RESULTS, FAILURES, CACHE] {
+        for t in [SWEEPS, RESULTS, FAILURES, CACHE, SHELVES] {
             txn.open_table(t).map_err(|e| backend("open")(e.into()))?;
         }
         txn.open_table(COUNTERS)
@@ -369,6 +370,53 @@ impl Store for EmbeddedStore {
             }
             txn.commit()?;
             Ok(Recorded::first_if(first))
+        })
+        .await
+    }
+
+    async fn shelve(
+        &self,
+        sweep: &SweepId,
+        shelf: &str,
+        k: &str,
+        value: &[u8],
+    ) -> Result<Recorded, StoreError> {
+        let k = key(sweep, &format!("{shelf}{SEP}{k}"));
+        let value = value.to_vec();
+        self.blocking("shelve", move |db| {
+            let txn = db.begin_write()?;
+            let first = {
+                let mut t = txn.open_table(SHELVES)?;
+                let first = t.get(k.as_str())?.is_none();
+                if first {
+                    t.insert(k.as_str(), value.as_slice())?;
+                }
+                first
+            };
+            txn.commit()?;
+            Ok(Recorded::first_if(first))
+        })
+        .await
+    }
+
+    async fn shelf(
+        &self,
+        sweep: &SweepId,
+        shelf: &str,
+    ) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
+        let prefix = key(sweep, &format!("{shelf}{SEP}"));
+        self.blocking("shelf", move |db| {
+            let txn = db.begin_read()?;
+            let t = txn.open_table(SHELVES)?;
+            let mut out = Vec::new();
+            for row in t.range(prefix.as_str()..)? {
+                let (k, v) = row?;
+                let Some(field) = k.value().strip_prefix(prefix.as_str()) else {
+                    break;
+                };
+                out.push((field.to_string(), v.value().to_vec()));
+            }
+            Ok(out)
         })
         .await
     }

@@ -25,6 +25,7 @@
 //! | `sweep:{<id>}:charges` | set | calls charged to the sweep |
 //! | `sweep:{<id>}:items` | set | keys of the sweep's planned items |
 //! | `sweep:{<id>}:epoch` | string | the registration the data belongs to |
+//! | `sweep:{<id>}:shelf:<name>` | hash | key → a write-once record (reviews) |
 //! | `cache:<call>` | string | cached LLM response (no expiry) |
 //! | `lease:<call>` | string | a worker is making this call (expires) |
 //! | `limit:<key>` | string | a limiter bucket's TAT (expires when full) |
@@ -218,6 +219,10 @@ impl RedisStore {
             items: format!("{base}:items"),
             epoch: format!("{base}:epoch"),
         }
+    }
+
+    fn shelf_key(&self, sweep: &SweepId, shelf: &str) -> String {
+        format!("{}:sweep:{{{sweep}}}:shelf:{shelf}", self.prefix)
     }
 
     /// The epoch this process knows `sweep` by (reading its record once).
@@ -627,5 +632,39 @@ impl Store for RedisStore {
                 .map_err(backend("cache"))?;
         }
         Ok(Recorded::first_if(new == 1))
+    }
+
+    async fn shelve(
+        &self,
+        sweep: &SweepId,
+        shelf: &str,
+        key: &str,
+        value: &[u8],
+    ) -> Result<Recorded, StoreError> {
+        let mut con = self.con.clone();
+        let first: bool = redis::cmd("HSETNX")
+            .arg(self.shelf_key(sweep, shelf))
+            .arg(key)
+            .arg(value)
+            .query_async(&mut con)
+            .await
+            .map_err(backend("shelve"))?;
+        Ok(Recorded::first_if(first))
+    }
+
+    async fn shelf(
+        &self,
+        sweep: &SweepId,
+        shelf: &str,
+    ) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
+        let mut con = self.con.clone();
+        let all: HashMap<String, Vec<u8>> = redis::cmd("HGETALL")
+            .arg(self.shelf_key(sweep, shelf))
+            .query_async(&mut con)
+            .await
+            .map_err(backend("shelf"))?;
+        let mut rows: Vec<(String, Vec<u8>)> = all.into_iter().collect();
+        rows.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        Ok(rows)
     }
 }

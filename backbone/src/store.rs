@@ -1,5 +1,6 @@
 //! The `Store` seam: sweep state, job results with their aggregates, dead
-//! letters, and the LLM response cache with its usage ledger.
+//! letters, the LLM response cache with its usage ledger, and the shelves
+//! of write-once records kept beside a sweep (reviews).
 
 use adfarm_proto::expand::SuitePlan;
 use adfarm_proto::leaderboard::BenchmarkVersion;
@@ -245,6 +246,32 @@ pub trait Store: Send + Sync {
         usage: &Usage,
         cost_usd: f64,
     ) -> Result<Recorded, StoreError>;
+
+    /// Keeps `value` under `key` on the sweep's shelf `shelf` unless a
+    /// value is there already: records the farm keeps beside a sweep's
+    /// results and outside its tally (reviewers, reviews, judges' pair
+    /// verdicts). Written once, never changed, so a repeated write (a form
+    /// sent twice) is a [`Recorded::Duplicate`].
+    ///
+    /// # Errors
+    /// When the store is unavailable; nothing was written then.
+    async fn shelve(
+        &self,
+        sweep: &SweepId,
+        shelf: &str,
+        key: &str,
+        value: &[u8],
+    ) -> Result<Recorded, StoreError>;
+
+    /// Every value on the sweep's shelf `shelf`, with its key, in key order.
+    ///
+    /// # Errors
+    /// When the store is unavailable.
+    async fn shelf(
+        &self,
+        sweep: &SweepId,
+        shelf: &str,
+    ) -> Result<Vec<(String, Vec<u8>)>, StoreError>;
 }
 
 impl SweepRecord {

@@ -213,6 +213,13 @@ pub enum Command {
         #[command(subcommand)]
         command: LeaderboardCommand,
     },
+    /// Review a sweep's artifacts in the browser, blind, and calibrate its
+    /// judges against the reviewers.
+    Review {
+        /// The command.
+        #[command(subcommand)]
+        command: ReviewCommand,
+    },
     /// List (or purge) the quarantine: messages on RabbitMQ that are no
     /// planned job (refused by a worker, unreadable, of no sweep).
     DeadLetters {
@@ -264,6 +271,71 @@ pub enum LeaderboardCommand {
         #[arg(long)]
         with_outputs: bool,
         /// Store the sweeps are in.
+        #[command(flatten)]
+        backend: Backend,
+    },
+}
+
+/// `adfarm review ...`.
+#[derive(Debug, Subcommand)]
+pub enum ReviewCommand {
+    /// Serve the review pages of a sweep; prints an admin link.
+    Serve {
+        /// Sweep name, id or file.
+        #[arg(long)]
+        sweep: String,
+        /// Listen address.
+        #[arg(long, default_value = "127.0.0.1:8750")]
+        addr: String,
+        /// Base URL reviewers reach the server at, for the printed links
+        /// (default: http://<addr>).
+        #[arg(long)]
+        url: Option<String>,
+        /// Store the sweep is in.
+        #[command(flatten)]
+        backend: Backend,
+    },
+    /// Invite a reviewer: prints their personal link.
+    Invite {
+        /// Sweep name, id or file.
+        #[arg(long)]
+        sweep: String,
+        /// The reviewer's name (shown on the dashboard only).
+        #[arg(long)]
+        name: String,
+        /// A link to the dashboard instead of a review queue.
+        #[arg(long)]
+        admin: bool,
+        /// Base URL of the review server, for the printed link.
+        #[arg(long, default_value = "http://127.0.0.1:8750")]
+        url: String,
+        /// Store the sweep is in.
+        #[command(flatten)]
+        backend: Backend,
+    },
+    /// Ask the sweep's LLM judges which artifact of each pair is better,
+    /// in both orders (for calibration).
+    Judge {
+        /// Sweep name, id or file.
+        #[arg(long)]
+        sweep: String,
+        /// Store the sweep is in.
+        #[command(flatten)]
+        backend: Backend,
+    },
+    /// Write every review with its item, the order shown and the
+    /// reviewer's id.
+    Export {
+        /// Sweep name, id or file.
+        #[arg(long)]
+        sweep: String,
+        /// csv (one line per answer) or json (one object per review).
+        #[arg(long, default_value = "csv", value_parser = ["csv", "json"])]
+        format: String,
+        /// Output file (default: stdout).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Store the sweep is in.
         #[command(flatten)]
         backend: Backend,
     },

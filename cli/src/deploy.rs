@@ -30,11 +30,11 @@ pub fn suite_context(home: &Path) -> SuiteContext {
     }
 }
 
-fn env_lookup() -> EnvLookup {
+pub(crate) fn env_lookup() -> EnvLookup {
     Arc::new(|name| std::env::var(name).ok())
 }
 
-fn local_loader(home: &Path) -> LocalLoader {
+pub(crate) fn local_loader(home: &Path) -> LocalLoader {
     crate::local::loader(home.to_path_buf())
 }
 

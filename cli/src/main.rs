@@ -11,11 +11,12 @@ mod leaderboard;
 mod local;
 mod progress;
 mod remote;
+mod review;
 mod shutdown;
 mod toolbox;
 
 use anyhow::Result;
-use args::{Args, AssetsCommand, Command, DevCommand, LeaderboardCommand};
+use args::{Args, AssetsCommand, Command, DevCommand, LeaderboardCommand, ReviewCommand};
 use clap::{CommandFactory, FromArgMatches};
 use std::time::Duration;
 
@@ -179,6 +180,41 @@ async fn dispatch(args: Args) -> Result<exit::Exit> {
             let split = leaderboard::split(&split);
             leaderboard::build(&home, &ctx, &config, &out, split, with_outputs, &backend).await
         }
+        Command::Review { command } => match command {
+            ReviewCommand::Serve {
+                sweep,
+                addr,
+                url,
+                backend,
+            } => {
+                review::serve(
+                    &home,
+                    &ctx,
+                    &sweep,
+                    &addr,
+                    url.as_deref(),
+                    &backend,
+                    shutdown_token(),
+                )
+                .await
+            }
+            ReviewCommand::Invite {
+                sweep,
+                name,
+                admin,
+                url,
+                backend,
+            } => review::invite(&home, &ctx, &sweep, &name, admin, &url, &backend).await,
+            ReviewCommand::Judge { sweep, backend } => {
+                review::judge(&home, &ctx, &sweep, &backend).await
+            }
+            ReviewCommand::Export {
+                sweep,
+                format,
+                out,
+                backend,
+            } => review::export(&home, &ctx, &sweep, &format, out.as_deref(), &backend).await,
+        },
         Command::Assets {
             command: AssetsCommand::Fetch { names },
         } => local::fetch(&home, &ctx, &names),

@@ -8,6 +8,8 @@
 //!   JSON, CSV, Markdown or a self-contained HTML page.
 //! - [`leaderboard`]: releases ranking many sweeps' entries per benchmark
 //!   version, written as a static site with `leaderboard.json`.
+//! - [`review`]: the review court: blind human review in the browser,
+//!   reliability, and the sweep's judges calibrated against people.
 //! - [`api`]: HTTP API to submit sweeps and follow them (`--serve`).
 //! - [`scale`]: workers per pool as a pure function of backlog, rate limits
 //!   and current replicas, and the Kubernetes loop that applies it.
@@ -23,6 +25,7 @@ mod demo_sweep;
 pub mod leaderboard;
 pub mod plan;
 pub mod report;
+pub mod review;
 pub mod scale;
 pub mod sweep_file;
 

@@ -10,6 +10,8 @@
 //! - [`tally`]: the integer counters a store aggregates results into.
 //! - [`leaderboard`]: benchmark versions a sweep records, and a release
 //!   ranking many sweeps' entries (`leaderboard.json` and its schema).
+//! - [`review`]: what the review court stores (reviewers, reviews, judges'
+//!   pair verdicts).
 //! - [`report`]: the report shape written as JSON/CSV/Markdown/HTML, with
 //!   the sections suites add (tables and plots as data).
 //!
@@ -22,6 +24,7 @@ pub mod job;
 pub mod leaderboard;
 pub mod outcome;
 pub mod report;
+pub mod review;
 pub mod stage;
 pub mod sweep;
 pub mod tally;

@@ -27,6 +27,10 @@
 //!   benchmark version, changes since the last release, every page in
 //!   headless Chromium, the JSON against its schema); a holdout release
 //!   publishes no task id or text.
+//! - `review_court`: two reviewers review pairs by keyboard in headless
+//!   Chromium (through chromedriver), a third gets the disputed pair, wrong
+//!   tokens are refused, markup in model output stays text, reviews survive
+//!   a restart (embedded and Redis).
 //! - `signals`: SIGTERM stops `adfarm run` (local model generating) and
 //!   `adfarm worker` within the grace, a second signal at once; what was
 //!   not settled is resumed or redelivered.
@@ -65,10 +69,12 @@ mod poison;
 mod prometheus;
 mod rate_limit;
 mod redis_cluster;
+mod review_court;
 mod sections;
 mod signals;
 mod store_loss;
 mod sweep_errors;
+mod webdriver;
 
 use adfarm_backbone::{Queue, RabbitQueue, RedisStore, Store};
 use adfarm_fake_llm::{FakeLlmConfig, Stats};

@@ -406,6 +406,40 @@ async fn planned_items(s: &dyn Store) {
         .unwrap());
 }
 
+async fn shelved_records(s: &dyn Store) {
+    let sw = registered(s, "shelves").await;
+    assert_eq!(
+        s.shelve(&sw, "reviews", "b|r1", b"second").await.unwrap(),
+        Recorded::New
+    );
+    assert_eq!(
+        s.shelve(&sw, "reviews", "a|r1", b"first").await.unwrap(),
+        Recorded::New
+    );
+    // Written once: a form sent twice keeps the first answer.
+    assert_eq!(
+        s.shelve(&sw, "reviews", "a|r1", b"changed").await.unwrap(),
+        Recorded::Duplicate
+    );
+    s.shelve(&sw, "reviewers", "a|r1", b"other shelf")
+        .await
+        .unwrap();
+    s.shelve(&sweep("shelves-other"), "reviews", "c", b"other sweep")
+        .await
+        .unwrap();
+    assert_eq!(
+        s.shelf(&sw, "reviews").await.unwrap(),
+        vec![
+            ("a|r1".to_string(), b"first".to_vec()),
+            ("b|r1".to_string(), b"second".to_vec())
+        ]
+    );
+    assert_eq!(s.shelf(&sw, "reviewers").await.unwrap().len(), 1);
+    assert!(s.shelf(&sw, "none").await.unwrap().is_empty());
+    // A shelf whose name extends another's is a different shelf.
+    assert!(s.shelf(&sw, "review").await.unwrap().is_empty());
+}
+
 async fn settled_in_batches(s: &dyn Store) {
     let sw = registered(s, "settled").await;
     let ids: Vec<JobId> = (0..1000).map(|i| JobId(format!("job-{i:04}"))).collect();
@@ -585,6 +619,13 @@ async fn items_are_planned_per_sweep() {
     let s = Stores::new("items").await;
     planned_items(&s.embedded).await;
     planned_items(&s.redis).await;
+}
+
+#[tokio::test]
+async fn shelved_records_are_written_once_and_read_per_shelf_in_key_order() {
+    let s = Stores::new("shelves").await;
+    shelved_records(&s.embedded).await;
+    shelved_records(&s.redis).await;
 }
 
 #[tokio::test]

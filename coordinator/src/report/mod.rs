@@ -69,6 +69,9 @@ pub enum ReportError {
     /// The sweep names a suite this binary does not serve.
     #[error("suite {0:?} is not served by this binary, so its sections cannot be built")]
     UnknownSuite(String),
+    /// The review section could not be built.
+    #[error("review section: {0}")]
+    Review(String),
     /// A suite could not build its sections.
     #[error("suite {suite}: report sections: {source}")]
     Suite {
@@ -86,6 +89,7 @@ impl ReportError {
             ReportError::Store(e) => e.code(),
             ReportError::UnknownSuite(_) => "report-unknown-suite",
             ReportError::Suite { .. } => "report-suite",
+            ReportError::Review(_) => "report-review",
         }
     }
 }
@@ -174,8 +178,21 @@ pub async fn build(
     for r in &usage {
         *cost_by_role.entry(r.role).or_insert(0.0) += r.cost_usd;
     }
-    let results = store.results(&rec.id).await?;
-    let sections = sections(rec, ctx, &cells, results)?;
+    let results = by_suite(store.results(&rec.id).await?);
+    let mut sections = sections(rec, ctx, &cells, &results)?;
+    if !store
+        .shelf(&rec.id, adfarm_proto::review::REVIEWS)
+        .await?
+        .is_empty()
+    {
+        let court = crate::review::Court::of(rec, ctx, &cells, &results)
+            .map_err(|e| ReportError::Review(e.to_string()))?;
+        sections.extend(
+            crate::review::sections(store, &court)
+                .await
+                .map_err(|e| ReportError::Review(e.to_string()))?,
+        );
+    }
     Ok(Report {
         format_version: FORMAT_VERSION,
         sweep: rec.spec.name.clone(),
@@ -224,12 +241,21 @@ pub fn cells_of(tally: &Tally) -> Vec<CellRow> {
         .collect()
 }
 
+/// A sweep's results grouped by suite, each group in job-id order.
+pub(crate) fn by_suite(results: Vec<JobResult>) -> BTreeMap<String, Vec<JobResult>> {
+    let mut out: BTreeMap<String, Vec<JobResult>> = BTreeMap::new();
+    for r in results {
+        out.entry(r.cell.suite.clone()).or_default().push(r);
+    }
+    out
+}
+
 /// Every suite's sections, each suite given its own cells and results.
 fn sections(
     rec: &SweepRecord,
     ctx: &SuiteContext,
     cells: &[CellRow],
-    results: Vec<JobResult>,
+    by_suite: &BTreeMap<String, Vec<JobResult>>,
 ) -> Result<Vec<Section>, ReportError> {
     // Every suite first: expanding the jobs needs them all.
     let suites = rec
@@ -242,10 +268,6 @@ fn sections(
                 .ok_or_else(|| ReportError::UnknownSuite(entry.name.clone()))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let mut by_suite: BTreeMap<String, Vec<JobResult>> = BTreeMap::new();
-    for r in results {
-        by_suite.entry(r.cell.suite.clone()).or_default().push(r);
-    }
     let mut out = Vec::new();
     for (entry, suite) in suites {
         let cells: Vec<CellRow> = cells

@@ -15,12 +15,15 @@
 //! - `entry`: [`solution_entry`], a sweep's solution entry from its name,
 //!   provider and parameters;
 //! - `headline`: [`Benchmark`] and [`Headline`], what a suite puts on a
-//!   leaderboard (its version parts, its headline metrics per item).
+//!   leaderboard (its version parts, its headline metrics per item);
+//! - `review`: [`Reviewables`], what people can review in a sweep (pairs
+//!   and ratings), built by the suite from its stored results.
 
 mod command;
 mod entry;
 mod headline;
 mod report;
+mod review;
 mod scripted;
 pub mod stats;
 
@@ -28,6 +31,9 @@ pub use command::{CommandError, Toolbox};
 pub use entry::solution_entry;
 pub use headline::{Benchmark, Headline, HeadlineValue, Headlines};
 pub use report::ReportInput;
+pub use review::{
+    Answer, Artifact, JudgeValue, Question, ReviewForm, ReviewKind, ReviewTask, Reviewables,
+};
 pub use scripted::{NoModel, Scripted};
 
 use adfarm_llm::{Embedder, ErrorClass, LlmError, Provider};
@@ -335,6 +341,15 @@ pub trait Suite: Send + Sync {
     /// Suite parameters or results it cannot read.
     fn headlines(&self, _input: &ReportInput<'_>) -> Result<Headlines, DataError> {
         Ok(Headlines::default())
+    }
+
+    /// What people can review in a sweep's stored results: its review
+    /// kinds and their tasks. None by default.
+    ///
+    /// # Errors
+    /// Suite parameters or results it cannot read.
+    fn reviews(&self, _input: &ReportInput<'_>) -> Result<Reviewables, DataError> {
+        Ok(Reviewables::default())
     }
 }
 

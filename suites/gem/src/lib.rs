@@ -11,7 +11,9 @@
 //! - [`agreement`], [`cost`]: judge agreement and token cost helpers;
 //!   [`interval`]: means and 95% intervals over items (clustered).
 //! - [`report`]: the paper's tables and plots as report sections;
-//!   [`headline`]: its benchmark version and leaderboard metrics.
+//!   [`headline`]: its benchmark version and leaderboard metrics;
+//!   [`review`]: what people review (ads vs the control, the six judge
+//!   questions).
 //! - [`command`]: `adfarm gem score`, the metrics of one response.
 //! - [`assets`]: the pinned `gembench` wheel the data comes from.
 //!
@@ -35,6 +37,7 @@ pub mod judge_prompts;
 pub mod metrics;
 pub mod report;
 pub mod retrieval;
+pub mod review;
 pub mod scoring;
 pub mod solutions;
 pub mod split;
@@ -43,8 +46,8 @@ pub mod summary;
 use adfarm_proto::report::Section;
 use adfarm_proto::{Lane, ProviderKind, Role, Scope, SolutionSpec, Stage, Variant, SOLVE};
 use adfarm_suite::{
-    Benchmark, CallEstimate, DataError, Headlines, ItemIter, JobError, ReportInput, Solution,
-    StageJob, StageModels, StageOutput, Suite, SuiteContext, SweepView,
+    Benchmark, CallEstimate, DataError, Headlines, ItemIter, JobError, ReportInput, Reviewables,
+    Solution, StageJob, StageModels, StageOutput, Suite, SuiteContext, SweepView,
 };
 use async_trait::async_trait;
 use data::GemData;
@@ -496,6 +499,12 @@ impl Suite for GemBench {
         // The data names the items that ask one prompt and the dataset
         // summary; a report read where the data is missing goes without.
         Ok(report::sections(input, self.data().ok().as_ref()))
+    }
+
+    fn reviews(&self, input: &ReportInput<'_>) -> Result<Reviewables, DataError> {
+        // Results carry no query, and a review without its question cannot
+        // be answered: unlike the report, reviews need the data.
+        Ok(review::reviewables(input, &review::queries(&self.data()?)))
     }
 }
 

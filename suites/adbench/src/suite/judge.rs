@@ -48,7 +48,8 @@ const VERDICT_TOOL: &str = "record_verdict";
 const CORRECT_FIELD: &str = "Correct";
 
 /// Its question.
-const CORRECT_QUESTION: &str = "Correct: the final answer gives the reference answer (the \
+pub(super) const CORRECT_QUESTION: &str =
+    "Correct: the final answer gives the reference answer (the \
 same value, sign, ids or choice, in any wording); an answer listing many candidates is not \
 correct.";
 
@@ -146,7 +147,7 @@ fn verdict_tool() -> Tool {
 
 /// One question per label, in [`Label::ALL`] order: the same definitions
 /// the deterministic checks implement, so κ compares like with like.
-const QUESTIONS: [&str; 6] = [
+pub(super) const QUESTIONS: [&str; 6] = [
     "Tool error: a needed tool was never called, a tool the question does not need was \
      called, or an account-scoped tool ran before get_user_account_list gave the ids.",
     "Parameter error: a call was rejected for its arguments, or its key arguments (ids, \
@@ -180,20 +181,35 @@ fn call_line(i: usize, c: &Call) -> String {
     format!("{}. {}({})", i + 1, c.tool, c.args)
 }
 
-/// The judge's request for one episode.
-pub fn request(setting: &Setting, reference: &Replay, run: &Run) -> ChatRequest {
-    let ep = &run.episode;
+/// The question with the day and hour it was asked on.
+pub fn question_line(date: &str, hour: u8, question: &str) -> String {
+    format!("Question (asked on {date}, data up to hour {hour} of that day): {question}")
+}
+
+/// The case's opening: the question as the agent was asked it, the
+/// reference trajectory and the reference answer.
+pub fn case_opening(date: &str, hour: u8, question: &str, reference: &Replay) -> String {
     let mut case = format!(
-        "Question (asked on {}, data up to hour {} of that day): {}\n\nReference trajectory:\n",
-        setting.date, setting.hour, setting.task.question
+        "{}\n\nReference trajectory:\n",
+        question_line(date, hour, question)
     );
     for (i, c) in reference.calls.iter().enumerate() {
         case.push_str(&call_line(i, c));
         case.push('\n');
     }
     case.push_str(&format!(
-        "Reference answer: {}\n\nAgent's episode: {} calls, {} turn(s) without a tool call{}.\n",
-        crate::scripted::answer_text(reference.answer.as_ref()),
+        "Reference answer: {}\n",
+        crate::scripted::answer_text(reference.answer.as_ref())
+    ));
+    case
+}
+
+/// The agent's episode as the judge reads it: its calls with their cut
+/// observations, how it ended, and its final answer.
+pub fn episode_text(run: &Run) -> String {
+    let ep = &run.episode;
+    let mut case = format!(
+        "Agent's episode: {} calls, {} turn(s) without a tool call{}.\n",
         ep.calls.len(),
         ep.toolless_turns,
         match run.end {
@@ -202,7 +218,7 @@ pub fn request(setting: &Setting, reference: &Replay, run: &Run) -> ChatRequest 
             End::StoreLimit => ", stopped at the episode's size limit",
             End::Summarized => "",
         }
-    ));
+    );
     for (i, (c, o)) in ep
         .calls
         .iter()
@@ -231,6 +247,21 @@ pub fn request(setting: &Setting, reference: &Replay, run: &Run) -> ChatRequest 
         "Agent's final answer: {}\n",
         cut(&ep.final_text, ANSWER_CHARS)
     ));
+    case
+}
+
+/// The judge's request for one episode.
+pub fn request(setting: &Setting, reference: &Replay, run: &Run) -> ChatRequest {
+    let case = format!(
+        "{}\n{}",
+        case_opening(
+            &setting.date.to_string(),
+            setting.hour,
+            &setting.task.question,
+            reference
+        ),
+        episode_text(run)
+    );
     let mut req = ChatRequest::new(vec![Message::system(SYSTEM), Message::user(case)]);
     req.max_tokens = 96;
     req.tools = vec![verdict_tool()];
@@ -366,5 +397,74 @@ mod tests {
                 "boolean"
             );
         }
+    }
+
+    #[test]
+    fn the_judge_reads_the_question_and_reference_then_the_episode() {
+        use crate::agent::{Protocol, Tokens};
+        use crate::replay::Answer;
+        use crate::scoring::Episode;
+        use crate::tasks::Split;
+        use crate::tools::{Call, Observation};
+        use crate::world::Day;
+
+        let task = super::super::dataset::Params::read(&json!({"tasks": ["L1-001"]}))
+            .and_then(|p| p.select())
+            .expect("a shipped task")
+            .remove(0);
+        let question = task.question.clone();
+        let setting = Setting {
+            task,
+            split: Split::Public,
+            date: Day::parse("2026-07-25").expect("a date"),
+            hour: 12,
+            strict: false,
+        };
+        let call = Call {
+            tool: "get_report".into(),
+            args: json!({"date": "yesterday"}),
+        };
+        let reference = Replay {
+            task: "L1-001".into(),
+            calls: vec![call.clone()],
+            observations: vec![],
+            outcome: None,
+            answer: Some(Answer::Number(42.5)),
+        };
+        let run = Run {
+            protocol: Protocol::React,
+            prompt_version: "v".into(),
+            episode: Episode {
+                calls: vec![call],
+                observations: vec![Observation {
+                    tool: "get_report".into(),
+                    result_id: None,
+                    text: r#"{"spend": 40}"#.into(),
+                    error_code: None,
+                    flags: vec![],
+                    ended: false,
+                }],
+                flags: vec![],
+                outcome: None,
+                final_text: "We spent 40.".into(),
+                toolless_turns: 0,
+                context_overflow: false,
+            },
+            turns: vec![],
+            usage: Tokens::default(),
+            end: End::TurnLimit,
+        };
+        let req = request(&setting, &reference, &run);
+        assert_eq!(
+            req.messages[1].content,
+            format!(
+                "Question (asked on 2026-07-25, data up to hour 12 of that day): {question}\n\n\
+                 Reference trajectory:\n1. get_report({{\"date\":\"yesterday\"}})\n\
+                 Reference answer: The answer is 42.5.\n\n\
+                 Agent's episode: 1 calls, 0 turn(s) without a tool call, stopped at the turn \
+                 limit.\n1. get_report({{\"date\":\"yesterday\"}}) -> {{\"spend\": 40}}\n\
+                 Agent's final answer: We spent 40.\n"
+            )
+        );
     }
 }

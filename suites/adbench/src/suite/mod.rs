@@ -7,6 +7,8 @@
 //! - `report`: the paper's Table 2 and Table 3 layouts, coverage and cost;
 //! - `headline`: its benchmark version and leaderboard metrics (Pass@1,
 //!   Pass@3, coverage overall and per tier);
+//! - `review`: what people review (the agent's answer against the
+//!   reference, an episode on the judge's questions);
 //! - `command`: `adfarm adbench replay` and `adfarm adbench check`.
 //!
 //! An episode is a solved item: the solve job plays the whole episode (the
@@ -18,6 +20,7 @@ pub mod dataset;
 pub mod headline;
 pub mod judge;
 pub mod report;
+pub mod review;
 pub mod solutions;
 pub mod stages;
 
@@ -28,7 +31,8 @@ use adfarm_proto::report::Section;
 use adfarm_proto::{SolutionSpec, Stage, SOLVE};
 use adfarm_suite::{
     Benchmark, CallEstimate, ChildEntry, CommandError, DataError, Headlines, ItemIter, JobError,
-    ReportInput, Solution, StageJob, StageModels, StageOutput, Suite, SweepView, Toolbox,
+    ReportInput, Reviewables, Solution, StageJob, StageModels, StageOutput, Suite, SweepView,
+    Toolbox,
 };
 use async_trait::async_trait;
 
@@ -179,5 +183,10 @@ impl Suite for AdBench {
 
     fn headlines(&self, input: &ReportInput<'_>) -> Result<Headlines, DataError> {
         Ok(headline::headlines(input))
+    }
+
+    fn reviews(&self, input: &ReportInput<'_>) -> Result<Reviewables, DataError> {
+        let questions = review::Questions::of(&input.suite.params)?;
+        Ok(review::reviewables(input, &questions))
     }
 }

@@ -1,7 +1,8 @@
 //! The scripted agents re-expressed as Ads API clients: they see their
 //! account only through GAQL `search` and change it only through `mutate`
 //! (an [`AdsClient`]), once each simulated morning. The harness steps the
-//! market tick by tick in between, so a run can stop between any two ticks.
+//! market tick by tick in between, so a run can stop between any two ticks,
+//! and keeps every change the agent commits (its change set, with notes).
 //!
 //! - [`FixedBidAgent`]: on its first morning sets every keyword's max CPC
 //!   to one bid, then never touches the account again;
@@ -10,6 +11,7 @@
 //!   rule: × `step` under `low` × B, ÷ `step` over `high` × B, ÷ `step`
 //!   again when yesterday's CPA ran above target.
 
+use super::change_log::{Change, Recorder};
 use crate::api::error::GoogleAdsFailure;
 use crate::api::MutateOperation;
 use crate::gaql::Value;
@@ -25,8 +27,8 @@ pub trait ApiAgent {
     fn morning(&mut self, client: &mut dyn AdsClient) -> Result<(), GoogleAdsFailure>;
 }
 
-/// Counts from one episode.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Counts and the change set of one episode.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ApiRun {
     /// Ticks run.
     pub ticks: u64,
@@ -36,6 +38,8 @@ pub struct ApiRun {
     pub failed_decisions: u64,
     /// Whether it ran to the end (not stopped by `keep_going`).
     pub finished: bool,
+    /// Every operation of the mutate requests that committed, in order.
+    pub changes: Vec<Change>,
 }
 
 /// Runs the sandbox's market to its end, asking `agent` to act before the
@@ -52,7 +56,8 @@ pub fn run_api_episode(
         }
         if sandbox.market().now().tick == 0 {
             run.decisions += 1;
-            if agent.morning(sandbox).is_err() {
+            let mut client = Recorder::new(sandbox, &mut run.changes);
+            if agent.morning(&mut client).is_err() {
                 run.failed_decisions += 1;
             }
         }

@@ -6,9 +6,12 @@
 //! - this file: the [`Suite`] impl;
 //! - [`scenario`]: the `scenarios` dataset, seeded market scenarios;
 //! - [`agents`]: the scripted agents, acting only through the Ads API;
+//! - [`change_log`]: an episode's change set, kept as the agent commits it;
 //! - [`outcome`]: one scenario under one agent, run to its end and scored;
 //! - `solutions`: the agents as [`Solution`]s, episodes on a blocking thread;
 //! - `report`: the daily tables;
+//! - [`review`]: what people review (two agents' change sets on one
+//!   scenario);
 //! - `ope_section`: the OPE experiment's table, from the pinned asset.
 //!
 //! Design decision: scoring happens in the solve job. An episode's scores
@@ -17,9 +20,11 @@
 //! its scores per solution like any other metric.
 
 pub mod agents;
+pub mod change_log;
 mod ope_section;
 pub mod outcome;
 mod report;
+pub mod review;
 pub mod scenario;
 mod solutions;
 
@@ -35,8 +40,8 @@ use adfarm_proto::asset::Pin;
 use adfarm_proto::report::Section;
 use adfarm_proto::{SolutionSpec, Stage};
 use adfarm_suite::{
-    CallEstimate, DataError, ItemIter, JobError, ReportInput, Solution, StageJob, StageModels,
-    StageOutput, Suite, SuiteContext, SweepView,
+    CallEstimate, DataError, ItemIter, JobError, ReportInput, Reviewables, Solution, StageJob,
+    StageModels, StageOutput, Suite, SuiteContext, SweepView,
 };
 use async_trait::async_trait;
 use std::path::{Path, PathBuf};
@@ -137,6 +142,10 @@ impl Suite for AdsBench {
             ));
         }
         Ok(sections)
+    }
+
+    fn reviews(&self, input: &ReportInput<'_>) -> Result<Reviewables, DataError> {
+        Ok(review::reviewables(input))
     }
 }
 

@@ -5,6 +5,7 @@
 //! carries and the report reads.
 
 use super::agents::{run_api_episode, ApiAgent, ApiRun};
+use super::change_log::Change;
 use super::scenario::Scenario;
 use crate::market::{daily_report, DayReport, Event, MarketError};
 use crate::sandbox::Sandbox;
@@ -86,6 +87,10 @@ pub struct Outcome {
     pub decisions: u64,
     /// See [`ApiRun::failed_decisions`].
     pub failed_decisions: u64,
+    /// The agent's change set, in order; `None` where the stored episode
+    /// carries none (read back from a result that lacks the field).
+    #[serde(default)]
+    pub changes: Option<Vec<Change>>,
 }
 
 /// Metric names of a job's scores.
@@ -155,6 +160,7 @@ pub fn run(
         events: market.event_log().len(),
         decisions: run.decisions,
         failed_decisions: run.failed_decisions,
+        changes: Some(run.changes),
     })
 }
 

@@ -5,6 +5,7 @@
 //! - `agreement`: Cohen's κ, Krippendorff's α (nominal, ordinal,
 //!   interval; missing values), Kendall's τ-b;
 //! - `interval`: exact Student-t quantiles and mean intervals;
+//! - `proportion`: a share with its Wilson score interval;
 //! - `bootstrap`: the seeded percentile bootstrap;
 //! - `ranks`: rank intervals and tiers from a paired bootstrap;
 //! - `rng`: SplitMix64, the one seeded generator (its stream is part of
@@ -17,6 +18,7 @@ mod agreement;
 mod bootstrap;
 mod interval;
 mod pass_at_k;
+mod proportion;
 mod ranks;
 mod rng;
 
@@ -26,6 +28,7 @@ pub use bootstrap::{
 };
 pub use interval::{mean_interval, t_quantile, MeanInterval};
 pub use pass_at_k::{binomial, pass_at_k, pass_hat_k};
+pub use proportion::{wilson_interval, Proportion};
 pub use ranks::{rank_intervals, share_above, tiers};
 pub use rng::{mix64, splitmix64, SplitMix64, GOLDEN_GAMMA};
 

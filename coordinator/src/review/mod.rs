@@ -1,0 +1,327 @@
+//! The review court: people review a sweep's artifacts in the browser,
+//! blind, and the farm measures how far they agree and how far the
+//! sweep's LLM judges agree with them.
+//!
+//! - `court`: [`Court`], the tasks a sweep's suites declare
+//!   (`Suite::reviews`) over its stored results;
+//! - `records`: reviewers, reviews and judges' pair verdicts on the
+//!   store's write-once shelves ([`invite`], [`reviews`], [`file`]);
+//! - `assign`: who reviews what (two per task, a third on a dispute);
+//! - `reliability`: κ per reviewer pair, α, disputes, identification and
+//!   win rates;
+//! - `calibrate`: each judge against the people, position and length
+//!   reported;
+//! - `judge`: asks the sweep's judges for their pick on each pair, in both
+//!   orders;
+//! - `section`: the report's review section; `export`: every review as CSV
+//!   or JSON;
+//! - `web`: the pages reviewers and the admin use.
+//!
+//! Design decision: nothing is kept in the server but short-lived claims on
+//! shown tasks; reviewers and reviews live on the sweep's store (redb or
+//! Redis), so a round survives a restart and runs beside a distributed
+//! deployment. Nothing here names a suite.
+
+mod assign;
+mod calibrate;
+mod court;
+mod export;
+mod judge;
+mod records;
+mod reliability;
+mod section;
+pub mod web;
+
+pub use assign::{agree, disputed, needed, open_tasks, Claims, CLAIM};
+pub use calibrate::{calibrate, cancelled, Calibration, Standing, MIN_TASKS, WITHIN_POINTS};
+pub use court::{Court, CourtKind, CourtTask};
+pub use export::{export, ExportFormat};
+pub use judge::{ask_judges, JUDGE_OPTIONS};
+pub use records::{
+    file, file_verdict, holder, invite, pair_verdicts, reviewers, reviews, token_hash, Invitation,
+};
+pub use reliability::{reliability, Dispute, Kappa, Reliability, WinRate, IDENTIFIED_ABOVE};
+pub use section::{section, sections};
+
+use adfarm_backbone::StoreError;
+
+/// Why a review command or page failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReviewError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A stored record could not be read.
+    #[error("review record {key} is corrupt: {reason}")]
+    Corrupt {
+        /// Shelf and key.
+        key: String,
+        /// Decoding error.
+        reason: String,
+    },
+    /// The sweep names a suite this binary does not serve.
+    #[error("suite {0:?} is not served by this binary, so its review tasks cannot be built")]
+    UnknownSuite(String),
+    /// A suite could not build its tasks.
+    #[error("suite {suite}: review tasks: {reason}")]
+    Suite {
+        /// Suite.
+        suite: String,
+        /// What it reported.
+        reason: String,
+    },
+    /// A suite declared something the court cannot serve.
+    #[error("suite {suite} declares review tasks the court cannot serve: {reason}")]
+    Declared {
+        /// Suite.
+        suite: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The operating system gave no randomness for a token.
+    #[error("no randomness for a token: {0}")]
+    Random(String),
+    /// Bad input from the command line.
+    #[error("{0}")]
+    Input(String),
+    /// A judge could not be asked.
+    #[error("judge {judge}: {reason}")]
+    Judge {
+        /// Judge.
+        judge: String,
+        /// What failed.
+        reason: String,
+    },
+}
+
+impl ReviewError {
+    /// Bounded error code, usable as a metric label.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ReviewError::Store(e) => e.code(),
+            ReviewError::Corrupt { .. } => "review-corrupt",
+            ReviewError::UnknownSuite(_) => "review-unknown-suite",
+            ReviewError::Suite { .. } => "review-suite",
+            ReviewError::Declared { .. } => "review-declared",
+            ReviewError::Random(_) => "review-random",
+            ReviewError::Input(_) => "review-input",
+            ReviewError::Judge { .. } => "review-judge",
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    //! Courts and reviews built by hand for the module's tests.
+
+    use super::*;
+    use adfarm_backbone::SweepRecord;
+    use adfarm_proto::review::{Answers, Pick, Review};
+    use adfarm_proto::{SweepId, SweepSpec};
+    use adfarm_suites::{
+        Answer, Artifact, JudgeValue, Question, ReviewForm, ReviewKind, ReviewTask, Reviewables,
+    };
+    use std::collections::BTreeMap;
+
+    pub(crate) fn record() -> SweepRecord {
+        let spec: SweepSpec = serde_json::from_value(serde_json::json!({
+            "name": "court-test", "seeds": [1], "suites": [], "solutions": [], "providers": []
+        }))
+        .expect("a minimal sweep spec");
+        SweepRecord {
+            id: SweepId("court-test".into()),
+            spec,
+            planned: BTreeMap::new(),
+            pipelines: BTreeMap::new(),
+            estimated_cost_usd: 0.0,
+            created_unix: 0,
+            epoch: String::new(),
+            benchmarks: BTreeMap::new(),
+            adfarm: String::new(),
+        }
+    }
+
+    fn pair_kind() -> ReviewKind {
+        ReviewKind {
+            id: "pair".into(),
+            title: "Pairs".into(),
+            instructions: "Compare.".into(),
+            form: ReviewForm::Pair {
+                better: "Which is better?".into(),
+                marked: "Which is marked?".into(),
+                rationale: false,
+            },
+        }
+    }
+
+    /// `n` pair tasks of one suite, item `i<k>`, solution `s`.
+    pub(crate) fn court_of_pairs(n: usize) -> Court {
+        let tasks = (0..n)
+            .map(|i| ReviewTask {
+                kind: "pair".into(),
+                id: ReviewTask::id_of("pair", &format!("i{i}"), "s", 1),
+                item: format!("i{i}"),
+                solution: "s".into(),
+                seed: 1,
+                context: format!("question {i}"),
+                artifacts: vec![
+                    Artifact {
+                        source: "s".into(),
+                        text: format!("marked answer {i}, a little longer"),
+                    },
+                    Artifact {
+                        source: "control".into(),
+                        text: format!("other answer {i}"),
+                    },
+                ],
+                judged: Vec::new(),
+            })
+            .collect();
+        Court::new(
+            record(),
+            vec![(
+                "suite".into(),
+                Reviewables {
+                    kinds: vec![pair_kind()],
+                    tasks,
+                },
+            )],
+        )
+        .expect("a valid court")
+    }
+
+    /// `n` rating tasks on one question (scale 90/60/30/0), judged by
+    /// `judge` at `value` each.
+    pub(crate) fn court_of_ratings(n: usize, judge: &str, value: f64) -> Court {
+        let options = [
+            (90.0, "excellent"),
+            (60.0, "good"),
+            (30.0, "fair"),
+            (0.0, "poor"),
+        ]
+        .into_iter()
+        .map(|(v, l)| Answer {
+            label: l.into(),
+            meaning: format!("{l} answer"),
+            value: v,
+        })
+        .collect();
+        let kind = ReviewKind {
+            id: "rate".into(),
+            title: "Ratings".into(),
+            instructions: "Rate.".into(),
+            form: ReviewForm::Rating {
+                questions: vec![Question {
+                    metric: "quality".into(),
+                    text: "How good is it?".into(),
+                    options,
+                }],
+            },
+        };
+        let tasks = (0..n)
+            .map(|i| ReviewTask {
+                kind: "rate".into(),
+                id: ReviewTask::id_of("rate", &format!("i{i}"), "s", 1),
+                item: format!("i{i}"),
+                solution: "s".into(),
+                seed: 1,
+                context: format!("question {i}"),
+                artifacts: vec![Artifact {
+                    source: "s".into(),
+                    text: "x".repeat(i + 1),
+                }],
+                judged: vec![JudgeValue {
+                    judge: judge.into(),
+                    metric: "quality".into(),
+                    value,
+                }],
+            })
+            .collect();
+        Court::new(
+            record(),
+            vec![(
+                "suite".into(),
+                Reviewables {
+                    kinds: vec![kind],
+                    tasks,
+                },
+            )],
+        )
+        .expect("a valid court")
+    }
+
+    pub(crate) fn pair_review(task: &str, reviewer: &str, better: Pick, at: u64) -> Review {
+        Review {
+            task: task.into(),
+            reviewer: reviewer.into(),
+            shown: vec![0, 1],
+            answers: Answers::Pair {
+                better,
+                guess: Pick::Marked,
+                confidence: 70,
+                rationale_sound: None,
+            },
+            submitted_unix: at,
+        }
+    }
+
+    pub(crate) fn pair_review_guess(
+        task: &str,
+        reviewer: &str,
+        guess: Pick,
+        confidence: u8,
+    ) -> Review {
+        Review {
+            answers: Answers::Pair {
+                better: Pick::Tie,
+                guess,
+                confidence,
+                rationale_sound: None,
+            },
+            ..pair_review(task, reviewer, Pick::Tie, 1)
+        }
+    }
+
+    pub(crate) fn rating_review(task: &str, reviewer: &str, value: f64) -> Review {
+        Review {
+            task: task.into(),
+            reviewer: reviewer.into(),
+            shown: vec![0],
+            answers: Answers::Rating {
+                values: [("quality".to_string(), value)].into(),
+            },
+            submitted_unix: 1,
+        }
+    }
+
+    #[test]
+    fn a_court_refuses_tasks_it_cannot_serve() {
+        let bad = |tasks: Vec<ReviewTask>| {
+            Court::new(
+                record(),
+                vec![(
+                    "suite".into(),
+                    Reviewables {
+                        kinds: vec![pair_kind()],
+                        tasks,
+                    },
+                )],
+            )
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+        };
+        let good = court_of_pairs(1).tasks[0].task.clone();
+        let one_artifact = ReviewTask {
+            artifacts: good.artifacts[..1].to_vec(),
+            ..good.clone()
+        };
+        assert!(bad(vec![one_artifact]).contains("has 1 artifacts; a pair has 2"));
+        assert!(bad(vec![good.clone(), good.clone()]).contains("twice"));
+        let unknown = ReviewTask {
+            kind: "nope".into(),
+            ..good
+        };
+        assert!(bad(vec![unknown]).contains("undeclared kind"));
+    }
+}

@@ -1,0 +1,156 @@
+//! The change set of an episode: every operation of every committed mutate
+//! request, in order, with the day it was made and the agent's note, kept
+//! by a [`Recorder`] the harness hands the agent in place of the sandbox.
+//! An episode stores it (see `Outcome::changes`) so people can review how
+//! an agent managed its account, and why.
+
+use crate::api::error::GoogleAdsFailure;
+use crate::api::mutate::OperationKind;
+use crate::api::{MutateOperation, MutateResponse};
+use crate::gaql::ResultRow;
+use crate::market::Date;
+use crate::sandbox::{AdsClient, Sandbox};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One committed operation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    /// The simulated day it was made, `YYYY-MM-DD`.
+    pub date: String,
+    /// `create`, `update` or `remove`.
+    pub operation: String,
+    /// The resource changed, or the resource type created.
+    pub resource: String,
+    /// The fields set, by name, as text (money in micros, as the API has it).
+    pub fields: BTreeMap<String, String>,
+    /// The agent's reason, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl Change {
+    /// `op` as made on `date`.
+    pub fn of(date: Date, op: &MutateOperation) -> Change {
+        let text = |fields: &BTreeMap<String, crate::gaql::Value>| {
+            fields
+                .iter()
+                .map(|(k, v)| (k.clone(), v.to_string()))
+                .collect()
+        };
+        let (operation, resource, fields) = match &op.kind {
+            OperationKind::Create { resource, fields } => {
+                ("create", resource.name().to_string(), text(fields))
+            }
+            OperationKind::Update {
+                resource_name,
+                fields,
+                update_mask,
+            } => {
+                // A masked field absent from `fields` is cleared.
+                let mut set: BTreeMap<String, String> = text(fields);
+                for path in update_mask {
+                    set.entry(path.clone()).or_insert_with(|| "null".into());
+                }
+                set.retain(|k, _| update_mask.contains(k));
+                ("update", resource_name.clone(), set)
+            }
+            OperationKind::Remove { resource_name } => {
+                ("remove", resource_name.clone(), BTreeMap::new())
+            }
+        };
+        Change {
+            date: date.to_string(),
+            operation: operation.into(),
+            resource,
+            fields,
+            note: op.change_note.clone(),
+        }
+    }
+}
+
+/// The sandbox as an agent's client, keeping the operations of each
+/// mutate request that commits (a refused request commits nothing).
+pub struct Recorder<'s> {
+    sandbox: &'s mut Sandbox,
+    changes: &'s mut Vec<Change>,
+}
+
+impl<'s> Recorder<'s> {
+    /// A client of `sandbox` that appends to `changes`.
+    pub fn new(sandbox: &'s mut Sandbox, changes: &'s mut Vec<Change>) -> Recorder<'s> {
+        Recorder { sandbox, changes }
+    }
+}
+
+impl AdsClient for Recorder<'_> {
+    fn customer_id(&self) -> u64 {
+        self.sandbox.customer_id()
+    }
+
+    fn today(&self) -> Date {
+        self.sandbox.today()
+    }
+
+    fn search(&mut self, query: &str) -> Result<Vec<ResultRow>, GoogleAdsFailure> {
+        self.sandbox.search(query)
+    }
+
+    fn mutate(
+        &mut self,
+        operations: Vec<MutateOperation>,
+    ) -> Result<MutateResponse, GoogleAdsFailure> {
+        let today = self.sandbox.today();
+        let made: Vec<Change> = operations.iter().map(|op| Change::of(today, op)).collect();
+        // The sandbox's requests are atomic: all of them commit or none.
+        let response = self.sandbox.mutate(operations)?;
+        self.changes.extend(made);
+        Ok(response)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gaql::{Resource, Value};
+
+    fn day() -> Date {
+        Date::new(2025, 3, 1).expect("a valid date")
+    }
+
+    #[test]
+    fn an_update_keeps_its_masked_fields_and_its_note() {
+        let op = MutateOperation::update(
+            "customers/1/adGroupCriteria/2~3",
+            [("cpc_bid_micros", Value::Int64(1_150_000))],
+        )
+        .with_note("pacing: yesterday spent 20.00 of 30.00");
+        let c = Change::of(day(), &op);
+        assert_eq!(c.date, "2025-03-01");
+        assert_eq!(c.operation, "update");
+        assert_eq!(c.resource, "customers/1/adGroupCriteria/2~3");
+        assert_eq!(
+            c.fields,
+            BTreeMap::from([("cpc_bid_micros".to_string(), "1150000".to_string())])
+        );
+        assert_eq!(
+            c.note.as_deref(),
+            Some("pacing: yesterday spent 20.00 of 30.00")
+        );
+    }
+
+    #[test]
+    fn a_create_names_its_resource_type_and_a_remove_has_no_fields() {
+        let create =
+            MutateOperation::create(Resource::AdGroup, [("name", Value::String("Shoes".into()))]);
+        let c = Change::of(day(), &create);
+        assert_eq!(
+            (c.operation.as_str(), c.resource.as_str()),
+            ("create", "ad_group")
+        );
+        assert_eq!(c.note, None);
+        let r = Change::of(day(), &MutateOperation::remove("customers/1/adGroups/2"));
+        assert_eq!(r.operation, "remove");
+        assert!(r.fields.is_empty());
+    }
+}
