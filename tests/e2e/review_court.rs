@@ -2,10 +2,12 @@
 //! three pairs each with the keyboard in headless Chromium, a third gets
 //! exactly the disputed pair, strangers and the wrong tokens are refused,
 //! model output full of markup shows as text, and the reviews survive a
-//! restart of the server, on the embedded store and on Redis.
+//! restart of the server, on the embedded store and on Redis; and a
+//! synthetic sweep goes through the commands: invite, serve, judge,
+//! report (md, html, json) and export (csv, json).
 
-use crate::redis_url;
 use crate::webdriver::{Browser, Driver};
+use crate::{redis_url, Fake, Farm, SweepFile};
 use adfarm_backbone::{EmbeddedStore, RedisStore, Store, SweepRecord};
 use adfarm_coordinator::review::{self, web, Court, Invitation};
 use adfarm_proto::review::{Answers, Pick};
@@ -455,4 +457,226 @@ async fn reviews_on_redis_survive_a_restart_of_the_server() {
     assert!(page.contains("Task 2 of 3"), "{page}");
     server.stop().await;
     store.delete_all().await.unwrap();
+}
+
+/// `adfarm <args>` to the end within a minute: exit code and output.
+async fn adfarm(farm: &Farm, label: &str, args: &[&str]) -> (i32, String) {
+    let home = farm.path("home").to_string_lossy().into_owned();
+    let mut all = vec!["--home", home.as_str()];
+    all.extend_from_slice(args);
+    let status = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        farm.command(label, &all).status(),
+    )
+    .await
+    .expect("the command ends within a minute")
+    .expect("adfarm starts");
+    let log = std::fs::read_to_string(farm.path(&format!("{label}.log"))).unwrap_or_default();
+    (status.code().unwrap_or(-1), log)
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap()
+}
+
+/// The token at the end of the link an `invite` printed.
+fn token_in(log: &str) -> String {
+    let at = log
+        .rfind("/r/")
+        .unwrap_or_else(|| panic!("no link in {log}"));
+    log[at + 3..].split_whitespace().next().unwrap().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_synthetic_sweep_is_reviewed_judged_reported_and_exported_through_the_cli() {
+    let fake = Fake::clean().await;
+    let mut farm = Farm::new("court-cli");
+    let spec = SweepFile::synthetic("court-cli", 12);
+    let text =
+        spec.toml(&fake.base_url()) + "\n[[solutions]]\nname = \"echo\"\nprovider = \"fake-gen\"\n";
+    let sweep = farm.write("court-cli.toml", &text);
+    farm.run_embedded("home", &sweep, &[]).await;
+    let file = sweep.to_string_lossy().into_owned();
+
+    // The embedded store opens in one process at a time: invite first.
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let mut tokens = Vec::new();
+    for name in ["Ada", "Bea"] {
+        let (code, log) = adfarm(
+            &farm,
+            &format!("invite-{name}"),
+            &[
+                "review", "invite", "--sweep", &file, "--name", name, "--url", &base,
+            ],
+        )
+        .await;
+        assert_eq!(code, 0, "{log}");
+        assert!(log.contains(&format!("{base}/r/")), "{log}");
+        tokens.push(token_in(&log));
+    }
+    let (code, log) = adfarm(
+        &farm,
+        "invite-nameless",
+        &["review", "invite", "--sweep", &file, "--name", " "],
+    )
+    .await;
+    assert_eq!(code, 2, "a blank name is bad input: {log}");
+    assert!(log.contains("--name"), "{log}");
+
+    let home = farm.path("home").to_string_lossy().into_owned();
+    let addr = format!("127.0.0.1:{port}");
+    let serve = farm.spawn(
+        "serve",
+        &[
+            "--home", &home, "review", "serve", "--sweep", &file, "--addr", &addr,
+        ],
+        false,
+    );
+    let c = http();
+    let mut up = false;
+    for _ in 0..100 {
+        if c.get(format!("{base}/court.css")).send().await.is_ok() {
+            up = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let log = std::fs::read_to_string(farm.path("serve.log")).unwrap_or_default();
+    assert!(up, "the review server did not start: {log}");
+    assert!(log.contains("synthetic/answer-vs-echo: 12 pairs"), "{log}");
+    assert!(log.contains("admin dashboard: http://127.0.0.1"), "{log}");
+
+    // Each reviewer prefers response A and takes it for the model's,
+    // whatever the order: 12 tasks each.
+    for token in &tokens {
+        for n in 0..=12 {
+            let page = c
+                .get(format!("{base}/"))
+                .header("cookie", format!("adfarm_review={token}"))
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            if page.contains("All done") {
+                assert_eq!(n, 12, "{page}");
+                break;
+            }
+            let (task, form) = task_and_form(&page);
+            let r = c
+                .post(format!("{base}/review"))
+                .header("cookie", format!("adfarm_review={token}"))
+                .form(&[
+                    ("task", task.as_str()),
+                    ("form_token", form.as_str()),
+                    ("better", "A"),
+                    ("guess", "A"),
+                    ("confidence", "70"),
+                ])
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 303);
+        }
+    }
+    farm.kill(serve).await;
+
+    let (code, log) = adfarm(&farm, "judge", &["review", "judge", "--sweep", &file]).await;
+    assert_eq!(code, 0, "{log}");
+    assert!(log.contains("asked 1 judge(s) 24 question(s)"), "{log}");
+
+    for format in ["md", "html", "json"] {
+        let out = farm.path(&format!("report.{format}"));
+        let (code, log) = adfarm(
+            &farm,
+            &format!("report-{format}"),
+            &[
+                "report",
+                &file,
+                "--format",
+                format,
+                "--out",
+                &out.to_string_lossy(),
+            ],
+        )
+        .await;
+        assert_eq!(code, 0, "{log}");
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(text.contains("Review court"), "{format}: no review section");
+        assert!(text.contains("fake-judge"), "{format}: no calibration row");
+        if format == "json" {
+            let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let section = report["sections"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| s["id"] == "review")
+                .expect("a review section");
+            let tables = section["tables"].as_array().unwrap();
+            let kappa = tables.iter().find(|t| t["id"] == "review-kappa").unwrap();
+            assert_eq!(
+                kappa["rows"].as_array().unwrap().len(),
+                1,
+                "one reviewer pair"
+            );
+            let cal = tables
+                .iter()
+                .find(|t| t["id"] == "review-calibration")
+                .unwrap();
+            let row = &cal["rows"][0];
+            assert_eq!(row[1], "fake-judge");
+            // Tasks the two reviewers agree on have a majority to compare
+            // the judge with; a disputed one has none until a third review.
+            let disputes = tables
+                .iter()
+                .find(|t| t["id"] == "review-disputes")
+                .map_or(0, |t| t["rows"].as_array().unwrap().len());
+            assert_eq!(row[3], 12 - disputes as u64, "{row}");
+            let verdict = row[11].as_str().unwrap();
+            if row[3].as_u64().unwrap() < 10 {
+                assert_eq!(verdict, "too few reviews", "{row}");
+            } else {
+                assert!(["calibrated", "not calibrated"].contains(&verdict), "{row}");
+            }
+        }
+    }
+
+    let csv = farm.path("reviews.csv");
+    let (code, log) = adfarm(
+        &farm,
+        "export",
+        &[
+            "review",
+            "export",
+            "--sweep",
+            &file,
+            "--out",
+            &csv.to_string_lossy(),
+        ],
+    )
+    .await;
+    assert_eq!(code, 0, "{log}");
+    let csv = std::fs::read_to_string(csv).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 24 * 2, "a line per answer:\n{csv}");
+    assert!(
+        !csv.contains("Ada") && !csv.contains("Bea"),
+        "names stay out"
+    );
+    let (code, json) = adfarm(
+        &farm,
+        "export-json",
+        &["review", "export", "--sweep", &file, "--format", "json"],
+    )
+    .await;
+    assert_eq!(code, 0, "{json}");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(json.trim()).unwrap();
+    assert_eq!(rows.len(), 24);
+    assert!(rows
+        .iter()
+        .all(|r| r["shown"].as_array().unwrap().len() == 2));
 }

@@ -1,14 +1,15 @@
 //! The `synthetic` suite: N generated prompts, each answered by one
 //! generation call and judged by one call per judge, scored by a
 //! deterministic function of the text. It exercises every moving part of the
-//! farm without a benchmark dataset.
+//! farm without a benchmark dataset, the review court included (`review`:
+//! each answer against the `echo` entry's).
 
 use adfarm_llm::{ChatRequest, Message};
 use adfarm_proto::{Item, Score, SolutionSpec, Stage, Verdict, SOLVE};
 use adfarm_suite::{
     Benchmark, CallEstimate, DataError, Headline, HeadlineValue, Headlines, ItemIter, JobError,
-    Models, ReportInput, Scripted, Solution, Solved, StageJob, StageModels, StageOutput, Suite,
-    SweepView,
+    Models, ReportInput, Reviewables, Scripted, Solution, Solved, StageJob, StageModels,
+    StageOutput, Suite, SweepView,
 };
 use async_trait::async_trait;
 use std::sync::Arc;
@@ -21,8 +22,18 @@ pub const DEFAULT_ITEMS: u64 = 100;
 /// seconds, not forever.
 pub const MAX_ITEMS: u64 = 1_000_000;
 
+mod review;
+
 /// The synthetic suite.
 pub struct Synthetic;
+
+/// The prompt of item `i`.
+pub fn question(i: u64) -> String {
+    format!(
+        "Synthetic question {i}: name a product that fits topic {}.",
+        i % 26
+    )
+}
 
 /// A score in [0, 100] that depends only on `text`.
 pub fn text_score(text: &str) -> f64 {
@@ -76,10 +87,7 @@ impl Suite for Synthetic {
         Ok(Box::new((0..n).map(|i| {
             Ok(Item {
                 id: i.to_string(),
-                input: format!(
-                    "Synthetic question {i}: name a product that fits topic {}.",
-                    i % 26
-                ),
+                input: question(i),
                 meta: serde_json::Value::Null,
             })
         })))
@@ -175,6 +183,10 @@ impl Suite for Synthetic {
             }],
             protocols: Default::default(),
         })
+    }
+
+    fn reviews(&self, input: &ReportInput<'_>) -> Result<Reviewables, DataError> {
+        Ok(review::reviewables(input))
     }
 
     async fn run_stage(
