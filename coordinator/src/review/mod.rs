@@ -294,6 +294,103 @@ pub(crate) mod tests {
         }
     }
 
+    /// 32 pairs reviewed by r1 and r2, the 14 they dispute by r3, and one
+    /// judge asked in both orders. Per task: r1's, r2's and r3's pick of
+    /// the better artifact (`-`: not reviewed), then the judge's pick with
+    /// the marked artifact first and second (M marked, O other, T tie).
+    const FIXTURE: [&str; 32] = [
+        "MM-MO", "OO-OO", "TOOTT", "MM-MM", "TT-TT", "MTOMM", "MM-MM", "TOMOO", "OO-OM", "OO-OO",
+        "OO-OM", "OTMOM", "MOOMM", "MOOMM", "OO-OM", "OTOOO", "MM-MO", "OTOOO", "OO-OO", "MTOMM",
+        "TOOMO", "TT-TT", "OO-OM", "MM-MM", "OO-MM", "OO-OO", "TT-TT", "OTMOO", "MTMMM", "MTOMM",
+        "MM-OM", "MTMMM",
+    ];
+
+    fn pick(c: char) -> Pick {
+        match c {
+            'M' => Pick::Marked,
+            'O' => Pick::Other,
+            _ => Pick::Tie,
+        }
+    }
+
+    /// The expected figures were computed apart from this code: κ and the
+    /// agreement by direct counting, α with the `krippendorff` package
+    /// (PyPI, 0.8.1, nominal), the calibration by hand-written majority,
+    /// order cancelling and win scores, all in Python over the same table.
+    #[test]
+    fn a_fixture_of_thirty_two_pairs_matches_an_independent_computation() {
+        use adfarm_proto::review::PairVerdict;
+        let court = court_of_pairs(FIXTURE.len());
+        let mut reviews = Vec::new();
+        let mut verdicts = Vec::new();
+        for (i, (t, row)) in court.tasks.iter().zip(FIXTURE).enumerate() {
+            let c: Vec<char> = row.chars().collect();
+            let id = &t.task.id;
+            let (r1_guess, r1_conf) = if i % 4 != 0 {
+                (Pick::Marked, 90)
+            } else {
+                (Pick::Other, 60)
+            };
+            let r2_conf = if i % 2 == 0 { 55 } else { 80 };
+            for (who, at, better, guess, confidence) in [
+                ("r1", 1, c[0], r1_guess, r1_conf),
+                ("r2", 2, c[1], Pick::Marked, r2_conf),
+                ("r3", 3, c[2], Pick::Marked, 100),
+            ] {
+                if better == '-' {
+                    continue;
+                }
+                reviews.push(Review {
+                    answers: Answers::Pair {
+                        better: pick(better),
+                        guess,
+                        confidence,
+                        rationale_sound: None,
+                    },
+                    ..pair_review(id, who, Pick::Tie, at)
+                });
+            }
+            for (marked_first, p) in [(true, c[3]), (false, c[4])] {
+                verdicts.push(PairVerdict {
+                    task: id.clone(),
+                    judge: "j".into(),
+                    marked_first,
+                    pick: Some(pick(p)),
+                });
+            }
+        }
+        let close = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-9);
+        let r = &reliability(&court, &reviews)[0];
+        assert_eq!((r.tasks, r.reviews, r.double), (32, 78, 32));
+        let kappa = |a: &str, b: &str| {
+            let k = r.kappas.iter().find(|k| k.a == a && k.b == b).unwrap();
+            (k.shared, k.kappa)
+        };
+        assert_eq!(kappa("r1", "r2").0, 32);
+        assert!(close(kappa("r1", "r2").1, 0.35260115606936415));
+        assert_eq!(kappa("r1", "r3").0, 14);
+        assert!(close(kappa("r1", "r3").1, -0.12));
+        assert!(close(kappa("r2", "r3").1, 0.07284768211920527));
+        assert!(close(r.alpha[0].1, 0.3266460905349794), "{:?}", r.alpha);
+        assert!(close(r.agreement, 26.0 / 60.0));
+        assert_eq!(r.disputes.len(), 14);
+        assert!(r.disputes.iter().all(|d| d.resolved));
+        // Identified: r1 on the 24 tasks with i % 4 ≠ 0 (90%), r2 on the 16
+        // odd ones (80%; 55% is not above 55), r3 on all 14 (100%).
+        assert_eq!(r.identified.unwrap().successes, 24 + 16 + 14);
+        assert_eq!(r.guessed.unwrap().successes, 24 + 32 + 14);
+        assert_eq!(r.identified.unwrap().n, 78);
+
+        let c = &calibrate(&court, &reviews, &verdicts)[0];
+        assert_eq!(c.tasks, 26);
+        assert!(close(c.judge_figure, 53.84615384615385));
+        assert!(close(c.human_figure, 36.53846153846154));
+        assert!(close(c.gap, 17.307692307692307));
+        assert!(close(c.agreement, 0.5384615384615384));
+        assert!(close(c.position_flips, 0.3076923076923077));
+        assert_eq!(c.standing, Standing::NotCalibrated);
+    }
+
     #[test]
     fn a_court_refuses_tasks_it_cannot_serve() {
         let bad = |tasks: Vec<ReviewTask>| {
