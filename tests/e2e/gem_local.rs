@@ -2,7 +2,7 @@
 //! embeds), as `sweeps/quickstart.toml` runs it but on two MT-Human queries:
 //! the embedded run fills the tables, a second run calls no model, and a
 //! coordinator with two workers on RabbitMQ and Redis gives identical
-//! numbers. Needs the assets in `$ADFARM_HOME` (scripts/test fetches them).
+//! numbers; `adfarm review serve` lists its pairs and ratings. Needs the assets in `$ADFARM_HOME` (scripts/test fetches them).
 
 use crate::sections::{col, number, scorers, table, text};
 use crate::{assert_complete, assert_same_results, assets_home, figure, Farm};
@@ -51,6 +51,44 @@ async fn run_embedded(farm: &mut Farm, sweep: &Path, store: &Path) -> String {
     text.get(before..).unwrap_or_default().to_string()
 }
 
+/// What `adfarm review serve` lists for the sweep in `store`, read once it
+/// serves; the server is stopped after.
+async fn review_round_of(farm: &mut Farm, sweep: &Path, store: &Path) -> String {
+    let (home, sweep_s, store_s) = (
+        assets_home(),
+        sweep.to_string_lossy().into_owned(),
+        store.to_string_lossy().into_owned(),
+    );
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port");
+    let addr = format!("127.0.0.1:{port}");
+    let p = farm.spawn(
+        "review",
+        &[
+            "--home", &home, "review", "serve", "--sweep", &sweep_s, "--store", &store_s, "--addr",
+            &addr,
+        ],
+        false,
+    );
+    let log = farm.path("review.log");
+    let t0 = Instant::now();
+    let listed = loop {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        if text.contains("serving on") {
+            break text;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "review serve did not start:\n{text}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    farm.kill(p).await;
+    listed
+}
+
 /// The JSON report from the embedded `store`, or from Redis without one.
 async fn report(farm: &Farm, sweep: &Path, store: Option<&Path>) -> Report {
     let home = assets_home();
@@ -92,6 +130,21 @@ async fn local_models_fill_the_tables_once_and_match_across_deployments() {
         .find(|row| text(&row[1]) == "gi-r")
         .expect("gi-r");
     assert!(gir[col(eff, "response-flow", None)].is_some(), "{gir:?}");
+
+    // The court lists what people can review: each ad-injected response
+    // against the no-ads control on its query, and every response on the
+    // six judge questions (2 queries × 3 solutions).
+    let listed = review_round_of(&mut farm, &sweep, &store).await;
+    assert!(
+        listed.contains("gem/judge-questions: 6 ratings"),
+        "{listed}"
+    );
+    let pairs: usize = listed
+        .lines()
+        .find(|l| l.contains("gem/ads-vs-control: "))
+        .and_then(|l| l.split(": ").nth(1)?.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no pairs listed: {listed}"));
+    assert!((1..=4).contains(&pairs), "{listed}");
 
     // Again: every job is settled, nothing is published, no model is called.
     let again = run_embedded(&mut farm, &sweep, &store).await;

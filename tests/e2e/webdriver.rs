@@ -3,6 +3,7 @@
 //! navigation, elements, scripts, key presses and alerts.
 
 use serde_json::{json, Value};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -21,7 +22,11 @@ pub struct Browser<'d> {
 
 impl Drop for Driver {
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        // chromedriver leads its own process group: the browsers it started
+        // go with it, even when a failed test never closed them.
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.child.id())])
+            .status();
         let _ = self.child.wait();
     }
 }
@@ -39,6 +44,7 @@ impl Driver {
         let port = free_port();
         let child = Command::new("chromedriver")
             .arg(format!("--port={port}"))
+            .process_group(0)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

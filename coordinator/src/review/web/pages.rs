@@ -110,6 +110,7 @@ pub fn task(
                     }
                 }
                 ReviewForm::Rating { questions } => {
+                    h2 { "Response" }
                     pre.artifact-text { (t.task.artifacts[0].text) }
                     @for (qi, q) in questions.iter().enumerate() {
                         fieldset.question {

@@ -1,6 +1,7 @@
-//! One auction: rank by bid × quality, fill K slots, price each slot by the
-//! mechanism. Allocation-free: a partial top-(K+1) selection into a fixed
-//! array, so one `Auction` value can run millions of auctions.
+//! One auction: rank by score (bid × quality per click; the bid itself per
+//! exposure, where it already is value × pCTR), fill K slots, price each
+//! slot by the mechanism. Allocation-free: a partial top-(K+1) selection
+//! into a fixed array, so one `Auction` value can run millions of auctions.
 
 use serde::{Deserialize, Serialize};
 
@@ -11,10 +12,13 @@ pub const MAX_SLOTS: usize = 8;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Mechanism {
-    /// Generalised second price: next rank score over own quality.
+    /// Generalised second price: the next rank score over own rank
+    /// weight, at least the reserve.
     Gsp,
     FirstPrice,
-    /// Vickrey–Clarke–Groves for position auctions.
+    /// Vickrey–Clarke–Groves for position auctions, the reserve inside
+    /// each externality term: per click, bidding one's value is a best
+    /// response.
     Vcg,
 }
 
@@ -28,6 +32,20 @@ impl Mechanism {
 pub enum Pricing {
     PerClick,
     PerExposure,
+}
+
+impl Pricing {
+    /// What a bid is multiplied by to rank: its ad's `quality` per click,
+    /// so bids compare as value per exposure; 1 per exposure, where the
+    /// bid already is value × pCTR and a second factor would count the
+    /// click rate twice.
+    #[inline]
+    pub fn rank_weight(self, quality: f64) -> f64 {
+        match self {
+            Pricing::PerClick => quality,
+            Pricing::PerExposure => 1.0,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -91,7 +109,7 @@ impl AuctionRules {
 pub struct Bid {
     pub bidder: u32,
     pub amount_micros: i64,
-    /// Positive: the ad's top-slot pCTR (a click in slot k is about
+    /// Positive: the ad's top-slot pCTR (a click in slot k has probability
     /// `position_factor[k] × quality`).
     pub quality: f64,
     /// Breaks exact score ties (higher wins), drawn per auction so no
@@ -105,6 +123,7 @@ pub struct Placement {
     pub bidder: u32,
     pub slot: u8,
     pub bid_micros: i64,
+    /// The ad's pCTR as bid, whether or not it entered the score.
     pub quality: f64,
     /// Charged per unit of `Pricing` (per click or per exposure).
     pub price_micros: i64,
@@ -112,10 +131,13 @@ pub struct Placement {
 
 #[derive(Debug, Clone, Copy)]
 struct Ranked {
+    /// amount × weight.
     score: f64,
     tie_break: u32,
     bidder: u32,
     amount: i64,
+    /// `Pricing::rank_weight` of the quality: prices divide scores by it.
+    weight: f64,
     quality: f64,
 }
 
@@ -125,6 +147,7 @@ impl Ranked {
         tie_break: 0,
         bidder: 0,
         amount: 0,
+        weight: 1.0,
         quality: 1.0,
     };
 
@@ -179,6 +202,7 @@ impl Auction {
         let k = self.rules.slots();
         let keep = k + 1;
         let min_amount = self.rules.reserve_micros.max(1);
+        let pricing = self.rules.pricing;
         let mut n = 0usize;
         // Score of the entry a newcomer must beat once the buffer is full.
         let mut floor = f64::NEG_INFINITY;
@@ -186,7 +210,8 @@ impl Auction {
             if b.amount_micros < min_amount || b.quality.is_nan() || b.quality <= 0.0 {
                 continue;
             }
-            let score = b.amount_micros as f64 * b.quality;
+            let weight = pricing.rank_weight(b.quality);
+            let score = b.amount_micros as f64 * weight;
             // Most bids lose to the current K+1: reject them on one compare.
             if score < floor {
                 continue;
@@ -196,6 +221,7 @@ impl Auction {
                 tie_break: b.tie_break,
                 bidder: b.bidder,
                 amount: b.amount_micros,
+                weight,
                 quality: b.quality,
             };
             if n == keep && !cand.beats(&self.top[n - 1]) {
@@ -234,15 +260,23 @@ impl Auction {
     #[inline]
     fn price(&self, slot: usize, n: usize) -> i64 {
         let w = &self.top[slot];
-        let next_score = |j: usize| if j < n { self.top[j].score } else { 0.0 };
+        let reserve = self.rules.reserve_micros as f64;
+        // The least bid that ranks the winner above entry `j` and enters:
+        // the reserve binds wherever the entry's score is below it.
+        let threshold = |j: usize| {
+            let score = if j < n { self.top[j].score } else { 0.0 };
+            (score / w.weight).max(reserve)
+        };
         let raw = match self.rules.mechanism {
             Mechanism::FirstPrice => return w.amount,
-            Mechanism::Gsp => next_score(slot + 1) / w.quality,
+            Mechanism::Gsp => threshold(slot + 1),
             Mechanism::Vcg => {
                 // Externality imposed on everyone below: each lower entrant
-                // would move up one slot. Weights are (α_j − α_{j+1}) / α_k;
-                // the last is α_{K-1}/α_{K-1} = 1 exactly, so one slot gives
-                // the second price bit for bit.
+                // would move up one slot, and the winner keeps slot j or
+                // better only while it bids at least threshold(j + 1), so
+                // the reserve floors each term, not the sum. Weights are
+                // (α_j − α_{j+1}) / α_k; the last is α_{K-1}/α_{K-1} = 1
+                // exactly, so one slot gives the second price bit for bit.
                 let k = self.rules.slots();
                 let ak = self.alpha[slot];
                 let mut sum = 0.0;
@@ -252,10 +286,10 @@ impl Auction {
                     } else {
                         (self.alpha[j] - self.alpha[j + 1]) / ak
                     };
-                    sum += wj * next_score(j + 1);
+                    sum += wj * threshold(j + 1);
                 }
                 // VCG ≤ GSP holds exactly; min only absorbs rounding noise.
-                (sum / w.quality).min(next_score(slot + 1) / w.quality)
+                sum.min(threshold(slot + 1))
             }
         };
         (raw.round() as i64)
@@ -347,6 +381,98 @@ mod tests {
             (0, 10),
             "last slot pays the reserve"
         );
+    }
+
+    fn reserve_rules(m: Mechanism, factors: &[f64], reserve: i64) -> AuctionRules {
+        AuctionRules {
+            mechanism: m,
+            pricing: Pricing::PerClick,
+            position_factors: factors.to_vec(),
+            reserve_micros: reserve,
+        }
+    }
+
+    #[test]
+    fn vcg_applies_the_reserve_inside_each_externality_term() {
+        // α = (1, .5), reserve 100, bids 300 and 250 at quality 1. Slot 0
+        // per impression: (1 − .5)·max(100, 250) + (.5 − 0)·max(100, 0) = 175;
+        // slot 1: .5·max(100, 0) = 50, i.e. 100 per click at α = .5.
+        let mut vcg = Auction::new(reserve_rules(Mechanism::Vcg, &[1.0, 0.5], 100)).unwrap();
+        let p: Vec<(u32, i64)> = vcg
+            .run(&[bid(0, 300), bid(1, 250)])
+            .iter()
+            .map(|p| (p.bidder, p.price_micros))
+            .collect();
+        assert_eq!(p, vec![(0, 175), (1, 100)]);
+        // Lower quality raises the per-click threshold of the bidder
+        // below, but the reserve stays a floor on each term.
+        let low = Bid {
+            quality: 0.5,
+            ..bid(1, 250)
+        };
+        let p: Vec<i64> = vcg
+            .run(&[bid(0, 300), low])
+            .iter()
+            .map(|p| p.price_micros)
+            .collect();
+        // Slot 0: .5·max(100, 125) + .5·max(100, 0) = 112.5 → 113.
+        assert_eq!(p, vec![113, 100]);
+    }
+
+    #[test]
+    fn overbidding_for_a_higher_slot_does_not_pay_under_vcg_with_a_reserve() {
+        let mut vcg = Auction::new(reserve_rules(Mechanism::Vcg, &[1.0, 0.5], 100)).unwrap();
+        // Bidder 1 values a click at 250; quality 1, so clicks = α.
+        let utility = |vcg: &mut Auction, amount: i64| {
+            let out = vcg.run(&[bid(0, 300), bid(1, amount)]);
+            let p = out.iter().find(|p| p.bidder == 1).expect("placed");
+            let alpha = [1.0, 0.5][p.slot as usize];
+            alpha * (250 - p.price_micros) as f64
+        };
+        let truthful = utility(&mut vcg, 250);
+        assert_eq!(truthful, 75.0, "slot 1 at the reserve: .5 × (250 − 100)");
+        let over = utility(&mut vcg, 301);
+        assert!(over <= truthful, "overbidding gains: {over} > {truthful}");
+    }
+
+    #[test]
+    fn per_exposure_bids_rank_without_a_second_quality_factor() {
+        // Per exposure a bid already is value × pCTR: 100 beats 90 whatever
+        // the qualities (ranked by bid × quality, 90 × .5 would win).
+        let bids = [
+            Bid {
+                bidder: 0,
+                amount_micros: 100,
+                quality: 0.1,
+                tie_break: 0,
+            },
+            Bid {
+                bidder: 1,
+                amount_micros: 90,
+                quality: 0.5,
+                tie_break: 0,
+            },
+        ];
+        for (m, prices) in [
+            (Mechanism::Gsp, [90, 0]),
+            (Mechanism::FirstPrice, [100, 90]),
+            // α = (1, .8, .6): slot 0 pays (1 − .8)·90 = 18 per exposure.
+            (Mechanism::Vcg, [18, 0]),
+        ] {
+            let mut a = Auction::new(AuctionRules {
+                pricing: Pricing::PerExposure,
+                ..rules(m)
+            })
+            .unwrap();
+            let out = a.run(&bids);
+            let got: Vec<(u32, i64)> = out.iter().map(|p| (p.bidder, p.price_micros)).collect();
+            assert_eq!(got, vec![(0, prices[0]), (1, prices[1])], "{m:?}");
+            assert_eq!(
+                (out[0].quality, out[1].quality),
+                (0.1, 0.5),
+                "placements carry the ads' pCTR for click draws"
+            );
+        }
     }
 
     #[test]

@@ -161,7 +161,8 @@ pub struct BidContext {
     pub pcvr: f64,
     /// Mean conversion value of the vertical, micros.
     pub mean_value_micros: f64,
-    /// The agent's rank score (bid × quality) when it entered.
+    /// The agent's rank score when it entered (bid × quality per click,
+    /// the bid per exposure: see `Pricing::rank_weight`).
     pub agent_score: Option<f64>,
     /// The agent's best matching keyword bid, even when it did not enter.
     pub agent_keyword_bid: Option<i64>,
@@ -253,7 +254,7 @@ impl Competitor {
             Strategy::Pid { .. } => unit(per_click_value * self.multiplier),
             Strategy::BudgetConstrained { shade } => unit(per_click_value * shade),
             Strategy::Drainer { undercut } => match (ctx.agent_score, ctx.agent_keyword_bid) {
-                (Some(score), _) => undercut * score / ctx.quality,
+                (Some(score), _) => undercut * score / ctx.pricing.rank_weight(ctx.quality),
                 (None, Some(b)) => undercut * b as f64,
                 (None, None) => return None,
             },
@@ -340,6 +341,19 @@ mod tests {
         };
         // Score 0.9 × 100_000 at quality 0.05 → bid 1.8M.
         assert_eq!(c.bid(&with_agent), Some(1_800_000));
+    }
+
+    #[test]
+    fn drainer_undercuts_a_per_exposure_agent_by_bid() {
+        // Per exposure the agent's rank score is its bid, and so is the
+        // drainer's: its own quality does not enter.
+        let c = Competitor::new(spec(Strategy::Drainer { undercut: 0.9 }));
+        let cpm = BidContext {
+            pricing: Pricing::PerExposure,
+            agent_score: Some(100_000.0),
+            ..ctx()
+        };
+        assert_eq!(c.bid(&cpm), Some(90_000));
     }
 
     #[test]

@@ -19,7 +19,7 @@ use super::error::MarketError;
 use super::event_log::{Event, EventLog};
 use super::metrics::{MetricKey, Metrics};
 use super::response::{
-    click_logit, click_probability, conversion_probability, draw_lag_ticks, draw_value_micros,
+    click_logit, conversion_probability, draw_click, draw_lag_ticks, draw_value_micros,
     match_relevance, mean_value_micros, quality,
 };
 use super::rng::{key, mix64, Stream};
@@ -582,7 +582,7 @@ impl Market {
 
         let pcvr = conversion_probability(opp, 0.0);
         let mean_value = mean_value_micros(opp.vertical);
-        let agent_score = agent.map(|(_, b, q)| b as f64 * q);
+        let agent_score = agent.map(|(_, b, q)| b as f64 * pricing.rank_weight(q));
         let exp_neg_logit = (-logit).exp();
         for (i, c) in self.competitors.iter().enumerate() {
             if !c.active_on(time.day) {
@@ -626,7 +626,7 @@ impl Market {
         let mut agent_slot = None;
         for p in &placed[..n] {
             let alpha = self.config.auction.position_factors[p.slot as usize];
-            let clicked = outcome.bernoulli(click_probability(p.quality, alpha));
+            let clicked = draw_click(&mut outcome, p.quality, alpha);
             let cost = match pricing {
                 Pricing::PerClick if clicked => p.price_micros,
                 Pricing::PerClick => 0,
