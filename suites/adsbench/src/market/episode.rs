@@ -547,7 +547,7 @@ impl Market {
                 };
                 agent_keyword_bid = agent_keyword_bid.max(Some(bid));
                 let ledger = &mut self.ledgers[kw.campaign_index];
-                if let Err(cap) = ledger.fits(bid) {
+                if let Err(cap) = ledger.has_room() {
                     if ledger.note_hit(cap) {
                         self.log.push(Event::BudgetCapHit {
                             time,
@@ -641,12 +641,15 @@ impl Market {
 
         let Some((kw, bid, _)) = agent else { return };
         summary.agent_auctions += 1;
-        let (slot, price, clicked, cost) = match agent_slot {
+        let (slot, price, clicked, delivered) = match agent_slot {
             Some((s, p, c, cost)) => (Some(s), p, c, cost),
             None => (None, 0, false, 0),
         };
+        // What goes past a cap is credited back: the account's cost (the
+        // ledger, metrics, the auction's event) is what was charged.
+        let credit = slot.and_then(|_| self.ledgers[kw.campaign_index].charge(delivered));
+        let cost = delivered - credit.map_or(0, |c| c.micros);
         if slot.is_some() {
-            self.ledgers[kw.campaign_index].charge(cost);
             let key = MetricKey {
                 campaign_id: kw.campaign_id,
                 ad_group_id: kw.ad_group_id,
@@ -689,6 +692,14 @@ impl Market {
             clicked,
             cost_micros: cost,
         });
+        if let Some(c) = credit {
+            self.log.push(Event::OverdeliveryCredit {
+                time,
+                campaign_id: kw.campaign_id,
+                cap: c.cap,
+                credit_micros: c.micros,
+            });
+        }
     }
 
     /// Queries of a vertical, as text (for agents choosing keywords).

@@ -41,6 +41,17 @@ pub enum Event {
         campaign_id: u64,
         cap: Cap,
     },
+    /// Delivery past a cap in the auction logged just before: credited
+    /// back, so that auction's `cost_micros` is what was charged. Logged
+    /// only when a credit is due, so a log without credits hashes as it
+    /// did before credits were recorded.
+    OverdeliveryCredit {
+        time: SimTime,
+        campaign_id: u64,
+        /// The cap the charge went past.
+        cap: Cap,
+        credit_micros: i64,
+    },
     /// A change applied before the tick at `time`.
     AccountChange {
         time: SimTime,
@@ -303,6 +314,18 @@ impl Event {
                 e.time(*time);
                 e.u32(*competitor);
             }
+            Event::OverdeliveryCredit {
+                time,
+                campaign_id,
+                cap,
+                credit_micros,
+            } => {
+                e.u8(5);
+                e.time(*time);
+                e.u64(*campaign_id);
+                e.u8(*cap as u8);
+                e.i64(*credit_micros);
+            }
         }
     }
 }
@@ -403,5 +426,21 @@ mod tests {
         }
         .encode(&mut one);
         assert_eq!(one, [2, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1]);
+    }
+
+    #[test]
+    fn a_credit_has_its_own_tag_and_leaves_other_encodings_alone() {
+        let mut one = Vec::new();
+        Event::OverdeliveryCredit {
+            time: SimTime { day: 0, tick: 1 },
+            campaign_id: 1,
+            cap: Cap::Daily,
+            credit_micros: 2,
+        }
+        .encode(&mut one);
+        assert_eq!(
+            one,
+            [5, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0]
+        );
     }
 }

@@ -68,7 +68,7 @@ pub use account::{
     Account, AccountChange, AdGroup, BiddingStrategy, Campaign, Keyword, ResourceName, Status,
 };
 pub use auction::{Auction, AuctionRules, Bid, Mechanism, Placement, Pricing};
-pub use budget::{BudgetLedger, Cap, DayCaps};
+pub use budget::{BudgetLedger, Cap, Credit, DayCaps};
 pub use calendar::{Date, SimTime, Weekday, TICKS_PER_DAY};
 pub use competitor::{CompetitorSpec, Strategy};
 pub use episode::{Market, MarketConfig, TickSummary, AGENT};

@@ -15,6 +15,7 @@ use super::change_log::{Change, Recorder};
 use crate::api::error::GoogleAdsFailure;
 use crate::api::MutateOperation;
 use crate::gaql::Value;
+use crate::market::{AccountChange, SimTime, Status};
 use crate::sandbox::{AdsClient, Sandbox};
 
 /// An agent that manages its account through the Ads API.
@@ -44,9 +45,13 @@ pub struct ApiRun {
 
 /// Runs the sandbox's market to its end, asking `agent` to act before the
 /// first tick of each day; `keep_going` is checked before every tick.
+/// `budget_change` is the owner's `(day of the episode, new B)`: set on
+/// every campaign before the agent's morning that day, outside the agent's
+/// change set.
 pub fn run_api_episode(
     sandbox: &mut Sandbox,
     agent: &mut dyn ApiAgent,
+    budget_change: Option<(u32, i64)>,
     mut keep_going: impl FnMut() -> bool,
 ) -> ApiRun {
     let mut run = ApiRun::default();
@@ -54,7 +59,13 @@ pub fn run_api_episode(
         if !keep_going() {
             return run;
         }
-        if sandbox.market().now().tick == 0 {
+        let now = sandbox.market().now();
+        if let Some((day, budget_micros)) = budget_change {
+            if now == (SimTime { day, tick: 0 }) {
+                set_every_budget(sandbox, budget_micros);
+            }
+        }
+        if now.tick == 0 {
             run.decisions += 1;
             let mut client = Recorder::new(sandbox, &mut run.changes);
             if agent.morning(&mut client).is_err() {
@@ -66,6 +77,23 @@ pub fn run_api_episode(
     }
     run.finished = true;
     run
+}
+
+/// The owner sets every campaign's budget (the scenario checked the
+/// amount; a campaign the market refuses keeps its budget).
+fn set_every_budget(sandbox: &mut Sandbox, budget_micros: i64) {
+    let market = sandbox.market_mut();
+    let ids: Vec<u64> = market
+        .account()
+        .campaigns
+        .iter()
+        .filter(|c| c.status != Status::Removed)
+        .map(|c| c.id)
+        .collect();
+    for id in ids {
+        // Only an out-of-range amount fails, and the scenario rules it out.
+        let _ = market.apply(AccountChange::set_campaign_budget(id, budget_micros));
+    }
 }
 
 /// A keyword as the agents read it: its resource name and effective bid.

@@ -1,13 +1,14 @@
 //! One scenario under one API agent, run to its end: the daily KPI rows,
 //! the budget checks against Google's caps (2B a day, 30.4B a calendar
-//! month, both from the B in force: the agent may change it mid-episode),
+//! month or spent so far + the new B × the days left after a change of B,
+//! overdelivery credited; the agent or the owner may change B),
 //! the event-log digest, and the scores a job reports. What `Output.meta`
 //! carries and the report reads.
 
 use super::agents::{run_api_episode, ApiAgent, ApiRun};
 use super::change_log::Change;
 use super::scenario::Scenario;
-use crate::market::{daily_report, DayReport, Event, MarketError};
+use crate::market::{daily_report, Cap, DayReport, Event, MarketError};
 use crate::sandbox::Sandbox;
 use adfarm_proto::{Score, Verdict};
 use serde::{Deserialize, Serialize};
@@ -31,6 +32,17 @@ pub struct DailyRow {
     /// Google's daily cap that day, 2 × the largest B in force, micros
     /// (over the episode for the total: the sum of the days').
     pub day_cap_micros: i64,
+    /// Delivered past a cap that day and credited back (not in the
+    /// spend), micros.
+    #[serde(default)]
+    pub credit_micros: i64,
+    /// Whether the daily cap bound that day (the campaign sat out an
+    /// auction, or had a charge credited, because of it).
+    #[serde(default)]
+    pub daily_cap_bound: bool,
+    /// Whether the month's charging limit bound that day.
+    #[serde(default)]
+    pub monthly_cap_bound: bool,
 }
 
 impl DailyRow {
@@ -44,7 +56,21 @@ impl DailyRow {
             conversions: r.conversions,
             value_micros: r.conversions_value_micros,
             day_cap_micros: d.caps.day_cap_micros,
+            credit_micros: 0,
+            daily_cap_bound: false,
+            monthly_cap_bound: false,
         }
+    }
+
+    /// Which caps bound, as the report shows it: `daily`, `monthly`,
+    /// `daily, monthly` or empty.
+    pub fn caps_bound(&self) -> String {
+        let caps = [
+            (self.daily_cap_bound, "daily"),
+            (self.monthly_cap_bound, "monthly"),
+        ];
+        let names: Vec<&str> = caps.iter().filter(|c| c.0).map(|c| c.1).collect();
+        names.join(", ")
     }
 
     /// Cost per conversion, currency units.
@@ -63,8 +89,9 @@ impl DailyRow {
 pub struct MonthRow {
     /// Cost, micros.
     pub spend_micros: i64,
-    /// Google's monthly limit, 30.4 × B piecewise over the budgets in
-    /// force (the month's share from the campaign's creation on), micros.
+    /// Google's monthly charging limit: 30.4 × B, or after a change of B
+    /// spent so far + the new B × the days left (the month's final one),
+    /// micros.
     pub cap_micros: i64,
 }
 
@@ -129,13 +156,38 @@ pub fn run(
     keep_going: impl FnMut() -> bool,
 ) -> Result<Outcome, RunError> {
     let mut sandbox = Sandbox::new(scenario.market()?);
-    let run: ApiRun = run_api_episode(&mut sandbox, agent, keep_going);
+    let run: ApiRun = run_api_episode(
+        &mut sandbox,
+        agent,
+        scenario.budget_change_day(),
+        keep_going,
+    );
     if !run.finished {
         return Err(RunError::Cancelled { ticks: run.ticks });
     }
     let market = sandbox.market();
     let report = daily_report(market);
-    let days: Vec<DailyRow> = report.iter().map(DailyRow::of).collect();
+    let mut days: Vec<DailyRow> = report.iter().map(DailyRow::of).collect();
+    for e in market.event_log().events() {
+        let (time, cap, credit) = match e {
+            Event::BudgetCapHit { time, cap, .. } => (time, cap, 0),
+            Event::OverdeliveryCredit {
+                time,
+                cap,
+                credit_micros,
+                ..
+            } => (time, cap, *credit_micros),
+            _ => continue,
+        };
+        let Some(d) = days.get_mut(time.day as usize) else {
+            continue;
+        };
+        d.credit_micros += credit;
+        match cap {
+            Cap::Daily => d.daily_cap_bound = true,
+            Cap::Monthly => d.monthly_cap_bound = true,
+        }
+    }
     let mut months: BTreeMap<String, MonthRow> = BTreeMap::new();
     for d in &report {
         let m = months
@@ -180,8 +232,14 @@ impl Outcome {
             conversions: 0.0,
             value_micros: 0,
             day_cap_micros: 0,
+            credit_micros: 0,
+            daily_cap_bound: false,
+            monthly_cap_bound: false,
         };
         for d in &self.days {
+            t.credit_micros += d.credit_micros;
+            t.daily_cap_bound |= d.daily_cap_bound;
+            t.monthly_cap_bound |= d.monthly_cap_bound;
             t.spend_micros += d.spend_micros;
             t.impressions += d.impressions;
             t.clicks += d.clicks;
@@ -202,7 +260,7 @@ impl Outcome {
             .fold(0.0, f64::max)
     }
 
-    /// The highest month's spend over its piecewise 30.4 × B limit.
+    /// The highest month's spend over its charging limit.
     pub fn max_month_over_cap(&self) -> f64 {
         self.months
             .values()

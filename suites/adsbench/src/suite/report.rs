@@ -1,6 +1,7 @@
 //! The suite's report section: per solution × scenario, the daily table
 //! (spend, clicks, conversions, CPA, ROAS) beside Google's caps (2B a day,
-//! 30.4B a month), read from the solve results' [`Outcome`]s.
+//! the month's charging limit), the overdelivery credited and which caps
+//! bound, read from the solve results' [`Outcome`]s.
 
 use super::outcome::Outcome;
 use adfarm_proto::report::{Column, ColumnKind, Key, Section, Table, Value};
@@ -43,7 +44,7 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
         .into_iter()
         .map(|((_, solution, item), o)| {
             // The caps in force: each day's own, each month's final
-            // piecewise limit; none on the total line.
+            // charging limit; none on the total line.
             let row = |d: &super::outcome::DailyRow, caps: Option<(i64, i64)>| {
                 vec![
                     Some(Value::Text(solution.into())),
@@ -55,6 +56,8 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
                     d.roas().map(Value::Number),
                     caps.and_then(|c| money(c.0)),
                     caps.and_then(|c| money(c.1)),
+                    money(d.credit_micros),
+                    Some(Value::Text(d.caps_bound())),
                 ]
             };
             let mut rows: Vec<_> = o
@@ -89,15 +92,18 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
                     Column::new("cpa", "CPA", usd),
                     Column::new("roas", "ROAS", ColumnKind::Number { decimals: 2 }),
                     Column::new("day-cap", "Daily cap 2B", usd),
-                    Column::new("month-cap", "Month cap 30.4B", usd),
+                    Column::new("month-cap", "Month limit", usd),
+                    Column::new("credited", "Credited", usd),
+                    Column::new("caps-bound", "Caps bound", ColumnKind::Text),
                 ],
                 rows,
                 notes: vec![format!(
-                    "Max day spend {:.2} × that day's B; max month spend {:.1}% of its cap; {} \
-                     budget-cap hits; event-log digest {}.",
+                    "Max day spend {:.2} × that day's B; max month spend {:.1}% of its limit; \
+                     {} budget-cap hits; {:.2} credited; event-log digest {}.",
                     o.max_day_over_b(),
                     100.0 * o.max_month_over_cap(),
                     o.budget_cap_hits,
+                    o.totals().credit_micros as f64 / 1e6,
                     o.digest
                 )],
             }
@@ -111,8 +117,12 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
             "Each scripted agent manages the scenario's account through the simulated Ads API \
              only (GAQL search, mutate), once each simulated morning. Conversions count those \
              landed before the episode's end, by click date; the caps are Google's, from the \
-             budget B in force: at most 2B charged on a day (the day's largest B), 30.4B in a \
-             calendar month, prorated piecewise when B changes (the month's final limit)."
+             average daily budget B in force (Google Ads Help, \"About average daily budgets\"): \
+             at most 2B charged on a day (the day's largest B); at most 30.4B in a calendar \
+             month, or, once B changes mid-month, what was spent so far plus the new B × the \
+             days left (the month's final limit); what is delivered past a cap is credited \
+             back, not charged. Caps bound: the daily cap or the month's limit stopped the \
+             campaign that day."
                 .into(),
         ),
         tables,

@@ -7,8 +7,10 @@
 //! The suite's `params.scenarios` is either a count (`scenarios = 4`:
 //! generated scenarios 0..4) or a list of tables, each field optional
 //! (`{ seed = 7, start_date = "2025-03-01", days = 14, mechanism = "vcg",
-//! budget_micros = 30000000, opportunities_per_day = 4000 }`). Item ids are
-//! `scenario-{index}`: the same parameters give the same ids.
+//! budget_micros = 30000000, opportunities_per_day = 4000, budget_change =
+//! { date = "2025-03-10", budget_micros = 5000000 } }`). A budget change is
+//! the account owner's: applied before the agent's morning on its date.
+//! Item ids are `scenario-{index}`: the same parameters give the same ids.
 
 use crate::market::{Date, Market, MarketConfig, MarketError, Mechanism, ScriptedAccount};
 use adfarm_proto::Item;
@@ -49,6 +51,19 @@ pub struct Scenario {
     pub budget_micros: i64,
     /// Average searches a day.
     pub opportunities_per_day: f64,
+    /// The owner's change of the campaign's budget during the episode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_change: Option<BudgetChange>,
+}
+
+/// A new average daily budget the account's owner sets on a date of the
+/// episode, before that day's first tick.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BudgetChange {
+    /// The day, `YYYY-MM-DD`.
+    pub date: String,
+    /// The new average daily budget B, micros.
+    pub budget_micros: i64,
 }
 
 /// A mechanism's name in parameters and reports.
@@ -65,14 +80,18 @@ fn parse_mechanism(s: &str) -> Option<Mechanism> {
 }
 
 /// Fields a scenario table may hold.
-const FIELDS: [&str; 6] = [
+const FIELDS: [&str; 7] = [
     "seed",
     "start_date",
     "days",
     "mechanism",
     "budget_micros",
     "opportunities_per_day",
+    "budget_change",
 ];
+
+/// The budgets a scenario accepts, micros.
+const BUDGET_RANGE: std::ops::RangeInclusive<i64> = 10_000..=1_000_000_000_000;
 
 impl Scenario {
     /// Generated scenario `i`: mechanisms in turn, start dates a week
@@ -88,6 +107,7 @@ impl Scenario {
             mechanism: mechanism_name(Mechanism::ALL[(i % 3) as usize]).into(),
             budget_micros: DEFAULT_BUDGET_MICROS,
             opportunities_per_day: DEFAULT_OPPORTUNITIES,
+            budget_change: None,
         }
     }
 
@@ -154,6 +174,14 @@ impl Scenario {
                 )
             })?;
         }
+        if let Some(x) = obj.get("budget_change") {
+            s.budget_change = Some(serde_json::from_value(x.clone()).map_err(|e| {
+                bad(
+                    "budget_change",
+                    format!("must be {{ date = \"YYYY-MM-DD\", budget_micros = N }}: {e}"),
+                )
+            })?);
+        }
         s.check().map_err(|(name, reason)| bad(name, reason))?;
         Ok(s)
     }
@@ -170,7 +198,7 @@ impl Scenario {
                 format!("{:?} is not gsp, first-price or vcg", self.mechanism),
             ));
         }
-        if !(10_000..=1_000_000_000_000).contains(&self.budget_micros) {
+        if !BUDGET_RANGE.contains(&self.budget_micros) {
             return Err((
                 "budget_micros",
                 format!("must be 10000..=1e12, got {}", self.budget_micros),
@@ -185,7 +213,32 @@ impl Scenario {
                 ),
             ));
         }
+        if let Some(c) = &self.budget_change {
+            let date = Date::parse(&c.date).map_err(|e| ("budget_change.date", e.to_string()))?;
+            let start = Date::parse(&self.start_date).map_err(|e| ("start_date", e.to_string()))?;
+            let day = date.days_since_epoch() - start.days_since_epoch();
+            if !(1..i64::from(self.days)).contains(&day) {
+                return Err((
+                    "budget_change.date",
+                    format!("{} is not a day of the episode after its first", c.date),
+                ));
+            }
+            if !BUDGET_RANGE.contains(&c.budget_micros) {
+                return Err((
+                    "budget_change.budget_micros",
+                    format!("must be 10000..=1e12, got {}", c.budget_micros),
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// The owner's budget change as (day of the episode, new B), if any.
+    pub fn budget_change_day(&self) -> Option<(u32, i64)> {
+        let c = self.budget_change.as_ref()?;
+        let start = Date::parse(&self.start_date).ok()?;
+        let day = Date::parse(&c.date).ok()?.days_since_epoch() - start.days_since_epoch();
+        Some((u32::try_from(day).ok()?, c.budget_micros))
     }
 
     /// The auction mechanism.
@@ -352,6 +405,21 @@ mod tests {
             .expect("valid");
         assert_eq!((list[0].seed, list[0].days), (9, 3));
         assert_eq!(list[0].mechanism(), Mechanism::Vcg);
+        let list = scenarios(&json!({"scenarios": [{}, {"start_date": "2025-03-22",
+            "budget_change": {"date": "2025-03-26", "budget_micros": 1_000_000}}]}))
+        .expect("valid");
+        assert_eq!(list[0], Scenario::nth(0));
+        assert_eq!(list[1].budget_change_day(), Some((4, 1_000_000)));
+        let item = list[1].item(1);
+        assert_eq!(Scenario::of(&item).expect("a scenario"), list[1]);
+        assert!(
+            !Scenario::nth(0)
+                .item(0)
+                .meta
+                .to_string()
+                .contains("budget_change"),
+            "a scenario without a change keeps its old meta"
+        );
     }
 
     #[test]
@@ -378,6 +446,19 @@ mod tests {
         assert_eq!(
             field(scenarios(&json!({"scenarios": [{"budget": 1}]}))),
             "params.scenarios[0].budget"
+        );
+        assert_eq!(
+            field(scenarios(
+                &json!({"scenarios": [{"start_date": "2025-03-01",
+                "budget_change": {"date": "2025-03-01", "budget_micros": 1_000_000}}]})
+            )),
+            "params.scenarios[0].budget_change.date"
+        );
+        assert_eq!(
+            field(scenarios(
+                &json!({"scenarios": [{"budget_change": {"budget_micros": 1}}]})
+            )),
+            "params.scenarios[0].budget_change"
         );
     }
 }

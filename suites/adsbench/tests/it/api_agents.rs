@@ -1,7 +1,8 @@
 //! The scripted agents through the API: 14-day episodes on each auction
 //! mechanism stay within Google's caps, and replay to the same event log;
 //! an agent that changes its budget mid-month gets caps, in the outcome and
-//! the suite's report, from the budget in force each day and month.
+//! the suite's report, from the budget in force each day and month; the
+//! owner's budget cut in a scenario makes both caps bind.
 
 use adfarm_adsbench::api::error::GoogleAdsFailure;
 use adfarm_adsbench::api::MutateOperation;
@@ -10,7 +11,7 @@ use adfarm_adsbench::market::Mechanism;
 use adfarm_adsbench::sandbox::AdsClient;
 use adfarm_adsbench::suite::agents::{ApiAgent, FixedBidAgent, PacingAgent};
 use adfarm_adsbench::suite::outcome::{run, DailyRow, Outcome};
-use adfarm_adsbench::suite::scenario::{mechanism_name, Scenario};
+use adfarm_adsbench::suite::scenario::{mechanism_name, BudgetChange, Scenario};
 use adfarm_adsbench::suite::{DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS, SUITE};
 use adfarm_adsbench::AdsBench;
 use adfarm_proto::report::Value as Cell;
@@ -140,10 +141,14 @@ fn caps_follow_the_budget_in_force_after_mid_episode_changes() {
         [60, 60, 60, 120, 120, 120, 120, 120, 120, 120, 120, 30, 30, 30],
         "2 × the B in force each day"
     );
-    // March from the 22nd (10 days): 30.4 / 31 × (30 × 3 + 60 × 7); April
-    // (30 days): 60 for its first day, 15 for the other 29.
-    let march = (30.4f64 / 31.0 * (30.0 * 3.0 + 60.0 * 7.0) * 1e6).floor() as i64;
-    let april = (30.4f64 / 30.0 * (60.0 + 15.0 * 29.0) * 1e6).floor() as i64;
+    // Google's rule: from a change of B on, the month's limit is what was
+    // spent so far that month + the new B × the days left, the day of the
+    // change counted. March: created on the 22nd (10 days left) and 60
+    // from the 25th (7 left); April: 30.4 × 60 on the 1st, 15 from the 2nd
+    // (29 left).
+    let spent = |days: &[DailyRow]| days.iter().map(|d| d.spend_micros).sum::<i64>();
+    let march = spent(&o.days[..3]) + 60_000_000 * 7;
+    let april = spent(&o.days[10..11]) + 15_000_000 * 29;
     let caps: Vec<i64> = o.months.values().map(|m| m.cap_micros).collect();
     assert!(
         caps.iter()
@@ -210,4 +215,37 @@ fn caps_follow_the_budget_in_force_after_mid_episode_changes() {
         assert_eq!(money(&row[month]), cap, "{row:?}");
     }
     assert_eq!(t.rows[14][day], None, "no cap on the total line");
+}
+
+#[test]
+fn an_owners_mid_month_budget_cut_makes_both_caps_bind_and_credits_overdelivery() {
+    // The shipped sweep's scenario-1: B = 3 from 2025-03-22, cut to 1 on
+    // the 26th, when March's limit becomes its spend so far + 1 × 6 days.
+    let s = Scenario {
+        start_date: "2025-03-22".into(),
+        budget_micros: 3_000_000,
+        budget_change: Some(BudgetChange {
+            date: "2025-03-26".into(),
+            budget_micros: 1_000_000,
+        }),
+        ..Scenario::nth(1)
+    };
+    let o = run(&s, &mut PacingAgent::new(DEFAULT_TARGET_CPA_MICROS), || {
+        true
+    })
+    .expect("runs");
+    check(&o);
+    let march: i64 = o.days[..4].iter().map(|d| d.spend_micros).sum();
+    assert_eq!(o.months["2025-03"].cap_micros, march + 6_000_000);
+    assert_eq!(o.months["2025-03"].spend_micros, march + 6_000_000);
+    assert!(o.days.iter().any(|d| d.daily_cap_bound), "{:?}", o.days);
+    assert!(o.days.iter().any(|d| d.monthly_cap_bound), "{:?}", o.days);
+    assert!(o.totals().credit_micros > 0, "{:?}", o.days);
+    assert!(
+        o.changes
+            .iter()
+            .flatten()
+            .all(|c| !c.fields.contains_key("amount_micros")),
+        "the owner's change is not in the agent's change set"
+    );
 }

@@ -93,12 +93,20 @@ fn same_seed_and_changes_give_the_same_digest() {
 }
 
 /// Every charge is for a click (per-click pricing) or an exposure
-/// (per-exposure pricing), and the metrics are exactly the log's sums.
+/// (per-exposure pricing), less what went past a cap and was credited,
+/// and the metrics are exactly the log's sums.
 fn check_charges(seed: u64, mechanism: Mechanism, pricing: Pricing) -> u64 {
     let m = run_scripted(config(seed, mechanism, pricing), 10);
     let (mut imps, mut clicks, mut cost, mut conversions, mut value) =
         (0u64, 0u64, 0i64, 0.0, 0i64);
-    for e in m.event_log().events() {
+    let events = m.event_log().events();
+    for (i, e) in events.iter().enumerate() {
+        // Delivery past a cap is credited in the event right after its
+        // auction: charged + credited is the auction's price.
+        let credited = match events.get(i + 1) {
+            Some(Event::OverdeliveryCredit { credit_micros, .. }) => *credit_micros,
+            _ => 0,
+        };
         match e {
             Event::Auction {
                 slot,
@@ -112,13 +120,13 @@ fn check_charges(seed: u64, mechanism: Mechanism, pricing: Pricing) -> u64 {
                     (None, _) => assert_eq!((*cost_micros, *clicked), (0, false)),
                     (Some(_), Pricing::PerClick) => {
                         assert_eq!(
-                            *cost_micros,
+                            *cost_micros + credited,
                             if *clicked { *price_micros } else { 0 },
                             "{e:?}"
                         )
                     }
                     (Some(_), Pricing::PerExposure) => {
-                        assert_eq!(cost_micros, price_micros, "{e:?}")
+                        assert_eq!(*cost_micros + credited, *price_micros, "{e:?}")
                     }
                 }
                 assert!(price_micros <= bid_micros);
