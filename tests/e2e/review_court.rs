@@ -372,7 +372,7 @@ async fn reviewers_review_pairs_by_keyboard_and_a_third_gets_exactly_the_dispute
     // knows every review, and Ada is offered nothing twice.
     server.stop().await;
     drop(store);
-    let store: Arc<dyn Store> = Arc::new(EmbeddedStore::open(&path).unwrap());
+    let store: Arc<dyn Store> = Arc::new(reopen(&path).await);
     assert_eq!(
         review::reviews(store.as_ref(), &sweep).await.unwrap().len(),
         7
@@ -383,6 +383,20 @@ async fn reviewers_review_pairs_by_keyboard_and_a_third_gets_exactly_the_dispute
     assert!(seen.is_empty(), "{seen:?}");
     b.close().await;
     server.stop().await;
+}
+
+/// The embedded store at `path`, opened again once the stopped server's
+/// last connection task has let go of it (they end just after the server
+/// does; a second process would find the file free at once).
+async fn reopen(path: &std::path::Path) -> EmbeddedStore {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match EmbeddedStore::open(path) {
+            Ok(s) => return s,
+            Err(e) if std::time::Instant::now() > deadline => panic!("{e}"),
+            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
+        }
+    }
 }
 
 /// The task id and form token on a review page.
