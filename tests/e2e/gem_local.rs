@@ -59,11 +59,7 @@ async fn review_round_of(farm: &mut Farm, sweep: &Path, store: &Path) -> String 
         sweep.to_string_lossy().into_owned(),
         store.to_string_lossy().into_owned(),
     );
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port");
-    let addr = format!("127.0.0.1:{port}");
+    let addr = format!("127.0.0.1:{}", crate::free_port());
     let p = farm.spawn(
         "review",
         &[

@@ -95,6 +95,14 @@ pub fn amqp_url() -> String {
         .unwrap_or_else(|_| "amqp://guest:guest@127.0.0.1:5672/%2f".into())
 }
 
+/// A port nothing listens on now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port on 127.0.0.1")
+        .port()
+}
+
 /// Redis of the tests (override with `ADFARM_E2E_REDIS_URL`).
 pub fn redis_url() -> String {
     std::env::var("ADFARM_E2E_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())

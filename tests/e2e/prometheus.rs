@@ -34,13 +34,6 @@ fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port on 127.0.0.1")
-        .port()
-}
-
 /// A Prometheus server on a free port with its TSDB in the farm's directory.
 struct Prometheus {
     base: String,
@@ -67,7 +60,7 @@ impl Prometheus {
             targets(workers),
         );
         let config = farm.write("prometheus.yml", &config);
-        let port = free_port();
+        let port = crate::free_port();
         let log = farm.path("prometheus.log");
         let out = std::fs::File::create(&log).expect("a log file");
         let child = Command::new("prometheus")
@@ -271,9 +264,9 @@ async fn every_dashboard_query_answers_from_a_live_sweep() {
     };
     let sweep = farm.sweep("sweep.toml", &spec, &fake);
 
-    let coordinator_addr = format!("127.0.0.1:{}", free_port());
+    let coordinator_addr = format!("127.0.0.1:{}", crate::free_port());
     let worker_addrs: Vec<String> = (0..2)
-        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .map(|_| format!("127.0.0.1:{}", crate::free_port()))
         .collect();
     let prom = Prometheus::start(&farm, &coordinator_addr, &worker_addrs).await;
 

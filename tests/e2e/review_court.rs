@@ -399,6 +399,40 @@ async fn reopen(path: &std::path::Path) -> EmbeddedStore {
     }
 }
 
+/// The page `/` at `base` for the holder of `token`.
+async fn page_of(c: &reqwest::Client, base: &str, token: &str) -> String {
+    c.get(format!("{base}/"))
+        .header("cookie", format!("adfarm_review={token}"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+/// Posts a pair review of `task` with form token `form` and `answers` for
+/// the holder of `token`; the status of the answer.
+async fn post_pair(
+    c: &reqwest::Client,
+    base: &str,
+    token: &str,
+    task: &str,
+    form: &str,
+    answers: [(&str, &str); 3],
+) -> u16 {
+    let mut fields = vec![("task", task), ("form_token", form)];
+    fields.extend(answers);
+    c.post(format!("{base}/review"))
+        .header("cookie", format!("adfarm_review={token}"))
+        .form(&fields)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
 /// The task id and form token on a review page.
 fn task_and_form(html: &str) -> (String, String) {
     let value = |name: &str| {
@@ -424,30 +458,13 @@ async fn reviews_on_redis_survive_a_restart_of_the_server() {
         .unwrap();
     let server = Server::start(court.clone(), shared).await;
     let c = http();
-    let page = c
-        .get(server.url("/"))
-        .header("cookie", cookie(&eve))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = page_of(&c, &server.url(""), &eve.token).await;
     let (first, token) = task_and_form(&page);
-    let r = c
-        .post(server.url("/review"))
-        .header("cookie", cookie(&eve))
-        .form(&[
-            ("task", first.as_str()),
-            ("form_token", token.as_str()),
-            ("better", "tie"),
-            ("guess", "B"),
-            ("confidence", "60"),
-        ])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status().as_u16(), 303);
+    let answers = [("better", "tie"), ("guess", "B"), ("confidence", "60")];
+    assert_eq!(
+        post_pair(&c, &server.url(""), &eve.token, &first, &token, answers).await,
+        303
+    );
     server.stop().await;
 
     // A new server process, a new connection: the review is there and the
@@ -457,15 +474,7 @@ async fn reviews_on_redis_survive_a_restart_of_the_server() {
     assert_eq!(reviews.len(), 1);
     assert_eq!(reviews[0].task, first);
     let server = Server::start(court.clone(), again).await;
-    let page = c
-        .get(server.url("/"))
-        .header("cookie", cookie(&eve))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = page_of(&c, &server.url(""), &eve.token).await;
     let (next, _) = task_and_form(&page);
     assert_ne!(next, first);
     assert!(page.contains("Task 2 of 3"), "{page}");
@@ -489,13 +498,6 @@ async fn adfarm(farm: &Farm, label: &str, args: &[&str]) -> (i32, String) {
     (status.code().unwrap_or(-1), log)
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap()
-}
-
 /// The token at the end of the link an `invite` printed.
 fn token_in(log: &str) -> String {
     let at = log
@@ -516,7 +518,7 @@ async fn a_synthetic_sweep_is_reviewed_judged_reported_and_exported_through_the_
     let file = sweep.to_string_lossy().into_owned();
 
     // The embedded store opens in one process at a time: invite first.
-    let port = free_port();
+    let port = crate::free_port();
     let base = format!("http://127.0.0.1:{port}");
     let mut tokens = Vec::new();
     for name in ["Ada", "Bea"] {
@@ -568,34 +570,17 @@ async fn a_synthetic_sweep_is_reviewed_judged_reported_and_exported_through_the_
     // whatever the order: 12 tasks each.
     for token in &tokens {
         for n in 0..=12 {
-            let page = c
-                .get(format!("{base}/"))
-                .header("cookie", format!("adfarm_review={token}"))
-                .send()
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap();
+            let page = page_of(&c, &base, token).await;
             if page.contains("All done") {
                 assert_eq!(n, 12, "{page}");
                 break;
             }
             let (task, form) = task_and_form(&page);
-            let r = c
-                .post(format!("{base}/review"))
-                .header("cookie", format!("adfarm_review={token}"))
-                .form(&[
-                    ("task", task.as_str()),
-                    ("form_token", form.as_str()),
-                    ("better", "A"),
-                    ("guess", "A"),
-                    ("confidence", "70"),
-                ])
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(r.status().as_u16(), 303);
+            let answers = [("better", "A"), ("guess", "A"), ("confidence", "70")];
+            assert_eq!(
+                post_pair(&c, &base, token, &task, &form, answers).await,
+                303
+            );
         }
     }
     farm.kill(serve).await;

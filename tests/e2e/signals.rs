@@ -44,14 +44,6 @@ max_concurrency = 16
 timeout_secs = 600
 "#;
 
-/// A port nothing listens on now.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
-
 /// `adfarm --home <assets> run <sweep> --store <store> --quiet <extra>`.
 fn spawn_run(farm: &mut Farm, sweep: &Path, store: &str, extra: &[&str]) -> Proc {
     let (home, sweep, store) = (
@@ -85,7 +77,7 @@ async fn completed_solves(port: u16) -> Option<f64> {
 /// Starts `adfarm run` with metrics on a free port and waits until the
 /// local model has answered once (the others are still generating).
 async fn run_generating(farm: &mut Farm, sweep: &Path, store: &str, grace: &str) -> Proc {
-    let port = free_port();
+    let port = crate::free_port();
     let addr = format!("127.0.0.1:{port}");
     let p = spawn_run(
         farm,

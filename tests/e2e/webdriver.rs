@@ -31,17 +31,10 @@ impl Drop for Driver {
     }
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
 impl Driver {
     /// Starts chromedriver on a free port and waits until it answers.
     pub async fn start() -> Driver {
-        let port = free_port();
+        let port = crate::free_port();
         let child = Command::new("chromedriver")
             .arg(format!("--port={port}"))
             .process_group(0)

@@ -31,7 +31,7 @@ use adfarm_backbone::{Store, StoreError, SweepRecord};
 use adfarm_proto::report::{BilledRow, CellRow, JobCounts, Report, Section, UsageRow};
 use adfarm_proto::tally::{Tally, BUDGET_CODE};
 use adfarm_proto::{JobResult, Role, FORMAT_VERSION};
-use adfarm_suites::{DataError, ReportInput, SuiteContext};
+use adfarm_suites::{DataError, ReportInput, Suite, SuiteContext};
 use std::collections::BTreeMap;
 
 /// Output formats of `adfarm report`.
@@ -67,13 +67,13 @@ pub enum ReportError {
     #[error(transparent)]
     Store(#[from] StoreError),
     /// The sweep names a suite this binary does not serve.
-    #[error("suite {0:?} is not served by this binary, so its sections cannot be built")]
+    #[error("suite {0:?} is not served by this binary")]
     UnknownSuite(String),
     /// The review section could not be built.
     #[error("review section: {0}")]
     Review(String),
-    /// A suite could not build its sections.
-    #[error("suite {suite}: report sections: {source}")]
+    /// A suite could not build its part (its sections, its review tasks).
+    #[error("suite {suite}: {source}")]
     Suite {
         /// Suite.
         suite: String,
@@ -179,19 +179,22 @@ pub async fn build(
         *cost_by_role.entry(r.role).or_insert(0.0) += r.cost_usd;
     }
     let results = by_suite(store.results(&rec.id).await?);
-    let mut sections = sections(rec, ctx, &cells, &results)?;
-    if !store
-        .shelf(&rec.id, adfarm_proto::review::REVIEWS)
-        .await?
-        .is_empty()
-    {
-        let court = crate::review::Court::of(rec, ctx, &cells, &results)
-            .map_err(|e| ReportError::Review(e.to_string()))?;
-        sections.extend(
-            crate::review::sections(store, &court)
-                .await
-                .map_err(|e| ReportError::Review(e.to_string()))?,
-        );
+    let mut sections: Vec<Section> = ask_suites(rec, ctx, &cells, &results, |suite, input| {
+        suite.report(input)
+    })?
+    .into_iter()
+    .flatten()
+    .collect();
+    let reviews = crate::review::reviews(store, &rec.id)
+        .await
+        .map_err(|e| ReportError::Review(e.to_string()))?;
+    if !reviews.is_empty() {
+        let review = |e: crate::review::ReviewError| ReportError::Review(e.to_string());
+        let court = crate::review::Court::of(rec, ctx, &cells, &results).map_err(review)?;
+        let verdicts = crate::review::pair_verdicts(store, &rec.id)
+            .await
+            .map_err(review)?;
+        sections.extend(crate::review::sections(&court, &reviews, &verdicts));
     }
     Ok(Report {
         format_version: FORMAT_VERSION,
@@ -250,13 +253,18 @@ pub(crate) fn by_suite(results: Vec<JobResult>) -> BTreeMap<String, Vec<JobResul
     out
 }
 
-/// Every suite's sections, each suite given its own cells and results.
-fn sections(
+/// Asks every suite of `rec`, in sweep order, for `ask` over its own cells
+/// and results (its sections, its review tasks).
+///
+/// # Errors
+/// A suite this binary does not serve, or the first suite that fails.
+pub(crate) fn ask_suites<T>(
     rec: &SweepRecord,
     ctx: &SuiteContext,
     cells: &[CellRow],
     by_suite: &BTreeMap<String, Vec<JobResult>>,
-) -> Result<Vec<Section>, ReportError> {
+    mut ask: impl FnMut(&dyn Suite, &ReportInput<'_>) -> Result<T, DataError>,
+) -> Result<Vec<T>, ReportError> {
     // Every suite first: expanding the jobs needs them all.
     let suites = rec
         .spec
@@ -268,7 +276,7 @@ fn sections(
                 .ok_or_else(|| ReportError::UnknownSuite(entry.name.clone()))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(suites.len());
     for (entry, suite) in suites {
         let cells: Vec<CellRow> = cells
             .iter()
@@ -281,10 +289,12 @@ fn sections(
             cells: &cells,
             results: by_suite.get(&entry.name).map_or(&[], Vec::as_slice),
         };
-        out.extend(suite.report(&input).map_err(|source| ReportError::Suite {
-            suite: entry.name.clone(),
-            source,
-        })?);
+        out.push(
+            ask(suite.as_ref(), &input).map_err(|source| ReportError::Suite {
+                suite: entry.name.clone(),
+                source,
+            })?,
+        );
     }
     Ok(out)
 }

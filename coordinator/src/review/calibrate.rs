@@ -8,9 +8,9 @@
 //!   both orders; a pick that changes with the order is a position flip
 //!   (its rate is the judge's position bias) and counts as a tie, which
 //!   cancels the bias. People's verdict per task is the reviews' majority.
-//! - a rating's figure is the question's mean value on its own scale (0–90
-//!   for GEM-Bench's judge questions): the judge's stored value against
-//!   the mean of the reviewers' answers per task.
+//! - a rating's figure is the question's mean value on its own scale (the
+//!   values its answers carry): the judge's stored value against the mean
+//!   of the reviewers' answers per task.
 //!
 //! Verbosity is reported beside it: for pairs, how often the longer
 //! artifact was preferred (judge and people); for ratings, Kendall's τ-b
@@ -204,6 +204,9 @@ pub fn calibrate(court: &Court, reviews: &[Review], verdicts: &[PairVerdict]) ->
                     .collect();
                 judges.sort_unstable();
                 judges.dedup();
+                // The reviewers' mean answers per task, once.
+                let means: Vec<BTreeMap<String, f64>> =
+                    tasks.iter().map(|(_, rs)| rating_means(rs)).collect();
                 for judge in judges {
                     for q in questions {
                         let half_step = q
@@ -212,7 +215,7 @@ pub fn calibrate(court: &Court, reviews: &[Review], verdicts: &[PairVerdict]) ->
                             .map(|w| (w[0].value - w[1].value).abs() / 2.0)
                             .fold(f64::INFINITY, f64::min);
                         let (mut j, mut h, mut len) = (Vec::new(), Vec::new(), Vec::new());
-                        for (t, rs) in &tasks {
+                        for ((t, _), means) in tasks.iter().zip(&means) {
                             let Some(jv) = t
                                 .task
                                 .judged
@@ -221,7 +224,7 @@ pub fn calibrate(court: &Court, reviews: &[Review], verdicts: &[PairVerdict]) ->
                             else {
                                 continue;
                             };
-                            let Some(hv) = rating_means(rs).get(&q.metric).copied() else {
+                            let Some(hv) = means.get(&q.metric).copied() else {
                                 continue;
                             };
                             j.push(jv.value);

@@ -6,7 +6,7 @@ use crate::report::cells_of;
 use adfarm_backbone::{Store, SweepRecord};
 use adfarm_proto::report::CellRow;
 use adfarm_proto::JobResult;
-use adfarm_suites::{ReportInput, ReviewForm, ReviewKind, ReviewTask, Reviewables, SuiteContext};
+use adfarm_suites::{ReviewForm, ReviewKind, ReviewTask, Reviewables, SuiteContext};
 use std::collections::{BTreeMap, HashMap};
 
 /// A review kind and the suite that declared it.
@@ -136,27 +136,9 @@ impl Court {
         cells: &[CellRow],
         results: &BTreeMap<String, Vec<JobResult>>,
     ) -> Result<Court, ReviewError> {
-        let mut declared = Vec::new();
-        for entry in &rec.spec.suites {
-            let suite = adfarm_suites::suite(&entry.name, ctx)
-                .ok_or_else(|| ReviewError::UnknownSuite(entry.name.clone()))?;
-            let cells: Vec<CellRow> = cells
-                .iter()
-                .filter(|c| c.suite == entry.name)
-                .cloned()
-                .collect();
-            let input = ReportInput {
-                spec: &rec.spec,
-                suite: entry,
-                cells: &cells,
-                results: results.get(&entry.name).map_or(&[], Vec::as_slice),
-            };
-            let r = suite.reviews(&input).map_err(|e| ReviewError::Suite {
-                suite: entry.name.clone(),
-                reason: e.to_string(),
-            })?;
-            declared.push((entry.name.clone(), r));
-        }
+        let declared = crate::report::ask_suites(rec, ctx, cells, results, |suite, input| {
+            Ok((suite.name().to_string(), suite.reviews(input)?))
+        })?;
         Court::new(rec.clone(), declared)
     }
 

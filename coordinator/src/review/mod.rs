@@ -41,7 +41,7 @@ pub use records::{
     file, file_verdict, holder, invite, pair_verdicts, reviewers, reviews, token_hash, Invitation,
 };
 pub use reliability::{reliability, Dispute, Kappa, Reliability, WinRate, IDENTIFIED_ABOVE};
-pub use section::{section, sections};
+pub use section::sections;
 
 use adfarm_backbone::StoreError;
 
@@ -59,17 +59,10 @@ pub enum ReviewError {
         /// Decoding error.
         reason: String,
     },
-    /// The sweep names a suite this binary does not serve.
-    #[error("suite {0:?} is not served by this binary, so its review tasks cannot be built")]
-    UnknownSuite(String),
-    /// A suite could not build its tasks.
-    #[error("suite {suite}: review tasks: {reason}")]
-    Suite {
-        /// Suite.
-        suite: String,
-        /// What it reported.
-        reason: String,
-    },
+    /// A suite of the sweep is not served by this binary, or could not
+    /// build its tasks.
+    #[error("review tasks: {0}")]
+    Suites(#[from] crate::report::ReportError),
     /// A suite declared something the court cannot serve.
     #[error("suite {suite} declares review tasks the court cannot serve: {reason}")]
     Declared {
@@ -100,8 +93,7 @@ impl ReviewError {
         match self {
             ReviewError::Store(e) => e.code(),
             ReviewError::Corrupt { .. } => "review-corrupt",
-            ReviewError::UnknownSuite(_) => "review-unknown-suite",
-            ReviewError::Suite { .. } => "review-suite",
+            ReviewError::Suites(e) => e.code(),
             ReviewError::Declared { .. } => "review-declared",
             ReviewError::Random(_) => "review-random",
             ReviewError::Input(_) => "review-input",
@@ -141,6 +133,20 @@ pub(crate) mod tests {
         }
     }
 
+    /// A court of one suite, `suite`, declaring `kind` and `tasks`.
+    fn court_of(kind: ReviewKind, tasks: Vec<ReviewTask>) -> Result<Court, ReviewError> {
+        Court::new(
+            record(),
+            vec![(
+                "suite".into(),
+                Reviewables {
+                    kinds: vec![kind],
+                    tasks,
+                },
+            )],
+        )
+    }
+
     fn pair_kind() -> ReviewKind {
         ReviewKind {
             id: "pair".into(),
@@ -177,17 +183,7 @@ pub(crate) mod tests {
                 judged: Vec::new(),
             })
             .collect();
-        Court::new(
-            record(),
-            vec![(
-                "suite".into(),
-                Reviewables {
-                    kinds: vec![pair_kind()],
-                    tasks,
-                },
-            )],
-        )
-        .expect("a valid court")
+        court_of(pair_kind(), tasks).expect("a valid court")
     }
 
     /// `n` rating tasks on one question (scale 90/60/30/0), judged by
@@ -237,17 +233,7 @@ pub(crate) mod tests {
                 }],
             })
             .collect();
-        Court::new(
-            record(),
-            vec![(
-                "suite".into(),
-                Reviewables {
-                    kinds: vec![kind],
-                    tasks,
-                },
-            )],
-        )
-        .expect("a valid court")
+        court_of(kind, tasks).expect("a valid court")
     }
 
     pub(crate) fn pair_review(task: &str, reviewer: &str, better: Pick, at: u64) -> Review {
@@ -394,19 +380,10 @@ pub(crate) mod tests {
     #[test]
     fn a_court_refuses_tasks_it_cannot_serve() {
         let bad = |tasks: Vec<ReviewTask>| {
-            Court::new(
-                record(),
-                vec![(
-                    "suite".into(),
-                    Reviewables {
-                        kinds: vec![pair_kind()],
-                        tasks,
-                    },
-                )],
-            )
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default()
+            court_of(pair_kind(), tasks)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
         };
         let good = court_of_pairs(1).tasks[0].task.clone();
         let one_artifact = ReviewTask {

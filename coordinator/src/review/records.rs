@@ -27,7 +27,8 @@ fn random_hex(bytes: usize) -> Result<String, ReviewError> {
     Ok(hex::encode(buf))
 }
 
-fn now_unix() -> u64 {
+/// Unix seconds now (invitation and review timestamps).
+pub(crate) fn now_unix() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
@@ -161,9 +162,4 @@ pub async fn file_verdict(
             &bytes,
         )
         .await?)
-}
-
-/// Unix seconds now (review timestamps).
-pub(crate) fn unix_now() -> u64 {
-    now_unix()
 }

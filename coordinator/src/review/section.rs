@@ -5,8 +5,6 @@
 use super::calibrate::{calibrate, Calibration};
 use super::court::Court;
 use super::reliability::{reliability, Reliability};
-use super::{pair_verdicts, reviews, ReviewError};
-use adfarm_backbone::Store;
 use adfarm_proto::report::{Column, ColumnKind, Key, Section, Table, Value};
 use adfarm_proto::review::PairVerdict;
 use adfarm_proto::review::Review;
@@ -35,44 +33,27 @@ fn interval(p: Option<Proportion>) -> Option<Value> {
     p.map(|p| Value::Text(format!("{:.1}–{:.1}%", p.lower * 100.0, p.upper * 100.0)))
 }
 
-/// The review sections of a sweep: one per suite with reviews, in court
+/// The review sections of a court: one per suite with reviews, in court
 /// order; none when nobody has reviewed yet.
-///
-/// # Errors
-/// A store failure or a corrupt record.
-pub async fn sections(store: &dyn Store, court: &Court) -> Result<Vec<Section>, ReviewError> {
-    let reviews = reviews(store, &court.sweep.id).await?;
-    if reviews.is_empty() {
-        return Ok(Vec::new());
-    }
-    let verdicts = pair_verdicts(store, &court.sweep.id).await?;
+pub fn sections(court: &Court, reviews: &[Review], verdicts: &[PairVerdict]) -> Vec<Section> {
+    let rel = reliability(court, reviews);
+    let cal = calibrate(court, reviews, verdicts);
     let mut suites: Vec<&str> = court.kinds.iter().map(|k| k.suite.as_str()).collect();
     suites.dedup();
-    Ok(suites
+    suites
         .into_iter()
-        .filter_map(|s| section(court, s, &reviews, &verdicts))
-        .collect())
+        .filter_map(|s| section(s, &rel, &cal))
+        .collect()
 }
 
-/// Suite `suite`'s review section, or `None` when none of its tasks has a
-/// review.
-pub fn section(
-    court: &Court,
-    suite: &str,
-    reviews: &[Review],
-    verdicts: &[PairVerdict],
-) -> Option<Section> {
-    let rel: Vec<Reliability> = reliability(court, reviews)
-        .into_iter()
-        .filter(|r| r.suite == suite)
-        .collect();
+/// Suite `suite`'s review section from the court's reliability and
+/// calibration, or `None` when none of its tasks has a review.
+fn section(suite: &str, rel: &[Reliability], cal: &[Calibration]) -> Option<Section> {
+    let rel: Vec<Reliability> = rel.iter().filter(|r| r.suite == suite).cloned().collect();
     if rel.is_empty() {
         return None;
     }
-    let cal: Vec<Calibration> = calibrate(court, reviews, verdicts)
-        .into_iter()
-        .filter(|c| c.suite == suite)
-        .collect();
+    let cal: Vec<Calibration> = cal.iter().filter(|c| c.suite == suite).cloned().collect();
     let mut tables = vec![summary(&rel), alphas(&rel), kappas(&rel)];
     if rel.iter().any(|r| !r.wins.is_empty()) {
         tables.push(wins(&rel));
@@ -322,16 +303,13 @@ mod tests {
     #[test]
     fn a_suite_without_reviews_has_no_section() {
         let court = court_of_pairs(2);
-        assert!(section(&court, "suite", &[], &[]).is_none());
+        assert!(sections(&court, &[], &[]).is_empty());
         let id = &court.tasks[0].task.id;
-        let s = section(
-            &court,
-            "suite",
-            &[pair_review(id, "a", Pick::Marked, 1)],
-            &[],
-        )
-        .unwrap();
-        assert_eq!(s.id, "review");
+        let reviews = [pair_review(id, "a", Pick::Marked, 1)];
+        let all = sections(&court, &reviews, &[]);
+        assert_eq!(all.len(), 1);
+        let s = &all[0];
+        assert_eq!((s.suite.as_str(), s.id.as_str()), ("suite", "review"));
         let ids: Vec<&str> = s.tables.iter().map(|t| t.id.as_str()).collect();
         assert_eq!(
             ids,
@@ -343,12 +321,7 @@ mod tests {
                 "review-calibration"
             ]
         );
-        assert!(section(
-            &court,
-            "other-suite",
-            &[pair_review(id, "a", Pick::Marked, 1)],
-            &[]
-        )
-        .is_none());
+        let rel = reliability(&court, &reviews);
+        assert!(section("other-suite", &rel, &[]).is_none());
     }
 }

@@ -324,7 +324,7 @@ async fn submit(
         reviewer: me.id.clone(),
         shown,
         answers,
-        submitted_unix: records::unix_now(),
+        submitted_unix: records::now_unix(),
     };
     let stored = records::file(round.store.as_ref(), &round.court.sweep.id, &review).await?;
     if stored == Recorded::New {
