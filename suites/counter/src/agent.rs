@@ -1,20 +1,26 @@
-//! The `agent` solution: an episode is a loop of model calls with the
-//! counter's tools. Each tool call of a reply runs against the environment
-//! and its result goes back to the model, until the model answers text or
-//! its turns run out.
+//! The `agent` solution: an episode is the shared agent loop
+//! ([`adfarm_agent`]) with the counter's tools under function calling. Each
+//! tool call of a reply runs against the environment and its result goes
+//! back to the model, until the model answers text or its turns run out.
+//! A turn the loop rejects (a tool that does not exist, arguments that are
+//! not a JSON object) runs none of its calls; each is answered with why.
 //!
 //! Every turn is one plain `Provider::chat` call whose request is a
 //! function of the task, the seed and the earlier replies, so the farm's
 //! cache answers a replayed episode turn by turn at no cost.
 
+use std::sync::Arc;
+
 use crate::check;
-use crate::env::{self, Counter};
+use crate::env::{self, Counter, ToolError};
 use crate::episode::{Call, End, Episode, Turn};
 use crate::task::Task;
-use adfarm_llm::{ChatRequest, LlmError, Message, Provider, ToolChoice};
+use adfarm_agent::{Ending, Limits, Observed, Protocol, Sampling, Script, Toolbox, Transcript};
+use adfarm_llm::{LlmError, Message, Provider, Tool};
 use adfarm_proto::{Item, Output, Role, SolutionSpec};
 use adfarm_suite::{DataError, JobError, Models, Solution, Solved};
 use async_trait::async_trait;
+use serde::Serialize;
 
 /// Name of the solution.
 pub const AGENT: &str = "agent";
@@ -27,6 +33,104 @@ pub const MAX_TURNS_LIMIT: u32 = 16;
 pub const INSTRUCTIONS: &str = "You operate a counter through tools. `add` adds a step of 1, 2 \
 or 3 to it and returns its new value; `read` returns its value. Make the counter hold the \
 target exactly, then answer with one short sentence.";
+
+/// The counter's tools, for the agent loop.
+struct Tools {
+    specs: Vec<Tool>,
+}
+
+/// What a call did: the counter after it, or why it could not run.
+#[derive(Debug, Clone, Serialize)]
+struct Answer {
+    tool: String,
+    outcome: Result<i64, String>,
+    text: String,
+}
+
+impl Observed for Answer {
+    fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    fn shown(&self, _max_chars: usize) -> String {
+        // A value or a one-line error: always short.
+        self.text.clone()
+    }
+}
+
+impl Toolbox for Tools {
+    type State = Counter;
+    type Observation = Answer;
+
+    fn specs(&self) -> &[Tool] {
+        &self.specs
+    }
+
+    fn call(&self, counter: &mut Counter, call: &adfarm_agent::Call) -> Answer {
+        let outcome: Result<i64, ToolError> = counter.call(&call.tool, &call.args);
+        Answer {
+            tool: call.tool.clone(),
+            text: env::tool_result(&outcome),
+            outcome: outcome.map_err(|e| e.code().to_string()),
+        }
+    }
+
+    /// Only an answer in text ends an episode.
+    fn ended(&self, _: &Counter) -> bool {
+        false
+    }
+}
+
+/// The counter's record of a finished conversation.
+fn episode_of(task: Task, t: Transcript<Counter, Answer>) -> Episode {
+    let mut rejected = t.rejected.into_iter().peekable();
+    let turns: Vec<Turn> = t
+        .turns
+        .iter()
+        .enumerate()
+        .map(|(i, turn)| {
+            let mut calls: Vec<Call> = turn
+                .calls
+                .iter()
+                .map(|&j| Call {
+                    tool: t.calls[j].tool.clone(),
+                    arguments: t.calls[j].args.to_string(),
+                    value: t.observations[j].outcome.clone().ok(),
+                    error: t.observations[j].outcome.clone().err(),
+                })
+                .collect();
+            if let (Some(e), Some((_, raw))) =
+                (&turn.format_error, rejected.next_if(|(at, _)| *at == i))
+            {
+                calls = raw
+                    .into_iter()
+                    .map(|c| Call {
+                        tool: c.name,
+                        arguments: c.input,
+                        value: None,
+                        error: Some(e.code().to_string()),
+                    })
+                    .collect();
+            }
+            Turn {
+                text: turn.text.clone(),
+                calls,
+            }
+        })
+        .collect();
+    let end = match t.end {
+        adfarm_agent::End::Answered | adfarm_agent::End::Closed => End::Answered,
+        adfarm_agent::End::TurnLimit => End::TurnCap,
+        adfarm_agent::End::ContextOverflow => End::ContextOverflow,
+        adfarm_agent::End::StoreLimit => End::StoreLimit,
+    };
+    Episode {
+        task,
+        turns,
+        end,
+        counter: t.state.value(),
+    }
+}
 
 /// The tool-using agent.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,55 +189,35 @@ impl Agent {
         llm: &dyn Provider,
         seed: u64,
     ) -> Result<Episode, LlmError> {
-        let mut counter = Counter::new(task.start);
-        let mut messages = vec![Message::system(INSTRUCTIONS), Message::user(task.prompt())];
-        let mut turns = Vec::new();
-        let mut end = End::TurnCap;
-        for _ in 0..self.max_turns {
-            let mut req = ChatRequest::new(messages.clone());
-            req.max_tokens = self.max_tokens;
-            req.temperature = self.temperature;
-            req.seed = seed;
-            req.tools = env::tools();
-            req.tool_choice = Some(ToolChoice::Auto);
-            let reply = llm.chat(&req).await?;
-            if reply.tool_calls.is_empty() {
-                turns.push(Turn {
-                    text: reply.text,
-                    calls: Vec::new(),
-                });
-                end = End::Answered;
-                break;
-            }
-            messages.push(Message::tool_calls(
-                reply.text.clone(),
-                reply.tool_calls.clone(),
-            ));
-            let mut calls = Vec::with_capacity(reply.tool_calls.len());
-            for tc in &reply.tool_calls {
-                let outcome = counter.call(tc);
-                messages.push(Message::tool_result(
-                    tc.id.clone(),
-                    env::tool_result(&outcome),
-                ));
-                calls.push(Call {
-                    tool: tc.name.clone(),
-                    arguments: tc.arguments.clone(),
-                    value: outcome.as_ref().ok().copied(),
-                    error: outcome.err().map(|e| e.code().to_string()),
-                });
-            }
-            turns.push(Turn {
-                text: reply.text,
-                calls,
-            });
-        }
-        Ok(Episode {
-            task,
-            turns,
-            end,
-            counter: counter.value(),
-        })
+        let script = Script {
+            protocol: Protocol::FunctionCalling,
+            opening: vec![Message::system(INSTRUCTIONS), Message::user(task.prompt())],
+            no_call: String::new(),
+            ending: Ending::Answer,
+            reply_note: String::new(),
+        };
+        let limits = Limits {
+            max_turns: self.max_turns,
+            ..Limits::default()
+        };
+        let sampling = Sampling {
+            max_tokens: self.max_tokens,
+            temperature: self.temperature,
+            seed,
+        };
+        let tools = Arc::new(Tools {
+            specs: env::tools(),
+        });
+        let t = adfarm_agent::run(
+            llm,
+            tools,
+            Counter::new(task.start),
+            script,
+            limits,
+            sampling,
+        )
+        .await?;
+        Ok(episode_of(task, t))
     }
 }
 
@@ -169,7 +253,7 @@ impl Solution for Agent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{reply, Scripted};
+    use adfarm_agent::testing::{reply, Scripted};
     use adfarm_llm::Speaker;
 
     fn agent(max_turns: u32) -> Agent {
@@ -231,7 +315,10 @@ mod tests {
         assert_eq!(e.answer(), "");
         let seen = llm.requests();
         let told = &seen[1].messages.last().expect("a tool result").content;
-        assert!(told.contains("no tool \\\"reset\\\""), "{told}");
+        assert!(
+            told.contains("names \\\"reset\\\", which is not a tool"),
+            "{told}"
+        );
     }
 
     #[test]

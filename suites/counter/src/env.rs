@@ -2,7 +2,7 @@
 //! and `read`. Deterministic, so an episode replayed from cached model
 //! calls ends with the same value.
 
-use adfarm_llm::{Tool, ToolCall};
+use adfarm_llm::Tool;
 use serde_json::{json, Value};
 
 /// Name of the tool that moves the counter.
@@ -76,15 +76,16 @@ impl Counter {
         self.value
     }
 
-    /// Runs `call`, returning the counter's value after it.
+    /// Runs tool `tool` with `args`, returning the counter's value after it.
     ///
     /// # Errors
     /// A call the environment cannot run ([`ToolError`]); the counter is
     /// unchanged.
-    pub fn call(&mut self, call: &ToolCall) -> Result<i64, ToolError> {
-        let args: serde_json::Map<String, Value> = serde_json::from_str(&call.arguments)
-            .map_err(|_| ToolError::NotAnObject(call.arguments.clone()))?;
-        match call.name.as_str() {
+    pub fn call(&mut self, tool: &str, args: &Value) -> Result<i64, ToolError> {
+        let args = args
+            .as_object()
+            .ok_or_else(|| ToolError::NotAnObject(args.to_string()))?;
+        match tool {
             ADD => {
                 let amount = args.get("amount").cloned().unwrap_or(Value::Null);
                 let step = amount
@@ -112,20 +113,20 @@ pub fn tool_result(outcome: &Result<i64, ToolError>) -> String {
 mod tests {
     use super::*;
 
-    fn call(name: &str, arguments: &str) -> ToolCall {
-        ToolCall {
-            id: "c".into(),
-            name: name.into(),
-            arguments: arguments.into(),
-        }
+    fn call(name: &str, arguments: &str) -> (String, Value) {
+        (
+            name.into(),
+            serde_json::from_str(arguments).unwrap_or(Value::String(arguments.into())),
+        )
     }
 
     #[test]
     fn add_moves_by_an_accepted_step_and_read_reports() {
         let mut c = Counter::new(4);
-        assert_eq!(c.call(&call(ADD, r#"{"amount": 3}"#)), Ok(7));
-        assert_eq!(c.call(&call(READ, "{}")), Ok(7));
-        assert_eq!(c.call(&call(ADD, r#"{"amount": 1}"#)), Ok(8));
+        let mut run = |(tool, args): (String, Value)| c.call(&tool, &args);
+        assert_eq!(run(call(ADD, r#"{"amount": 3}"#)), Ok(7));
+        assert_eq!(run(call(READ, "{}")), Ok(7));
+        assert_eq!(run(call(ADD, r#"{"amount": 1}"#)), Ok(8));
         assert_eq!(c.value(), 8);
         assert_eq!(tool_result(&Ok(8)), r#"{"value":8}"#);
     }
@@ -141,9 +142,9 @@ mod tests {
             (call(READ, "[]"), "not-an-object"),
             (call("reset", "{}"), "unknown-tool"),
         ];
-        for (bad, code) in cases {
-            let err = c.call(&bad).expect_err("unusable");
-            assert_eq!(err.code(), code, "{bad:?}");
+        for ((tool, args), code) in cases {
+            let err = c.call(&tool, &args).expect_err("unusable");
+            assert_eq!(err.code(), code, "{tool} {args}");
             assert!(tool_result(&Err(err)).contains("\"error\""));
         }
         assert_eq!(c.value(), 2);

@@ -33,7 +33,8 @@ pub struct Turn {
 pub struct Call {
     /// Tool name, as the model wrote it.
     pub tool: String,
-    /// Arguments, as the model wrote them.
+    /// Arguments: as run (JSON), or as the model wrote them when its turn
+    /// was rejected.
     pub arguments: String,
     /// The counter after the call, when the environment could run it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -51,6 +52,10 @@ pub enum End {
     Answered,
     /// The agent was still calling tools when its turns ran out.
     TurnCap,
+    /// The conversation outgrew the model's context.
+    ContextOverflow,
+    /// The episode's record passed the agent loop's size bound.
+    StoreLimit,
 }
 
 impl Turn {

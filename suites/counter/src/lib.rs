@@ -28,8 +28,6 @@ pub mod episode;
 pub mod pass_at_k;
 pub mod report;
 pub mod task;
-#[cfg(test)]
-mod testing;
 
 use adfarm_proto::report::Section;
 use adfarm_proto::{SolutionSpec, Stage, SOLVE};
@@ -137,7 +135,7 @@ impl Suite for CounterSuite {
 mod tests {
     use super::*;
     use crate::check::{FORMAT_ERRORS, REACHED, TURNS};
-    use crate::testing::Scripted;
+    use adfarm_agent::testing::Scripted;
     use adfarm_proto::{Cell, Item, Variant, Verdict};
     use adfarm_suite::Models;
     use serde_json::json;

@@ -14,7 +14,15 @@ use tokio::sync::OnceCell;
 /// Texts per embedding call.
 pub const EMBED_BATCH: usize = 128;
 
-/// Embeds `texts` in batches of [`EMBED_BATCH`], in order.
+/// Embedding calls in flight at once while embedding a long list (the ad
+/// index: 52 batches). The worker's gateway still holds every call to the
+/// model's rate limits; this only stops one list from waiting on each
+/// round trip in turn.
+pub const EMBED_CONCURRENCY: usize = 8;
+
+/// Embeds `texts` in batches of [`EMBED_BATCH`], [`EMBED_CONCURRENCY`]
+/// batches at once, the results in order (the batches are the same
+/// whatever the concurrency, so the vectors are too).
 ///
 /// # Errors
 /// The embedder's failures, or [`LlmError::Malformed`] when it returns a
@@ -25,19 +33,29 @@ pub async fn embed_all(
 ) -> Result<(Vec<Vec<f32>>, Vec<Usage>), LlmError> {
     let mut vectors = Vec::with_capacity(texts.len());
     let mut usage = Vec::new();
-    for chunk in texts.chunks(EMBED_BATCH) {
-        let e = embedder.embed(chunk).await?;
-        if e.vectors.len() != chunk.len() {
-            return Err(LlmError::Malformed(format!(
-                "embedder returned {} vectors for {} texts",
-                e.vectors.len(),
-                chunk.len()
-            )));
+    for window in texts.chunks(EMBED_BATCH * EMBED_CONCURRENCY) {
+        let chunks: Vec<&[String]> = window.chunks(EMBED_BATCH).collect();
+        let answers =
+            futures::future::try_join_all(chunks.iter().map(|chunk| embedder.embed(chunk))).await?;
+        for (chunk, e) in chunks.iter().zip(answers) {
+            check_count(chunk.len(), &e)?;
+            vectors.extend(e.vectors);
+            usage.push(e.usage);
         }
-        vectors.extend(e.vectors);
-        usage.push(e.usage);
     }
     Ok((vectors, usage))
+}
+
+/// [`LlmError::Malformed`] unless `e` holds one vector per text asked.
+fn check_count(asked: usize, e: &adfarm_llm::Embeddings) -> Result<(), LlmError> {
+    if e.vectors.len() != asked {
+        return Err(LlmError::Malformed(format!(
+            "embedder returned {} vectors for {} texts",
+            e.vectors.len(),
+            asked
+        )));
+    }
+    Ok(())
 }
 
 /// Indices and similarities of the `t` pool vectors most similar to
@@ -276,5 +294,51 @@ mod tests {
         assert!(read_index(&file, 300).is_some());
         assert!(read_index(&file, 299).is_none(), "count must match");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Counts calls in flight; each call yields to the scheduler several
+    /// times before answering, so overlapping calls overlap.
+    struct Overlapping {
+        in_flight: Mutex<(usize, usize)>,
+    }
+
+    #[async_trait::async_trait]
+    impl Embedder for Overlapping {
+        fn model(&self) -> &str {
+            "overlapping"
+        }
+
+        async fn embed(&self, texts: &[String]) -> Result<adfarm_llm::Embeddings, LlmError> {
+            {
+                let mut f = self.in_flight.lock().unwrap();
+                f.0 += 1;
+                f.1 = f.1.max(f.0);
+            }
+            for _ in 0..4 {
+                tokio::task::yield_now().await;
+            }
+            self.in_flight.lock().unwrap().0 -= 1;
+            Counting(Mutex::new(0)).embed(texts).await
+        }
+    }
+
+    #[tokio::test]
+    async fn a_long_list_is_embedded_in_concurrent_batches_and_comes_back_in_order() {
+        let texts: Vec<String> = (0..EMBED_BATCH * 20 + 5)
+            .map(|i| "x".repeat(i % 97))
+            .collect();
+        let e = Overlapping {
+            in_flight: Mutex::new((0, 0)),
+        };
+        let (vectors, usage) = embed_all(&e, &texts).await.unwrap();
+        let most = e.in_flight.lock().unwrap().1;
+        assert_eq!(most, EMBED_CONCURRENCY, "batches overlap up to the bound");
+        assert_eq!(usage.len(), 21);
+        let (without_overlap, _) = embed_all(&Counting(Mutex::new(0)), &texts).await.unwrap();
+        assert_eq!(vectors, without_overlap);
+        assert!(vectors
+            .iter()
+            .zip(&texts)
+            .all(|(v, t)| v[0] == t.len() as f32));
     }
 }

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use adfarm_llm::{ChatRequest, Speaker, Tool};
 
-use super::{Brief, Limits};
+use super::{function_calling, react, Brief, Limits};
 use crate::tools::spec::{GET_USER_ACCOUNT_LIST, SUMMARIZE_RESULTS};
 
 /// Version of the ReAct prompt protocol (tags, system prompt, replies).
@@ -24,6 +24,10 @@ pub const FINAL_ANSWER: &str = "The episode has ended. Now write your final answ
 question in plain text, without tags or tool calls: give the answer itself (the number, the \
 ids, yes or no, or the option), then one sentence on how you got it. Use only figures you \
 read in tool results.";
+
+/// What a ReAct agent is told after a reply without a call.
+pub const REACT_NO_CALL: &str = "Your reply called no tool. Write <plan>…</plan> and a <tools> \
+block with the calls you need; when you have the answer, call summarize_results.";
 
 /// What a function-calling agent is told after a reply without a call.
 pub const NO_CALL: &str = "Your reply called no tool. Call the tools you need; when you have \
@@ -107,35 +111,7 @@ began on Monday {monday}, last week ran from {last_monday} to {last_sunday}.
 pub fn react_system(brief: &Brief<'_>, limits: &Limits, tools: &[Tool]) -> String {
     let mut out = String::new();
     rules(&mut out, limits);
-    let _ = write!(
-        out,
-        "
-# How to reply
-Each turn, write your plan, then the tool calls to make now, exactly in this form:
-<plan>what you know so far and what you do next</plan>
-<tools>
-<tool><TOOL_NAME>a tool's name</TOOL_NAME><INPUT>{{\"argument\": \"value\"}}</INPUT></tool>
-</tools>
-- INPUT is one JSON object holding the tool's arguments, as its schema below says.
-- Inside <tools>, an entry may also be written as two lines, TOOL_NAME: a tool's name, then \
-INPUT: the JSON object (which may run over several lines). Entries outside <tools> do not run.
-- The calls of one <tools> block run together, in order, before you see any result: put \
-in one turn only calls that do not need each other's results. At most {max} calls a turn.
-- The results come back in one message of <tool_res> entries, one per call, in the order of \
-your calls, each with its result id.
-- A reply that breaks this form runs nothing and still uses a turn.
-
-# Tools
-",
-        max = limits.max_calls_per_turn,
-    );
-    for t in tools {
-        let _ = write!(
-            out,
-            "\n## {}\n{}\nINPUT schema: {}\n",
-            t.name, t.description, t.parameters
-        );
-    }
+    react::instructions(&mut out, limits.max_calls_per_turn, tools);
     situation(&mut out, brief);
     out
 }
@@ -145,16 +121,7 @@ your calls, each with its result id.
 pub fn function_calling_system(brief: &Brief<'_>, limits: &Limits) -> String {
     let mut out = String::new();
     rules(&mut out, limits);
-    let _ = write!(
-        out,
-        "
-# How to act
-Act only through tool calls. Several calls in one reply run together, in order, before you \
-see any result: make them together only when they do not need each other's results. At most \
-{max} calls a reply.
-",
-        max = limits.max_calls_per_turn,
-    );
+    function_calling::instructions(&mut out, limits.max_calls_per_turn);
     situation(&mut out, brief);
     out
 }

@@ -86,14 +86,8 @@ impl Observation {
 /// Characters of an error's end kept when its observation is cut.
 const ERROR_TAIL_CHARS: usize = 400;
 
-/// One recorded tool call, as a trajectory stores it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Call {
-    /// Tool name.
-    pub tool: String,
-    /// JSON arguments.
-    pub args: Value,
-}
+/// One recorded tool call, as a trajectory stores it: the agent loop's.
+pub use adfarm_agent::Call;
 
 /// Dependency bookkeeping for the call being run.
 pub struct Ctx<'s> {

@@ -591,7 +591,7 @@ async fn a_run_is_the_same_bytes_twice_and_from_the_cache_and_reads_back() {
             )
             .await
             .expect("run");
-            assert_eq!(run.prompt_version, protocol.prompt_version());
+            assert_eq!(run.prompt_version, agent::prompt_version(protocol));
             let b = serde_json::to_vec(&run).expect("serialise");
             let back: Run = serde_json::from_slice(&b).expect("read back");
             assert_eq!(back, run);

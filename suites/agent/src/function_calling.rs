@@ -1,17 +1,27 @@
-//! OpenAI function calling: the platform's schemas go as the request's
+//! OpenAI function calling: the tools' schemas go as the request's
 //! `tools`, the reply's `tool_calls` are the turn's calls, and each call
 //! is answered by a tool message with its id.
-//!
-//! Tool turns ask with `tool_choice` Required, not Auto: the only way out
-//! of an episode is `summarize_results`, itself a tool, so a text reply is
-//! never the right move; and the local model writes a schema-constrained
-//! call only when one is required (under Auto it may prefer text, which a
-//! 135M model usually does). The closing question offers no tools.
+
+use std::fmt::Write as _;
 
 use adfarm_llm::{Completion, Message, ToolCall};
 
-use super::turn::{cut_echo, FormatError, RawCall, MAX_ARGUMENT_CHARS, MAX_REPLY_CHARS};
-use crate::tools::Observation;
+use crate::turn::{cut_echo, FormatError, RawCall, MAX_ARGUMENT_CHARS, MAX_REPLY_CHARS};
+use crate::Observed;
+
+/// Appends how to act to a system prompt (the tools travel as the
+/// request's `tools`).
+pub fn instructions(out: &mut String, max_calls: u32) {
+    let _ = write!(
+        out,
+        "
+# How to act
+Act only through tool calls. Several calls in one reply run together, in order, before you \
+see any result: make them together only when they do not need each other's results. At most \
+{max_calls} calls a reply.
+",
+    );
+}
 
 /// The reply's calls as written.
 pub fn raw_calls(c: &Completion) -> Vec<RawCall> {
@@ -56,12 +66,12 @@ pub fn assistant(c: &Completion, calls_before: usize, max_calls: u32) -> Message
 }
 
 /// One tool message per call, each with its observation cut to `max_chars`.
-pub fn results(reply: &Message, observations: &[Observation], max_chars: usize) -> Vec<Message> {
+pub fn results<O: Observed>(reply: &Message, observations: &[O], max_chars: usize) -> Vec<Message> {
     reply
         .tool_calls
         .iter()
         .zip(observations)
-        .map(|(c, o)| Message::tool_result(c.id.clone(), o.cut(max_chars)))
+        .map(|(c, o)| Message::tool_result(c.id.clone(), o.shown(max_chars)))
         .collect()
 }
 

@@ -1,4 +1,4 @@
-//! A scripted model for the crate's tests: an episode without a server.
+//! A scripted model for agent suites' tests: an episode without a server.
 
 use adfarm_llm::{ChatRequest, Choice, Completion, LlmError, Provider, ToolCall};
 use adfarm_proto::{Role, Usage, UsageSource};

@@ -12,8 +12,10 @@
 
 use std::fmt::Write as _;
 
-use super::turn::{FormatError, RawCall};
-use crate::tools::{Call, Observation};
+use adfarm_llm::Tool;
+
+use crate::turn::{Call, FormatError, RawCall};
+use crate::Observed;
 
 /// Stop string of ReAct turns: a model that goes on to write the results
 /// itself is cut there, before it invents them.
@@ -186,17 +188,50 @@ pub fn write(plan: &str, calls: &[Call]) -> String {
     out
 }
 
+/// Appends the tag protocol to a system prompt: how to write a turn, then
+/// every tool with its JSON Schema (a `# Tools` section).
+pub fn instructions(out: &mut String, max_calls: u32, tools: &[Tool]) {
+    let _ = write!(
+        out,
+        "
+# How to reply
+Each turn, write your plan, then the tool calls to make now, exactly in this form:
+<plan>what you know so far and what you do next</plan>
+<tools>
+<tool><TOOL_NAME>a tool's name</TOOL_NAME><INPUT>{{\"argument\": \"value\"}}</INPUT></tool>
+</tools>
+- INPUT is one JSON object holding the tool's arguments, as its schema below says.
+- Inside <tools>, an entry may also be written as two lines, TOOL_NAME: a tool's name, then \
+INPUT: the JSON object (which may run over several lines). Entries outside <tools> do not run.
+- The calls of one <tools> block run together, in order, before you see any result: put \
+in one turn only calls that do not need each other's results. At most {max_calls} calls a turn.
+- The results come back in one message of <tool_res> entries, one per call, in the order of \
+your calls, each with its result id.
+- A reply that breaks this form runs nothing and still uses a turn.
+
+# Tools
+",
+    );
+    for t in tools {
+        let _ = write!(
+            out,
+            "\n## {}\n{}\nINPUT schema: {}\n",
+            t.name, t.description, t.parameters
+        );
+    }
+}
+
 /// The user message answering a turn's calls: one `<tool_res>` per call,
 /// in order, each observation cut to `max_chars`.
-pub fn results(observations: &[Observation], max_chars: usize) -> String {
+pub fn results<O: Observed>(observations: &[O], max_chars: usize) -> String {
     let mut out = String::new();
     for o in observations {
         let _ = writeln!(
             out,
             "<tool_res><TOOL_NAME>{}</TOOL_NAME><RESULT_ID>{}</RESULT_ID><OUTPUT>{}</OUTPUT></tool_res>",
-            o.tool,
-            o.result_id.as_deref().unwrap_or("none"),
-            o.cut(max_chars)
+            o.tool(),
+            o.result_id().unwrap_or("none"),
+            o.shown(max_chars)
         );
     }
     out.pop();
@@ -211,10 +246,6 @@ pub fn rejected(e: &FormatError) -> String {
 entries written as a TOOL_NAME: line then an INPUT: line."
     )
 }
-
-/// The user message answering a turn without calls.
-pub const NO_CALL: &str = "Your reply called no tool. Write <plan>…</plan> and a <tools> block \
-with the calls you need; when you have the answer, call summarize_results.";
 
 #[cfg(test)]
 mod tests {

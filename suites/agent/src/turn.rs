@@ -1,17 +1,24 @@
 //! One model turn's calls as written (a tool name and JSON text), checked
-//! into platform calls, and the ways a turn can be malformed. Both
-//! protocols check the same way, so a malformed turn means the same thing
-//! whichever protocol wrote it: nothing of it runs.
+//! into calls of the offered tools, and the ways a turn can be malformed.
+//! Both protocols check the same way, so a malformed turn means the same
+//! thing whichever protocol wrote it: nothing of it runs.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use adfarm_llm::Tool;
 
-use crate::tools::Call;
+/// One tool call as it runs and as a trajectory stores it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Call {
+    /// Tool name.
+    pub tool: String,
+    /// JSON arguments.
+    pub args: Value,
+}
 
 /// Longest arguments one call may carry, in characters of its JSON text:
-/// room for the calculator's 4000-character snippet however it is escaped.
+/// room for a 4000-character code snippet however it is escaped.
 pub const MAX_ARGUMENT_CHARS: usize = 16_000;
 
 /// Longest reply one turn may be (its text and every call's arguments),
@@ -36,13 +43,15 @@ pub fn cut_echo(text: &str, max: usize) -> String {
 }
 
 /// [`FormatError::ReplyTooLong`] when a reply of `text` and the calls
-/// `raw` is longer than [`MAX_REPLY_CHARS`].
-pub fn check_length(text: &str, raw: &[RawCall]) -> Result<(), FormatError> {
+/// `raw` is longer than [`MAX_REPLY_CHARS`]; `note` goes at the end of the
+/// correction (a suite names its own tools' limits there).
+pub fn check_length(text: &str, raw: &[RawCall], note: &str) -> Result<(), FormatError> {
     let chars = text.chars().count() + raw.iter().map(|c| c.input.chars().count()).sum::<usize>();
     if chars > MAX_REPLY_CHARS {
         return Err(FormatError::ReplyTooLong {
             chars,
             max: MAX_REPLY_CHARS,
+            note: note.to_string(),
         });
     }
     Ok(())
@@ -142,12 +151,16 @@ pub enum FormatError {
         max: usize,
     },
     /// The reply is longer than [`MAX_REPLY_CHARS`].
-    #[error("the reply is {chars} characters; a turn may be at most {max} (a call's INPUT at most {MAX_ARGUMENT_CHARS}, calculator code at most {})", adfarm_calculator::CODE_CHARS)]
+    #[error("the reply is {chars} characters; a turn may be at most {max}{note}")]
     ReplyTooLong {
         /// Characters written (text and arguments).
         chars: usize,
         /// The limit.
         max: usize,
+        /// What the suite adds to the correction; not stored, since it is
+        /// a function of the suite and not of the reply.
+        #[serde(skip)]
+        note: String,
     },
     /// More calls than a turn allows.
     #[error("{count} calls in one turn; at most {max} are allowed")]
@@ -182,7 +195,7 @@ impl FormatError {
 }
 
 /// Checks a turn's calls against the tools offered and the per-turn
-/// limits: all of them become platform calls, or the turn is rejected.
+/// limits: all of them become calls, or the turn is rejected.
 ///
 /// # Errors
 /// The first [`FormatError`] found, the count first.
