@@ -708,3 +708,33 @@ async fn redis_keys_stay_under_the_prefix() {
         .unwrap();
     assert_eq!(ttl, -1);
 }
+
+/// Results recorded in concurrent groups are all on disk once acknowledged:
+/// the file, reopened as soon as the store is dropped, holds each of them
+/// exactly once, and the tally counts each once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn grouped_results_are_on_disk_once_acknowledged() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.redb");
+    let store = EmbeddedStore::open(&path).expect("embedded store");
+    let sw = registered(&store, "groups").await;
+    let tasks: Vec<_> = (0..400)
+        .map(|i| {
+            let (store, sw) = (store.clone(), sw.clone());
+            // Every result twice, from two tasks.
+            tokio::spawn(async move { store.record(&sw, &result(i % 200)).await.unwrap() })
+        })
+        .collect();
+    let mut new = 0;
+    for t in tasks {
+        if t.await.unwrap() == Recorded::New {
+            new += 1;
+        }
+    }
+    assert_eq!(new, 200);
+    let before = store.tally(&sw).await.unwrap();
+    drop(store);
+    let reopened = EmbeddedStore::open(&path).expect("reopened at once");
+    assert_eq!(reopened.results(&sw).await.unwrap().len(), 200);
+    assert_eq!(reopened.tally(&sw).await.unwrap(), before);
+}

@@ -1,6 +1,10 @@
 //! The embedded deployment's store: one redb file on disk. Every write is a
 //! durable redb transaction, so a `kill -9` loses nothing that was recorded
-//! and a restarted run resumes where it stopped.
+//! and a restarted run resumes where it stopped. Results, the most frequent
+//! write, are committed in groups ([`group_commit`]): one fsync for every
+//! result that arrived while the previous group was committing.
+
+mod group_commit;
 
 use crate::store::{billed, Recorded, Store, StoreError, SweepRecord};
 use adfarm_proto::tally::{Tally, SEP};
@@ -23,6 +27,7 @@ const SHELVES: TableDefinition<&str, &[u8]> = TableDefinition::new("shelves");
 #[derive(Clone)]
 pub struct EmbeddedStore {
     db: Arc<Database>,
+    results: group_commit::Committer,
 }
 
 fn backend(op: &'static str) -> impl Fn(redb::Error) -> StoreError {
@@ -87,7 +92,9 @@ impl EmbeddedStore {
             txn.open_table(t).map_err(|e| backend("open")(e.into()))?;
         }
         txn.commit().map_err(|e| backend("open")(e.into()))?;
-        Ok(EmbeddedStore { db: Arc::new(db) })
+        let db = Arc::new(db);
+        let results = group_commit::Committer::start(&db)?;
+        Ok(EmbeddedStore { db, results })
     }
 
     /// Runs blocking redb work off the async runtime.
@@ -174,29 +181,9 @@ impl Store for EmbeddedStore {
     async fn record(&self, sweep: &SweepId, r: &JobResult) -> Result<Recorded, StoreError> {
         let bytes = serde_json::to_vec(r).expect("result serialises");
         let k = key(sweep, &r.id.0);
-        let sweep = sweep.clone();
-        let mut fields = Tally::result_fields(r);
-        self.blocking("record", move |db| {
-            let txn = db.begin_write()?;
-            {
-                let mut results = txn.open_table(RESULTS)?;
-                if results.get(k.as_str())?.is_some() {
-                    return Ok(Recorded::Duplicate);
-                }
-                results.insert(k.as_str(), bytes.as_slice())?;
-                let mut failures = txn.open_table(FAILURES)?;
-                let cleared = failures.remove(k.as_str())?.map(|g| g.value().to_vec());
-                if let Some(old) = cleared {
-                    if let Ok(f) = serde_json::from_slice::<Failure>(&old) {
-                        fields.extend(Tally::failure_fields(&f).into_iter().map(|(f, v)| (f, -v)));
-                    }
-                }
-            }
-            add(&txn, &sweep, &fields)?;
-            txn.commit()?;
-            Ok(Recorded::New)
-        })
-        .await
+        self.results
+            .record(sweep.clone(), k, bytes, Tally::result_fields(r))
+            .await
     }
 
     async fn result(&self, sweep: &SweepId, id: &JobId) -> Result<Option<JobResult>, StoreError> {
