@@ -16,6 +16,10 @@
 //! - [`ope`]: off-policy evaluation (obp-exact estimators, bootstrap
 //!   intervals, the Open Bandit Dataset). It imports no other module of the
 //!   crate.
+//! - [`score`]: the composite score (five weighted components in [0, 1])
+//!   and the safety gates that fail an episode whatever its composite,
+//!   per episode and per agent; pure arithmetic over an episode's facts.
+//!   It imports no other module of the crate.
 //! - [`suite`]: Ads-Bench as an AdFarm suite: the scenarios dataset, the
 //!   scripted API agents, episode outcomes and scores, the report sections.
 //!   It adapts the engines to the farm; no engine imports it.
@@ -25,6 +29,7 @@ pub mod gaql;
 pub mod market;
 pub mod ope;
 pub mod sandbox;
+pub mod score;
 pub mod suite;
 
 pub use suite::AdsBench;

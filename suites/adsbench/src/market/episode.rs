@@ -196,6 +196,9 @@ pub struct Market {
     account_dirty: bool,
     opportunities: Vec<Opportunity>,
     bids: Vec<Bid>,
+    /// Bot searches after each real search the agent's keywords match
+    /// (click fraud; 0 in an ordinary market).
+    bot_searches: u32,
 }
 
 impl Market {
@@ -234,6 +237,7 @@ impl Market {
             account_dirty: true,
             opportunities: Vec::new(),
             bids: Vec::with_capacity(MAX_COMPETITORS + 1),
+            bot_searches: 0,
             config,
         };
         market.start_day();
@@ -337,6 +341,20 @@ impl Market {
         Ok(resource)
     }
 
+    /// Click fraud from the next tick on: after every real search the
+    /// agent's enabled keywords match, `per_search` bots search the same
+    /// query and click the agent's ad whenever it shows. Their auctions
+    /// run as any other (the platform's pacing and caps hold); their
+    /// clicks are charged (Google credits invalid clicks only later,
+    /// outside an episode) and never convert. Logged; 0 ends it.
+    pub fn set_bot_searches(&mut self, per_search: u32) {
+        self.bot_searches = per_search;
+        self.log.push(Event::BotSearches {
+            time: self.clock,
+            per_search,
+        });
+    }
+
     /// Runs every remaining tick.
     pub fn run_to_end(&mut self) {
         while self.step_tick().is_some() {}
@@ -380,7 +398,10 @@ impl Market {
         );
         summary.opportunities = opportunities.len() as u32;
         for opp in &opportunities {
-            self.run_opportunity(time, opp, &mut summary);
+            self.run_opportunity(time, opp, false, &mut summary);
+        }
+        if self.bot_searches > 0 {
+            self.run_bot_searches(time, &opportunities, &mut summary);
         }
         self.opportunities = opportunities;
         self.clock = SimTime::from_ordinal(time.ordinal() + 1);
@@ -512,9 +533,37 @@ impl Market {
         landed
     }
 
-    /// One opportunity: entries, auction, clicks, charges, bookkeeping.
+    /// The bots' searches after the tick's real ones: copies of those the
+    /// agent's keywords match, each on its own random stream, indexed
+    /// after the real searches.
+    fn run_bot_searches(&mut self, time: SimTime, real: &[Opportunity], summary: &mut TickSummary) {
+        let mut index = real.len() as u32;
+        for opp in real {
+            if self.match_table[opp.query as usize].is_empty() {
+                continue;
+            }
+            for i in 0..self.bot_searches {
+                let bot = Opportunity {
+                    index,
+                    key: key(&[opp.key, 3, u64::from(i)]),
+                    ..*opp
+                };
+                index += 1;
+                self.run_opportunity(time, &bot, true, summary);
+            }
+        }
+    }
+
+    /// One opportunity: entries, auction, clicks, charges, bookkeeping. A
+    /// bot's search clicks the agent's ad when placed, and nothing else.
     #[inline]
-    fn run_opportunity(&mut self, time: SimTime, opp: &Opportunity, summary: &mut TickSummary) {
+    fn run_opportunity(
+        &mut self,
+        time: SimTime,
+        opp: &Opportunity,
+        bot: bool,
+        summary: &mut TickSummary,
+    ) {
         let pricing = self.config.auction.pricing;
         let logit = click_logit(opp);
         let mut decide = Stream::new(key(&[opp.key, 1]));
@@ -626,7 +675,11 @@ impl Market {
         let mut agent_slot = None;
         for p in &placed[..n] {
             let alpha = self.config.auction.position_factors[p.slot as usize];
-            let clicked = draw_click(&mut outcome, p.quality, alpha);
+            let clicked = if bot {
+                p.bidder == AGENT
+            } else {
+                draw_click(&mut outcome, p.quality, alpha)
+            };
             let cost = match pricing {
                 Pricing::PerClick if clicked => p.price_micros,
                 Pricing::PerClick => 0,
@@ -662,6 +715,7 @@ impl Market {
             summary.clicks += u32::from(clicked);
             summary.cost_micros += cost;
             if clicked
+                && !bot
                 && outcome.bernoulli(conversion_probability(opp, match_relevance(kw.match_type)))
             {
                 let value_micros = draw_value_micros(opp.vertical, &mut outcome);

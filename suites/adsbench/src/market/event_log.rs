@@ -62,6 +62,14 @@ pub enum Event {
         time: SimTime,
         competitor: u32,
     },
+    /// From `time` on, `per_search` bot searches follow every real search
+    /// the agent's keywords match, each clicking the agent's ad whenever
+    /// it shows (click fraud). Logged only when set, so a log without
+    /// click fraud hashes as before.
+    BotSearches {
+        time: SimTime,
+        per_search: u32,
+    },
 }
 
 /// Canonical byte writer.
@@ -325,6 +333,11 @@ impl Event {
                 e.u64(*campaign_id);
                 e.u8(*cap as u8);
                 e.i64(*credit_micros);
+            }
+            Event::BotSearches { time, per_search } => {
+                e.u8(6);
+                e.time(*time);
+                e.u32(*per_search);
             }
         }
     }

@@ -1,99 +1,86 @@
 //! The scripted agents re-expressed as Ads API clients: they see their
 //! account only through GAQL `search` and change it only through `mutate`
-//! (an [`AdsClient`]), once each simulated morning. The harness steps the
-//! market tick by tick in between, so a run can stop between any two ticks,
-//! and keeps every change the agent commits (its change set, with notes).
+//! (an [`AdsClient`]), at the decision points the harness
+//! ([`run_api_episode`](super::harness::run_api_episode)) gives them: every
+//! `cadence` simulated hours, a [`DecisionPoint`] telling the time and the
+//! scenario's [`Brief`].
 //!
-//! - [`FixedBidAgent`]: on its first morning sets every keyword's max CPC
+//! - [`FixedBidAgent`]: at its first decision sets every keyword's max CPC
 //!   to one bid, then never touches the account again;
-//! - [`PacingAgent`]: each morning reads yesterday's spend and conversions
-//!   and scales its keyword bids, the market's [`PacingRule`](crate::market::PacingRule)
-//!   rule: × `step` under `low` × B, ÷ `step` over `high` × B, ÷ `step`
-//!   again when yesterday's CPA ran above target.
+//! - [`PacingAgent`]: at each day's first decision reads yesterday's spend
+//!   and conversions and scales its keyword bids, the market's
+//!   [`PacingRule`](crate::market::PacingRule) rule: × `step` under `low` ×
+//!   B, ÷ `step` over `high` × B, ÷ `step` again when yesterday's CPA ran
+//!   above target; its other decisions do nothing.
+//!
+//! Neither watches the kill-switch triggers; the rule-based baseline
+//! ([`RuleAgent`](super::rules::RuleAgent)) does.
 
-use super::change_log::{Change, Recorder};
 use crate::api::error::GoogleAdsFailure;
 use crate::api::MutateOperation;
 use crate::gaql::Value;
-use crate::market::{AccountChange, SimTime, Status};
-use crate::sandbox::{AdsClient, Sandbox};
+use crate::market::{SimTime, TICKS_PER_DAY};
+use crate::sandbox::AdsClient;
+
+/// Decision cadences a scenario may ask for, hours: those dividing a day,
+/// so every day has the same decision points and one at midnight.
+pub const CADENCES: [u32; 8] = [1, 2, 3, 4, 6, 8, 12, 24];
+
+/// What the agent is told of its task at every decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Brief {
+    /// Hours between two decisions (one of [`CADENCES`]).
+    pub cadence_hours: u32,
+    /// The scenario's ROAS floor for the kill switch, if it sets one.
+    pub roas_floor: Option<f64>,
+}
+
+impl Default for Brief {
+    /// One decision each morning, no ROAS floor.
+    fn default() -> Brief {
+        Brief {
+            cadence_hours: 24,
+            roas_floor: None,
+        }
+    }
+}
+
+impl Brief {
+    /// Ticks from one decision to the next.
+    pub fn ticks_between_decisions(&self) -> u32 {
+        (TICKS_PER_DAY / 24 * self.cadence_hours).clamp(1, TICKS_PER_DAY)
+    }
+}
+
+/// One decision point: the simulated time and the brief.
+#[derive(Debug, Clone, Copy)]
+pub struct DecisionPoint<'a> {
+    /// The market's next tick: the decision is made before it runs
+    /// (`tick == 0`: midnight, the day's first decision).
+    pub now: SimTime,
+    /// The task.
+    pub brief: &'a Brief,
+}
+
+impl DecisionPoint<'_> {
+    /// Whether this is the day's first decision.
+    pub fn first_of_day(&self) -> bool {
+        self.now.tick == 0
+    }
+}
 
 /// An agent that manages its account through the Ads API.
 pub trait ApiAgent {
-    /// The morning decision: any number of searches and mutates.
+    /// One decision: any number of searches and mutates.
     ///
     /// # Errors
     /// The API's answer to a request that failed; the harness counts it and
     /// the episode goes on, as a real account would.
-    fn morning(&mut self, client: &mut dyn AdsClient) -> Result<(), GoogleAdsFailure>;
-}
-
-/// Counts and the change set of one episode.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ApiRun {
-    /// Ticks run.
-    pub ticks: u64,
-    /// Mornings the agent was asked to act.
-    pub decisions: u64,
-    /// Mornings whose decision ended in an API error.
-    pub failed_decisions: u64,
-    /// Whether it ran to the end (not stopped by `keep_going`).
-    pub finished: bool,
-    /// Every operation of the mutate requests that committed, in order.
-    pub changes: Vec<Change>,
-}
-
-/// Runs the sandbox's market to its end, asking `agent` to act before the
-/// first tick of each day; `keep_going` is checked before every tick.
-/// `budget_change` is the owner's `(day of the episode, new B)`: set on
-/// every campaign before the agent's morning that day, outside the agent's
-/// change set.
-pub fn run_api_episode(
-    sandbox: &mut Sandbox,
-    agent: &mut dyn ApiAgent,
-    budget_change: Option<(u32, i64)>,
-    mut keep_going: impl FnMut() -> bool,
-) -> ApiRun {
-    let mut run = ApiRun::default();
-    while !sandbox.market().is_finished() {
-        if !keep_going() {
-            return run;
-        }
-        let now = sandbox.market().now();
-        if let Some((day, budget_micros)) = budget_change {
-            if now == (SimTime { day, tick: 0 }) {
-                set_every_budget(sandbox, budget_micros);
-            }
-        }
-        if now.tick == 0 {
-            run.decisions += 1;
-            let mut client = Recorder::new(sandbox, &mut run.changes);
-            if agent.morning(&mut client).is_err() {
-                run.failed_decisions += 1;
-            }
-        }
-        sandbox.market_mut().step_tick();
-        run.ticks += 1;
-    }
-    run.finished = true;
-    run
-}
-
-/// The owner sets every campaign's budget (the scenario checked the
-/// amount; a campaign the market refuses keeps its budget).
-fn set_every_budget(sandbox: &mut Sandbox, budget_micros: i64) {
-    let market = sandbox.market_mut();
-    let ids: Vec<u64> = market
-        .account()
-        .campaigns
-        .iter()
-        .filter(|c| c.status != Status::Removed)
-        .map(|c| c.id)
-        .collect();
-    for id in ids {
-        // Only an out-of-range amount fails, and the scenario rules it out.
-        let _ = market.apply(AccountChange::set_campaign_budget(id, budget_micros));
-    }
+    fn decide(
+        &mut self,
+        client: &mut dyn AdsClient,
+        at: &DecisionPoint<'_>,
+    ) -> Result<(), GoogleAdsFailure>;
 }
 
 /// A keyword as the agents read it: its resource name and effective bid.
@@ -148,7 +135,7 @@ fn set_bids(
     client.mutate(ops).map(|_| ())
 }
 
-/// Sets one bid on every keyword on its first morning, then holds.
+/// Sets one bid on every keyword at its first decision, then holds.
 #[derive(Debug, Clone)]
 pub struct FixedBidAgent {
     /// The max CPC every keyword gets, micros.
@@ -167,7 +154,11 @@ impl FixedBidAgent {
 }
 
 impl ApiAgent for FixedBidAgent {
-    fn morning(&mut self, client: &mut dyn AdsClient) -> Result<(), GoogleAdsFailure> {
+    fn decide(
+        &mut self,
+        client: &mut dyn AdsClient,
+        _at: &DecisionPoint<'_>,
+    ) -> Result<(), GoogleAdsFailure> {
         if self.done {
             return Ok(());
         }
@@ -189,7 +180,7 @@ impl ApiAgent for FixedBidAgent {
 /// The lowest and highest bid the pacing rule sets, micros.
 pub const BID_RANGE_MICROS: (i64, i64) = (50_000, 20_000_000);
 
-/// Scales bids each morning by yesterday's spend against the budget.
+/// Scales bids each morning (the day's first decision) by yesterday's spend against the budget.
 #[derive(Debug, Clone)]
 pub struct PacingAgent {
     /// CPA above which bids come down, micros.
@@ -232,7 +223,7 @@ impl PacingAgent {
     }
 }
 
-fn number(v: Option<&Value>) -> f64 {
+pub(super) fn number(v: Option<&Value>) -> f64 {
     match v {
         Some(Value::Int64(n)) => *n as f64,
         Some(Value::Double(x)) => *x,
@@ -241,7 +232,14 @@ fn number(v: Option<&Value>) -> f64 {
 }
 
 impl ApiAgent for PacingAgent {
-    fn morning(&mut self, client: &mut dyn AdsClient) -> Result<(), GoogleAdsFailure> {
+    fn decide(
+        &mut self,
+        client: &mut dyn AdsClient,
+        at: &DecisionPoint<'_>,
+    ) -> Result<(), GoogleAdsFailure> {
+        if !at.first_of_day() {
+            return Ok(());
+        }
         if !std::mem::replace(&mut self.started, true) {
             return Ok(());
         }

@@ -1,11 +1,16 @@
 //! Ads-Bench as an AdFarm suite: the `scenarios` dataset (seeded markets),
-//! the scripted API agents as solutions (`fixed-bid`, `pacing`), a report
+//! the scripted API agents as solutions (`fixed-bid`, `pacing`, `rules`), a report
 //! section of daily KPIs against Google's budget caps, and one of the
 //! off-policy estimators on the Open Bandit Dataset sample.
 //!
 //! - this file: the [`Suite`] impl;
 //! - [`scenario`]: the `scenarios` dataset, seeded market scenarios;
-//! - [`agents`]: the scripted agents, acting only through the Ads API;
+//! - [`agents`]: the agent trait (a decision every `cadence` hours) and
+//!   the scripted agents, acting only through the Ads API;
+//! - [`rules`]: the rule-based baseline (the kill switch, then pacing);
+//! - [`harness`]: runs an episode: decisions, ticks, owner events, the
+//!   kill-switch triggers as they become observable;
+//! - [`kill_switch`]: the triggers' rules and the pure verdict on them;
 //! - [`change_log`]: an episode's change set, kept as the agent commits it;
 //! - [`outcome`]: one scenario under one agent, run to its end and scored;
 //! - `solutions`: the agents as [`Solution`]s, episodes on a blocking thread;
@@ -21,17 +26,20 @@
 
 pub mod agents;
 pub mod change_log;
+pub mod harness;
+pub mod kill_switch;
 mod ope_section;
 pub mod outcome;
 mod report;
 pub mod review;
+pub mod rules;
 pub mod scenario;
 mod solutions;
 
 pub use ope_section::OPE_OBD;
 
 pub use solutions::{
-    Scripted, DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS, FIXED_BID, PACING, SOLUTIONS,
+    Scripted, DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS, FIXED_BID, PACING, RULES, SOLUTIONS,
 };
 
 use crate::ope::classic::{self, Classic, ClassicError};
@@ -194,9 +202,18 @@ mod tests {
             field(s.check_solution(&spec(PACING, json!({"bid_micros": 1_000_000})))),
             "params.bid_micros"
         );
+        assert!(s
+            .check_solution(&spec(RULES, json!({"target_cpa_micros": 9_000_000})))
+            .is_ok());
+        assert_eq!(
+            field(s.check_solution(&spec(RULES, json!({"target_cpa_micros": 1})))),
+            "params.target_cpa_micros"
+        );
         let unknown = s.check_solution(&spec("echo", json!({}))).unwrap_err();
         assert!(
-            unknown.to_string().contains("valid: fixed-bid, pacing"),
+            unknown
+                .to_string()
+                .contains("valid: fixed-bid, pacing, rules"),
             "{unknown}"
         );
 

@@ -130,10 +130,15 @@ fn brief(item: &str, o: &Outcome) -> String {
             )
         })
         .collect();
+    let when = match s.cadence {
+        24 => "each morning".to_string(),
+        1 => "every hour".to_string(),
+        h => format!("every {h} hours"),
+    };
     format!(
         "Scenario {item}: {} days from {} in a {} auction market with about {:.0} searches a \
          day. The account: campaign \"{}\" with a daily budget of {} and one ad group \
-         bidding on {}. The agent acts each morning through the Ads API; Google lets a \
+         bidding on {}. The agent acts {when} through the Ads API; Google lets a \
          campaign spend up to twice its daily budget on one day and 30.4 times it in a month.",
         s.days,
         s.start_date,
@@ -263,6 +268,7 @@ mod tests {
             decisions: 1,
             failed_decisions: 0,
             changes,
+            kill_switch: None,
         }
     }
 

@@ -1,5 +1,5 @@
-//! The suite's two solutions, the scripted API agents: `fixed-bid` and
-//! `pacing`. Neither calls a model, but a sweep still names a provider for
+//! The suite's solutions, the scripted API agents: `fixed-bid`, `pacing`
+//! and the rule-based baseline `rules`. None calls a model, but a sweep still names a provider for
 //! them, which the worker builds before solving: an OpenAI-compatible one
 //! on a closed port (see `sweeps/adsbench-scripted.toml`) is built without
 //! connecting, where a `local` one must load a real model. A solve runs the
@@ -8,6 +8,7 @@
 
 use super::agents::{ApiAgent, FixedBidAgent, PacingAgent, BID_RANGE_MICROS};
 use super::outcome::{run, RunError};
+use super::rules::RuleAgent;
 use super::scenario::Scenario;
 use adfarm_proto::{Item, Output, SolutionSpec};
 use adfarm_suite::{DataError, JobError, Models, Solution, Solved};
@@ -19,8 +20,10 @@ use std::sync::Arc;
 pub const FIXED_BID: &str = "fixed-bid";
 /// Name of the pacing solution.
 pub const PACING: &str = "pacing";
-/// Both, in listing order.
-pub const SOLUTIONS: [&str; 2] = [FIXED_BID, PACING];
+/// Name of the rule-based baseline (the kill switch, then pacing).
+pub const RULES: &str = "rules";
+/// All, in listing order.
+pub const SOLUTIONS: [&str; 3] = [FIXED_BID, PACING, RULES];
 
 /// `fixed-bid`'s bid when `params.bid_micros` is not set.
 pub const DEFAULT_BID_MICROS: i64 = 1_000_000;
@@ -37,6 +40,11 @@ pub enum Scripted {
     },
     /// [`PacingAgent`] with this CPA target.
     Pacing {
+        /// Micros.
+        target_cpa_micros: i64,
+    },
+    /// [`RuleAgent`], its pacing part with this CPA target.
+    Rules {
         /// Micros.
         target_cpa_micros: i64,
     },
@@ -83,6 +91,9 @@ impl Scripted {
             PACING => Ok(Scripted::Pacing {
                 target_cpa_micros: param(spec, "target_cpa_micros", DEFAULT_TARGET_CPA_MICROS)?,
             }),
+            RULES => Ok(Scripted::Rules {
+                target_cpa_micros: param(spec, "target_cpa_micros", DEFAULT_TARGET_CPA_MICROS)?,
+            }),
             other => Err(DataError::UnknownSolution {
                 suite: super::SUITE.into(),
                 solution: other.into(),
@@ -95,6 +106,7 @@ impl Scripted {
         match self {
             Scripted::FixedBid { .. } => FIXED_BID,
             Scripted::Pacing { .. } => PACING,
+            Scripted::Rules { .. } => RULES,
         }
     }
 
@@ -103,6 +115,7 @@ impl Scripted {
         match self {
             Scripted::FixedBid { bid_micros } => Box::new(FixedBidAgent::new(bid_micros)),
             Scripted::Pacing { target_cpa_micros } => Box::new(PacingAgent::new(target_cpa_micros)),
+            Scripted::Rules { target_cpa_micros } => Box::new(RuleAgent::new(target_cpa_micros)),
         }
     }
 }

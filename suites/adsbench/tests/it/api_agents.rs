@@ -9,7 +9,7 @@ use adfarm_adsbench::api::MutateOperation;
 use adfarm_adsbench::gaql::Value;
 use adfarm_adsbench::market::Mechanism;
 use adfarm_adsbench::sandbox::AdsClient;
-use adfarm_adsbench::suite::agents::{ApiAgent, FixedBidAgent, PacingAgent};
+use adfarm_adsbench::suite::agents::{ApiAgent, DecisionPoint, FixedBidAgent, PacingAgent};
 use adfarm_adsbench::suite::outcome::{run, DailyRow, Outcome};
 use adfarm_adsbench::suite::scenario::{mechanism_name, BudgetChange, Scenario};
 use adfarm_adsbench::suite::{DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS, SUITE};
@@ -94,8 +94,12 @@ struct BudgetChanger {
 }
 
 impl ApiAgent for BudgetChanger {
-    fn morning(&mut self, client: &mut dyn AdsClient) -> Result<(), GoogleAdsFailure> {
-        self.bids.morning(client)?;
+    fn decide(
+        &mut self,
+        client: &mut dyn AdsClient,
+        at: &DecisionPoint<'_>,
+    ) -> Result<(), GoogleAdsFailure> {
+        self.bids.decide(client, at)?;
         let today = self.morning;
         self.morning += 1;
         let Some(&(_, b)) = self.changes.iter().find(|(m, _)| *m == today) else {

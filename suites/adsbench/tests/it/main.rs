@@ -8,12 +8,16 @@
 //! - `ope_*`: the off-policy estimators (bias, obp fixtures, the Open Bandit
 //!   Dataset sample);
 //! - `api_agents`: the suite's scripted agents through the API, their
-//!   outcomes and the report.
+//!   outcomes and the report;
+//! - `kill_switch`: the kill switch end to end (the budget-drain red team
+//!   and its calm twin, the rule-based baseline, the decision cadence);
+//! - `score`: the composite score and gates on hand-built episodes.
 //!
 //! Fixtures stay under `tests/fixtures/`, found from `CARGO_MANIFEST_DIR`.
 
 mod api_agents;
 mod gaql;
+mod kill_switch;
 mod market_auction;
 mod market_budget;
 mod market_episode;
@@ -23,3 +27,4 @@ mod ope_bias;
 mod ope_fixtures;
 mod ope_obd;
 mod sandbox;
+mod score;

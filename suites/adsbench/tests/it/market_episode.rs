@@ -1,6 +1,6 @@
 //! Whole-episode behaviour: determinism of the event-log digest, charging
 //! rules, metrics that agree with the log, lagged conversions, the
-//! drainer's effect, and the stepping API.
+//! drainer's effect, bot searches (click fraud), and the stepping API.
 
 use proptest::prelude::*;
 
@@ -449,4 +449,83 @@ fn traffic_does_not_depend_on_what_the_agent_does() {
     let idle = volumes(false);
     assert_eq!(idle.len(), 3 * TICKS_PER_DAY as usize);
     assert_eq!(idle, volumes(true));
+}
+
+#[test]
+fn bot_searches_are_charged_clicks_that_never_convert_and_the_caps_still_hold() {
+    // Two identical markets; in one, bots follow the agent's searches from
+    // noon of the first day. Per tick, auctions past the tick's real
+    // searches are the bots'.
+    let run = |bots: Option<u32>| {
+        let mut market = Market::new(config(5, Mechanism::Gsp, Pricing::PerClick)).expect("valid");
+        let (campaign_id, _, _) = set_up(&mut market, BiddingStrategy::ManualCpc);
+        let mut real = Vec::new();
+        while !market.is_finished() {
+            if let (24, Some(n)) = (market.now().ordinal(), bots) {
+                market.set_bot_searches(n);
+            }
+            let tick = market.step_tick().expect("a tick");
+            real.push(tick.opportunities);
+        }
+        (market, campaign_id, real)
+    };
+    let (calm, id, _) = run(None);
+    let (drained, _, real) = run(Some(4));
+    let auctions = |m: &Market, from: u64| -> Vec<(u64, u32, bool, bool)> {
+        m.event_log()
+            .events()
+            .iter()
+            .filter_map(|e| match e {
+                Event::Auction {
+                    time,
+                    opportunity,
+                    slot,
+                    clicked,
+                    ..
+                } if time.ordinal() >= from => {
+                    Some((time.ordinal(), *opportunity, slot.is_some(), *clicked))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let before = |m: &Market| auctions(m, 0).into_iter().filter(|a| a.0 < 24).count();
+    assert_eq!(before(&calm), before(&drained), "the same until the bots");
+    assert!(drained
+        .event_log()
+        .events()
+        .iter()
+        .any(|e| matches!(e, Event::BotSearches { per_search: 4, time } if time.ordinal() == 24)));
+    let (bot, human): (Vec<_>, Vec<_>) = auctions(&drained, 24)
+        .into_iter()
+        .partition(|(t, opp, _, _)| *opp >= real[*t as usize]);
+    assert!(!bot.is_empty());
+    assert!(
+        bot.iter().all(|(_, _, shown, clicked)| shown == clicked),
+        "a bot clicks the agent's ad exactly when it shows"
+    );
+    let human_clicks = human.iter().filter(|a| a.3).count();
+    let conversions = drained
+        .event_log()
+        .events()
+        .iter()
+        .filter(|e| matches!(e, Event::Conversion { click_time, .. } if click_time.ordinal() >= 24))
+        .count();
+    assert!(
+        conversions <= human_clicks,
+        "only people convert: {conversions} conversions, {human_clicks} human clicks"
+    );
+    let first = Date::new(2025, 6, 29).expect("valid");
+    let (c, d) = (
+        calm.metrics().campaign_day(id, first),
+        drained.metrics().campaign_day(id, first),
+    );
+    assert!(
+        d.clicks > c.clicks && d.cost_micros > c.cost_micros,
+        "{c:?} vs {d:?}"
+    );
+    assert!(
+        d.cost_micros <= 2 * 40_000_000,
+        "Google's daily cap holds: {d:?}"
+    );
 }
