@@ -5,9 +5,12 @@
 //! under its cap; every episode's event-log digest is the same in both
 //! deployments and in a second embedded run from an empty home; the OPE
 //! section tables the five estimators on the Open Bandit Dataset.
+//! `sweeps/adsbench-model.toml`'s model agents (ReAct and function calling,
+//! a conversation per decision point) against the fake server give one
+//! report embedded and distributed: the same requests, replies and events.
 
 use crate::sections::{col, number, table, text};
-use crate::{assert_complete, assert_same_results, assets_home, figure, Farm};
+use crate::{assert_complete, assert_same_results, assets_home, figure, Fake, Farm};
 use adfarm_proto::report::Report;
 use adfarm_proto::SOLVE;
 use std::time::{Duration, Instant};
@@ -25,17 +28,7 @@ async fn adsbench_scripted_sweep_gives_one_report_embedded_and_distributed() {
     ))
     .expect("the sweep file");
     let path = farm.write("adsbench-scripted.toml", &sweep);
-    // The suite declares the OBD sample; each home gets the one the test
-    // command fetched, so nothing is downloaded here.
-    for home in ["home", "again"] {
-        let assets = farm.path(home).join("assets");
-        std::fs::create_dir_all(&assets).expect("the farm's home");
-        std::os::unix::fs::symlink(
-            std::path::Path::new(&assets_home()).join("assets/obp-0.5.7"),
-            assets.join("obp-0.5.7"),
-        )
-        .expect("a link to the fetched asset");
-    }
+    link_assets(&farm, &["home", "again"]);
 
     let t0 = Instant::now();
     let embedded = farm.run_embedded("home", &path, &[]).await;
@@ -105,6 +98,71 @@ async fn adsbench_scripted_sweep_gives_one_report_embedded_and_distributed() {
             embedded_wall.as_secs_f64(),
             wall.as_secs_f64(),
             number(&t.rows[DAYS][col(t, "spend", None)]).unwrap_or_default()
+        ),
+    );
+}
+
+/// The suite declares the OBD sample; each home gets the one the test
+/// command fetched, so nothing is downloaded here.
+fn link_assets(farm: &Farm, homes: &[&str]) {
+    for home in homes {
+        let assets = farm.path(home).join("assets");
+        std::fs::create_dir_all(&assets).expect("the farm's home");
+        std::os::unix::fs::symlink(
+            std::path::Path::new(&assets_home()).join("assets/obp-0.5.7"),
+            assets.join("obp-0.5.7"),
+        )
+        .expect("a link to the fetched asset");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adsbench_model_agents_give_one_report_embedded_and_distributed() {
+    let fake = Fake::clean().await;
+    let mut farm = Farm::new("adsbench-model");
+    let sweep = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../sweeps/adsbench-model.toml"
+    ))
+    .expect("the sweep file")
+    .replace("http://127.0.0.1:8089/v1", &fake.base_url());
+    let path = farm.write("adsbench-model.toml", &sweep);
+    link_assets(&farm, &["home", "again"]);
+
+    let t0 = Instant::now();
+    let embedded = farm.run_embedded("home", &path, &[]).await;
+    let embedded_wall = t0.elapsed();
+    assert_complete(&embedded);
+    assert_eq!(embedded.jobs[SOLVE].planned, 4, "{:?}", embedded.jobs);
+    let calls = fake.stats().await.requests;
+    // 2 scenarios × 2 agents × 12 decisions, at least one call each.
+    assert!(calls >= 48, "{calls} model calls");
+    for solution in ["react", "function-calling"] {
+        for item in SCENARIOS {
+            let t = table(&embedded, "adsbench", &format!("daily-{solution}-{item}"));
+            assert_eq!(t.rows.len(), 3 + 1, "{t:?}");
+        }
+    }
+
+    farm.start_workers(2, 2).await;
+    let wall = farm.coordinate(&path, Duration::from_secs(120)).await;
+    let distributed = farm.report_cluster(&path).await;
+    assert_complete(&distributed);
+    assert_same_results(&distributed, &embedded);
+    assert_eq!(distributed.sections, embedded.sections);
+    assert_eq!(digests(&distributed), digests(&embedded));
+    // The distributed run had its own store: the fake was asked again, the
+    // same requests, so the same replies.
+    let after = fake.stats().await.requests;
+    assert_eq!(after, 2 * calls);
+
+    figure(
+        "adsbench-model",
+        format_args!(
+            "4 model-agent episodes of 3 days, {calls} model calls each deployment; embedded \
+             {:.1} s, 2 workers {:.1} s",
+            embedded_wall.as_secs_f64(),
+            wall.as_secs_f64()
         ),
     );
 }

@@ -67,6 +67,115 @@ pub struct ApiRun {
     pub triggers: Vec<Tripped>,
 }
 
+/// The harness of one episode, stepped from decision point to decision
+/// point: a scripted agent's loop ([`run_api_episode`]) and a model
+/// agent's (which awaits its model between two points) share it.
+#[derive(Debug)]
+pub struct Harness {
+    plan: Plan,
+    step: u32,
+    run: ApiRun,
+    /// The tick at `now` has not run yet: the decision there came first.
+    tick_due: bool,
+    /// The decision point being decided and the campaigns' statuses then.
+    deciding: Option<(SimTime, Vec<(u64, Status)>)>,
+}
+
+impl Harness {
+    /// A harness at the start of an episode under `plan`.
+    pub fn new(plan: Plan) -> Harness {
+        let step = plan.brief.ticks_between_decisions();
+        Harness {
+            plan,
+            step,
+            run: ApiRun::default(),
+            tick_due: false,
+            deciding: None,
+        }
+    }
+
+    /// The plan it runs.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// Decision points in an episode of `market`'s horizon.
+    pub fn decision_points(&self, market: &Market) -> u32 {
+        market.config().days * (crate::market::TICKS_PER_DAY / self.step)
+    }
+
+    /// Runs the market to the next decision point: the tick left from the
+    /// last point, then for each tick the owner's events due, the decision
+    /// point if it is one (returned, before its tick runs), else the tick
+    /// and the trigger checks. `None` once the episode is over, or when
+    /// `keep_going` (checked before every tick) says stop.
+    pub fn to_next_decision(
+        &mut self,
+        sandbox: &mut Sandbox,
+        keep_going: &mut dyn FnMut() -> bool,
+    ) -> Option<SimTime> {
+        loop {
+            if std::mem::take(&mut self.tick_due) {
+                self.tick(sandbox);
+            }
+            if sandbox.market().is_finished() {
+                self.run.finished = true;
+                return None;
+            }
+            if !keep_going() {
+                return None;
+            }
+            let now = sandbox.market().now();
+            if let Some((day, budget_micros)) = self.plan.budget_change {
+                if now == (SimTime { day, tick: 0 }) {
+                    set_every_budget(sandbox.market_mut(), budget_micros);
+                }
+            }
+            if let Some((at, bots)) = self.plan.drain {
+                if now == at {
+                    sandbox.market_mut().set_bot_searches(bots);
+                }
+            }
+            self.tick_due = true;
+            if now.tick.is_multiple_of(self.step) {
+                self.run.decisions += 1;
+                self.deciding = Some((now, statuses(sandbox.market())));
+                return Some(now);
+            }
+        }
+    }
+
+    /// The agent has decided at the point [`Harness::to_next_decision`]
+    /// returned: `changes` is what it committed, `failed` whether its
+    /// decision ended in an API error.
+    pub fn decided(&mut self, sandbox: &Sandbox, changes: Vec<Change>, failed: bool) {
+        self.run.changes.extend(changes);
+        if failed {
+            self.run.failed_decisions += 1;
+        }
+        if let Some((now, before)) = self.deciding.take() {
+            if self.plan.kill_switch {
+                self.run
+                    .decision_log
+                    .push(record(now, &before, &statuses(sandbox.market())));
+            }
+        }
+    }
+
+    /// What the episode recorded.
+    pub fn finish(self) -> ApiRun {
+        self.run
+    }
+
+    fn tick(&mut self, sandbox: &mut Sandbox) {
+        sandbox.market_mut().step_tick();
+        self.run.ticks += 1;
+        if self.plan.kill_switch {
+            check_triggers(sandbox.market(), &self.plan.brief, &mut self.run.triggers);
+        }
+    }
+}
+
 /// Runs the sandbox's market to its end under `plan`, asking `agent` to
 /// decide before each tick that starts a `plan.brief.cadence_hours` step
 /// of the day; `keep_going` is checked before every tick.
@@ -76,47 +185,18 @@ pub fn run_api_episode(
     plan: &Plan,
     mut keep_going: impl FnMut() -> bool,
 ) -> ApiRun {
-    let mut run = ApiRun::default();
-    let step = plan.brief.ticks_between_decisions();
-    while !sandbox.market().is_finished() {
-        if !keep_going() {
-            return run;
-        }
-        let now = sandbox.market().now();
-        if let Some((day, budget_micros)) = plan.budget_change {
-            if now == (SimTime { day, tick: 0 }) {
-                set_every_budget(sandbox.market_mut(), budget_micros);
-            }
-        }
-        if let Some((at, bots)) = plan.drain {
-            if now == at {
-                sandbox.market_mut().set_bot_searches(bots);
-            }
-        }
-        if now.tick.is_multiple_of(step) {
-            run.decisions += 1;
-            let before = statuses(sandbox.market());
-            let mut client = Recorder::new(sandbox, &mut run.changes);
-            let point = DecisionPoint {
-                now,
-                brief: &plan.brief,
-            };
-            if agent.decide(&mut client, &point).is_err() {
-                run.failed_decisions += 1;
-            }
-            if plan.kill_switch {
-                run.decision_log
-                    .push(record(now, &before, &statuses(sandbox.market())));
-            }
-        }
-        sandbox.market_mut().step_tick();
-        run.ticks += 1;
-        if plan.kill_switch {
-            check_triggers(sandbox.market(), &plan.brief, &mut run.triggers);
-        }
+    let mut harness = Harness::new(plan.clone());
+    while let Some(now) = harness.to_next_decision(sandbox, &mut keep_going) {
+        let mut changes = Vec::new();
+        let mut client = Recorder::new(sandbox, &mut changes);
+        let point = DecisionPoint {
+            now,
+            brief: &plan.brief,
+        };
+        let failed = agent.decide(&mut client, &point).is_err();
+        harness.decided(sandbox, changes, failed);
     }
-    run.finished = true;
-    run
+    harness.finish()
 }
 
 /// Each campaign's id and status, in account order.

@@ -1,5 +1,6 @@
 //! Ads-Bench as an AdFarm suite: the `scenarios` dataset (seeded markets),
-//! the scripted API agents as solutions (`fixed-bid`, `pacing`, `rules`), a report
+//! the scripted API agents as solutions (`fixed-bid`, `pacing`, `rules`),
+//! the model agents (`react`, `function-calling`), a report
 //! section of daily KPIs against Google's budget caps, and one of the
 //! off-policy estimators on the Open Bandit Dataset sample.
 //!
@@ -11,6 +12,8 @@
 //! - [`harness`]: runs an episode: decisions, ticks, owner events, the
 //!   kill-switch triggers as they become observable;
 //! - [`kill_switch`]: the triggers' rules and the pure verdict on them;
+//! - [`model_agent`]: a model managing the account through the API's
+//!   tools on the shared agent loop, a conversation per decision;
 //! - [`change_log`]: an episode's change set, kept as the agent commits it;
 //! - [`outcome`]: one scenario under one agent, run to its end and scored;
 //! - `solutions`: the agents as [`Solution`]s, episodes on a blocking thread;
@@ -20,7 +23,7 @@
 //! - `ope_section`: the OPE experiment's table, from the pinned asset.
 //!
 //! Design decision: scoring happens in the solve job. An episode's scores
-//! are a pure function of the scenario and the agent (no judge, no model),
+//! are a pure function of the scenario and the agent's calls (no judge),
 //! so the suite declares no stage of its own, and the farm's report tables
 //! its scores per solution like any other metric.
 
@@ -28,6 +31,7 @@ pub mod agents;
 pub mod change_log;
 pub mod harness;
 pub mod kill_switch;
+pub mod model_agent;
 mod ope_section;
 pub mod outcome;
 mod report;
@@ -43,6 +47,7 @@ pub use solutions::{
 };
 
 use crate::ope::classic::{self, Classic, ClassicError};
+use model_agent::{ModelAgent, MODEL_AGENTS};
 use crate::ope::{DEFAULT_RESAMPLES, OBP};
 use adfarm_proto::asset::Pin;
 use adfarm_proto::report::Section;
@@ -104,7 +109,11 @@ impl Suite for AdsBench {
     }
 
     fn solutions(&self) -> Vec<String> {
-        SOLUTIONS.iter().map(|s| s.to_string()).collect()
+        SOLUTIONS
+            .iter()
+            .chain(MODEL_AGENTS.iter())
+            .map(|s| s.to_string())
+            .collect()
     }
 
     fn items(&self, dataset: &str, params: &serde_json::Value) -> Result<ItemIter, DataError> {
@@ -117,16 +126,22 @@ impl Suite for AdsBench {
         Ok(Vec::new())
     }
 
-    fn estimate(&self, _stage: &str, _solution: &SolutionSpec) -> CallEstimate {
+    fn estimate(&self, stage: &str, solution: &SolutionSpec) -> CallEstimate {
         // The scripted agents call no model.
+        if stage == adfarm_proto::SOLVE && MODEL_AGENTS.contains(&solution.name.as_str()) {
+            return ModelAgent::estimate();
+        }
         CallEstimate::default()
     }
 
     fn check_solution(&self, spec: &SolutionSpec) -> Result<(), DataError> {
-        Scripted::from_spec(spec).map(|_| ())
+        self.solution(spec).map(|_| ())
     }
 
     fn solution(&self, spec: &SolutionSpec) -> Result<Arc<dyn Solution>, DataError> {
+        if MODEL_AGENTS.contains(&spec.name.as_str()) {
+            return Ok(Arc::new(ModelAgent::from_spec(spec)?));
+        }
         Ok(Arc::new(Scripted::from_spec(spec)?))
     }
 

@@ -8,7 +8,7 @@
 
 use super::agents::ApiAgent;
 use super::change_log::Change;
-use super::harness::{run_api_episode, ApiRun};
+use super::harness::{run_api_episode, ApiRun, Plan};
 use super::kill_switch::{judge, KillSwitch};
 use super::scenario::Scenario;
 use crate::market::{daily_report, Cap, DayReport, Event, MarketError};
@@ -174,6 +174,20 @@ pub fn run(
     let mut sandbox = Sandbox::new(scenario.market()?);
     let plan = scenario.plan();
     let run: ApiRun = run_api_episode(&mut sandbox, agent, &plan, keep_going);
+    of(scenario, &plan, &sandbox, run)
+}
+
+/// The outcome of `scenario` run under `plan` to the end `sandbox` is at,
+/// with what the harness recorded.
+///
+/// # Errors
+/// [`RunError::Cancelled`] when the run stopped before the end.
+pub fn of(
+    scenario: &Scenario,
+    plan: &Plan,
+    sandbox: &Sandbox,
+    run: ApiRun,
+) -> Result<Outcome, RunError> {
     if !run.finished {
         return Err(RunError::Cancelled { ticks: run.ticks });
     }

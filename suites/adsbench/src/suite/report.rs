@@ -114,8 +114,9 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
         id: DAILY.into(),
         title: "Ads-Bench: daily account KPIs".into(),
         intro: Some(
-            "Each scripted agent manages the scenario's account through the simulated Ads API \
-             only (GAQL search, mutate), once each simulated morning. Conversions count those \
+            "Each agent manages the scenario's account through the simulated Ads API only \
+             (GAQL search, mutate), at its decision points (every `cadence` hours; once each \
+             simulated morning by default). Conversions count those \
              landed before the episode's end, by click date; the caps are Google's, from the \
              average daily budget B in force (Google Ads Help, \"About average daily budgets\"): \
              at most 2B charged on a day (the day's largest B); at most 30.4B in a calendar \

@@ -11,6 +11,8 @@
 //!   outcomes and the report;
 //! - `kill_switch`: the kill switch end to end (the budget-drain red team
 //!   and its calm twin, the rule-based baseline, the decision cadence);
+//! - `model_agent`: the model agent with a scripted model, and the API's
+//!   answers to calls a model gets wrong;
 //! - `score`: the composite score and gates on hand-built episodes.
 //!
 //! Fixtures stay under `tests/fixtures/`, found from `CARGO_MANIFEST_DIR`.
@@ -23,6 +25,7 @@ mod market_budget;
 mod market_episode;
 mod market_policy;
 mod market_setup;
+mod model_agent;
 mod ope_bias;
 mod ope_fixtures;
 mod ope_obd;

@@ -1,0 +1,420 @@
+//! The Ads API as a model's tools: `search` (one GAQL page), `mutate`
+//! (operations with a note each, partial failure, validate-only),
+//! `change_history` (what the agent committed so far) and `end_decision`
+//! (done until the next decision point).
+//!
+//! Whatever the model writes reaches the API only as a user's calls would:
+//! arguments are read into a request, and anything the API refuses comes
+//! back as Google's failure JSON in the observation (`QueryError.*`,
+//! `RequestError.*`, `FieldError.*`, `QuotaError.*`), never a panic. An
+//! argument this layer cannot read into a request at all is answered with
+//! `FieldError.REQUIRED` (a missing query, operations or resource name) or
+//! `FieldError.INVALID_VALUE` (an operation that is not exactly one of
+//! create, update and remove, fields that are not an object), triggered by
+//! the field's path.
+
+use adfarm_agent::{Call, Observed, Toolbox};
+use adfarm_llm::Tool;
+use serde::Serialize;
+use serde_json::{json, Value as Json};
+use std::collections::BTreeMap;
+
+use super::super::change_log::Change;
+use crate::api::error::{ErrorCode, GoogleAdsError, GoogleAdsFailure};
+use crate::api::{MutateOperation, MutateRequest, SearchRequest};
+use crate::gaql::{Resource, Value};
+use crate::sandbox::{AdsClient, Sandbox};
+
+/// Tool: one page of a GAQL query.
+pub const SEARCH: &str = "search";
+/// Tool: a mutate request.
+pub const MUTATE: &str = "mutate";
+/// Tool: the change set so far.
+pub const CHANGE_HISTORY: &str = "change_history";
+/// Tool: ends the decision.
+pub const END_DECISION: &str = "end_decision";
+
+/// Rows of a search page shown to the model: the rest is counted, and the
+/// model narrows its query (a 10,000-row page would flood any context).
+pub const ROWS_SHOWN: usize = 200;
+
+/// The agent's seat at the account during one decision: the sandbox, the
+/// change set so far and whether the agent ended the decision.
+#[derive(Debug)]
+pub struct Desk {
+    /// The market behind the API.
+    pub sandbox: Sandbox,
+    /// Every committed operation of the episode, in order.
+    pub changes: Vec<Change>,
+    /// Set by `end_decision`; cleared at each decision point.
+    pub decided: bool,
+    /// API requests refused (errors in the observation), over the episode.
+    pub refused: u32,
+}
+
+impl Desk {
+    /// A desk at `sandbox` with no changes yet.
+    pub fn new(sandbox: Sandbox) -> Desk {
+        Desk {
+            sandbox,
+            changes: Vec::new(),
+            decided: false,
+            refused: 0,
+        }
+    }
+}
+
+/// A call's answer: its JSON text and the API's error codes, if refused.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Answer {
+    /// The tool called.
+    pub tool: String,
+    /// The JSON the model reads (before cutting).
+    pub text: String,
+    /// Google's error codes (`QueryError.BAD_FIELD_NAME`), empty on success.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+}
+
+impl Observed for Answer {
+    fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    fn shown(&self, max_chars: usize) -> String {
+        const NOTE: &str = "\n...[cut: select fewer fields or add WHERE / LIMIT]";
+        if self.text.chars().count() <= max_chars {
+            return self.text.clone();
+        }
+        let keep = max_chars.saturating_sub(NOTE.chars().count());
+        let mut out: String = self.text.chars().take(keep).collect();
+        out.push_str(NOTE);
+        out
+    }
+}
+
+/// The four tools.
+#[derive(Debug, Clone)]
+pub struct AdsTools {
+    specs: Vec<Tool>,
+}
+
+impl Default for AdsTools {
+    fn default() -> AdsTools {
+        AdsTools { specs: specs() }
+    }
+}
+
+/// The tools' schemas.
+pub fn specs() -> Vec<Tool> {
+    let value = json!({"type": ["string", "number", "integer", "boolean", "null"]});
+    vec![
+        Tool {
+            name: SEARCH.into(),
+            description: "Run a GAQL query (Google Ads Query Language) on the account: SELECT \
+fields FROM a resource (customer, campaign_budget, campaign, ad_group, ad_group_criterion, \
+keyword_view) [WHERE ...] [ORDER BY ...] [LIMIT n]. Metrics (metrics.cost_micros, \
+metrics.clicks, metrics.conversions, metrics.conversions_value, metrics.impressions) need a \
+date filter such as segments.date = 'YYYY-MM-DD' or segments.date DURING LAST_7_DAYS; \
+segments.hour splits a day by hour. Money is in micros (1,000,000 = 1.00). Returns one page \
+of rows as Google's JSON."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string"},
+                    "page_token": {"type": "string"}
+                },
+                "required": ["query"],
+                "additionalProperties": false
+            }),
+        },
+        Tool {
+            name: MUTATE.into(),
+            description: "Change the account in one request. Each operation is one of \
+{\"update\": {\"resource_name\": \"customers/1/campaigns/2\", \"fields\": {\"status\": \"PAUSED\"}}}, \
+{\"create\": {\"resource\": \"ad_group_criterion\", \"fields\": {...}}} or \
+{\"remove\": \"customers/1/adGroups/3\"}, each with a \"note\" saying why, citing the metric \
+and the value you observed. The request is atomic unless partial_failure is true; \
+validate_only checks without committing."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "operations": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "update": {
+                                    "type": "object",
+                                    "properties": {
+                                        "resource_name": {"type": "string"},
+                                        "fields": {"type": "object", "additionalProperties": value}
+                                    },
+                                    "required": ["resource_name", "fields"]
+                                },
+                                "create": {
+                                    "type": "object",
+                                    "properties": {
+                                        "resource": {"type": "string"},
+                                        "fields": {"type": "object", "additionalProperties": value}
+                                    },
+                                    "required": ["resource", "fields"]
+                                },
+                                "remove": {"type": "string"},
+                                "note": {"type": "string"}
+                            },
+                            "required": ["note"]
+                        }
+                    },
+                    "partial_failure": {"type": "boolean"},
+                    "validate_only": {"type": "boolean"}
+                },
+                "required": ["operations"],
+                "additionalProperties": false
+            }),
+        },
+        Tool {
+            name: CHANGE_HISTORY.into(),
+            description: "List the changes committed to the account in this episode, oldest \
+first, with their dates and notes."
+                .into(),
+            parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),
+        },
+        Tool {
+            name: END_DECISION.into(),
+            description: "End this decision: nothing more to change until the next decision \
+point. Say in one sentence what you did and why."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {"summary": {"type": "string"}},
+                "required": ["summary"],
+                "additionalProperties": false
+            }),
+        },
+    ]
+}
+
+/// `FieldError.INVALID_VALUE` at `field`.
+fn invalid(field: &str, message: String) -> GoogleAdsFailure {
+    GoogleAdsError::new(ErrorCode::Other("FieldError.INVALID_VALUE"), message)
+        .triggered_by(field)
+        .into()
+}
+
+/// `FieldError.REQUIRED` at `field`.
+fn required(field: &str) -> GoogleAdsFailure {
+    GoogleAdsError::new(
+        ErrorCode::Other("FieldError.REQUIRED"),
+        format!("{field} is required."),
+    )
+    .triggered_by(field)
+    .into()
+}
+
+fn refused(tool: &str, failure: &GoogleAdsFailure) -> Answer {
+    Answer {
+        tool: tool.into(),
+        text: json!({ "error": failure }).to_string(),
+        errors: failure
+            .errors
+            .iter()
+            .map(|e| e.error_code.to_string())
+            .collect(),
+    }
+}
+
+/// A JSON argument as an API value: numbers keep their kind, strings stay
+/// strings (enum fields accept their constants' names).
+fn value_of(v: &Json) -> Value {
+    match v {
+        Json::Null => Value::Null,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int64(i),
+            None => Value::Double(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Json::String(s) => Value::String(s.clone()),
+        Json::Array(items) => Value::List(items.iter().map(value_of).collect()),
+        Json::Object(_) => Value::String(v.to_string()),
+    }
+}
+
+fn fields_of(v: Option<&Json>, at: &str) -> Result<BTreeMap<String, Value>, GoogleAdsFailure> {
+    let obj = v
+        .and_then(Json::as_object)
+        .ok_or_else(|| invalid(at, format!("{at} must be an object of field values")))?;
+    Ok(obj.iter().map(|(k, v)| (k.clone(), value_of(v))).collect())
+}
+
+/// One operation as written, read into the API's terms.
+fn operation_of(i: usize, op: &Json) -> Result<MutateOperation, GoogleAdsFailure> {
+    let at = format!("operations[{i}]");
+    let obj = op
+        .as_object()
+        .ok_or_else(|| invalid(&at, format!("{at} must be an object")))?;
+    let note = obj.get("note").and_then(Json::as_str).map(str::to_string);
+    let kinds: Vec<&str> = ["update", "create", "remove"]
+        .into_iter()
+        .filter(|k| obj.contains_key(*k))
+        .collect();
+    let made = match kinds.as_slice() {
+        ["update"] => {
+            let u = &obj["update"];
+            let name = u
+                .get("resource_name")
+                .and_then(Json::as_str)
+                .ok_or_else(|| required(&format!("{at}.update.resource_name")))?;
+            let fields = fields_of(u.get("fields"), &format!("{at}.update.fields"))?;
+            MutateOperation::update(name, fields.iter().map(|(k, v)| (k.as_str(), v.clone())))
+        }
+        ["create"] => {
+            let c = &obj["create"];
+            let resource = c
+                .get("resource")
+                .and_then(Json::as_str)
+                .and_then(|r| Resource::ALL.into_iter().find(|x| x.name() == r))
+                .ok_or_else(|| {
+                    invalid(
+                        &at,
+                        format!("{at}.create.resource must name a resource (campaign_budget, campaign, ad_group, ad_group_criterion)"),
+                    )
+                })?;
+            let fields = fields_of(c.get("fields"), &format!("{at}.create.fields"))?;
+            MutateOperation::create(
+                resource,
+                fields.iter().map(|(k, v)| (k.as_str(), v.clone())),
+            )
+        }
+        ["remove"] => {
+            let name = obj["remove"]
+                .as_str()
+                .ok_or_else(|| invalid(&at, format!("{at}.remove must be a resource name")))?;
+            MutateOperation::remove(name)
+        }
+        _ => {
+            return Err(invalid(
+                &at,
+                format!("{at} must hold exactly one of update, create or remove"),
+            ))
+        }
+    };
+    Ok(match note {
+        Some(n) => made.with_note(n),
+        None => made,
+    })
+}
+
+impl AdsTools {
+    fn search(&self, desk: &mut Desk, args: &Json) -> Result<Answer, GoogleAdsFailure> {
+        let query = args
+            .get("query")
+            .and_then(Json::as_str)
+            .ok_or_else(|| required("query"))?;
+        let mut request = SearchRequest::new(desk.sandbox.customer_id(), query);
+        if let Some(token) = args.get("page_token").and_then(Json::as_str) {
+            request = request.page(token);
+        }
+        let mut page = desk.sandbox.search_page(&request)?;
+        let hidden = page.results.len().saturating_sub(ROWS_SHOWN);
+        page.results.truncate(ROWS_SHOWN);
+        let mut out = page.to_json();
+        if hidden > 0 {
+            out["rowsNotShown"] = json!(hidden);
+        }
+        Ok(Answer {
+            tool: SEARCH.into(),
+            text: out.to_string(),
+            errors: Vec::new(),
+        })
+    }
+
+    fn mutate(&self, desk: &mut Desk, args: &Json) -> Result<Answer, GoogleAdsFailure> {
+        let ops = args
+            .get("operations")
+            .and_then(Json::as_array)
+            .ok_or_else(|| required("operations"))?;
+        let operations = ops
+            .iter()
+            .enumerate()
+            .map(|(i, op)| operation_of(i, op))
+            .collect::<Result<Vec<_>, _>>()?;
+        let flag = |name: &str| args.get(name).and_then(Json::as_bool).unwrap_or(false);
+        let request = MutateRequest {
+            customer_id: desk.sandbox.customer_id(),
+            operations,
+            partial_failure: flag("partial_failure"),
+            validate_only: flag("validate_only"),
+        };
+        let today = desk.sandbox.today();
+        let response = desk.sandbox.mutate_request(&request)?;
+        if !request.validate_only {
+            // With partial failure only the operations that got a result committed.
+            for (op, result) in request.operations.iter().zip(&response.results) {
+                if result.is_some() {
+                    desk.changes.push(Change::of(today, op));
+                }
+            }
+        }
+        let mut out = json!({
+            "results": response.results.iter().map(|r| json!({"resourceName": r})).collect::<Vec<_>>(),
+        });
+        if let Some(partial) = &response.partial_failure_error {
+            out["partialFailureError"] = json!(partial);
+        }
+        Ok(Answer {
+            tool: MUTATE.into(),
+            text: out.to_string(),
+            errors: response
+                .partial_failure_error
+                .iter()
+                .flat_map(|f| f.errors.iter().map(|e| e.error_code.to_string()))
+                .collect(),
+        })
+    }
+
+    fn history(&self, desk: &Desk) -> Answer {
+        Answer {
+            tool: CHANGE_HISTORY.into(),
+            text: json!({ "changes": desk.changes }).to_string(),
+            errors: Vec::new(),
+        }
+    }
+}
+
+impl Toolbox for AdsTools {
+    type State = Desk;
+    type Observation = Answer;
+
+    fn specs(&self) -> &[Tool] {
+        &self.specs
+    }
+
+    fn call(&self, desk: &mut Desk, call: &Call) -> Answer {
+        let answer = match call.tool.as_str() {
+            SEARCH => self.search(desk, &call.args),
+            MUTATE => self.mutate(desk, &call.args),
+            CHANGE_HISTORY => Ok(self.history(desk)),
+            END_DECISION => {
+                desk.decided = true;
+                Ok(Answer {
+                    tool: END_DECISION.into(),
+                    text: json!({"ok": true}).to_string(),
+                    errors: Vec::new(),
+                })
+            }
+            // The loop offers only the tools above.
+            other => Err(invalid("tool", format!("{other} is not a tool"))),
+        };
+        answer.unwrap_or_else(|failure| {
+            desk.refused += 1;
+            refused(&call.tool, &failure)
+        })
+    }
+
+    fn ended(&self, desk: &Desk) -> bool {
+        desk.decided
+    }
+}
