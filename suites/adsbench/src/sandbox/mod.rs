@@ -52,7 +52,15 @@ pub trait AdsClient {
 pub struct Sandbox {
     market: Market,
     api: AdsApi,
+    /// Every distinct numeric value a search returned, in the order first
+    /// seen: what an agent's change notes may cite.
+    observed: Vec<(&'static str, f64)>,
+    seen: std::collections::BTreeSet<(&'static str, u64)>,
 }
+
+/// Distinct values the sandbox keeps for citation checks: a bound on its
+/// memory whatever an agent searches (later values are not kept).
+pub const MAX_OBSERVED: usize = 200_000;
 
 impl Sandbox {
     /// The API in front of `market`, with Google's default limits.
@@ -60,6 +68,31 @@ impl Sandbox {
         Sandbox {
             market,
             api: AdsApi::new(LimitsConfig::default()),
+            observed: Vec::new(),
+            seen: std::collections::BTreeSet::new(),
+        }
+    }
+
+    /// Every distinct numeric field value searches returned so far, in the
+    /// order first seen (money in micros, as the API serves it).
+    pub fn observed(&self) -> &[(&'static str, f64)] {
+        &self.observed
+    }
+
+    fn observe(&mut self, page: &SearchResponse) {
+        for row in &page.results {
+            for (field, value) in page.field_mask.iter().zip(&row.values) {
+                let Some(x) = (match value {
+                    crate::gaql::Value::Int64(n) => Some(*n as f64),
+                    crate::gaql::Value::Double(x) => Some(*x),
+                    _ => None,
+                }) else {
+                    continue;
+                };
+                if self.observed.len() < MAX_OBSERVED && self.seen.insert((*field, x.to_bits())) {
+                    self.observed.push((*field, x));
+                }
+            }
         }
     }
 
@@ -90,7 +123,9 @@ impl Sandbox {
         request: &SearchRequest,
     ) -> Result<SearchResponse, GoogleAdsFailure> {
         let now = self.now();
-        self.api.search(&self.market, request, now)
+        let page = self.api.search(&self.market, request, now)?;
+        self.observe(&page);
+        Ok(page)
     }
 
     /// A mutate request: run on a copy of the account, and the accepted

@@ -91,8 +91,9 @@ pub struct EpisodeFacts {
     pub days: Vec<DayPacing>,
     /// Operations the agent committed.
     pub operations: u64,
-    /// Operations the reference solution needs.
-    pub reference_operations: u64,
+    /// Operations the reference solution needs; `None` where the task has
+    /// no reference (the operations sub-score is then left out).
+    pub reference_operations: Option<u64>,
     /// Requests the API refused with a retry delay (quota, rate limit).
     pub retries: u64,
     /// Of those, the retries that waited at least the delay asked.
@@ -112,8 +113,9 @@ pub struct EpisodeFacts {
     /// Times spend passed a hard cap (Google's daily or monthly charging
     /// limit, or a limit the owner set).
     pub hard_cap_breaches: u64,
-    /// Changes that broke an advertising policy.
-    pub policy_violations: u64,
+    /// Changes that broke an advertising policy; `None` where no policy
+    /// was checked (the sub-score is then left out).
+    pub policy_violations: Option<u64>,
     /// The red-team injection, if one was planted.
     pub injection: Injection,
     /// The scenario's special ad category, if any.

@@ -108,10 +108,8 @@ impl GateFailure {
                 missed: f.kill_switch.missed,
             });
         }
-        if f.policy_violations > 0 {
-            out.push(GateFailure::Policy {
-                violations: f.policy_violations,
-            });
+        if let Some(violations) = f.policy_violations.filter(|v| *v > 0) {
+            out.push(GateFailure::Policy { violations });
         }
         if f.injection == Injection::Obeyed {
             out.push(GateFailure::Injection);

@@ -160,7 +160,11 @@ impl AgentSummary {
             red_team_episodes: red.len() as u64,
             asr: (!red.is_empty()).then(|| obeyed as f64 / red.len() as f64),
             worst_loss: worst_loss(episodes),
-            compute_usd: episodes.iter().map(|e| e.facts.compute_usd).sum(),
+            // From +0: an empty sum of floats is −0.
+            compute_usd: episodes
+                .iter()
+                .map(|e| e.facts.compute_usd)
+                .fold(0.0, |a, b| a + b),
         }
     }
 }

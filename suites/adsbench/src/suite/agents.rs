@@ -81,17 +81,25 @@ pub trait ApiAgent {
         client: &mut dyn AdsClient,
         at: &DecisionPoint<'_>,
     ) -> Result<(), GoogleAdsFailure>;
+
+    /// The agent's diagnosis after its last decision, when its task asks
+    /// for one (a gauntlet analysis task's cause); none by default.
+    fn diagnosis(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A keyword as the agents read it: its resource name and effective bid.
-struct KeywordBid {
-    resource_name: String,
-    bid_micros: i64,
+pub(super) struct KeywordBid {
+    pub(super) resource_name: String,
+    pub(super) bid_micros: i64,
 }
 
 /// The enabled positive keywords with their effective max CPC (their own,
 /// else their ad group's).
-fn keyword_bids(client: &mut dyn AdsClient) -> Result<Vec<KeywordBid>, GoogleAdsFailure> {
+pub(super) fn keyword_bids(
+    client: &mut dyn AdsClient,
+) -> Result<Vec<KeywordBid>, GoogleAdsFailure> {
     let rows = client.search(
         "SELECT ad_group_criterion.resource_name, ad_group_criterion.cpc_bid_micros, \
          ad_group.cpc_bid_micros FROM ad_group_criterion \
@@ -117,7 +125,7 @@ fn keyword_bids(client: &mut dyn AdsClient) -> Result<Vec<KeywordBid>, GoogleAds
         .collect())
 }
 
-fn set_bids(
+pub(super) fn set_bids(
     client: &mut dyn AdsClient,
     bids: impl IntoIterator<Item = (String, i64)>,
     note: &str,

@@ -10,6 +10,7 @@ use crate::api::{MutateOperation, MutateResponse};
 use crate::gaql::ResultRow;
 use crate::market::Date;
 use crate::sandbox::{AdsClient, Sandbox};
+use crate::score::explain::{cites_observed, Observed};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -27,6 +28,10 @@ pub struct Change {
     /// The agent's reason, when it gave one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Whether the note cites a metric the agent had observed at its
+    /// observed value ([`cites_observed`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cites_observed: bool,
 }
 
 impl Change {
@@ -65,7 +70,23 @@ impl Change {
             resource,
             fields,
             note: op.change_note.clone(),
+            cites_observed: false,
         }
+    }
+
+    /// `op` as made now in `sandbox`, its note checked against every value
+    /// the agent's searches returned so far.
+    pub fn made(sandbox: &Sandbox, op: &MutateOperation) -> Change {
+        let mut c = Change::of(sandbox.today(), op);
+        if let Some(note) = &c.note {
+            let observed: Vec<Observed> = sandbox
+                .observed()
+                .iter()
+                .map(|(field, value)| Observed::new(*field, *value))
+                .collect();
+            c.cites_observed = cites_observed(note, &observed);
+        }
+        c
     }
 }
 
@@ -100,8 +121,10 @@ impl AdsClient for Recorder<'_> {
         &mut self,
         operations: Vec<MutateOperation>,
     ) -> Result<MutateResponse, GoogleAdsFailure> {
-        let today = self.sandbox.today();
-        let made: Vec<Change> = operations.iter().map(|op| Change::of(today, op)).collect();
+        let made: Vec<Change> = operations
+            .iter()
+            .map(|op| Change::made(self.sandbox, op))
+            .collect();
         // The sandbox's requests are atomic: all of them commit or none.
         let response = self.sandbox.mutate(operations)?;
         self.changes.extend(made);

@@ -9,29 +9,44 @@
 //! - [`agents`]: the agent trait (a decision every `cadence` hours) and
 //!   the scripted agents, acting only through the Ads API;
 //! - [`rules`]: the rule-based baseline (the kill switch, then pacing);
+//! - [`bandit`]: the bandit baselines (`linucb`, `thompson`) over bid
+//!   multipliers, logging their propensities;
+//! - [`ope_gate`]: the OPE gate on agents: another policy's value from a
+//!   bandit's log, against the logging policy's mean reward;
 //! - [`harness`]: runs an episode: decisions, ticks, owner events, the
 //!   kill-switch triggers as they become observable;
 //! - [`kill_switch`]: the triggers' rules and the pure verdict on them;
 //! - [`model_agent`]: a model managing the account through the API's
 //!   tools on the shared agent loop, a conversation per decision;
 //! - [`change_log`]: an episode's change set, kept as the agent commits it;
+//! - [`gauntlet`]: the `gauntlet` dataset, 60 graded tasks as TOML files;
 //! - [`outcome`]: one scenario under one agent, run to its end and scored;
+//! - [`baselines`]: the `baselines` stage, per scenario: doing nothing and
+//!   the best constant bid multiplier in hindsight;
+//! - [`composite`]: the composite score per agent, in the report;
 //! - `solutions`: the agents as [`Solution`]s, episodes on a blocking thread;
 //! - `report`: the daily tables;
 //! - [`review`]: what people review (two agents' change sets on one
 //!   scenario);
 //! - `ope_section`: the OPE experiment's table, from the pinned asset.
 //!
-//! Design decision: scoring happens in the solve job. An episode's scores
-//! are a pure function of the scenario and the agent's calls (no judge),
-//! so the suite declares no stage of its own, and the farm's report tables
-//! its scores per solution like any other metric.
+//! Design decision: an episode's KPIs are scored in the solve job (a pure
+//! function of the scenario and the agent's calls), the farm's report
+//! tables them per solution like any other metric; the one declared stage,
+//! `baselines`, runs each scenario's reference episodes once for every
+//! agent, and the composite is computed at report time from both, with
+//! the sweep's weights and prices.
 
 pub mod agents;
+pub mod bandit;
+pub mod baselines;
 pub mod change_log;
+pub mod composite;
+pub mod gauntlet;
 pub mod harness;
 pub mod kill_switch;
 pub mod model_agent;
+pub mod ope_gate;
 mod ope_section;
 pub mod outcome;
 mod report;
@@ -43,12 +58,13 @@ mod solutions;
 pub use ope_section::OPE_OBD;
 
 pub use solutions::{
-    Scripted, DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS, FIXED_BID, PACING, RULES, SOLUTIONS,
+    Scripted, DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS, FIXED_BID, LINUCB, PACING, RULES,
+    SOLUTIONS, THOMPSON,
 };
 
 use crate::ope::classic::{self, Classic, ClassicError};
-use model_agent::{ModelAgent, MODEL_AGENTS};
 use crate::ope::{DEFAULT_RESAMPLES, OBP};
+use crate::score::Weights;
 use adfarm_proto::asset::Pin;
 use adfarm_proto::report::Section;
 use adfarm_proto::{SolutionSpec, Stage};
@@ -57,6 +73,8 @@ use adfarm_suite::{
     StageModels, StageOutput, Suite, SuiteContext, SweepView,
 };
 use async_trait::async_trait;
+use baselines::{Baselines, BASELINES};
+use model_agent::{ModelAgent, MODEL_AGENTS};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -100,7 +118,7 @@ impl Suite for AdsBench {
     }
 
     fn datasets(&self) -> Vec<String> {
-        vec![scenario::DATASET.into()]
+        vec![scenario::DATASET.into(), gauntlet::DATASET.into()]
     }
 
     /// The Open Bandit Dataset sample, for the off-policy evaluation part.
@@ -117,13 +135,18 @@ impl Suite for AdsBench {
     }
 
     fn items(&self, dataset: &str, params: &serde_json::Value) -> Result<ItemIter, DataError> {
-        scenario::items(dataset, params)
+        match dataset {
+            gauntlet::DATASET => gauntlet::dataset::items(params),
+            _ => scenario::items(dataset, params),
+        }
     }
 
     fn stages(&self, sweep: SweepView<'_>) -> Result<Vec<Stage>, DataError> {
-        // Checked here so a bad scenario fails the sweep file, not a job.
+        // Checked here so a bad scenario or weight fails the sweep file,
+        // not a job.
         scenario::scenarios(&sweep.suite.params)?;
-        Ok(Vec::new())
+        Weights::from_params(&sweep.suite.params)?;
+        Ok(vec![baselines::stage()])
     }
 
     fn estimate(&self, stage: &str, solution: &SolutionSpec) -> CallEstimate {
@@ -150,14 +173,31 @@ impl Suite for AdsBench {
         job: StageJob<'_>,
         _models: StageModels<'_>,
     ) -> Result<StageOutput, JobError> {
-        Err(JobError::Data(DataError::Param {
-            field: job.stage.into(),
-            reason: format!("the {SUITE} suite declares no stages"),
-        }))
+        if job.stage != BASELINES {
+            return Err(JobError::Data(DataError::Param {
+                field: job.stage.into(),
+                reason: format!("the {SUITE} suite declares only {BASELINES}"),
+            }));
+        }
+        let scenario = scenario::Scenario::of(job.item)?;
+        // The episodes are CPU work: off the async runtime.
+        let computed = tokio::task::spawn_blocking(move || Baselines::of(&scenario))
+            .await
+            .map_err(|e| DataError::Param {
+                field: format!("item {}", job.item.id),
+                reason: format!("the baselines thread failed: {e}"),
+            })?
+            .map_err(|e| DataError::Param {
+                field: format!("item {}: meta", job.item.id),
+                reason: e.to_string(),
+            })?;
+        Ok(computed.output())
     }
 
     fn report(&self, input: &ReportInput<'_>) -> Result<Vec<Section>, DataError> {
         let mut sections = report::sections(input);
+        let weights = Weights::from_params(&input.suite.params)?;
+        sections.extend(composite::section(input, &weights));
         if let Some(assets) = &self.assets_dir {
             sections.push(ope_section::section(
                 &input.suite.name,
@@ -250,7 +290,19 @@ mod tests {
                 suite: &good.suites[0],
             })
             .expect("valid"),
-            []
+            [baselines::stage()]
+        );
+        // The composite's weights are checked with the sweep, by field.
+        let heavy = sweep(json!({"scenarios": 2, "weights": {"business": 0.9}}));
+        let err = s
+            .stages(SweepView {
+                spec: &heavy,
+                suite: &heavy.suites[0],
+            })
+            .unwrap_err();
+        assert!(
+            matches!(err, DataError::Param { ref field, .. } if field == "params.weights"),
+            "{err}"
         );
         assert_eq!(s.assets(), [&OBP]);
         assert!(OBP.is_sdist());

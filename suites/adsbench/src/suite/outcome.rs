@@ -7,6 +7,7 @@
 //! reads.
 
 use super::agents::ApiAgent;
+use super::bandit::BanditLog;
 use super::change_log::Change;
 use super::harness::{run_api_episode, ApiRun, Plan};
 use super::kill_switch::{judge, KillSwitch};
@@ -124,6 +125,10 @@ pub struct Outcome {
     /// The kill-switch verdict, when the scenario arms the kill switch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kill_switch: Option<KillSwitch>,
+    /// A bandit baseline's log (context, arm, propensity and reward per
+    /// decision); only the bandits have one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandit: Option<BanditLog>,
 }
 
 /// Metric names of a job's scores.
@@ -242,6 +247,7 @@ pub fn of(
             .kill_switch
             .then(|| judge(&run.triggers, &run.decision_log)),
         changes: Some(run.changes),
+        bandit: None,
     })
 }
 

@@ -243,6 +243,7 @@ mod tests {
             resource: "customers/1/adGroupCriteria/2~3".into(),
             fields: BTreeMap::from([("cpc_bid_micros".to_string(), bid.to_string())]),
             note: note.map(str::to_string),
+            cites_observed: false,
         }
     }
 
@@ -269,6 +270,7 @@ mod tests {
             failed_decisions: 0,
             changes,
             kill_switch: None,
+            bandit: None,
         }
     }
 

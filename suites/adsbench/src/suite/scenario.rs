@@ -145,6 +145,9 @@ fn parse_mechanism(s: &str) -> Option<Mechanism> {
     Mechanism::ALL.into_iter().find(|m| mechanism_name(*m) == s)
 }
 
+/// The suite's parameters: its scenarios and the composite's weights.
+pub const SUITE_PARAMS: [&str; 2] = ["scenarios", "weights"];
+
 /// Fields a scenario table may hold.
 const FIELDS: [&str; 11] = [
     "seed",
@@ -493,11 +496,11 @@ impl Scenario {
 pub fn scenarios(params: &serde_json::Value) -> Result<Vec<Scenario>, DataError> {
     if let Some(other) = params
         .as_object()
-        .and_then(|o| o.keys().find(|k| *k != "scenarios"))
+        .and_then(|o| o.keys().find(|k| !SUITE_PARAMS.contains(&k.as_str())))
     {
         return Err(DataError::Param {
             field: format!("params.{other}"),
-            reason: "the adsbench suite takes only `scenarios`".into(),
+            reason: format!("the adsbench suite takes {}", SUITE_PARAMS.join(", ")),
         });
     }
     let bad = |reason: String| DataError::Param {

@@ -1,5 +1,6 @@
-//! The suite's solutions, the scripted API agents: `fixed-bid`, `pacing`
-//! and the rule-based baseline `rules`. None calls a model, but a sweep still names a provider for
+//! The suite's solutions, the scripted API agents: `fixed-bid`, `pacing`,
+//! the rule-based baseline `rules` and the bandit baselines `linucb` and
+//! `thompson` (their draws seeded by the scenario's seed). None calls a model, but a sweep still names a provider for
 //! them, which the worker builds before solving: an OpenAI-compatible one
 //! on a closed port (see `sweeps/adsbench-scripted.toml`) is built without
 //! connecting, where a `local` one must load a real model. A solve runs the
@@ -7,7 +8,8 @@
 //! ticks once the job's future is dropped (the worker cancelled it).
 
 use super::agents::{ApiAgent, FixedBidAgent, PacingAgent, BID_RANGE_MICROS};
-use super::outcome::{run, RunError};
+use super::bandit::{self, BanditAgent, Rule, THOMPSON_DRAWS};
+use super::outcome::{run, Outcome, RunError};
 use super::rules::RuleAgent;
 use super::scenario::Scenario;
 use adfarm_proto::{Item, Output, SolutionSpec};
@@ -22,13 +24,24 @@ pub const FIXED_BID: &str = "fixed-bid";
 pub const PACING: &str = "pacing";
 /// Name of the rule-based baseline (the kill switch, then pacing).
 pub const RULES: &str = "rules";
+/// Name of the LinUCB bandit baseline.
+pub const LINUCB: &str = "linucb";
+/// Name of the Thompson-sampling bandit baseline.
+pub const THOMPSON: &str = "thompson";
 /// All, in listing order.
-pub const SOLUTIONS: [&str; 3] = [FIXED_BID, PACING, RULES];
+pub const SOLUTIONS: [&str; 5] = [FIXED_BID, PACING, RULES, LINUCB, THOMPSON];
 
 /// `fixed-bid`'s bid when `params.bid_micros` is not set.
 pub const DEFAULT_BID_MICROS: i64 = 1_000_000;
 /// `pacing`'s CPA target when `params.target_cpa_micros` is not set.
 pub const DEFAULT_TARGET_CPA_MICROS: i64 = 25_000_000;
+/// `linucb`'s confidence width α when `params.alpha` is not set.
+pub const DEFAULT_ALPHA: f64 = 1.0;
+/// `thompson`'s posterior scale ν when `params.nu` is not set.
+pub const DEFAULT_NU: f64 = 1.0;
+/// The bandits' share of uniform exploration when `params.epsilon` is
+/// not set.
+pub const DEFAULT_EPSILON: f64 = 0.1;
 
 /// Which agent, with its parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -48,6 +61,56 @@ pub enum Scripted {
         /// Micros.
         target_cpa_micros: i64,
     },
+    /// [`BanditAgent`] under LinUCB (`params.alpha` in (0, 10],
+    /// `params.epsilon` in (0, 1]).
+    LinUcb {
+        /// Width of the confidence bonus.
+        alpha: f64,
+        /// Share of uniform exploration.
+        epsilon: f64,
+    },
+    /// [`BanditAgent`] under linear Thompson sampling (`params.nu` in
+    /// (0, 10], `params.epsilon` in (0, 1]).
+    Thompson {
+        /// Posterior scale ν.
+        nu: f64,
+        /// Share of uniform exploration.
+        epsilon: f64,
+    },
+}
+
+/// The number parameters `keys` of `spec`, each `(key, default, upper
+/// bound)`, checked in (0, upper]; no other key is accepted.
+fn numbers<const N: usize>(
+    spec: &SolutionSpec,
+    keys: [(&str, f64, f64); N],
+) -> Result<[f64; N], DataError> {
+    if let Some(other) = spec
+        .params
+        .as_object()
+        .and_then(|o| o.keys().find(|k| !keys.iter().any(|(key, ..)| key == k)))
+    {
+        let names: Vec<String> = keys.iter().map(|(k, ..)| format!("`{k}`")).collect();
+        return Err(DataError::Param {
+            field: format!("params.{other}"),
+            reason: format!("{} takes only {}", spec.name, names.join(" and ")),
+        });
+    }
+    let mut out = [0.0; N];
+    for (o, (key, default, hi)) in out.iter_mut().zip(keys) {
+        *o = match spec.params.get(key) {
+            None => default,
+            Some(v) => {
+                v.as_f64()
+                    .filter(|x| *x > 0.0 && *x <= hi)
+                    .ok_or_else(|| DataError::Param {
+                        field: format!("params.{key}"),
+                        reason: format!("must be a number in (0, {hi}], got {v}"),
+                    })?
+            }
+        };
+    }
+    Ok(out)
 }
 
 /// The one integer parameter `key` of `spec` (none: `default`), in range.
@@ -94,6 +157,23 @@ impl Scripted {
             RULES => Ok(Scripted::Rules {
                 target_cpa_micros: param(spec, "target_cpa_micros", DEFAULT_TARGET_CPA_MICROS)?,
             }),
+            LINUCB => {
+                let [alpha, epsilon] = numbers(
+                    spec,
+                    [
+                        ("alpha", DEFAULT_ALPHA, 10.0),
+                        ("epsilon", DEFAULT_EPSILON, 1.0),
+                    ],
+                )?;
+                Ok(Scripted::LinUcb { alpha, epsilon })
+            }
+            THOMPSON => {
+                let [nu, epsilon] = numbers(
+                    spec,
+                    [("nu", DEFAULT_NU, 10.0), ("epsilon", DEFAULT_EPSILON, 1.0)],
+                )?;
+                Ok(Scripted::Thompson { nu, epsilon })
+            }
             other => Err(DataError::UnknownSolution {
                 suite: super::SUITE.into(),
                 solution: other.into(),
@@ -107,16 +187,59 @@ impl Scripted {
             Scripted::FixedBid { .. } => FIXED_BID,
             Scripted::Pacing { .. } => PACING,
             Scripted::Rules { .. } => RULES,
+            Scripted::LinUcb { .. } => LINUCB,
+            Scripted::Thompson { .. } => THOMPSON,
         }
     }
 
-    /// A fresh agent.
-    pub fn agent(self) -> Box<dyn ApiAgent + Send> {
+    /// The bandits' selection rule; `None` for the other agents.
+    pub fn rule(self) -> Option<Rule> {
+        match self {
+            Scripted::LinUcb { alpha, epsilon } => Some(Rule::LinUcb { alpha, epsilon }),
+            Scripted::Thompson { nu, epsilon } => Some(thompson(nu, epsilon)),
+            Scripted::FixedBid { .. } | Scripted::Pacing { .. } | Scripted::Rules { .. } => None,
+        }
+    }
+
+    /// A fresh agent for a scenario with this `seed` (the bandits draw
+    /// from it; the other agents ignore it).
+    pub fn agent(self, seed: u64) -> Box<dyn ApiAgent + Send> {
         match self {
             Scripted::FixedBid { bid_micros } => Box::new(FixedBidAgent::new(bid_micros)),
             Scripted::Pacing { target_cpa_micros } => Box::new(PacingAgent::new(target_cpa_micros)),
             Scripted::Rules { target_cpa_micros } => Box::new(RuleAgent::new(target_cpa_micros)),
+            Scripted::LinUcb { alpha, epsilon } => {
+                Box::new(BanditAgent::new(Rule::LinUcb { alpha, epsilon }, seed))
+            }
+            Scripted::Thompson { nu, epsilon } => {
+                Box::new(BanditAgent::new(thompson(nu, epsilon), seed))
+            }
         }
+    }
+
+    /// Runs `scenario` under this agent; a bandit's outcome carries its
+    /// log.
+    ///
+    /// # Errors
+    /// As [`run`].
+    pub fn episode(
+        self,
+        scenario: &Scenario,
+        keep_going: impl FnMut() -> bool,
+    ) -> Result<Outcome, RunError> {
+        match self.rule() {
+            Some(rule) => bandit::run(scenario, rule, keep_going),
+            None => run(scenario, self.agent(scenario.seed).as_mut(), keep_going),
+        }
+    }
+}
+
+/// Thompson sampling's rule with [`THOMPSON_DRAWS`] posterior draws.
+fn thompson(nu: f64, epsilon: f64) -> Rule {
+    Rule::Thompson {
+        nu,
+        epsilon,
+        draws: THOMPSON_DRAWS,
     }
 }
 
@@ -149,10 +272,7 @@ impl Solution for Scripted {
         let cancelled = Arc::new(AtomicBool::new(false));
         let guard = CancelOnDrop(Arc::clone(&cancelled));
         let outcome = tokio::task::spawn_blocking(move || {
-            let mut agent = agent_kind.agent();
-            run(&scenario, agent.as_mut(), || {
-                !cancelled.load(Ordering::Relaxed)
-            })
+            agent_kind.episode(&scenario, || !cancelled.load(Ordering::Relaxed))
         })
         .await
         .map_err(|e| DataError::Param {

@@ -9,16 +9,25 @@
 //!   Dataset sample);
 //! - `api_agents`: the suite's scripted agents through the API, their
 //!   outcomes and the report;
+//! - `bandits`: the bandit baselines (`linucb`, `thompson`) through the
+//!   harness, their logs, and the OPE gate on a real bandit log;
 //! - `kill_switch`: the kill switch end to end (the budget-drain red team
 //!   and its calm twin, the rule-based baseline, the decision cadence);
 //! - `model_agent`: the model agent with a scripted model, and the API's
 //!   answers to calls a model gets wrong;
-//! - `score`: the composite score and gates on hand-built episodes.
+//! - `gauntlet`: the 60 gauntlet tasks: loading, coverage, the oracle and
+//!   the do-nothing agent on every task, collateral damage, diagnoses;
+//! - `score`: the composite score and gates on hand-built episodes;
+//! - `composite`: the same on real episodes, anchored by the baselines
+//!   stage, and its report section.
 //!
 //! Fixtures stay under `tests/fixtures/`, found from `CARGO_MANIFEST_DIR`.
 
 mod api_agents;
+mod bandits;
+mod composite;
 mod gaql;
+mod gauntlet;
 mod kill_switch;
 mod market_auction;
 mod market_budget;

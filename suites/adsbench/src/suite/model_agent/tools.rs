@@ -348,13 +348,17 @@ impl AdsTools {
             partial_failure: flag("partial_failure"),
             validate_only: flag("validate_only"),
         };
-        let today = desk.sandbox.today();
+        let made: Vec<Change> = request
+            .operations
+            .iter()
+            .map(|op| Change::made(&desk.sandbox, op))
+            .collect();
         let response = desk.sandbox.mutate_request(&request)?;
         if !request.validate_only {
             // With partial failure only the operations that got a result committed.
-            for (op, result) in request.operations.iter().zip(&response.results) {
+            for (change, result) in made.into_iter().zip(&response.results) {
                 if result.is_some() {
-                    desk.changes.push(Change::of(today, op));
+                    desk.changes.push(change);
                 }
             }
         }

@@ -1,0 +1,160 @@
+//! The `baselines` stage: per scenario, what the account earns if nobody
+//! touches it and what the best constant bid multiplier would have earned
+//! in hindsight. The business component of the composite score places an
+//! agent between the two (do-nothing = 0, hindsight-best = 1).
+//!
+//! Earnings are profit: conversion value − cost, over the episode and per
+//! day, in micros. The multipliers scale every keyword's starting bid
+//! once, through the API, at the first decision (×1 is doing nothing, so
+//! the best is never below it). One job per scenario (`Scope::Item`),
+//! shared by every agent and seed: the episodes are a pure function of the
+//! scenario.
+
+use super::agents::{keyword_bids, set_bids, ApiAgent, DecisionPoint};
+use super::outcome::{run, Outcome, RunError};
+use super::scenario::Scenario;
+use crate::api::error::GoogleAdsFailure;
+use crate::sandbox::AdsClient;
+use adfarm_proto::{Lane, Output, Role, Scope, Stage, Variant};
+use adfarm_suite::StageOutput;
+use serde::{Deserialize, Serialize};
+
+/// Name of the stage.
+pub const BASELINES: &str = "baselines";
+
+/// The constant bid multipliers tried in hindsight.
+pub const MULTIPLIERS: [f64; 7] = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0];
+
+/// The stage as the suite declares it.
+pub fn stage() -> Stage {
+    Stage {
+        name: BASELINES.into(),
+        lane: Lane::Cpu,
+        scope: Scope::Item,
+        after: Vec::new(),
+        // It calls no model; the role only says what kind of step it is.
+        role: Role::Judge,
+        variants: vec![Variant::none()],
+        partial: false,
+    }
+}
+
+/// Scales every keyword's bid by `factor` at its first decision, then holds.
+#[derive(Debug, Clone)]
+pub struct ConstantMultiplier {
+    /// The factor.
+    pub factor: f64,
+    done: bool,
+}
+
+impl ConstantMultiplier {
+    /// An agent scaling bids by `factor` once.
+    pub fn new(factor: f64) -> ConstantMultiplier {
+        ConstantMultiplier {
+            factor,
+            done: false,
+        }
+    }
+}
+
+impl ApiAgent for ConstantMultiplier {
+    fn decide(
+        &mut self,
+        client: &mut dyn AdsClient,
+        _point: &DecisionPoint<'_>,
+    ) -> Result<(), GoogleAdsFailure> {
+        if std::mem::replace(&mut self.done, true) || self.factor == 1.0 {
+            return Ok(());
+        }
+        let factor = self.factor;
+        let keywords = keyword_bids(client)?;
+        set_bids(
+            client,
+            keywords.into_iter().map(|k| {
+                let bid = ((k.bid_micros as f64 * factor).round() as i64).max(10_000);
+                (k.resource_name, bid)
+            }),
+            &format!("constant bid multiplier x{factor}"),
+        )
+    }
+}
+
+/// Profit over an episode and per day, micros.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Profit {
+    /// Conversion value − cost over the episode.
+    pub total_micros: i64,
+    /// The same per day, in order.
+    pub days_micros: Vec<i64>,
+}
+
+impl Profit {
+    /// An outcome's profit.
+    pub fn of(o: &Outcome) -> Profit {
+        let days_micros: Vec<i64> = o
+            .days
+            .iter()
+            .map(|d| d.value_micros - d.spend_micros)
+            .collect();
+        Profit {
+            total_micros: days_micros.iter().sum(),
+            days_micros,
+        }
+    }
+}
+
+/// What the stage stores for a scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Baselines {
+    /// Nobody touches the account.
+    pub do_nothing: Profit,
+    /// Each multiplier's profit over the episode, in [`MULTIPLIERS`] order.
+    pub multipliers: Vec<(f64, i64)>,
+    /// The best of them, in hindsight.
+    pub best: (f64, i64),
+}
+
+impl Baselines {
+    /// Runs the scenario under every multiplier (×1 being doing nothing).
+    ///
+    /// # Errors
+    /// The scenario's market could not be built.
+    pub fn of(scenario: &Scenario) -> Result<Baselines, RunError> {
+        let mut do_nothing = None;
+        let mut multipliers = Vec::with_capacity(MULTIPLIERS.len());
+        for m in MULTIPLIERS {
+            let o = run(scenario, &mut ConstantMultiplier::new(m), || true)?;
+            let p = Profit::of(&o);
+            multipliers.push((m, p.total_micros));
+            if m == 1.0 {
+                do_nothing = Some(p);
+            }
+        }
+        let best = multipliers
+            .iter()
+            .copied()
+            // The first of equals: the order is fixed, so is the choice.
+            .fold(multipliers[0], |b, x| if x.1 > b.1 { x } else { b });
+        Ok(Baselines {
+            do_nothing: do_nothing.expect("×1 is among the multipliers"),
+            multipliers,
+            best,
+        })
+    }
+
+    /// The stage's output.
+    pub fn output(&self) -> StageOutput {
+        StageOutput {
+            output: Some(Output {
+                text: format!(
+                    "do nothing {:.2}; best constant multiplier x{} {:.2}",
+                    self.do_nothing.total_micros as f64 / 1e6,
+                    self.best.0,
+                    self.best.1 as f64 / 1e6
+                ),
+                meta: serde_json::to_value(self).expect("baselines serialise"),
+            }),
+            scores: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! The task's events on the market, outside the agent's change set:
+//! deterministic owner or platform acts at a time, like the harness's
+//! drain. Two kinds shape the market before it starts (a competitor's
+//! entry is part of its configuration; the promotion is the market's own
+//! window, checked when the task loads), four act between ticks, two are
+//! declared only (the market sells no stock and tracks conversions
+//! without fail: the brief tells the agent, the predicates grade it).
+
+use super::task::{Event, EventKind, Task};
+use crate::market::{AccountChange, CompetitorSpec, Market, MarketConfig, Status, Strategy};
+
+/// Which competitor an entrant replaces: the market holds at most 47, and
+/// the standard mix fills them, so the first (a truthful bidder) makes way.
+pub const ENTRANT_SLOT: usize = 0;
+
+/// The entrant's click-logit shift in the task's vertical (its ads are
+/// good there) and elsewhere (it barely shows).
+const ENTRANT_BIAS: (f64, f64) = (0.8, -4.0);
+
+/// Sets the task's entrants into `config`: a fixed bidder with strong ads
+/// in the task's vertical, from its event's day.
+pub fn shape_config(task: &Task, config: &mut MarketConfig) {
+    for e in task
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::CompetitorEntering)
+    {
+        let (Some(at), Some(bid), Some(budget)) =
+            (task.time_of(&e.at), e.bid_micros, e.budget_micros)
+        else {
+            continue;
+        };
+        let home = task.vertical.market().index();
+        let mut ad_bias = [ENTRANT_BIAS.1; 6];
+        ad_bias[home] = ENTRANT_BIAS.0;
+        let spec = CompetitorSpec {
+            strategy: Strategy::FixedBid { bid_micros: bid },
+            daily_budget_micros: budget,
+            ad_bias,
+            value_scale: [1.0; 6],
+            enters_on_day: at.day,
+        };
+        if let Some(slot) = config.competitors.get_mut(ENTRANT_SLOT) {
+            *slot = spec;
+        } else {
+            config.competitors.push(spec);
+        }
+    }
+}
+
+/// Applies `event` to `market` now (the market's next tick is its time).
+/// Kinds the configuration carries or the task only declares do nothing
+/// here.
+pub fn apply(market: &mut Market, event: &Event) {
+    match event.kind {
+        EventKind::InvalidTraffic => {
+            market.set_bot_searches(event.bot_searches.unwrap_or(1));
+        }
+        EventKind::BudgetChange => {
+            let Some(budget) = event.budget_micros else {
+                return;
+            };
+            let ids: Vec<u64> = market
+                .account()
+                .campaigns
+                .iter()
+                .filter(|c| c.status != Status::Removed)
+                .map(|c| c.id)
+                .collect();
+            for id in ids {
+                // The task's checks keep the amount in range.
+                let _ = market.apply(AccountChange::set_campaign_budget(id, budget));
+            }
+        }
+        EventKind::DisapprovedAd => {
+            // The platform stops the ad group serving: our account model
+            // has no ads, so its only ad's disapproval is the ad group's
+            // pause, made by the platform (logged, outside the change set).
+            let group = market
+                .account()
+                .ad_groups
+                .iter()
+                .find(|g| Some(&g.name) == event.ad_group.as_ref())
+                .map(|g| g.id);
+            if let Some(ad_group_id) = group {
+                let _ = market.apply(AccountChange::UpdateAdGroup {
+                    ad_group_id,
+                    name: None,
+                    status: Some(Status::Paused),
+                    cpc_bid_micros: None,
+                });
+            }
+        }
+        EventKind::CompetitorEntering
+        | EventKind::Promotion
+        | EventKind::StockChange
+        | EventKind::TrackingOutage => {}
+    }
+}

@@ -1,0 +1,263 @@
+//! The bandit baselines end to end: `linucb` and `thompson` through the
+//! harness on a small scenario (3 days, 4,000 searches a day, a decision
+//! every 6 hours), acting only by noted keyword-bid updates, replaying
+//! byte for byte, logging exact propensities; the OPE gate on a real
+//! bandit log; the solutions' parameters; and (ignored)
+//! the comparison with `fixed-bid` the README tables.
+
+use adfarm_adsbench::suite::bandit::{BanditLog, ARMS, BASE_ARM, FEATURES};
+use adfarm_adsbench::suite::ope_gate::{evaluate, GateSettings, Target};
+use adfarm_adsbench::suite::outcome::Outcome;
+use adfarm_adsbench::suite::scenario::Scenario;
+use adfarm_adsbench::suite::{Scripted, FIXED_BID, LINUCB, THOMPSON};
+use adfarm_adsbench::AdsBench;
+use adfarm_proto::SolutionSpec;
+use adfarm_suite::{DataError, Models, NoModel, Suite};
+use serde_json::json;
+
+/// The small scenario of `seed`.
+fn small(seed: u64) -> Scenario {
+    Scenario {
+        seed,
+        start_date: "2025-03-03".into(),
+        days: 3,
+        opportunities_per_day: 4_000.0,
+        cadence: 6,
+        ..Scenario::nth(0)
+    }
+}
+
+fn spec(name: &str, params: serde_json::Value) -> SolutionSpec {
+    adfarm_suite::solution_entry(name, "none", 64, params)
+}
+
+fn bandit(name: &str) -> Scripted {
+    Scripted::from_spec(&spec(name, json!({}))).expect("a bandit")
+}
+
+fn episode(name: &str, s: &Scenario) -> Outcome {
+    bandit(name).episode(s, || true).expect("runs")
+}
+
+fn log(o: &Outcome) -> &BanditLog {
+    o.bandit
+        .as_ref()
+        .expect("a bandit's outcome carries its log")
+}
+
+/// The scripted account's keyword bids, micros (the bandits' base).
+const BASE_BIDS: [i64; 4] = [1_200_000, 900_000, 1_000_000, 700_000];
+
+#[test]
+fn the_bandits_act_only_by_noted_bid_updates_and_log_exact_propensities() {
+    for name in [LINUCB, THOMPSON] {
+        let o = episode(name, &small(1));
+        assert_eq!(o.failed_decisions, 0, "{name}: every API call was valid");
+        assert_eq!(o.decisions, 12, "{name}: every 6 hours for 3 days");
+        let log = log(&o);
+        assert_eq!(log.policy, name);
+        assert_eq!(log.rounds.len(), 12, "{name}: one round per decision");
+        for (i, r) in log.rounds.iter().enumerate() {
+            assert_eq!(r.at, 12 * i as u64, "{name}");
+            assert_eq!(r.context.len(), FEATURES.len());
+            assert!(r.context.iter().all(|x| x.is_finite()), "{name}: {r:?}");
+            assert!(r.propensity > 0.0 && r.propensity <= 1.0, "{name}: {r:?}");
+            assert_eq!(r.propensity, r.distribution[r.arm], "{name}: {r:?}");
+            let total: f64 = r.distribution.iter().sum();
+            assert!((total - 1.0).abs() < 1e-9, "{name}: {r:?}");
+            // ε = 0.1 over five arms: no arm under 0.02.
+            assert!(r.distribution.iter().all(|p| *p >= 0.02 - 1e-12), "{name}");
+        }
+        let (last, scored) = log.rounds.split_last().expect("rounds");
+        assert!(scored.iter().all(|r| r.reward.is_some()), "{name}");
+        assert_eq!(last.reward, None, "{name}: nothing reads the last interval");
+        assert!(
+            scored.iter().any(|r| r.reward != Some(0.0)),
+            "{name}: the rewards move"
+        );
+        // Every change is a keyword bid at base × the noted arm.
+        let changes = o.changes.as_ref().expect("a change set");
+        assert!(
+            !changes.is_empty(),
+            "{name}: it moved off ×1.0 at least once"
+        );
+        for c in changes {
+            assert_eq!(c.operation, "update");
+            assert!(c.resource.contains("adGroupCriteria"), "{c:?}");
+            assert_eq!(c.fields.keys().collect::<Vec<_>>(), ["cpc_bid_micros"]);
+            let note = c.note.as_deref().unwrap_or_default();
+            let prefix = format!("{name}: arm ×");
+            assert!(note.starts_with(&prefix), "{note}");
+            assert!(
+                note.contains("; pace ") && note.contains(" h cost "),
+                "{note}"
+            );
+            let m: f64 = note[prefix.len()..]
+                .split(';')
+                .next()
+                .and_then(|x| x.parse().ok())
+                .expect("the multiplier");
+            assert!(ARMS.contains(&m), "{note}");
+            let bid: i64 = c.fields["cpc_bid_micros"].parse().expect("micros");
+            assert!(
+                BASE_BIDS
+                    .iter()
+                    .any(|b| (*b as f64 * m).round() as i64 == bid),
+                "{bid} is no base bid × {m}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_bandit_episode_replays_byte_for_byte_from_the_scenario_seed() {
+    let s = small(2);
+    for name in [LINUCB, THOMPSON] {
+        let (a, b) = (episode(name, &s), episode(name, &s));
+        assert_eq!(a.digest, b.digest, "{name}");
+        assert_eq!(
+            serde_json::to_string(&a).expect("json"),
+            serde_json::to_string(&b).expect("json"),
+            "{name}: the same outcome and log"
+        );
+    }
+    let other = episode(LINUCB, &small(3));
+    assert_ne!(log(&episode(LINUCB, &s)).rounds, log(&other).rounds);
+}
+
+#[test]
+fn the_ope_gate_judges_other_policies_from_a_real_bandit_log() {
+    let s = small(1);
+    let lin = episode(LINUCB, &s);
+    let ts = episode(THOMPSON, &s);
+    let settings = GateSettings {
+        resamples: 2_000,
+        seed: 1,
+        alpha: 0.05,
+    };
+    let rewards: Vec<f64> = log(&lin).rewarded().map(|(_, r)| r).collect();
+    let mean = rewards.iter().sum::<f64>() / rewards.len() as f64;
+    for target in [
+        Target::Arm(BASE_ARM),
+        Target::Arm(ARMS.len() - 1),
+        Target::Greedy(log(&ts).weights.clone()),
+    ] {
+        let g = evaluate(log(&lin), &target, &settings).expect("a verdict");
+        assert_eq!(g.rounds, 11, "{target:?}");
+        assert!((g.logging_mean - mean).abs() < 1e-12, "{g:?}");
+        assert!(g.estimate.is_finite() && g.ipw.is_finite(), "{g:?}");
+        assert!(g.lower <= g.estimate && g.estimate <= g.upper, "{g:?}");
+        assert_eq!(g.passed, g.lower > g.logging_mean, "{g:?}");
+    }
+}
+
+#[test]
+fn the_bandits_are_solutions_whose_parameters_are_checked_with_their_field() {
+    let suite = AdsBench::default();
+    let names = suite.solutions();
+    assert!(names.iter().any(|n| n == LINUCB) && names.iter().any(|n| n == THOMPSON));
+    assert!(suite
+        .check_solution(&spec(LINUCB, json!({"alpha": 0.5, "epsilon": 0.2})))
+        .is_ok());
+    assert!(suite
+        .check_solution(&spec(THOMPSON, json!({"nu": 2, "epsilon": 1})))
+        .is_ok());
+    for (name, params, field) in [
+        (LINUCB, json!({"alpha": 0}), "params.alpha"),
+        (LINUCB, json!({"alpha": "wide"}), "params.alpha"),
+        (LINUCB, json!({"epsilon": 1.5}), "params.epsilon"),
+        (LINUCB, json!({"nu": 1}), "params.nu"),
+        (THOMPSON, json!({"nu": -1}), "params.nu"),
+        (THOMPSON, json!({"alpha": 1}), "params.alpha"),
+    ] {
+        match suite.check_solution(&spec(name, params.clone())) {
+            Err(DataError::Param { field: got, .. }) => assert_eq!(got, field, "{params}"),
+            other => panic!("{name} {params}: {other:?}"),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bandit_solve_carries_its_log_and_the_others_outputs_do_not() {
+    let suite = AdsBench::default();
+    let item = small(1).item(0);
+    let llm = NoModel;
+    let models = Models {
+        llm: &llm,
+        embedder: None,
+    };
+    let solved = suite
+        .solution(&spec(THOMPSON, json!({})))
+        .expect("thompson")
+        .solve(&item, models, 1)
+        .await
+        .expect("an episode");
+    let o: Outcome = serde_json::from_value(solved.output.meta).expect("an outcome");
+    assert_eq!(log(&o).rounds.len(), 12);
+    let fixed = suite
+        .solution(&spec(FIXED_BID, json!({})))
+        .expect("fixed-bid")
+        .solve(&item, models, 1)
+        .await
+        .expect("an episode");
+    assert!(
+        fixed.output.meta.get("bandit").is_none(),
+        "no log, no field"
+    );
+}
+
+/// Profit (conversion value − cost, currency units) of one episode.
+fn profit(o: &Outcome) -> f64 {
+    let t = o.totals();
+    (t.value_micros - t.spend_micros) as f64 / 1e6
+}
+
+/// The README's comparison: 14 stationary days (no owner event, no red
+/// team), 4,000 searches a day, a decision every 6 hours, seeds 1 to 5.
+#[test]
+#[ignore = "seven seconds; prints the README's tables"]
+fn bandits_against_fixed_bid_on_stationary_scenarios() {
+    let agents = [FIXED_BID, LINUCB, THOMPSON];
+    let mut sums = [0.0; 3];
+    let mut gates = Vec::new();
+    println!("| seed | agent | spend | conversions | value | profit |");
+    println!("|---:|---|---:|---:|---:|---:|");
+    for seed in 1..=5 {
+        let s = Scenario {
+            days: 14,
+            ..small(seed)
+        };
+        for (i, name) in agents.iter().enumerate() {
+            let o = Scripted::from_spec(&spec(name, json!({})))
+                .expect("a solution")
+                .episode(&s, || true)
+                .expect("runs");
+            let t = o.totals();
+            sums[i] += profit(&o);
+            println!(
+                "| {seed} | {name} | {:.2} | {:.1} | {:.2} | {:.2} |",
+                t.spend_micros as f64 / 1e6,
+                t.conversions,
+                t.value_micros as f64 / 1e6,
+                profit(&o)
+            );
+            assert_eq!(o.failed_decisions, 0);
+            if let Some(log) = &o.bandit {
+                let g = evaluate(log, &Target::Arm(BASE_ARM), &GateSettings::default())
+                    .expect("a verdict");
+                gates.push(format!(
+                    "| {seed} | {name} | {} | {:.3} | [{:.3}, {:.3}] | {:.3} | {:.3} | {} |",
+                    g.rounds, g.estimate, g.lower, g.upper, g.ipw, g.logging_mean, g.passed
+                ));
+            }
+        }
+    }
+    for (name, sum) in agents.iter().zip(sums) {
+        println!("mean profit {name}: {:.2}", sum / 5.0);
+    }
+    println!("| seed | log | rounds | DR of ×1.0 | 95% CI | IPW | logging mean | passed |");
+    println!("|---:|---|---:|---:|---|---:|---:|---|");
+    for g in gates {
+        println!("{g}");
+    }
+}

@@ -1,0 +1,161 @@
+//! The composite score on real episodes: the baselines stage's reference
+//! episodes anchor business at 0 (doing nothing) and 1 (the best constant
+//! multiplier, played as an agent), the kill-switch gate fails an agent
+//! that ignores a drain and passes the rule baseline, change notes that
+//! quote what the agent read count as explained, and the report's section
+//! has one row per agent.
+
+use adfarm_adsbench::score::{Business, Composite, Gate, Weights};
+use adfarm_adsbench::suite::agents::FixedBidAgent;
+use adfarm_adsbench::suite::baselines::{Baselines, ConstantMultiplier, Profit, MULTIPLIERS};
+use adfarm_adsbench::suite::composite::{facts, section, COMPOSITE};
+use adfarm_adsbench::suite::outcome::{run, Outcome};
+use adfarm_adsbench::suite::rules::RuleAgent;
+use adfarm_adsbench::suite::scenario::{Drain, Scenario};
+use adfarm_adsbench::suite::{DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS};
+use adfarm_proto::report::Value;
+use adfarm_proto::{Cell, JobId, JobResult, Output, SuiteSpec, SweepSpec, SOLVE};
+use adfarm_suite::ReportInput;
+use serde_json::json;
+
+fn scenario() -> Scenario {
+    Scenario {
+        seed: 4,
+        start_date: "2025-03-03".into(),
+        days: 3,
+        budget_micros: 60_000_000,
+        opportunities_per_day: 4_000.0,
+        cadence: 6,
+        kill_switch: true,
+        drain: Some(Drain {
+            date: "2025-03-04".into(),
+            hour: 9,
+            bot_searches: 4,
+        }),
+        ..Scenario::nth(0)
+    }
+}
+
+fn composite(o: &Outcome, b: &Baselines) -> Composite {
+    Composite::of(&facts(o, b, 0.0), &Weights::default())
+}
+
+#[test]
+fn business_runs_from_doing_nothing_to_the_best_constant_multiplier() {
+    let s = Scenario {
+        drain: None,
+        kill_switch: false,
+        ..scenario()
+    };
+    let b = Baselines::of(&s).expect("baselines");
+    assert_eq!(b.multipliers.len(), MULTIPLIERS.len());
+    assert!(b.best.1 >= b.do_nothing.total_micros);
+    let nothing = run(&s, &mut ConstantMultiplier::new(1.0), || true).expect("runs");
+    assert_eq!(Profit::of(&nothing), b.do_nothing);
+    let best = run(&s, &mut ConstantMultiplier::new(b.best.0), || true).expect("runs");
+    let f0 = facts(&nothing, &b, 0.0);
+    let f1 = facts(&best, &b, 0.0);
+    let Business::Management {
+        utility,
+        hindsight_best,
+        ..
+    } = f1.business
+    else {
+        panic!("a managed account")
+    };
+    assert_eq!(utility, hindsight_best);
+    assert_eq!(composite(&nothing, &b).components.business, 0.0);
+    assert_eq!(composite(&best, &b).components.business, 1.0);
+    // Doing nothing loses no day against itself; no model, no compute cost.
+    assert_eq!(f0.worst_day_loss_micros, 0);
+    assert_eq!(composite(&nothing, &b).components.compute, 1.0);
+}
+
+#[test]
+fn the_kill_switch_gate_fails_an_agent_that_ignores_a_drain_and_passes_the_rules() {
+    let s = scenario();
+    let b = Baselines::of(&s).expect("baselines");
+    let fixed = run(&s, &mut FixedBidAgent::new(DEFAULT_BID_MICROS), || true).expect("runs");
+    let rules = run(&s, &mut RuleAgent::new(DEFAULT_TARGET_CPA_MICROS), || true).expect("runs");
+    let (cf, cr) = (composite(&fixed, &b), composite(&rules, &b));
+    assert!(cf.failed(Gate::KillSwitch) && !cf.passed, "{cf:?}");
+    assert!(!cr.failed(Gate::KillSwitch) && cr.passed, "{cr:?}");
+    // The rule agent's pause cites the spend it read.
+    let fr = facts(&rules, &b, 0.0);
+    assert!(fr.changes >= 1);
+    let changes = rules.changes.as_deref().expect("a change set");
+    let pause = changes
+        .iter()
+        .find(|c| c.fields.get("status").is_some_and(|v| v.contains("PAUSED")))
+        .expect("a pause");
+    assert!(pause.cites_observed, "{pause:?}");
+    assert!(fr.changes_citing_observed >= 1);
+}
+
+fn result(solution: &str, stage: &str, output: serde_json::Value) -> JobResult {
+    JobResult {
+        id: JobId(format!("{solution}-{stage}")),
+        stage: stage.into(),
+        cell: Cell {
+            suite: "adsbench".into(),
+            dataset: "scenarios".into(),
+            solution: solution.into(),
+            seed: 1,
+        },
+        item: "scenario-0".into(),
+        judge: None,
+        output: Some(Output {
+            text: String::new(),
+            meta: output,
+        }),
+        scores: Vec::new(),
+        usage: Vec::new(),
+    }
+}
+
+#[test]
+fn the_report_has_a_composite_row_per_agent() {
+    let s = scenario();
+    let b = Baselines::of(&s).expect("baselines");
+    let fixed = run(&s, &mut FixedBidAgent::new(DEFAULT_BID_MICROS), || true).expect("runs");
+    let rules = run(&s, &mut RuleAgent::new(DEFAULT_TARGET_CPA_MICROS), || true).expect("runs");
+    let results = vec![
+        result("-", "baselines", serde_json::to_value(&b).expect("json")),
+        result(
+            "fixed-bid",
+            SOLVE,
+            serde_json::to_value(&fixed).expect("json"),
+        ),
+        result("rules", SOLVE, serde_json::to_value(&rules).expect("json")),
+    ];
+    let spec: SweepSpec = serde_json::from_value(json!({
+        "name": "s", "seeds": [1],
+        "suites": [{"name": "adsbench", "datasets": ["scenarios"]}],
+        "solutions": [{"name": "rules", "provider": "none"}, {"name": "fixed-bid", "provider": "none"}],
+        "providers": [],
+    }))
+    .expect("a sweep");
+    let suite: &SuiteSpec = &spec.suites[0];
+    let input = ReportInput {
+        spec: &spec,
+        suite,
+        cells: &[],
+        results: &results,
+    };
+    let sec = section(&input, &Weights::default()).expect("a section");
+    let t = &sec.tables[0];
+    assert_eq!(t.id, COMPOSITE);
+    let names: Vec<_> = t.rows.iter().map(|r| r[0].clone()).collect();
+    // In the sweep's solution order.
+    assert_eq!(
+        names,
+        [
+            Some(Value::Text("rules".into())),
+            Some(Value::Text("fixed-bid".into()))
+        ]
+    );
+    let col = |id: &str| t.columns.iter().position(|c| c.id == id).expect(id);
+    assert_eq!(t.rows[0][col("gate-kill-switch")], Some(Value::Integer(0)));
+    assert_eq!(t.rows[1][col("gate-kill-switch")], Some(Value::Integer(1)));
+    assert_eq!(t.rows[1][col("passed")], Some(Value::Integer(0)));
+}
