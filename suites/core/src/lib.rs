@@ -9,6 +9,8 @@
 //!   adds to the binary (`adfarm <suite> <command>`);
 //! - [`stats`]: the statistics suites share (pass@k, κ, α, Student-t
 //!   intervals, the seeded bootstrap, SplitMix64), pure functions;
+//! - [`toml_lines`]: the line of a field in a TOML task file, for
+//!   `file:line: field` errors;
 //! - `scripted`: [`Scripted`], a solution that answers with a function of
 //!   the item and calls no model, [`NoModel`] to run it with, and
 //!   [`Solved::text`];
@@ -26,6 +28,7 @@ mod report;
 mod review;
 mod scripted;
 pub mod stats;
+pub mod toml_lines;
 
 pub use command::{CommandError, Toolbox};
 pub use entry::solution_entry;

@@ -3,16 +3,7 @@
 //! found again in the text by the file's shape: top-level keys, then one
 //! `[[steps]]` block per step, found by its `id`, with its `[steps.args]`.
 
-/// True when `line` assigns `key` (bare or quoted).
-fn assigns(line: &str, key: &str) -> bool {
-    let t = line.trim_start();
-    let rest = t
-        .strip_prefix('"')
-        .and_then(|r| r.strip_prefix(key))
-        .and_then(|r| r.strip_prefix('"'))
-        .or_else(|| t.strip_prefix(key));
-    rest.is_some_and(|r| r.trim_start().starts_with('='))
-}
+use adfarm_suite::toml_lines::assigns;
 
 /// 1-based line of `field` in `text`: a top-level key when `step` is none
 /// (`answer.from` is found at `answer`), else in that step's block (`tool`,

@@ -293,7 +293,7 @@ fn check_triggers(market: &Market, brief: &Brief, triggers: &mut Vec<Tripped>) {
 
 /// The owner sets every campaign's budget (the scenario checked the
 /// amount; a campaign the market refuses keeps its budget).
-fn set_every_budget(market: &mut Market, budget_micros: i64) {
+pub(super) fn set_every_budget(market: &mut Market, budget_micros: i64) {
     let ids: Vec<u64> = market
         .account()
         .campaigns

@@ -30,7 +30,7 @@ use crate::api::error::GoogleAdsFailure;
 use crate::api::MutateOperation;
 use crate::gaql::Value;
 use crate::sandbox::AdsClient;
-use crate::suite::agents::{number, ApiAgent, DecisionPoint, BID_RANGE_MICROS};
+use crate::suite::agents::{keyword_bids, number, ApiAgent, DecisionPoint, BID_RANGE_MICROS};
 use crate::suite::kill_switch::hour_index;
 use crate::suite::outcome::{self, Outcome, RunError};
 use crate::suite::scenario::Scenario;
@@ -115,30 +115,6 @@ impl BanditAgent {
     }
 }
 
-/// Each enabled positive keyword's resource name and effective bid.
-fn keyword_bids(client: &mut dyn AdsClient) -> Result<Vec<(String, i64)>, GoogleAdsFailure> {
-    let rows = client.search(
-        "SELECT ad_group_criterion.resource_name, ad_group_criterion.cpc_bid_micros, \
-         ad_group.cpc_bid_micros FROM ad_group_criterion \
-         WHERE ad_group_criterion.status = 'ENABLED' AND ad_group_criterion.negative = FALSE",
-    )?;
-    Ok(rows
-        .into_iter()
-        .filter_map(|r| {
-            let name = match r.values.first()? {
-                Value::ResourceName(n) | Value::String(n) => n.clone(),
-                _ => return None,
-            };
-            let bid = match (r.values.get(1)?, r.values.get(2)?) {
-                (Value::Int64(own), _) => *own,
-                (_, Value::Int64(group)) => *group,
-                _ => return None,
-            };
-            Some((name, bid))
-        })
-        .collect())
-}
-
 /// The account's cost and value per hour ([`hour_index`]) of yesterday
 /// and today.
 fn hourly(client: &mut dyn AdsClient) -> Result<BTreeMap<i64, Money>, GoogleAdsFailure> {
@@ -187,7 +163,10 @@ impl ApiAgent for BanditAgent {
         let base = match &self.base {
             Some(b) => b.clone(),
             None => {
-                let b = keyword_bids(client)?;
+                let b: Vec<(String, i64)> = keyword_bids(client)?
+                    .into_iter()
+                    .map(|k| (k.resource_name, k.bid_micros))
+                    .collect();
                 self.base = Some(b.clone());
                 b
             }

@@ -6,6 +6,7 @@
 //! declared only (the market sells no stock and tracks conversions
 //! without fail: the brief tells the agent, the predicates grade it).
 
+use super::super::harness::set_every_budget;
 use super::task::{Event, EventKind, Task};
 use crate::market::{AccountChange, CompetitorSpec, Market, MarketConfig, Status, Strategy};
 
@@ -60,17 +61,8 @@ pub fn apply(market: &mut Market, event: &Event) {
             let Some(budget) = event.budget_micros else {
                 return;
             };
-            let ids: Vec<u64> = market
-                .account()
-                .campaigns
-                .iter()
-                .filter(|c| c.status != Status::Removed)
-                .map(|c| c.id)
-                .collect();
-            for id in ids {
-                // The task's checks keep the amount in range.
-                let _ = market.apply(AccountChange::set_campaign_budget(id, budget));
-            }
+            // The task's checks keep the amount in range.
+            set_every_budget(market, budget);
         }
         EventKind::DisapprovedAd => {
             // The platform stops the ad group serving: our account model
