@@ -7,12 +7,16 @@
 //! - this file: [`Sandbox`], [`AdsClient`] (what an agent holds) and the
 //!   calendar bridge between the market's and the API's dates;
 //! - `rows`: the market as a row source;
-//! - `changes`: mutate operations as account changes.
+//! - `changes`: mutate operations as account changes;
+//! - [`faults`]: a deterministic fault schedule (outages, quota errors,
+//!   partial failures) on the market's clock, and how the agent met it.
 
 mod changes;
+pub mod faults;
 mod rows;
 
 pub use changes::PendingChanges;
+pub use faults::{Fault, FaultKind, FaultLog, FaultSchedule};
 pub use rows::budget_name;
 
 use crate::api::error::GoogleAdsFailure;
@@ -56,6 +60,9 @@ pub struct Sandbox {
     /// seen: what an agent's change notes may cite.
     observed: Vec<(&'static str, f64)>,
     seen: std::collections::BTreeSet<(&'static str, u64)>,
+    /// Windows during which requests fail (none by default).
+    faults: FaultSchedule,
+    fault_log: FaultLog,
 }
 
 /// Distinct values the sandbox keeps for citation checks: a bound on its
@@ -70,6 +77,28 @@ impl Sandbox {
             api: AdsApi::new(LimitsConfig::default()),
             observed: Vec::new(),
             seen: std::collections::BTreeSet::new(),
+            faults: FaultSchedule::default(),
+            fault_log: FaultLog::default(),
+        }
+    }
+
+    /// The same sandbox with requests failing as `faults` schedules.
+    pub fn with_faults(mut self, faults: FaultSchedule) -> Sandbox {
+        self.faults = faults;
+        self
+    }
+
+    /// How the agent's requests met the fault schedule so far.
+    pub fn fault_log(&self) -> &FaultLog {
+        &self.fault_log
+    }
+
+    /// The schedule's answer to `request` now, if it refuses it.
+    fn fault(&mut self, request: faults::Request) -> Result<(), GoogleAdsFailure> {
+        let (tick, now) = (self.market.now().ordinal(), self.now());
+        match self.faults.answer(tick, now, request, &mut self.fault_log) {
+            Some(errors) => Err(GoogleAdsFailure { errors }),
+            None => Ok(()),
         }
     }
 
@@ -117,11 +146,12 @@ impl Sandbox {
     /// One page of a search.
     ///
     /// # Errors
-    /// See [`AdsApi::search`].
+    /// See [`AdsApi::search`]; a scheduled fault's error first.
     pub fn search_page(
         &mut self,
         request: &SearchRequest,
     ) -> Result<SearchResponse, GoogleAdsFailure> {
+        self.fault(faults::Request::Search)?;
         let now = self.now();
         let page = self.api.search(&self.market, request, now)?;
         self.observe(&page);
@@ -132,11 +162,13 @@ impl Sandbox {
     /// changes applied to the market only when the request commits.
     ///
     /// # Errors
-    /// See [`AdsApi::mutate`].
+    /// See [`AdsApi::mutate`]; a scheduled fault's error first (nothing
+    /// commits).
     pub fn mutate_request(
         &mut self,
         request: &MutateRequest,
     ) -> Result<MutateResponse, GoogleAdsFailure> {
+        self.fault(faults::Request::Mutate(request.operations.len()))?;
         let now = self.now();
         let mut pending = PendingChanges::new(self.market.account().clone());
         let response = self.api.mutate(&mut pending, request, now)?;

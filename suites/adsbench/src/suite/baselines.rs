@@ -6,17 +6,19 @@
 //! Earnings are profit: conversion value − cost, over the episode and per
 //! day, in micros. The multipliers scale every keyword's starting bid
 //! once, through the API, at the first decision (×1 is doing nothing, so
-//! the best is never below it). One job per scenario (`Scope::Item`),
-//! shared by every agent and seed: the episodes are a pure function of the
-//! scenario.
+//! the best is never below it). One job per item (`Scope::Item`), shared
+//! by every agent and seed: the episodes are a pure function of the
+//! scenario, or of the gauntlet task (its account and events included).
 
 use super::agents::{keyword_bids, set_bids, ApiAgent, DecisionPoint};
+use super::assignment::Assignment;
+use super::harness::drive;
 use super::outcome::{run, Outcome, RunError};
 use super::scenario::Scenario;
 use crate::api::error::GoogleAdsFailure;
 use crate::sandbox::AdsClient;
 use adfarm_proto::{Lane, Output, Role, Scope, Stage, Variant};
-use adfarm_suite::StageOutput;
+use adfarm_suite::{DataError, StageOutput};
 use serde::{Deserialize, Serialize};
 
 /// Name of the stage.
@@ -120,10 +122,42 @@ impl Baselines {
     /// # Errors
     /// The scenario's market could not be built.
     pub fn of(scenario: &Scenario) -> Result<Baselines, RunError> {
+        Baselines::with(|m| run(scenario, &mut ConstantMultiplier::new(m), || true))
+    }
+
+    /// Runs what `assignment` asks (a scenario, or a task with its account
+    /// and events) under every multiplier.
+    ///
+    /// # Errors
+    /// The market refused the assignment.
+    pub fn of_assignment(assignment: &Assignment, item: &str) -> Result<Baselines, DataError> {
+        if let Assignment::Scenario(s) = assignment {
+            return Baselines::of(s).map_err(|e| DataError::Param {
+                field: format!("item {item}: meta"),
+                reason: e.to_string(),
+            });
+        }
+        Baselines::with(|m| {
+            let (scenario, mut sandbox, harness) = assignment.prepare(item)?;
+            let plan = harness.plan().clone();
+            let run = drive(
+                &mut sandbox,
+                &mut ConstantMultiplier::new(m),
+                harness,
+                || true,
+            );
+            Ok(assignment
+                .finish(item, &scenario, &plan, &sandbox, run, None)?
+                .outcome)
+        })
+    }
+
+    /// The baselines from the outcome of each multiplier.
+    fn with<E>(mut episode: impl FnMut(f64) -> Result<Outcome, E>) -> Result<Baselines, E> {
         let mut do_nothing = None;
         let mut multipliers = Vec::with_capacity(MULTIPLIERS.len());
         for m in MULTIPLIERS {
-            let o = run(scenario, &mut ConstantMultiplier::new(m), || true)?;
+            let o = episode(m)?;
             let p = Profit::of(&o);
             multipliers.push((m, p.total_micros));
             if m == 1.0 {

@@ -67,14 +67,22 @@ pub struct ApiRun {
     pub triggers: Vec<Tripped>,
 }
 
+/// Changes the account's owner or the platform makes, not the agent: a
+/// task's events (a promotion, a competitor entering, invalid traffic),
+/// applied before the tick at `now` like the plan's own budget change.
+pub trait Owner: Send {
+    /// What happens at `now`, before its decision and its tick.
+    fn at(&mut self, market: &mut Market, now: SimTime);
+}
+
 /// The harness of one episode, stepped from decision point to decision
 /// point: a scripted agent's loop ([`run_api_episode`]) and a model
 /// agent's (which awaits its model between two points) share it.
-#[derive(Debug)]
 pub struct Harness {
     plan: Plan,
     step: u32,
     run: ApiRun,
+    owner: Option<Box<dyn Owner>>,
     /// The tick at `now` has not run yet: the decision there came first.
     tick_due: bool,
     /// The decision point being decided and the campaigns' statuses then.
@@ -89,9 +97,16 @@ impl Harness {
             plan,
             step,
             run: ApiRun::default(),
+            owner: None,
             tick_due: false,
             deciding: None,
         }
+    }
+
+    /// The same harness, `owner` acting at every tick.
+    pub fn with_owner(mut self, owner: Box<dyn Owner>) -> Harness {
+        self.owner = Some(owner);
+        self
     }
 
     /// The plan it runs.
@@ -99,9 +114,15 @@ impl Harness {
         &self.plan
     }
 
-    /// Decision points in an episode of `market`'s horizon.
+    /// Decision points left in `market`'s episode from its next tick on
+    /// (a warm-up already run is not counted).
     pub fn decision_points(&self, market: &Market) -> u32 {
-        market.config().days * (crate::market::TICKS_PER_DAY / self.step)
+        let end = u64::from(market.config().days) * u64::from(crate::market::TICKS_PER_DAY);
+        let now = market.now().ordinal();
+        let step = u64::from(self.step);
+        // The ticks in [now, end) that are multiples of the step (which
+        // divides a day, so a tick's place in its day does not matter).
+        (end.div_ceil(step).saturating_sub(now.div_ceil(step))) as u32
     }
 
     /// Runs the market to the next decision point: the tick left from the
@@ -135,6 +156,9 @@ impl Harness {
                 if now == at {
                     sandbox.market_mut().set_bot_searches(bots);
                 }
+            }
+            if let Some(owner) = &mut self.owner {
+                owner.at(sandbox.market_mut(), now);
             }
             self.tick_due = true;
             if now.tick.is_multiple_of(self.step) {
@@ -183,9 +207,19 @@ pub fn run_api_episode(
     sandbox: &mut Sandbox,
     agent: &mut dyn ApiAgent,
     plan: &Plan,
+    keep_going: impl FnMut() -> bool,
+) -> ApiRun {
+    drive(sandbox, agent, Harness::new(plan.clone()), keep_going)
+}
+
+/// Runs `harness`'s episode on `sandbox` with a scripted `agent`.
+pub fn drive(
+    sandbox: &mut Sandbox,
+    agent: &mut dyn ApiAgent,
+    mut harness: Harness,
     mut keep_going: impl FnMut() -> bool,
 ) -> ApiRun {
-    let mut harness = Harness::new(plan.clone());
+    let plan = harness.plan().clone();
     while let Some(now) = harness.to_next_decision(sandbox, &mut keep_going) {
         let mut changes = Vec::new();
         let mut client = Recorder::new(sandbox, &mut changes);

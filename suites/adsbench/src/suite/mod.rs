@@ -9,8 +9,13 @@
 //! - [`agents`]: the agent trait (a decision every `cadence` hours) and
 //!   the scripted agents, acting only through the Ads API;
 //! - [`rules`]: the rule-based baseline (the kill switch, then pacing);
+//! - [`assignment`]: what a solve runs, a scenario or a gauntlet task, for
+//!   every agent alike;
 //! - [`bandit`]: the bandit baselines (`linucb`, `thompson`) over bid
 //!   multipliers, logging their propensities;
+//! - [`qlearning`]: the tabular Q-learning baseline (`q-learning`) over
+//!   the bandits' arms, trained in its solve on seeds disjoint from the
+//!   scenario's, then greedy with its table frozen;
 //! - [`ope_gate`]: the OPE gate on agents: another policy's value from a
 //!   bandit's log, against the logging policy's mean reward;
 //! - [`harness`]: runs an episode: decisions, ticks, owner events, the
@@ -21,6 +26,11 @@
 //! - [`change_log`]: an episode's change set, kept as the agent commits it;
 //! - [`gauntlet`]: the `gauntlet` dataset, 60 graded tasks as TOML files;
 //! - [`outcome`]: one scenario under one agent, run to its end and scored;
+//! - [`policy`]: advertising policy over the text an agent creates or
+//!   enables;
+//! - [`redteam`]: 20 red-team scenarios (drains, policy traps, API
+//!   faults, prompt injections) in the gauntlet's format, and what an
+//!   episode under attack records;
 //! - [`baselines`]: the `baselines` stage, per scenario: doing nothing and
 //!   the best constant bid multiplier in hindsight;
 //! - [`composite`]: the composite score per agent, in the report;
@@ -38,6 +48,7 @@
 //! the sweep's weights and prices.
 
 pub mod agents;
+pub mod assignment;
 pub mod bandit;
 pub mod baselines;
 pub mod change_log;
@@ -49,6 +60,9 @@ pub mod model_agent;
 pub mod ope_gate;
 mod ope_section;
 pub mod outcome;
+pub mod policy;
+pub mod qlearning;
+pub mod redteam;
 mod report;
 pub mod review;
 pub mod rules;
@@ -58,8 +72,8 @@ mod solutions;
 pub use ope_section::OPE_OBD;
 
 pub use solutions::{
-    Scripted, DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS, FIXED_BID, LINUCB, PACING, RULES,
-    SOLUTIONS, THOMPSON,
+    Scripted, DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS, FIXED_BID, LINUCB, PACING, Q_LEARNING,
+    RULES, SOLUTIONS, THOMPSON,
 };
 
 use crate::ope::classic::{self, Classic, ClassicError};
@@ -118,7 +132,11 @@ impl Suite for AdsBench {
     }
 
     fn datasets(&self) -> Vec<String> {
-        vec![scenario::DATASET.into(), gauntlet::DATASET.into()]
+        vec![
+            scenario::DATASET.into(),
+            gauntlet::DATASET.into(),
+            redteam::DATASET.into(),
+        ]
     }
 
     /// The Open Bandit Dataset sample, for the off-policy evaluation part.
@@ -137,6 +155,7 @@ impl Suite for AdsBench {
     fn items(&self, dataset: &str, params: &serde_json::Value) -> Result<ItemIter, DataError> {
         match dataset {
             gauntlet::DATASET => gauntlet::dataset::items(params),
+            redteam::DATASET => redteam::items(params),
             _ => scenario::items(dataset, params),
         }
     }
@@ -179,24 +198,23 @@ impl Suite for AdsBench {
                 reason: format!("the {SUITE} suite declares only {BASELINES}"),
             }));
         }
-        let scenario = scenario::Scenario::of(job.item)?;
+        let assignment = assignment::Assignment::of(job.item)?;
+        let id = job.item.id.clone();
         // The episodes are CPU work: off the async runtime.
-        let computed = tokio::task::spawn_blocking(move || Baselines::of(&scenario))
-            .await
-            .map_err(|e| DataError::Param {
-                field: format!("item {}", job.item.id),
-                reason: format!("the baselines thread failed: {e}"),
-            })?
-            .map_err(|e| DataError::Param {
-                field: format!("item {}: meta", job.item.id),
-                reason: e.to_string(),
-            })?;
+        let computed =
+            tokio::task::spawn_blocking(move || Baselines::of_assignment(&assignment, &id))
+                .await
+                .map_err(|e| DataError::Param {
+                    field: format!("item {}", job.item.id),
+                    reason: format!("the baselines thread failed: {e}"),
+                })??;
         Ok(computed.output())
     }
 
     fn report(&self, input: &ReportInput<'_>) -> Result<Vec<Section>, DataError> {
         let mut sections = report::sections(input);
         let weights = Weights::from_params(&input.suite.params)?;
+        sections.extend(gauntlet::report::section(input));
         sections.extend(composite::section(input, &weights));
         if let Some(assets) = &self.assets_dir {
             sections.push(ope_section::section(

@@ -11,6 +11,7 @@ use super::bandit::BanditLog;
 use super::change_log::Change;
 use super::harness::{run_api_episode, ApiRun, Plan};
 use super::kill_switch::{judge, KillSwitch};
+use super::redteam::RedTeamRecord;
 use super::scenario::Scenario;
 use crate::market::{daily_report, Cap, DayReport, Event, MarketError};
 use crate::sandbox::Sandbox;
@@ -129,6 +130,10 @@ pub struct Outcome {
     /// decision); only the bandits have one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bandit: Option<BanditLog>,
+    /// The red team's record (policy violations, the injection, fault
+    /// retries); only red-team episodes have one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub red_team: Option<RedTeamRecord>,
 }
 
 /// Metric names of a job's scores.
@@ -248,6 +253,7 @@ pub fn of(
             .then(|| judge(&run.triggers, &run.decision_log)),
         changes: Some(run.changes),
         bandit: None,
+        red_team: None,
     })
 }
 

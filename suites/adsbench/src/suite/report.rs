@@ -17,7 +17,15 @@ pub const DAILY: &str = "daily";
 /// the sweep's seed), in the sweep's solution order, then item id.
 pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
     let mut runs: BTreeMap<(usize, &str, &str), Outcome> = BTreeMap::new();
-    for r in input.results.iter().filter(|r| r.stage == SOLVE) {
+    // A gauntlet task's episode is reported by its verdict (the gauntlet
+    // section), not by day.
+    let scenario_runs = input.results.iter().filter(|r| {
+        r.stage == SOLVE
+            && r.output
+                .as_ref()
+                .is_some_and(|o| o.meta.get("verdict").is_none())
+    });
+    for r in scenario_runs {
         let Some(outcome) = r
             .output
             .as_ref()

@@ -271,6 +271,7 @@ mod tests {
             changes,
             kill_switch: None,
             bandit: None,
+            red_team: None,
         }
     }
 

@@ -1,6 +1,8 @@
 //! The suite's solutions, the scripted API agents: `fixed-bid`, `pacing`,
 //! the rule-based baseline `rules` and the bandit baselines `linucb` and
-//! `thompson` (their draws seeded by the scenario's seed). None calls a model, but a sweep still names a provider for
+//! `thompson` (their draws seeded by the scenario's seed), and the tabular
+//! Q-learning baseline `q-learning` (trained in its solve on training
+//! seeds disjoint from the scenario's). None calls a model, but a sweep still names a provider for
 //! them, which the worker builds before solving: an OpenAI-compatible one
 //! on a closed port (see `sweeps/adsbench-scripted.toml`) is built without
 //! connecting, where a `local` one must load a real model. A solve runs the
@@ -8,8 +10,11 @@
 //! ticks once the job's future is dropped (the worker cancelled it).
 
 use super::agents::{ApiAgent, FixedBidAgent, PacingAgent, BID_RANGE_MICROS};
+use super::assignment::{Assignment, Graded};
 use super::bandit::{self, BanditAgent, Rule, THOMPSON_DRAWS};
+use super::harness::drive;
 use super::outcome::{run, Outcome, RunError};
+use super::qlearning::{self, QAgent, QConfig, QTable};
 use super::rules::RuleAgent;
 use super::scenario::Scenario;
 use adfarm_proto::{Item, Output, SolutionSpec};
@@ -28,8 +33,10 @@ pub const RULES: &str = "rules";
 pub const LINUCB: &str = "linucb";
 /// Name of the Thompson-sampling bandit baseline.
 pub const THOMPSON: &str = "thompson";
+/// Name of the tabular Q-learning baseline.
+pub const Q_LEARNING: &str = "q-learning";
 /// All, in listing order.
-pub const SOLUTIONS: [&str; 5] = [FIXED_BID, PACING, RULES, LINUCB, THOMPSON];
+pub const SOLUTIONS: [&str; 6] = [FIXED_BID, PACING, RULES, LINUCB, THOMPSON, Q_LEARNING];
 
 /// `fixed-bid`'s bid when `params.bid_micros` is not set.
 pub const DEFAULT_BID_MICROS: i64 = 1_000_000;
@@ -77,6 +84,10 @@ pub enum Scripted {
         /// Share of uniform exploration.
         epsilon: f64,
     },
+    /// [`QAgent`]: trained on the scenario's training seeds, then greedy
+    /// with its table frozen (`params.episodes`, `epsilon`, `alpha`,
+    /// `gamma`; see [`QConfig::from_spec`]).
+    QLearning(QConfig),
 }
 
 /// The number parameters `keys` of `spec`, each `(key, default, upper
@@ -174,6 +185,7 @@ impl Scripted {
                 )?;
                 Ok(Scripted::Thompson { nu, epsilon })
             }
+            Q_LEARNING => Ok(Scripted::QLearning(QConfig::from_spec(spec)?)),
             other => Err(DataError::UnknownSolution {
                 suite: super::SUITE.into(),
                 solution: other.into(),
@@ -189,6 +201,7 @@ impl Scripted {
             Scripted::Rules { .. } => RULES,
             Scripted::LinUcb { .. } => LINUCB,
             Scripted::Thompson { .. } => THOMPSON,
+            Scripted::QLearning(_) => Q_LEARNING,
         }
     }
 
@@ -197,12 +210,18 @@ impl Scripted {
         match self {
             Scripted::LinUcb { alpha, epsilon } => Some(Rule::LinUcb { alpha, epsilon }),
             Scripted::Thompson { nu, epsilon } => Some(thompson(nu, epsilon)),
-            Scripted::FixedBid { .. } | Scripted::Pacing { .. } | Scripted::Rules { .. } => None,
+            Scripted::FixedBid { .. }
+            | Scripted::Pacing { .. }
+            | Scripted::Rules { .. }
+            | Scripted::QLearning(_) => None,
         }
     }
 
     /// A fresh agent for a scenario with this `seed` (the bandits draw
-    /// from it; the other agents ignore it).
+    /// from it; the other agents ignore it). `q-learning`'s is the
+    /// untrained learner (an empty table, exploring from the seed):
+    /// [`Scripted::episode`] trains it on the scenario's training seeds
+    /// first.
     pub fn agent(self, seed: u64) -> Box<dyn ApiAgent + Send> {
         match self {
             Scripted::FixedBid { bid_micros } => Box::new(FixedBidAgent::new(bid_micros)),
@@ -214,11 +233,12 @@ impl Scripted {
             Scripted::Thompson { nu, epsilon } => {
                 Box::new(BanditAgent::new(thompson(nu, epsilon), seed))
             }
+            Scripted::QLearning(config) => Box::new(QAgent::learning(&config, QTable::new(), seed)),
         }
     }
 
     /// Runs `scenario` under this agent; a bandit's outcome carries its
-    /// log.
+    /// log; `q-learning` trains first and plays its frozen table.
     ///
     /// # Errors
     /// As [`run`].
@@ -227,6 +247,9 @@ impl Scripted {
         scenario: &Scenario,
         keep_going: impl FnMut() -> bool,
     ) -> Result<Outcome, RunError> {
+        if let Scripted::QLearning(config) = self {
+            return qlearning::run(scenario, &config, keep_going).map(|(o, _)| o);
+        }
         match self.rule() {
             Some(rule) => bandit::run(scenario, rule, keep_going),
             None => run(scenario, self.agent(scenario.seed).as_mut(), keep_going),
@@ -267,32 +290,39 @@ impl Solution for Scripted {
     ) -> Result<Solved, JobError> {
         // The episode is a pure function of the scenario (its own seed) and
         // the agent's calls; the sweep's seed does not enter.
-        let scenario = Scenario::of(item)?;
+        let assignment = Assignment::of(item)?;
         let agent_kind = *self;
         let cancelled = Arc::new(AtomicBool::new(false));
         let guard = CancelOnDrop(Arc::clone(&cancelled));
-        let outcome = tokio::task::spawn_blocking(move || {
-            agent_kind.episode(&scenario, || !cancelled.load(Ordering::Relaxed))
+        let id = item.id.clone();
+        let graded = tokio::task::spawn_blocking(move || -> Result<Graded, DataError> {
+            let keep_going = || !cancelled.load(Ordering::Relaxed);
+            if let Assignment::Scenario(scenario) = &assignment {
+                // A bandit's outcome carries its log.
+                let outcome = agent_kind
+                    .episode(scenario, keep_going)
+                    .map_err(|e| refused(&id, e))?;
+                return Ok(Graded {
+                    outcome,
+                    verdict: None,
+                });
+            }
+            let (scenario, mut sandbox, harness) = assignment.prepare(&id)?;
+            let plan = harness.plan().clone();
+            let mut agent = agent_kind.agent(scenario.seed);
+            let run = drive(&mut sandbox, agent.as_mut(), harness, keep_going);
+            let diagnosis = agent.diagnosis();
+            assignment.finish(&id, &scenario, &plan, &sandbox, run, diagnosis.as_deref())
         })
         .await
         .map_err(|e| DataError::Param {
             field: format!("item {}", item.id),
             reason: format!("the episode thread failed: {e}"),
-        })?;
+        })??;
         drop(guard);
-        let outcome = outcome.map_err(|e| match e {
-            RunError::Market(e) => DataError::Param {
-                field: format!("item {}: meta", item.id),
-                reason: e.to_string(),
-            },
-            RunError::Cancelled { ticks } => DataError::Param {
-                field: format!("item {}", item.id),
-                reason: format!("cancelled after {ticks} ticks"),
-            },
-        })?;
-        let t = outcome.totals();
+        let t = graded.outcome.totals();
         Ok(Solved {
-            scores: outcome.scores(),
+            scores: graded.scores(),
             output: Output {
                 text: format!(
                     "{} on {}: spent {:.2} for {} clicks and {:.1} conversions; digest {}",
@@ -301,10 +331,24 @@ impl Solution for Scripted {
                     t.spend_micros as f64 / 1e6,
                     t.clicks,
                     t.conversions,
-                    outcome.digest
+                    graded.outcome.digest
                 ),
-                meta: serde_json::to_value(&outcome).expect("an outcome serialises"),
+                meta: graded.meta(),
             },
         })
+    }
+}
+
+/// A run that did not reach an outcome, as the job's error.
+fn refused(item: &str, e: RunError) -> DataError {
+    match e {
+        RunError::Market(e) => DataError::Param {
+            field: format!("item {item}: meta"),
+            reason: e.to_string(),
+        },
+        RunError::Cancelled { ticks } => DataError::Param {
+            field: format!("item {item}"),
+            reason: format!("cancelled after {ticks} ticks"),
+        },
     }
 }

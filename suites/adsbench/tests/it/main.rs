@@ -11,12 +11,18 @@
 //!   outcomes and the report;
 //! - `bandits`: the bandit baselines (`linucb`, `thompson`) through the
 //!   harness, their logs, and the OPE gate on a real bandit log;
+//! - `qlearning`: the tabular Q-learning baseline: deterministic training
+//!   on seeds disjoint from the scenario's, frozen greedy play through the
+//!   API, its parameters;
 //! - `kill_switch`: the kill switch end to end (the budget-drain red team
 //!   and its calm twin, the rule-based baseline, the decision cadence);
 //! - `model_agent`: the model agent with a scripted model, and the API's
 //!   answers to calls a model gets wrong;
 //! - `gauntlet`: the 60 gauntlet tasks: loading, coverage, the oracle and
 //!   the do-nothing agent on every task, collateral damage, diagnoses;
+//! - `redteam`: the 20 red-team scenarios: loading, attack success of an
+//!   obeying agent against a compliant one, the policy traps, API faults
+//!   and retries, the budget drain's kill switch;
 //! - `score`: the composite score and gates on hand-built episodes;
 //! - `composite`: the same on real episodes, anchored by the baselines
 //!   stage, and its report section.
@@ -38,5 +44,7 @@ mod model_agent;
 mod ope_bias;
 mod ope_fixtures;
 mod ope_obd;
+mod qlearning;
+mod redteam;
 mod sandbox;
 mod score;

@@ -302,3 +302,121 @@ fn calls_a_model_gets_wrong_get_googles_errors_in_the_observation() {
         assert!(text.contains("\"results\""), "{resource}: {text}");
     }
 }
+
+/// The gauntlet item `id`.
+fn task_item(id: &str) -> Item {
+    AdsBench::default()
+        .items("gauntlet", &json!({}))
+        .expect("the gauntlet")
+        .map(|i| i.expect("a valid task"))
+        .find(|i| i.id == id)
+        .expect("a shipped task")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_agent_is_told_a_tasks_brief_and_its_diagnosis_is_graded() {
+    // analysis-easy-01: 2 days, one decision a day; the cause is budget-limited.
+    let item = task_item("analysis-easy-01");
+    let diagnose = |cause: &str| {
+        vec![
+            reply(
+                "",
+                &[("report_diagnosis", &json!({"cause": cause}).to_string())],
+            ),
+            reply("", &[("end_decision", r#"{"summary": "reported"}"#)]),
+            reply(
+                "",
+                &[("end_decision", r#"{"summary": "nothing to change"}"#)],
+            ),
+        ]
+    };
+    let suite = AdsBench::default();
+    let solution = suite
+        .solution(&spec(FUNCTION_CALLING))
+        .expect("a model agent");
+    let mut verdicts = Vec::new();
+    for cause in ["budget-limited", "bid-too-low"] {
+        let llm = Scripted::new(diagnose(cause));
+        let solved = solution
+            .solve(
+                &item,
+                Models {
+                    llm: &llm,
+                    embedder: None,
+                },
+                7,
+            )
+            .await
+            .expect("the episode runs");
+        let seen = llm.requests();
+        // The brief is the task's, and the diagnosis tool lists the causes.
+        assert!(seen[0].messages[1].content.contains("Find the cause"));
+        let tool = seen[0]
+            .tools
+            .iter()
+            .find(|t| t.name == "report_diagnosis")
+            .expect("the diagnosis tool on an analysis task");
+        assert_eq!(
+            tool.parameters["properties"]["cause"]["enum"][4],
+            "invalid-traffic"
+        );
+        assert_eq!(solved.output.meta["transcript"]["diagnosis"], cause);
+        let score = |m: &str| {
+            solved
+                .scores
+                .iter()
+                .find(|x| x.metric == m)
+                .map(|x| x.verdict.clone())
+        };
+        verdicts.push((score("diagnosis-correct"), score("task-passed")));
+    }
+    assert_eq!(
+        verdicts,
+        [
+            (Some(Verdict::Score(1.0)), Some(Verdict::Score(1.0))),
+            (Some(Verdict::Score(0.0)), Some(Verdict::Score(0.0))),
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scripted_agent_solves_a_gauntlet_task_and_is_graded() {
+    let item = task_item("control-easy-02");
+    let suite = AdsBench::default();
+    let llm = Scripted::new(Vec::new());
+    let solved = suite
+        .solution(&adfarm_suite::solution_entry(
+            "fixed-bid",
+            "none",
+            64,
+            json!({}),
+        ))
+        .expect("a scripted agent")
+        .solve(
+            &item,
+            Models {
+                llm: &llm,
+                embedder: None,
+            },
+            1,
+        )
+        .await
+        .expect("the episode runs");
+    let verdict = &solved.output.meta["verdict"];
+    assert!(
+        verdict["predicates"]
+            .as_array()
+            .is_some_and(|p| !p.is_empty()),
+        "{verdict}"
+    );
+    let passed = solved
+        .scores
+        .iter()
+        .find(|x| x.metric == "task-passed")
+        .expect("a task score");
+    assert_eq!(
+        passed.verdict,
+        Verdict::Score(f64::from(u8::from(verdict["passed"] == true)))
+    );
+    assert!(llm.requests().is_empty(), "a scripted agent calls no model");
+}

@@ -4,6 +4,9 @@
 //! propensity, the full distribution, the reward once observed).
 //!
 //! - this file: the arms, the context's features, the log;
+//! - `observe`: what a decision reads through GAQL ([`Observation`]: B,
+//!   the hourly money, the features, the interval reward) and how an arm
+//!   is set, shared with the Q-learning baseline;
 //! - `ridge`: the per-arm ridge regression both bandits learn with;
 //! - `policy`: the two selection rules (LinUCB under an ε-greedy mixture,
 //!   linear Thompson sampling with Monte Carlo argmax probabilities);
@@ -18,10 +21,12 @@
 //! probability of the arm played and the episode replays byte for byte.
 
 mod agent;
+mod observe;
 mod policy;
 mod ridge;
 
 pub use agent::{run, BanditAgent, THOMPSON_DRAWS};
+pub use observe::{base_bids, base_bids_once, set_arm, Observation};
 pub use policy::{argmax, Rule};
 pub use ridge::{dot, Ridge};
 

@@ -54,6 +54,7 @@ pub fn check(task: &Task) -> Result<(), Problem> {
     predicates(task)?;
     diagnosis(task)?;
     oracle(task, &rules)?;
+    super::attack::check(task)?;
     if task.needs_action && task.oracle.is_empty() && task.diagnosis.is_none() {
         return bad(
             "needs_action",

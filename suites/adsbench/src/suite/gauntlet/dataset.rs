@@ -1,6 +1,7 @@
 //! The `gauntlet` dataset: one item per shipped task, in id order, the
 //! task itself in `meta` so a solve can run and grade it.
 
+use super::super::scenario::SUITE_PARAMS;
 use super::load::shipped;
 use super::task::Task;
 use adfarm_proto::Item;
@@ -36,19 +37,20 @@ impl Task {
 }
 
 /// The gauntlet's items. The suite's parameters belong to the `scenarios`
-/// dataset (`scenarios`); the gauntlet takes none of its own.
+/// dataset (`scenarios`) and the composite (`weights`); the gauntlet takes
+/// none of its own.
 ///
 /// # Errors
-/// A parameter other than `scenarios`, or a shipped task that does not
+/// A parameter the suite does not take, or a shipped task that does not
 /// load (a broken build).
 pub fn items(params: &serde_json::Value) -> Result<ItemIter, DataError> {
     if let Some(other) = params
         .as_object()
-        .and_then(|o| o.keys().find(|k| *k != "scenarios"))
+        .and_then(|o| o.keys().find(|k| !SUITE_PARAMS.contains(&k.as_str())))
     {
         return Err(DataError::Param {
             field: format!("params.{other}"),
-            reason: "the adsbench suite takes only `scenarios`".into(),
+            reason: format!("the adsbench suite takes {}", SUITE_PARAMS.join(", ")),
         });
     }
     let tasks = shipped().map_err(|e| DataError::Param {

@@ -8,7 +8,10 @@
 
 use super::super::harness::set_every_budget;
 use super::task::{Event, EventKind, Task};
-use crate::market::{AccountChange, CompetitorSpec, Market, MarketConfig, Status, Strategy};
+use crate::market::{
+    AccountChange, BiddingStrategy, CompetitorSpec, Market, MarketConfig, MarketError, MatchType,
+    ResourceName, Status, Strategy,
+};
 
 /// Which competitor an entrant replaces: the market holds at most 47, and
 /// the standard mix fills them, so the first (a truthful bidder) makes way.
@@ -88,4 +91,61 @@ pub fn apply(market: &mut Market, event: &Event) {
         | EventKind::StockChange
         | EventKind::TrackingOutage => {}
     }
+}
+
+/// The owner opens `task`'s account on `market` before the first tick:
+/// each campaign, its ad group, its keywords (the red team's runner opens
+/// its accounts with it).
+///
+/// # Errors
+/// A campaign, ad group or keyword the market refuses (a loaded task's
+/// account always opens).
+pub fn open_account(task: &Task, market: &mut Market) -> Result<(), MarketError> {
+    let single = task.account.campaigns.len() == 1;
+    for c in &task.account.campaigns {
+        let budget = match c.budget_micros {
+            Some(b) => b,
+            None if single => task.scenario.budget_micros,
+            None => return Err(MarketError::invalid("budget_micros", "required")),
+        };
+        let ResourceName::Campaign { campaign_id, .. } =
+            market.apply(AccountChange::CreateCampaign {
+                name: c.name.clone(),
+                daily_budget_micros: budget,
+                status: Status::parse("status", &c.status)?,
+                bidding_strategy: BiddingStrategy::ManualCpc,
+            })?
+        else {
+            return Err(MarketError::invalid("campaign", "not created"));
+        };
+        let ResourceName::AdGroup { ad_group_id, .. } =
+            market.apply(AccountChange::CreateAdGroup {
+                campaign_id,
+                name: c.ad_group_name(),
+                status: Status::Enabled,
+                cpc_bid_micros: c.ad_group_bid_micros,
+            })?
+        else {
+            return Err(MarketError::invalid("ad_group", "not created"));
+        };
+        for k in &c.keywords {
+            let match_type = MatchType::parse("match", &k.match_type.to_uppercase())?;
+            market.apply(if k.negative {
+                AccountChange::CreateNegativeKeyword {
+                    ad_group_id,
+                    text: k.text.clone(),
+                    match_type,
+                }
+            } else {
+                AccountChange::CreateKeyword {
+                    ad_group_id,
+                    text: k.text.clone(),
+                    match_type,
+                    status: Status::parse("status", &k.status)?,
+                    cpc_bid_micros: k.bid_micros,
+                }
+            })?;
+        }
+    }
+    Ok(())
 }

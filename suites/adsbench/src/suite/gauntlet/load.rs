@@ -123,6 +123,17 @@ pub fn shipped() -> Result<Vec<Task>, LoadError> {
 /// # Errors
 /// The first file that cannot be read or does not load.
 pub fn load_dir(dir: &Path) -> Result<Vec<Task>, LoadError> {
+    load_dir_with(dir, parse)
+}
+
+/// Every `*.toml` directly in `dir`, read by `parse`, sorted by id.
+///
+/// # Errors
+/// The first file that cannot be read or that `parse` refuses.
+pub fn load_dir_with(
+    dir: &Path,
+    parse: impl Fn(&Path, &str) -> Result<Task, LoadError>,
+) -> Result<Vec<Task>, LoadError> {
     let io = |path: &Path, source| LoadError::Io {
         path: path.to_path_buf(),
         source,

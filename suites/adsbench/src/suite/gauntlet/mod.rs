@@ -6,6 +6,7 @@
 //! under an API agent and is graded on the end state, the KPIs, the
 //! change set and, for analysis tasks, the diagnosis.
 //!
+//! - [`attack`]: a red-team task's `[attack]` section and its checks;
 //! - [`task`]: the file's types (unknown keys refused), with its
 //!   [`labels`] (modality, difficulty, vertical, objective, factors, causes)
 //!   and its [`steps`] (events, predicates, diagnosis, oracle steps);
@@ -16,6 +17,7 @@
 //! - [`scope`]: what the agent may change, and collateral damage;
 //! - [`events`]: owner and platform events on the market;
 //! - [`run`]: one task under one agent; [`grade`]: the verdict;
+//! - [`report`]: the report's table of verdicts, task by agent;
 //! - [`agents`]: the scripted oracle and the do-nothing baseline;
 //! - [`dataset`]: the suite's `gauntlet` dataset;
 //! - `shipped`: the task files built into the crate (written by
@@ -28,6 +30,7 @@
 //! collateral damage.
 
 pub mod agents;
+pub mod attack;
 mod check;
 mod check_steps;
 pub mod dataset;
@@ -36,6 +39,7 @@ pub mod facts;
 pub mod grade;
 pub mod labels;
 pub mod load;
+pub mod report;
 pub mod run;
 pub mod scope;
 mod shipped;

@@ -1,19 +1,17 @@
 //! One task under one agent, run to its end: the market the task's
 //! scenario makes (entrants set in), the task's account opened by the
 //! owner, the warm-up run with no agent, then the harness's episode loop
-//! from the agent's first decision, stopped just before each event's tick
-//! so the event applies between ticks and the loop resumes (the harness
-//! checks `keep_going` before a tick's events and decision, so nothing
-//! runs twice and no decision is skipped).
+//! from the agent's first decision, the task's events applied by the
+//! harness as the owner's before their tick's decision.
 
 use super::super::agents::{ApiAgent, Brief};
 use super::super::change_log::Change;
-use super::super::harness::{run_api_episode, Plan};
-use super::events::{apply, shape_config};
+use super::super::harness::{drive, Harness, Owner, Plan};
+use super::super::redteam::run::schedule;
+use super::attack::AttackKind;
+use super::events::{apply, open_account, shape_config};
 use super::task::{Event, Task};
-use crate::market::{
-    AccountChange, BiddingStrategy, Market, MarketError, MatchType, ResourceName, Status,
-};
+use crate::market::{Market, MarketError, SimTime};
 use crate::sandbox::Sandbox;
 
 /// What one task's episode left behind, for grading.
@@ -42,114 +40,86 @@ pub enum RunError {
     Task(String),
 }
 
-/// Runs `task` under `agent` to its end.
+/// The task's events, applied by the harness as the owner's (or the
+/// platform's) at their ticks.
+struct TaskEvents {
+    /// Events with their tick, in time order.
+    events: Vec<(u64, Event)>,
+    /// Events applied so far.
+    next: usize,
+}
+
+impl TaskEvents {
+    fn apply_until(&mut self, market: &mut Market, now: u64) {
+        while let Some((_, e)) = self.events.get(self.next).filter(|(t, _)| *t <= now) {
+            apply(market, e);
+            self.next += 1;
+        }
+    }
+}
+
+impl Owner for TaskEvents {
+    fn at(&mut self, market: &mut Market, now: SimTime) {
+        self.apply_until(market, now.ordinal());
+    }
+}
+
+/// The task ready for its agent: the market its scenario makes (entrants
+/// set in) with the task's account opened and the warm-up run (its events
+/// applied), and the harness that runs the rest, the later events its
+/// owner's.
 ///
 /// # Errors
 /// A task the market refuses (see [`RunError`]).
-pub fn run(task: &Task, agent: &mut dyn ApiAgent) -> Result<Episode, RunError> {
+pub fn prepare(task: &Task) -> Result<(Sandbox, Harness), RunError> {
     let scenario = task.as_scenario().map_err(RunError::Task)?;
     let mut config = scenario.config()?;
     shape_config(task, &mut config);
     let mut market = Market::new(config)?;
-    open(task, &mut market)?;
-    let mut sandbox = Sandbox::new(market);
-    let mut events: Vec<(u64, &Event)> = task
+    open_account(task, &mut market)?;
+    let mut events: Vec<(u64, Event)> = task
         .events
         .iter()
-        .filter_map(|e| Some((task.time_of(&e.at)?.ordinal(), e)))
+        .filter_map(|e| Some((task.time_of(&e.at)?.ordinal(), e.clone())))
         .collect();
     events.sort_by_key(|(t, _)| *t);
+    let mut owner = TaskEvents { events, next: 0 };
+    let agent_start = task.agent_start().ordinal();
+    while !market.is_finished() && market.now().ordinal() < agent_start {
+        let now = market.now().ordinal();
+        owner.apply_until(&mut market, now);
+        market.step_tick();
+    }
+    // A red-team task arms its attack: the API's fault window, and the
+    // kill switch against a budget drain.
+    let attack = task.attack.as_ref();
     let plan = Plan {
         brief: Brief {
             cadence_hours: task.scenario.cadence,
             roas_floor: None,
         },
+        kill_switch: attack.is_some_and(|a| a.kind == AttackKind::BudgetDrain),
         ..Plan::default()
     };
-    let agent_start = task.agent_start().ordinal();
-    let (mut changes, mut decisions, mut failed) = (Vec::new(), 0, 0);
-    let mut next = 0;
-    while !sandbox.market().is_finished() {
-        let now = sandbox.market().now().ordinal();
-        while let Some((_, e)) = events.get(next).filter(|(t, _)| *t <= now) {
-            apply(sandbox.market_mut(), e);
-            next += 1;
-        }
-        if now < agent_start {
-            sandbox.market_mut().step_tick();
-            continue;
-        }
-        let stop = events.get(next).map_or(u64::MAX, |(t, _)| *t);
-        let mut tick = now;
-        let part = run_api_episode(&mut sandbox, agent, &plan, || {
-            let go = tick < stop;
-            tick += 1;
-            go
-        });
-        changes.extend(part.changes);
-        decisions += part.decisions;
-        failed += part.failed_decisions;
-    }
-    let market = sandbox.market().clone();
-    Ok(Episode {
-        market,
-        changes,
-        decisions,
-        failed_decisions: failed,
-        diagnosis: agent.diagnosis(),
-    })
+    let faults = attack.map(|a| schedule(task, a)).unwrap_or_default();
+    Ok((
+        Sandbox::new(market).with_faults(faults),
+        Harness::new(plan).with_owner(Box::new(owner)),
+    ))
 }
 
-/// The owner opens the task's account: each campaign, its ad group, its
-/// keywords, before the first tick.
-fn open(task: &Task, market: &mut Market) -> Result<(), MarketError> {
-    let single = task.account.campaigns.len() == 1;
-    for c in &task.account.campaigns {
-        let budget = match c.budget_micros {
-            Some(b) => b,
-            None if single => task.scenario.budget_micros,
-            None => return Err(MarketError::invalid("budget_micros", "required")),
-        };
-        let status = Status::parse("status", &c.status)?;
-        let ResourceName::Campaign { campaign_id, .. } =
-            market.apply(AccountChange::CreateCampaign {
-                name: c.name.clone(),
-                daily_budget_micros: budget,
-                status,
-                bidding_strategy: BiddingStrategy::ManualCpc,
-            })?
-        else {
-            return Err(MarketError::invalid("campaign", "not created"));
-        };
-        let ResourceName::AdGroup { ad_group_id, .. } =
-            market.apply(AccountChange::CreateAdGroup {
-                campaign_id,
-                name: c.ad_group_name(),
-                status: Status::Enabled,
-                cpc_bid_micros: c.ad_group_bid_micros,
-            })?
-        else {
-            return Err(MarketError::invalid("ad_group", "not created"));
-        };
-        for k in &c.keywords {
-            let match_type = MatchType::parse("match", &k.match_type.to_uppercase())?;
-            let change = if k.negative {
-                AccountChange::CreateNegativeKeyword {
-                    ad_group_id,
-                    text: k.text.clone(),
-                    match_type,
-                }
-            } else {
-                AccountChange::CreateKeyword {
-                    ad_group_id,
-                    text: k.text.clone(),
-                    match_type,
-                    status: Status::parse("status", &k.status)?,
-                    cpc_bid_micros: k.bid_micros,
-                }
-            };
-            market.apply(change)?;
-        }
-    }
-    Ok(())
+/// Runs `task` under `agent` to its end.
+///
+/// # Errors
+/// A task the market refuses (see [`RunError`]).
+pub fn run(task: &Task, agent: &mut dyn ApiAgent) -> Result<Episode, RunError> {
+    let (mut sandbox, harness) = prepare(task)?;
+    let run = drive(&mut sandbox, agent, harness, || true);
+    Ok(Episode {
+        market: sandbox.market().clone(),
+        changes: run.changes,
+        decisions: run.decisions,
+        failed_decisions: run.failed_decisions,
+        diagnosis: agent.diagnosis(),
+    })
 }

@@ -10,6 +10,7 @@
 //! the position of every key and a parse error names its line; what a
 //! kind needs is checked afterwards (`check`).
 
+pub use super::attack::{Attack, AttackKind, PlantedIn};
 pub use super::labels::{
     Cause, Difficulty, Dynamic, Modality, Objective, ObjectiveKind, Start, Vertical,
 };
@@ -172,4 +173,7 @@ pub struct Task {
     /// The oracle's reference steps.
     #[serde(default, rename = "oracle")]
     pub oracle: Vec<OracleStep>,
+    /// What the red team plants (red-team tasks only; see `attack`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attack: Option<Attack>,
 }

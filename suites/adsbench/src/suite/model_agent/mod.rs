@@ -28,7 +28,7 @@ use adfarm_agent::{Ending, Limits, Protocol, Sampling, Script, Tokens};
 use adfarm_llm::{LlmError, Message, Provider};
 use serde::{Deserialize, Serialize};
 
-use super::harness::{ApiRun, Harness, Plan};
+use super::harness::{ApiRun, Harness};
 use crate::sandbox::{AdsClient, Sandbox};
 use tools::{AdsTools, Desk};
 
@@ -59,6 +59,8 @@ pub struct ModelRun {
     pub refused: u32,
     /// Tokens over every model call.
     pub usage: Tokens,
+    /// The cause the agent reported, on a task that asks for one.
+    pub diagnosis: Option<String>,
 }
 
 /// The agent: its protocol and bounds.
@@ -75,30 +77,39 @@ pub struct ModelAgent {
 }
 
 impl ModelAgent {
-    /// Runs one episode of `llm` on `sandbox` under `plan`, telling it
-    /// `brief` at every decision; `keep_going` is checked before every tick.
+    /// Runs one episode of `llm` on `sandbox` under `harness`, telling it
+    /// `brief` at every decision and, when `causes` are given, offering
+    /// `report_diagnosis` over them; `keep_going` is checked before every
+    /// tick.
     ///
     /// # Errors
     /// Only the model's own failures (transport, status, budget); the job
     /// is then retried whole, its finished calls answered from the cache.
+    #[allow(clippy::too_many_arguments)]
     pub async fn episode(
         &self,
         llm: &dyn Provider,
         sandbox: Sandbox,
-        plan: Plan,
+        mut harness: Harness,
         brief: &str,
+        causes: Option<&[&str]>,
         seed: u64,
         keep_going: Arc<dyn Fn() -> bool + Send + Sync>,
     ) -> Result<(Sandbox, ModelRun), LlmError> {
-        let tools = Arc::new(AdsTools::default());
+        let tools = Arc::new(match causes {
+            Some(causes) => AdsTools::diagnosing(causes),
+            None => AdsTools::default(),
+        });
         let system = prompt::system(self.protocol, &self.limits, tools_specs(&tools));
         let sampling = Sampling {
             max_tokens: self.max_tokens,
             temperature: self.temperature,
             seed,
         };
-        let (cadence, floor) = (plan.brief.cadence_hours, plan.brief.roas_floor);
-        let mut harness = Harness::new(plan);
+        let (cadence, floor) = (
+            harness.plan().brief.cadence_hours,
+            harness.plan().brief.roas_floor,
+        );
         let total = harness.decision_points(sandbox.market());
         let mut desk = Desk::new(sandbox);
         let mut decisions = Vec::new();
@@ -156,7 +167,7 @@ impl ModelAgent {
             // A decision "fails" as a scripted one does: the API refused a request.
             harness.decided(&desk.sandbox, made, desk.refused > refused_before);
         }
-        let refused = desk.refused;
+        let (refused, diagnosis) = (desk.refused, desk.diagnosis.take());
         let api = harness.finish();
         Ok((
             desk.sandbox,
@@ -165,6 +176,7 @@ impl ModelAgent {
                 decisions,
                 refused,
                 usage,
+                diagnosis,
             },
         ))
     }

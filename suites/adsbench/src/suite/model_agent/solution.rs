@@ -13,8 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::prompt::prompt_version;
 use super::{Decision, ModelAgent};
-use crate::sandbox::Sandbox;
-use crate::suite::outcome::{self, Outcome, RunError};
+use crate::suite::assignment::Assignment;
 use crate::suite::scenario::Scenario;
 
 /// Name of the ReAct model agent.
@@ -134,6 +133,9 @@ pub struct Transcript {
     pub refused: u32,
     /// Model calls and tokens over the episode.
     pub usage: adfarm_agent::Tokens,
+    /// The cause it reported, on a task that asks for one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnosis: Option<String>,
 }
 
 /// Sets its flag when dropped: the solve future was dropped, so the
@@ -160,13 +162,10 @@ impl Solution for ModelAgent {
     }
 
     async fn solve(&self, item: &Item, models: Models<'_>, seed: u64) -> Result<Solved, JobError> {
-        let scenario = Scenario::of(item)?;
-        let market_error = |e: String| DataError::Param {
-            field: format!("item {}: meta", item.id),
-            reason: e,
-        };
-        let sandbox = Sandbox::new(scenario.market().map_err(|e| market_error(e.to_string()))?);
-        let plan = scenario.plan();
+        let assignment = Assignment::of(item)?;
+        let (scenario, sandbox, harness) = assignment.prepare(&item.id)?;
+        let plan = harness.plan().clone();
+        let causes = assignment.causes();
         let cancelled = Arc::new(AtomicBool::new(false));
         let guard = CancelOnDrop(Arc::clone(&cancelled));
         let keep_going = Arc::new(move || !cancelled.load(Ordering::Relaxed));
@@ -174,31 +173,33 @@ impl Solution for ModelAgent {
             .episode(
                 models.llm,
                 sandbox,
-                plan.clone(),
-                &brief(&scenario),
+                harness,
+                &assignment.brief(),
+                causes.as_deref(),
                 seed,
                 keep_going,
             )
             .await?;
         drop(guard);
-        let outcome: Outcome =
-            outcome::of(&scenario, &plan, &sandbox, run.api).map_err(|e| match e {
-                RunError::Market(e) => market_error(e.to_string()),
-                RunError::Cancelled { ticks } => DataError::Param {
-                    field: format!("item {}", item.id),
-                    reason: format!("cancelled after {ticks} ticks"),
-                },
-            })?;
+        let graded = assignment.finish(
+            &item.id,
+            &scenario,
+            &plan,
+            &sandbox,
+            run.api,
+            run.diagnosis.as_deref(),
+        )?;
         let transcript = Transcript {
             prompt_version: prompt_version(self.protocol).to_string(),
             decisions: run.decisions,
             refused: run.refused,
             usage: run.usage,
+            diagnosis: run.diagnosis,
         };
-        let t = outcome.totals();
-        let mut scores = outcome.scores();
+        let t = graded.outcome.totals();
+        let mut scores = graded.scores();
         scores.extend(transcript.scores());
-        let mut meta = serde_json::to_value(&outcome).expect("an outcome serialises");
+        let mut meta = graded.meta();
         meta["transcript"] = serde_json::to_value(&transcript).expect("a transcript serialises");
         Ok(Solved {
             scores,
@@ -211,7 +212,7 @@ impl Solution for ModelAgent {
                     t.spend_micros as f64 / 1e6,
                     t.clicks,
                     t.conversions,
-                    outcome.digest
+                    graded.outcome.digest
                 ),
                 meta,
             },

@@ -33,6 +33,8 @@ pub const MUTATE: &str = "mutate";
 pub const CHANGE_HISTORY: &str = "change_history";
 /// Tool: ends the decision.
 pub const END_DECISION: &str = "end_decision";
+/// Tool: the agent's diagnosis, offered on tasks that ask for one.
+pub const REPORT_DIAGNOSIS: &str = "report_diagnosis";
 
 /// Rows of a search page shown to the model: the rest is counted, and the
 /// model narrows its query (a 10,000-row page would flood any context).
@@ -50,6 +52,8 @@ pub struct Desk {
     pub decided: bool,
     /// API requests refused (errors in the observation), over the episode.
     pub refused: u32,
+    /// The cause the agent reported last, on a task that asks for one.
+    pub diagnosis: Option<String>,
 }
 
 impl Desk {
@@ -60,6 +64,7 @@ impl Desk {
             changes: Vec::new(),
             decided: false,
             refused: 0,
+            diagnosis: None,
         }
     }
 }
@@ -93,7 +98,7 @@ impl Observed for Answer {
     }
 }
 
-/// The four tools.
+/// The four tools, and `report_diagnosis` on a task that asks for one.
 #[derive(Debug, Clone)]
 pub struct AdsTools {
     specs: Vec<Tool>,
@@ -102,6 +107,27 @@ pub struct AdsTools {
 impl Default for AdsTools {
     fn default() -> AdsTools {
         AdsTools { specs: specs() }
+    }
+}
+
+impl AdsTools {
+    /// The four tools and `report_diagnosis`, whose `cause` is one of
+    /// `causes`.
+    pub fn diagnosing(causes: &[&str]) -> AdsTools {
+        let mut specs = specs();
+        specs.push(Tool {
+            name: REPORT_DIAGNOSIS.into(),
+            description: "Report what caused the account's problem the brief asks about, once \
+you have read the evidence. You may report again; the last report counts."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {"cause": {"type": "string", "enum": causes}},
+                "required": ["cause"],
+                "additionalProperties": false
+            }),
+        });
+        AdsTools { specs }
     }
 }
 
@@ -401,6 +427,19 @@ impl Toolbox for AdsTools {
             SEARCH => self.search(desk, &call.args),
             MUTATE => self.mutate(desk, &call.args),
             CHANGE_HISTORY => Ok(self.history(desk)),
+            REPORT_DIAGNOSIS if self.specs.iter().any(|t| t.name == REPORT_DIAGNOSIS) => {
+                match call.args.get("cause").and_then(Json::as_str) {
+                    Some(cause) => {
+                        desk.diagnosis = Some(cause.to_string());
+                        Ok(Answer {
+                            tool: REPORT_DIAGNOSIS.into(),
+                            text: json!({"recorded": cause}).to_string(),
+                            errors: Vec::new(),
+                        })
+                    }
+                    None => Err(required("cause")),
+                }
+            }
             END_DECISION => {
                 desk.decided = true;
                 Ok(Answer {
