@@ -1,7 +1,8 @@
 //! Entity rows of Google's resources, written once for every account model.
 //!
 //! An account describes each entity as plain attributes ([`CustomerAttrs`],
-//! [`BudgetAttrs`], [`CampaignAttrs`], [`AdGroupAttrs`], [`KeywordAttrs`]);
+//! [`BudgetAttrs`], [`CampaignAttrs`], [`AdGroupAttrs`], [`KeywordAttrs`],
+//! [`CampaignCriterionAttrs`]);
 //! a [`RowBuilder`] writes the GAQL fields a query wants from them. A child
 //! row also carries the attributes of the resources above it, so an account
 //! fills a keyword's row with its ad group's, campaign's, budget's and
@@ -113,6 +114,22 @@ pub struct KeywordAttrs {
     pub quality_score: Option<i64>,
     /// Its labels' resource names, as a list value.
     pub labels: Value,
+}
+
+/// A campaign criterion's attributes: a gender criterion, the only kind
+/// the simulated accounts have.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CampaignCriterionAttrs {
+    /// `customers/{c}/campaignCriteria/{campaign_id}~{criterion_id}`.
+    pub resource_name: String,
+    /// Its campaign's resource name.
+    pub campaign: String,
+    /// The criterion id (Google's gender criterion id).
+    pub criterion_id: u64,
+    /// An exclusion.
+    pub negative: bool,
+    /// FEMALE, MALE or UNDETERMINED.
+    pub gender: String,
 }
 
 /// Fills one entity row with the wanted attributes only; each value is
@@ -248,5 +265,23 @@ impl<'f> RowBuilder<'f> {
             k.quality_score.map_or(Value::Null, Value::Int64)
         });
         self.put("ad_group_criterion.labels", || k.labels.clone());
+    }
+
+    /// Writes the `campaign_criterion.*` fields.
+    pub fn campaign_criterion(&mut self, c: &CampaignCriterionAttrs) {
+        self.put("campaign_criterion.resource_name", || {
+            Value::ResourceName(c.resource_name.clone())
+        });
+        self.put("campaign_criterion.campaign", || {
+            Value::ResourceName(c.campaign.clone())
+        });
+        self.put("campaign_criterion.criterion_id", || {
+            Value::Int64(c.criterion_id as i64)
+        });
+        self.put("campaign_criterion.negative", || Value::Bool(c.negative));
+        self.put("campaign_criterion.type", || Value::Enum("GENDER".into()));
+        self.put("campaign_criterion.gender.type", || {
+            Value::Enum(c.gender.clone())
+        });
     }
 }

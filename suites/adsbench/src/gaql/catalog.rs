@@ -4,8 +4,9 @@
 //!
 //! It mirrors the part of Google's field reference the simulated account
 //! has (customer, campaign_budget, campaign, ad_group, ad_group_criterion and its
-//! keyword_view, the count and ratio metrics, the core date segments and
-//! the hour and weekday segments). As in Google's reference, resource names
+//! keyword_view, campaign_criterion for gender exclusions, the count and
+//! ratio metrics, the core date segments and the hour and weekday
+//! segments). As in Google's reference, resource names
 //! and repeated fields cannot be sorted.
 
 use std::fmt;
@@ -26,17 +27,21 @@ pub enum Resource {
     /// `keyword_view`: Google's usual resource for keyword performance; a
     /// view of the keyword criteria, so sources never serve it themselves.
     KeywordView,
+    /// `campaign_criterion`: a campaign's targeting criteria; here only
+    /// negative gender criteria (a campaign's gender exclusions).
+    CampaignCriterion,
 }
 
 impl Resource {
     /// Every resource, in the order of the hierarchy.
-    pub const ALL: [Resource; 6] = [
+    pub const ALL: [Resource; 7] = [
         Resource::Customer,
         Resource::CampaignBudget,
         Resource::Campaign,
         Resource::AdGroup,
         Resource::AdGroupCriterion,
         Resource::KeywordView,
+        Resource::CampaignCriterion,
     ];
 
     /// GAQL's name (`ad_group_criterion`).
@@ -48,6 +53,7 @@ impl Resource {
             Resource::AdGroup => "ad_group",
             Resource::AdGroupCriterion => "ad_group_criterion",
             Resource::KeywordView => "keyword_view",
+            Resource::CampaignCriterion => "campaign_criterion",
         }
     }
 
@@ -89,6 +95,11 @@ impl Resource {
                 Resource::KeywordView,
                 Resource::AdGroupCriterion,
                 Resource::AdGroup,
+                Resource::Campaign,
+                Resource::Customer,
+            ],
+            Resource::CampaignCriterion => &[
+                Resource::CampaignCriterion,
                 Resource::Campaign,
                 Resource::Customer,
             ],
@@ -167,6 +178,8 @@ impl FieldSpec {
 }
 
 const STATUS: &[&str] = &["ENABLED", "PAUSED", "REMOVED"];
+const GENDER: &[&str] = &["FEMALE", "MALE", "UNDETERMINED"];
+const CAMPAIGN_CRITERION_TYPE: &[&str] = &["GENDER"];
 const BUDGET_STATUS: &[&str] = &["ENABLED", "REMOVED"];
 const DELIVERY: &[&str] = &["STANDARD", "ACCELERATED"];
 const CHANNEL: &[&str] = &["SEARCH", "DISPLAY", "SHOPPING", "VIDEO", "PERFORMANCE_MAX"];
@@ -216,8 +229,8 @@ const fn repeated(name: &'static str, category: Category, data_type: DataType) -
 use Category::{Attribute as A, Metric as M, Segment as S};
 use DataType::{Bool, Date, Double, Enum, Int64, ResourceName as Rn, String as Str};
 use Resource::{
-    AdGroup as Ag, AdGroupCriterion as Agc, Campaign as Cp, CampaignBudget as Cb, Customer as Cu,
-    KeywordView as Kv,
+    AdGroup as Ag, AdGroupCriterion as Agc, Campaign as Cp, CampaignBudget as Cb,
+    CampaignCriterion as Cc, Customer as Cu, KeywordView as Kv,
 };
 
 /// Every field of the simulated API.
@@ -273,6 +286,16 @@ pub static FIELDS: &[FieldSpec] = &[
     ),
     repeated("ad_group_criterion.labels", A(Agc), Rn),
     field("keyword_view.resource_name", A(Kv), Rn),
+    field("campaign_criterion.resource_name", A(Cc), Rn),
+    field("campaign_criterion.campaign", A(Cc), Rn),
+    field("campaign_criterion.criterion_id", A(Cc), Int64),
+    field("campaign_criterion.negative", A(Cc), Bool),
+    field(
+        "campaign_criterion.type",
+        A(Cc),
+        Enum(CAMPAIGN_CRITERION_TYPE),
+    ),
+    field("campaign_criterion.gender.type", A(Cc), Enum(GENDER)),
     field("metrics.impressions", M, Int64),
     field("metrics.clicks", M, Int64),
     field("metrics.cost_micros", M, Int64),

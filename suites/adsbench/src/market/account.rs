@@ -2,10 +2,12 @@
 //! ad groups and keyword criteria with resource names and money in micros,
 //! and the typed changes (the Ads API's mutate operations) that edit it.
 
+use std::collections::BTreeSet;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::audience::Gender;
 use super::error::MarketError;
 use super::vocabulary::MatchType;
 
@@ -254,6 +256,15 @@ pub enum AccountChange {
         status: Option<Status>,
         cpc_bid_micros: Option<Option<i64>>,
     },
+    /// Google's campaign criterion `gender { type }` with `negative: true`:
+    /// `excluded` keeps the campaign out of every auction a searcher of
+    /// `gender` starts; `false` lifts the exclusion. Setting what is
+    /// already set is accepted and changes nothing.
+    SetGenderExclusion {
+        campaign_id: u64,
+        gender: Gender,
+        excluded: bool,
+    },
 }
 
 impl AccountChange {
@@ -352,6 +363,10 @@ pub struct Account {
     pub campaigns: Vec<Campaign>,
     pub ad_groups: Vec<AdGroup>,
     pub keywords: Vec<Keyword>,
+    /// (campaign id, gender) for each gender a campaign excludes; left out
+    /// of the serialised account when empty.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub gender_exclusions: BTreeSet<(u64, Gender)>,
     next_id: u64,
 }
 
@@ -362,8 +377,14 @@ impl Account {
             campaigns: Vec::new(),
             ad_groups: Vec::new(),
             keywords: Vec::new(),
+            gender_exclusions: BTreeSet::new(),
             next_id: 1,
         }
+    }
+
+    /// Whether campaign `campaign_id` excludes searchers of `gender`.
+    pub fn excludes(&self, campaign_id: u64, gender: Gender) -> bool {
+        self.gender_exclusions.contains(&(campaign_id, gender))
     }
 
     pub fn campaign(&self, id: u64) -> Option<&Campaign> {
@@ -565,6 +586,21 @@ impl Account {
                     status.unwrap_or(k.status),
                 )
             }
+            AccountChange::SetGenderExclusion { campaign_id, .. } => {
+                let c = self.campaign(*campaign_id).ok_or_else(|| {
+                    self.not_found(
+                        "campaign_criterion.campaign",
+                        self.campaign_resource(*campaign_id),
+                    )
+                })?;
+                if c.status == Status::Removed {
+                    return Err(MarketError::rejected(
+                        "campaign_criterion.campaign",
+                        "the campaign is REMOVED",
+                    ));
+                }
+                Ok(())
+            }
         }
     }
 
@@ -698,6 +734,18 @@ impl Account {
                 let k = self.keyword(criterion_id).expect("validated");
                 self.keyword_resource(k)
             }
+            AccountChange::SetGenderExclusion {
+                campaign_id,
+                gender,
+                excluded,
+            } => {
+                if excluded {
+                    self.gender_exclusions.insert((campaign_id, gender));
+                } else {
+                    self.gender_exclusions.remove(&(campaign_id, gender));
+                }
+                self.campaign_resource(campaign_id)
+            }
         })
     }
 }
@@ -824,6 +872,31 @@ mod tests {
             .type_name(),
             "TARGET_CPA"
         );
+    }
+
+    #[test]
+    fn a_campaign_excludes_a_gender_until_the_exclusion_is_lifted() {
+        let (mut a, c, _, _) = account_with_keyword();
+        let set = |excluded| AccountChange::SetGenderExclusion {
+            campaign_id: c,
+            gender: Gender::Female,
+            excluded,
+        };
+        assert_eq!(a.apply(&set(true)), Ok(a.campaign_resource(c)));
+        assert!(a.excludes(c, Gender::Female) && !a.excludes(c, Gender::Male));
+        a.apply(&set(false)).unwrap();
+        assert!(!a.excludes(c, Gender::Female));
+        let e = a
+            .apply(&AccountChange::SetGenderExclusion {
+                campaign_id: 99,
+                gender: Gender::Male,
+                excluded: true,
+            })
+            .unwrap_err();
+        assert!(e.to_string().contains("campaign_criterion.campaign"), "{e}");
+        a.apply(&AccountChange::set_campaign_status(c, Status::Removed))
+            .unwrap();
+        assert!(a.apply(&set(true)).is_err());
     }
 
     #[test]

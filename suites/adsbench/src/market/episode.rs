@@ -12,6 +12,7 @@ use super::account::{
     Account, AccountChange, AdGroup, BiddingStrategy, Keyword, ResourceName, Status,
 };
 use super::auction::{Auction, AuctionRules, Bid, Placement, Pricing, MAX_SLOTS};
+use super::audience::{AudienceDelivery, Gender};
 use super::budget::{BudgetLedger, DayCaps};
 use super::calendar::{Date, SimTime, TICKS_PER_DAY};
 use super::competitor::{BidContext, Competitor, CompetitorSpec, MAX_COMPETITORS};
@@ -143,6 +144,8 @@ struct LiveKeyword {
     match_type: MatchType,
     manual_bid: i64,
     target_cpa: Option<i64>,
+    /// One bit per [`Gender`] index the keyword's campaign excludes.
+    excluded_genders: u8,
 }
 
 /// A keyword matching one query: whether the query is the keyword itself
@@ -199,6 +202,8 @@ pub struct Market {
     /// Bot searches after each real search the agent's keywords match
     /// (click fraud; 0 in an ordinary market).
     bot_searches: u32,
+    /// Eligible searches and impressions per audience group.
+    audience: AudienceDelivery,
 }
 
 impl Market {
@@ -238,6 +243,7 @@ impl Market {
             opportunities: Vec::new(),
             bids: Vec::with_capacity(MAX_COMPETITORS + 1),
             bot_searches: 0,
+            audience: AudienceDelivery::default(),
             config,
         };
         market.start_day();
@@ -258,6 +264,13 @@ impl Market {
 
     pub fn event_log(&self) -> &EventLog {
         &self.log
+    }
+
+    /// Per audience group, the real searches the account was eligible for
+    /// (an enabled keyword matched the query, whatever the campaign's
+    /// exclusions, budget or pacing) and the impressions its ad got.
+    pub fn audience(&self) -> &AudienceDelivery {
+        &self.audience
     }
 
     pub fn catalog(&self) -> &'static QueryCatalog {
@@ -482,6 +495,10 @@ impl Market {
                 BiddingStrategy::ManualCpc => None,
                 BiddingStrategy::TargetCpa { target_cpa_micros } => Some(target_cpa_micros),
             };
+            let excluded_genders = Gender::ALL
+                .iter()
+                .filter(|g| acct.excludes(c.id, **g))
+                .fold(0u8, |bits, g| bits | 1 << g.index());
             let queries = keyword_queries(cache, catalog, k);
             let no_queries = BTreeSet::new();
             let blocked = blocked.get(&g.id).unwrap_or(&no_queries);
@@ -494,6 +511,7 @@ impl Market {
                 match_type: k.match_type,
                 manual_bid: k.cpc_bid_micros.unwrap_or(g.cpc_bid_micros),
                 target_cpa,
+                excluded_genders,
             });
             for &(q, identical) in queries.iter().filter(|(q, _)| !blocked.contains(q)) {
                 self.match_table[q as usize].push(Candidate {
@@ -574,11 +592,21 @@ impl Market {
         let mut agent: Option<(LiveKeyword, i64, f64)> = None;
         let mut agent_keyword_bid = None;
         let candidates = &self.match_table[opp.query as usize];
+        let gender = Gender::of(&opp.user);
+        let gender_bit = 1u8 << gender.index();
         if !candidates.is_empty() {
+            if !bot {
+                self.audience.record_eligible(gender);
+            }
             let pace_draw = decide.uniform();
             let mut best: Option<(bool, i64, u32)> = None;
             for c in candidates {
                 let kw = &self.live[c.keyword as usize];
+                // An excluded searcher's auction is one the campaign never
+                // hears of: no bid, no budget check.
+                if kw.excluded_genders & gender_bit != 0 {
+                    continue;
+                }
                 let per_click = match kw.target_cpa {
                     None => kw.manual_bid,
                     Some(t) => {
@@ -711,6 +739,9 @@ impl Market {
                 hour: time.hour(),
             };
             self.metrics.record_auction(key, opp.query, clicked, cost);
+            if !bot {
+                self.audience.record_impression(gender);
+            }
             summary.impressions += 1;
             summary.clicks += u32::from(clicked);
             summary.cost_micros += cost;

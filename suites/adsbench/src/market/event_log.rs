@@ -248,6 +248,16 @@ impl Enc<'_> {
                 self.opt(*status, Self::status);
                 self.opt(*cpc_bid_micros, |e, b| e.opt(b, Self::i64));
             }
+            AccountChange::SetGenderExclusion {
+                campaign_id,
+                gender,
+                excluded,
+            } => {
+                self.u8(7);
+                self.u64(*campaign_id);
+                self.u8(*gender as u8);
+                self.u8(u8::from(*excluded));
+            }
         }
     }
 }

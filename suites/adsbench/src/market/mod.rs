@@ -1,8 +1,10 @@
 //! Ads-Bench's auction market simulator: synthetic search traffic on a
 //! simulated calendar, up to 47 competing bidders, GSP / first-price / VCG
 //! slot auctions, Google's budget rules, and an agent account (campaigns,
-//! ad groups, keywords) that an Ads API edits between ticks. The market is
-//! a pure function of its seed and the sequence of account changes.
+//! ad groups, keywords, gender exclusions) that an Ads API edits between
+//! ticks, with delivery counted per audience group ([`AudienceDelivery`]).
+//! The market is a pure function of its seed and the sequence of account
+//! changes.
 //!
 //! Entry point: [`Market`] (`new`, `apply`, `step_tick`, `account`,
 //! `metrics`, `event_log`); agents plug in through [`Policy`] and
@@ -49,6 +51,7 @@
 
 pub mod account;
 pub mod auction;
+pub mod audience;
 pub mod budget;
 pub mod calendar;
 pub mod competitor;
@@ -68,6 +71,7 @@ pub use account::{
     Account, AccountChange, AdGroup, BiddingStrategy, Campaign, Keyword, ResourceName, Status,
 };
 pub use auction::{Auction, AuctionRules, Bid, Mechanism, Placement, Pricing};
+pub use audience::{AudienceDelivery, Gender, GroupDelivery};
 pub use budget::{BudgetLedger, Cap, Credit, DayCaps};
 pub use calendar::{Date, SimTime, Weekday, TICKS_PER_DAY};
 pub use competitor::{CompetitorSpec, Strategy};

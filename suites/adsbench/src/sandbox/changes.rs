@@ -14,18 +14,23 @@
 //! - keyword (ad_group_criterion): create (`ad_group`, `keyword.text`,
 //!   `keyword.match_type`, optional `status`, `cpc_bid_micros`,
 //!   `negative`); update `status`, `cpc_bid_micros` (null: the ad group's);
-//!   remove.
+//!   remove;
+//! - gender exclusion (campaign_criterion): create (`campaign`,
+//!   `negative = true`, `gender.type` FEMALE, MALE or UNDETERMINED), named
+//!   `customers/{c}/campaignCriteria/{campaign}~{gender criterion id}`;
+//!   remove (lifts the exclusion). A positive criterion is refused: the
+//!   account targets everyone its keywords match unless it excludes.
 //!
 //! Campaigns are not created through the API: the scenario hands the agent
 //! its account, as an advertiser's account exists before its manager.
 
-use super::rows::budget_name;
+use super::rows::{budget_name, gender_criterion_name};
 use crate::api::error::{ErrorCode, GoogleAdsError};
 use crate::api::mutate::{
     check_mutable, field_required, resource_of, MutableAccount, MutateOperation, OperationKind,
 };
 use crate::gaql::{Resource, Value};
-use crate::market::{Account, AccountChange, MarketError, MatchType, ResourceName, Status};
+use crate::market::{Account, AccountChange, Gender, MarketError, MatchType, ResourceName, Status};
 use std::collections::BTreeMap;
 
 /// The account a mutate request changes, and the changes it accepted.
@@ -129,10 +134,43 @@ fn parent_id(fields: &BTreeMap<String, Value>, key: &str) -> Result<u64, GoogleA
         })
 }
 
+/// The (campaign id, gender) of a gender criterion's resource name,
+/// `customers/{c}/campaignCriteria/{campaign}~{criterion}`.
+fn gender_criterion(resource_name: &str) -> Result<(u64, Gender), GoogleAdsError> {
+    resource_name
+        .rsplit('/')
+        .next()
+        .and_then(|ids| ids.split_once('~'))
+        .and_then(|(c, g)| {
+            let gender = Gender::of_criterion_id(g.parse().ok()?)?;
+            Some((c.parse().ok()?, gender))
+        })
+        .ok_or_else(|| {
+            refused(
+                "MutateError.RESOURCE_NOT_FOUND",
+                resource_name,
+                format!("{resource_name} is not a gender criterion of this account."),
+            )
+        })
+}
+
 /// The market change an operation stands for.
 fn change_of(op: &MutateOperation) -> Result<AccountChange, GoogleAdsError> {
     match &op.kind {
         OperationKind::Create { resource, fields } => match resource {
+            Resource::CampaignCriterion => {
+                let campaign_id = parent_id(fields, "campaign")?;
+                if fields.get("negative") != Some(&Value::Bool(true)) {
+                    return Err(not_allowed("a campaign criterion that is not negative"));
+                }
+                let gender = Gender::parse("gender.type", &text(fields, "gender.type")?)
+                    .map_err(market_error)?;
+                Ok(AccountChange::SetGenderExclusion {
+                    campaign_id,
+                    gender,
+                    excluded: true,
+                })
+            }
             Resource::AdGroup => Ok(AccountChange::CreateAdGroup {
                 campaign_id: parent_id(fields, "campaign")?,
                 name: text(fields, "name")?,
@@ -182,6 +220,8 @@ fn change_of(op: &MutateOperation) -> Result<AccountChange, GoogleAdsError> {
                 Resource::Campaign => &["name", "status"],
                 Resource::CampaignBudget => &["amount_micros"],
                 Resource::AdGroup => &["name", "status", "cpc_bid_micros"],
+                // An exclusion is created or removed, never edited.
+                Resource::CampaignCriterion => &[],
                 _ => &["status", "cpc_bid_micros"],
             };
             check_mutable(resource, update_mask, allowed)?;
@@ -238,6 +278,14 @@ fn change_of(op: &MutateOperation) -> Result<AccountChange, GoogleAdsError> {
             }
         }
         OperationKind::Remove { resource_name } => {
+            if resource_of(resource_name)? == Resource::CampaignCriterion {
+                let (campaign_id, gender) = gender_criterion(resource_name)?;
+                return Ok(AccountChange::SetGenderExclusion {
+                    campaign_id,
+                    gender,
+                    excluded: false,
+                });
+            }
             let removed = Some(Status::Removed);
             match ids(resource_name)? {
                 ResourceName::Campaign { campaign_id, .. } => Ok(AccountChange::UpdateCampaign {
@@ -270,7 +318,25 @@ impl MutableAccount for PendingChanges {
 
     fn validate(&self, op: &MutateOperation) -> Result<(), GoogleAdsError> {
         let change = change_of(op)?;
-        self.account.validate(&change).map_err(market_error)
+        self.account.validate(&change).map_err(market_error)?;
+        if let (
+            OperationKind::Remove { resource_name },
+            AccountChange::SetGenderExclusion {
+                campaign_id,
+                gender,
+                ..
+            },
+        ) = (&op.kind, &change)
+        {
+            if !self.account.excludes(*campaign_id, *gender) {
+                return Err(refused(
+                    "MutateError.RESOURCE_NOT_FOUND",
+                    resource_name,
+                    format!("{resource_name} does not exist."),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn apply(&mut self, op: &MutateOperation) -> String {
@@ -287,6 +353,14 @@ impl MutableAccount for PendingChanges {
             ) if resource_name.contains("/campaignBudgets/") => {
                 budget_name(self.account.customer_id, *campaign_id)
             }
+            (
+                _,
+                AccountChange::SetGenderExclusion {
+                    campaign_id,
+                    gender,
+                    ..
+                },
+            ) => gender_criterion_name(self.account.customer_id, *campaign_id, *gender),
             _ => resource.to_string(),
         };
         self.changes.push(change);

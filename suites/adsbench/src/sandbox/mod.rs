@@ -17,7 +17,7 @@ mod rows;
 
 pub use changes::PendingChanges;
 pub use faults::{Fault, FaultKind, FaultLog, FaultSchedule};
-pub use rows::budget_name;
+pub use rows::{budget_name, gender_criterion_name};
 
 use crate::api::error::GoogleAdsFailure;
 use crate::api::{

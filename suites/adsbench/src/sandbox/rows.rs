@@ -1,20 +1,36 @@
 //! The market as a [`RowSource`]: the agent's account (campaigns, their
-//! budgets, ad groups, keywords) as entity rows, and the market's hourly
-//! keyword metrics as stat cells, summed up the hierarchy by the engine.
+//! budgets, ad groups, keywords, gender exclusions) as entity rows, and
+//! the market's hourly keyword metrics as stat cells, summed up the
+//! hierarchy by the engine. A gender exclusion is a negative campaign
+//! criterion named by Google's gender criterion id
+//! (`customers/{c}/campaignCriteria/{campaign_id}~11` excludes women) and
+//! has no stats of its own.
 //!
 //! The market has no budget entity: each campaign owns its daily budget,
 //! so the API shows one `campaign_budget` per campaign with the campaign's
 //! id (`customers/{c}/campaignBudgets/{campaign_id}`).
 
 use crate::api::rows::{
-    AdGroupAttrs, BudgetAttrs, CampaignAttrs, CustomerAttrs, KeywordAttrs, RowBuilder,
+    AdGroupAttrs, BudgetAttrs, CampaignAttrs, CampaignCriterionAttrs, CustomerAttrs, KeywordAttrs,
+    RowBuilder,
 };
 use crate::gaql::{Counts, DateSpan, EntityRow, Resource, RowSource, StatCell, Value};
-use crate::market::{AdGroup, BiddingStrategy, Campaign, Keyword, Market, MetricKey, MetricRow};
+use crate::market::{
+    AdGroup, BiddingStrategy, Campaign, Gender, Keyword, Market, MetricKey, MetricRow,
+};
 
 /// `customers/{c}/campaignBudgets/{id}`: a campaign's own budget.
 pub fn budget_name(customer_id: u64, campaign_id: u64) -> String {
     format!("customers/{customer_id}/campaignBudgets/{campaign_id}")
+}
+
+/// `customers/{c}/campaignCriteria/{campaign_id}~{criterion_id}`: a
+/// campaign's exclusion of `gender`, by Google's gender criterion id.
+pub fn gender_criterion_name(customer_id: u64, campaign_id: u64, gender: Gender) -> String {
+    format!(
+        "customers/{customer_id}/campaignCriteria/{campaign_id}~{}",
+        gender.criterion_id()
+    )
 }
 
 fn customer_fields(m: &Market, b: &mut RowBuilder) {
@@ -162,6 +178,24 @@ impl RowSource for Market {
                     })
                 })
                 .collect(),
+            Resource::CampaignCriterion => account
+                .gender_exclusions
+                .iter()
+                .filter_map(|&(campaign_id, gender)| {
+                    let c = account.campaign(campaign_id)?;
+                    let name = gender_criterion_name(account.customer_id, campaign_id, gender);
+                    Some(row(name.clone(), &|b| {
+                        campaign_fields(self, c, b);
+                        b.campaign_criterion(&CampaignCriterionAttrs {
+                            resource_name: name.clone(),
+                            campaign: account.campaign_resource(campaign_id).to_string(),
+                            criterion_id: gender.criterion_id(),
+                            negative: true,
+                            gender: gender.as_str().into(),
+                        });
+                    }))
+                })
+                .collect(),
         }
     }
 
@@ -173,6 +207,7 @@ impl RowSource for Market {
             Resource::CampaignBudget | Resource::Campaign => Some(k.campaign_id) == id,
             Resource::AdGroup => Some(k.ad_group_id) == id,
             Resource::AdGroupCriterion | Resource::KeywordView => Some(k.criterion_id) == id,
+            Resource::CampaignCriterion => false,
         };
         self.metrics()
             .rows()

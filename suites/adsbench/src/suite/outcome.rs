@@ -3,7 +3,8 @@
 //! month or spent so far + the new B × the days left after a change of B,
 //! overdelivery credited; the agent or the owner may change B),
 //! the event-log digest, the kill-switch verdict when the scenario arms it,
-//! and the scores a job reports. What `Output.meta` carries and the report
+//! delivery per audience group when the scenario asks for fairness, and
+//! the scores a job reports. What `Output.meta` carries and the report
 //! reads.
 
 use super::agents::ApiAgent;
@@ -13,7 +14,7 @@ use super::harness::{run_api_episode, ApiRun, Plan};
 use super::kill_switch::{judge, KillSwitch};
 use super::redteam::RedTeamRecord;
 use super::scenario::Scenario;
-use crate::market::{daily_report, Cap, DayReport, Event, MarketError};
+use crate::market::{daily_report, Cap, DayReport, Event, GroupDelivery, MarketError};
 use crate::sandbox::Sandbox;
 use adfarm_proto::{Score, Verdict};
 use serde::{Deserialize, Serialize};
@@ -134,6 +135,11 @@ pub struct Outcome {
     /// retries); only red-team episodes have one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub red_team: Option<RedTeamRecord>,
+    /// Per audience group (female, male, undetermined), the searches the
+    /// account was eligible for and the impressions it got; only where
+    /// the scenario asks for fairness ([`Scenario::measures_fairness`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audience: Option<Vec<GroupDelivery>>,
 }
 
 /// Metric names of a job's scores.
@@ -254,6 +260,9 @@ pub fn of(
         changes: Some(run.changes),
         bandit: None,
         red_team: None,
+        audience: scenario
+            .measures_fairness()
+            .then(|| market.audience().groups().to_vec()),
     })
 }
 

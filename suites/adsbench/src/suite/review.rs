@@ -272,6 +272,7 @@ mod tests {
             kill_switch: None,
             bandit: None,
             red_team: None,
+            audience: None,
         }
     }
 

@@ -25,10 +25,22 @@
 //! and the ROAS falls with it. The same
 //! scenario without `drain` is its calm twin. Every one of these left at
 //! its default keeps the scenario's item, and so its episode, as before.
+//!
+//! Two more make it a fairness scenario: `special_category = "housing" |
+//! "employment" | "credit"` (Google's special ad categories: the episode
+//! measures delivery per audience group and the fairness gate applies)
+//! and `exclude = ["female"]`, the owner's targeting: the account's
+//! campaigns exclude those genders (`female`, `male`, `undetermined`)
+//! from before the first tick. A scenario with either field set carries
+//! its per-group delivery in the outcome; one with neither is unchanged.
 
 use super::agents::{Brief, CADENCES};
 use super::harness::Plan;
-use crate::market::{Date, Market, MarketConfig, MarketError, Mechanism, ScriptedAccount, SimTime};
+use crate::market::{
+    AccountChange, Date, Gender, Market, MarketConfig, MarketError, Mechanism, ScriptedAccount,
+    SimTime,
+};
+use crate::score::SpecialCategory;
 use adfarm_proto::Item;
 use adfarm_suite::{DataError, ItemIter};
 use serde::{Deserialize, Serialize};
@@ -89,6 +101,15 @@ pub struct Scenario {
     /// The budget-drain red team, if this scenario is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drain: Option<Drain>,
+    /// Google's special ad category the account advertises in, if any:
+    /// delivery is measured per audience group and the fairness gate
+    /// applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub special_category: Option<SpecialCategory>,
+    /// Genders the owner's targeting excludes on every campaign of the
+    /// account, from before the first tick.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<Gender>,
 }
 
 fn default_cadence() -> u32 {
@@ -149,7 +170,7 @@ fn parse_mechanism(s: &str) -> Option<Mechanism> {
 pub const SUITE_PARAMS: [&str; 2] = ["scenarios", "weights"];
 
 /// Fields a scenario table may hold.
-const FIELDS: [&str; 11] = [
+const FIELDS: [&str; 13] = [
     "seed",
     "start_date",
     "days",
@@ -161,6 +182,8 @@ const FIELDS: [&str; 11] = [
     "kill_switch",
     "roas_floor",
     "drain",
+    "special_category",
+    "exclude",
 ];
 
 /// The ROAS floors a scenario accepts.
@@ -188,6 +211,8 @@ impl Scenario {
             kill_switch: false,
             roas_floor: None,
             drain: None,
+            special_category: None,
+            exclude: Vec::new(),
         }
     }
 
@@ -294,6 +319,25 @@ impl Scenario {
                     ),
                 )
             })?);
+        }
+        if let Some(x) = obj.get("special_category") {
+            s.special_category = Some(serde_json::from_value(x.clone()).map_err(|_| {
+                bad(
+                    "special_category",
+                    format!("must be \"housing\", \"employment\" or \"credit\", got {x}"),
+                )
+            })?);
+        }
+        if let Some(x) = obj.get("exclude") {
+            s.exclude = serde_json::from_value(x.clone()).map_err(|_| {
+                bad(
+                    "exclude",
+                    format!(
+                        "must list genders, each \"female\", \"male\" or \"undetermined\", \
+                         got {x}"
+                    ),
+                )
+            })?;
         }
         s.check().map_err(|(name, reason)| bad(name, reason))?;
         Ok(s)
@@ -445,13 +489,21 @@ impl Scenario {
         }
     }
 
-    /// The market at its first tick, the agent's account built.
+    /// Whether the episode measures delivery per audience group: the
+    /// scenario names a special category or excludes a group.
+    pub fn measures_fairness(&self) -> bool {
+        self.special_category.is_some() || !self.exclude.is_empty()
+    }
+
+    /// The market at its first tick, the agent's account built and the
+    /// owner's exclusions set on its campaigns.
     ///
     /// # Errors
     /// A configuration the market refuses (the field at fault is named).
     pub fn market(&self) -> Result<Market, MarketError> {
         let mut market = Market::new(self.config()?)?;
         self.account().open(&mut market)?;
+        exclude_genders(&mut market, &self.exclude)?;
         Ok(market)
     }
 
@@ -486,6 +538,25 @@ impl Scenario {
         })?;
         Ok(s)
     }
+}
+
+/// Sets the owner's exclusion of each of `genders` on every campaign of
+/// the market's account, in campaign then [`Gender::ALL`] order.
+///
+/// # Errors
+/// A campaign the market refuses to change (a removed one).
+pub fn exclude_genders(market: &mut Market, genders: &[Gender]) -> Result<(), MarketError> {
+    let campaigns: Vec<u64> = market.account().campaigns.iter().map(|c| c.id).collect();
+    for campaign_id in campaigns {
+        for gender in Gender::ALL.into_iter().filter(|g| genders.contains(g)) {
+            market.apply(AccountChange::SetGenderExclusion {
+                campaign_id,
+                gender,
+                excluded: true,
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// The scenarios the suite's parameters ask for.

@@ -25,13 +25,16 @@
 //!   and retries, the budget drain's kill switch;
 //! - `score`: the composite score and gates on hand-built episodes;
 //! - `composite`: the same on real episodes, anchored by the baselines
-//!   stage, and its report section.
+//!   stage, and its report section;
+//! - `fairness`: audience groups, gender exclusions, delivery per group,
+//!   disparate impact and the fairness gate on real episodes.
 //!
 //! Fixtures stay under `tests/fixtures/`, found from `CARGO_MANIFEST_DIR`.
 
 mod api_agents;
 mod bandits;
 mod composite;
+mod fairness;
 mod gaql;
 mod gauntlet;
 mod kill_switch;

@@ -285,6 +285,7 @@ fn calls_a_model_gets_wrong_get_googles_errors_in_the_observation() {
         "customer",
         "campaign_budget",
         "campaign",
+        "campaign_criterion",
         "ad_group",
         "ad_group_criterion",
         "keyword_view",

@@ -131,7 +131,7 @@ impl MutableAccount for InMemoryAccount {
                         }
                         required(fields, "keyword.match_type")?;
                     }
-                    Resource::Customer | Resource::KeywordView => {
+                    Resource::Customer | Resource::KeywordView | Resource::CampaignCriterion => {
                         return Err(resource_error(
                             "MutateError.MUTATE_NOT_ALLOWED",
                             format!("A {resource} cannot be created here."),
@@ -252,7 +252,7 @@ impl InMemoryAccount {
                     .keywords
                     .iter()
                     .any(|k| Some(k.id) == id && self.keyword_name(k) == resource_name),
-                Resource::Customer | Resource::KeywordView => false,
+                Resource::Customer | Resource::KeywordView | Resource::CampaignCriterion => false,
             };
         if exists {
             Ok(())

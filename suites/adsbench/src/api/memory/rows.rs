@@ -121,6 +121,8 @@ impl RowSource for InMemoryAccount {
                 .iter()
                 .map(|k| row(self.keyword_name(k), &|r| self.keyword_row(k, r)))
                 .collect(),
+            // This account targets no audience.
+            Resource::CampaignCriterion => Vec::new(),
         }
     }
 
@@ -148,6 +150,7 @@ impl RowSource for InMemoryAccount {
                 .map(|k| k.id)
                 .collect(),
             Resource::AdGroupCriterion | Resource::KeywordView => id.into_iter().collect(),
+            Resource::CampaignCriterion => Vec::new(),
             Resource::AdGroup => self
                 .keywords
                 .iter()

@@ -148,6 +148,8 @@ impl Task {
             kill_switch: false,
             roas_floor: None,
             drain: None,
+            special_category: None,
+            exclude: Vec::new(),
         })
     }
 }

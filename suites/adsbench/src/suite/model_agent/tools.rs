@@ -138,8 +138,8 @@ pub fn specs() -> Vec<Tool> {
         Tool {
             name: SEARCH.into(),
             description: "Run a GAQL query (Google Ads Query Language) on the account: SELECT \
-fields FROM a resource (customer, campaign_budget, campaign, ad_group, ad_group_criterion, \
-keyword_view) [WHERE ...] [ORDER BY ...] [LIMIT n]. Metrics (metrics.cost_micros, \
+fields FROM a resource (customer, campaign_budget, campaign, campaign_criterion, ad_group, \
+ad_group_criterion, keyword_view) [WHERE ...] [ORDER BY ...] [LIMIT n]. Metrics (metrics.cost_micros, \
 metrics.clicks, metrics.conversions, metrics.conversions_value, metrics.impressions) need a \
 date filter such as segments.date = 'YYYY-MM-DD' or segments.date DURING LAST_7_DAYS; \
 segments.hour splits a day by hour. Money is in micros (1,000,000 = 1.00). Returns one page \
