@@ -6,8 +6,10 @@
 //! deployments and in a second embedded run from an empty home; the OPE
 //! section tables the five estimators on the Open Bandit Dataset.
 //! `sweeps/adsbench-model.toml`'s model agents (ReAct and function calling,
-//! a conversation per decision point) against the fake server give one
-//! report embedded and distributed: the same requests, replies and events.
+//! a conversation per decision point) on two scenarios and two gauntlet
+//! tasks against the fake server give one report embedded and distributed:
+//! the same requests, replies and events; the fake's arbitrary calls are
+//! answered with the API's errors and every episode ends.
 
 use crate::sections::{col, number, table, text};
 use crate::{assert_complete, assert_same_results, assets_home, figure, Fake, Farm};
@@ -133,10 +135,25 @@ async fn adsbench_model_agents_give_one_report_embedded_and_distributed() {
     let embedded = farm.run_embedded("home", &path, &[]).await;
     let embedded_wall = t0.elapsed();
     assert_complete(&embedded);
-    assert_eq!(embedded.jobs[SOLVE].planned, 4, "{:?}", embedded.jobs);
+    assert_eq!(embedded.jobs[SOLVE].planned, 8, "{:?}", embedded.jobs);
     let calls = fake.stats().await.requests;
     // 2 scenarios × 2 agents × 12 decisions, at least one call each.
     assert!(calls >= 48, "{calls} model calls");
+    // The fake's calls follow the tools' schemas with arbitrary values (a
+    // GAQL query of random words, say): the API answers them with its
+    // errors, and every episode still runs to its end.
+    let refusals = embedded
+        .cells
+        .iter()
+        .find(|c| {
+            c.dataset == "scenarios"
+                && c.solution == "function-calling"
+                && c.metric == "api-refusals"
+        })
+        .expect("the function-calling agent's API refusals");
+    assert!(refusals.mean.is_some_and(|m| m > 0.0), "{refusals:?}");
+    let gauntlet = table(&embedded, "adsbench", "gauntlet");
+    assert_eq!(gauntlet.rows.len(), 2, "{gauntlet:?}");
     for solution in ["react", "function-calling"] {
         for item in SCENARIOS {
             let t = table(&embedded, "adsbench", &format!("daily-{solution}-{item}"));
