@@ -29,6 +29,9 @@ pub struct TaskVerdict {
     pub diagnosis_correct: Option<bool>,
     /// Every predicate held, no collateral damage, the diagnosis right.
     pub passed: bool,
+    /// The diagnosis the agent gave, on a task that asks for one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnosis: Option<String>,
 }
 
 impl Episode {
@@ -70,6 +73,7 @@ pub fn grade(
         collateral,
         diagnosis_correct,
         passed,
+        diagnosis: task.diagnosis.as_ref().and(diagnosis).map(str::to_string),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The gauntlet's report section: one row per task, one column per agent,
 //! each cell whether the agent passed the task and how many of its
-//! predicates held (`pass 3/3`, `fail 1/3`, with `+collateral` or
-//! `wrong cause` when that is what failed it).
+//! predicates held (`pass 3/3`, `fail 1/3`, with `+collateral`, `wrong
+//! cause` or `no cause` when that is what failed it).
 
 use super::grade::TaskVerdict;
 use adfarm_proto::report::{Column, ColumnKind, Key, Section, Table, Value};
@@ -23,8 +23,10 @@ fn cell(v: &TaskVerdict) -> String {
     if !v.collateral.is_empty() {
         out.push_str(" +collateral");
     }
-    if v.diagnosis_correct == Some(false) {
-        out.push_str(" wrong cause");
+    match (v.diagnosis_correct, &v.diagnosis) {
+        (Some(false), None) => out.push_str(" no cause"),
+        (Some(false), Some(_)) => out.push_str(" wrong cause"),
+        _ => {}
     }
     out
 }
@@ -94,7 +96,8 @@ pub fn section(input: &ReportInput<'_>) -> Option<Section> {
             "Each agent on each task: pass or fail, and how many of the task's predicates held \
              on the end state and the KPIs. A task passes when every predicate holds, no \
              committed change falls outside its scope (`+collateral`) and, for an analysis \
-             task, the diagnosis names the injected cause (`wrong cause`)."
+             task, the diagnosis names the injected cause (`wrong cause`; `no cause` when the \
+             agent gave none)."
                 .into(),
         ),
         tables: vec![Table {
@@ -108,4 +111,29 @@ pub fn section(input: &ReportInput<'_>) -> Option<Section> {
         notes: Vec::new(),
         plots: Vec::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verdict(diagnosis_correct: Option<bool>, diagnosis: Option<&str>) -> TaskVerdict {
+        TaskVerdict {
+            predicates: vec![("spend".into(), true), ("paused".into(), false)],
+            collateral: Vec::new(),
+            diagnosis_correct,
+            passed: false,
+            diagnosis: diagnosis.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_cell_tells_a_wrong_cause_from_none_given() {
+        assert_eq!(cell(&verdict(None, None)), "fail 1/2");
+        assert_eq!(
+            cell(&verdict(Some(false), Some("bid-too-low"))),
+            "fail 1/2 wrong cause"
+        );
+        assert_eq!(cell(&verdict(Some(false), None)), "fail 1/2 no cause");
+    }
 }
