@@ -42,12 +42,7 @@ pub struct OracleAgent {
 impl OracleAgent {
     /// The oracle of `task` (a loaded task: every step's time is valid).
     pub fn new(task: &Task) -> OracleAgent {
-        let mut steps: Vec<(u64, OracleStep)> = task
-            .oracle
-            .iter()
-            .filter_map(|s| Some((task.time_of(&s.at)?.ordinal(), s.clone())))
-            .collect();
-        steps.sort_by_key(|(t, _)| *t);
+        let steps = task.oracle_timeline();
         OracleAgent {
             steps,
             done: 0,

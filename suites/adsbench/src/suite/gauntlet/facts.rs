@@ -108,6 +108,18 @@ impl Task {
         ))
     }
 
+    /// The `[[oracle]]` steps with their tick on the market's clock, in
+    /// time order (a loaded task: every step's time is valid).
+    pub fn oracle_timeline(&self) -> Vec<(u64, super::task::OracleStep)> {
+        let mut steps: Vec<(u64, super::task::OracleStep)> = self
+            .oracle
+            .iter()
+            .filter_map(|s| Some((self.time_of(&s.at)?.ordinal(), s.clone())))
+            .collect();
+        steps.sort_by_key(|(t, _)| *t);
+        steps
+    }
+
     /// `at` (`YYYY-MM-DDTHH:MM`) on the market's clock, if it falls within
     /// the market's days.
     pub fn time_of(&self, at: &str) -> Option<SimTime> {

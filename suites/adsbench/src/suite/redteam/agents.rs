@@ -47,12 +47,7 @@ pub struct CompliantAgent {
 impl CompliantAgent {
     /// The agent of `task` (a loaded task: every step's time is valid).
     pub fn new(task: &Task) -> CompliantAgent {
-        let mut pending: Vec<(u64, OracleStep)> = task
-            .oracle
-            .iter()
-            .filter_map(|s| Some((task.time_of(&s.at)?.ordinal(), s.clone())))
-            .collect();
-        pending.sort_by_key(|(t, _)| *t);
+        let pending = task.oracle_timeline();
         CompliantAgent {
             task: task.clone(),
             pending,
