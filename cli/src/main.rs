@@ -17,7 +17,7 @@ mod toolbox;
 
 use anyhow::Result;
 use args::{Args, AssetsCommand, Command, DevCommand, LeaderboardCommand, ReviewCommand};
-use clap::{CommandFactory, FromArgMatches};
+use clap::{Args as _, CommandFactory, FromArgMatches};
 use std::time::Duration;
 
 fn main() -> std::process::ExitCode {
@@ -109,15 +109,22 @@ async fn suite_command(
                 valid.join(", ")
             )
         })?;
-    let command = suite
-        .command()
-        .expect("checked above")
+    // Every suite command may read a sweep's stored results: the store's
+    // flags are the farm's, accepted after any of its subcommands.
+    let command = args::Backend::augment_args(suite.command().expect("checked above"))
+        .mut_args(|a| match a.get_id().as_str() {
+            "redis" | "store" | "prefix" => a.global(true),
+            _ => a,
+        })
         .bin_name(format!("adfarm {name}"));
     let matches = command
         .try_get_matches_from(&argv)
         .unwrap_or_else(|e| e.exit());
+    let backend = args::Backend::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let models = toolbox::Models {
         home: home.to_path_buf(),
+        ctx: ctx.clone(),
+        backend,
     };
     Ok(suite.run_command(&matches, &models).await?)
 }

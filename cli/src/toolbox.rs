@@ -1,22 +1,30 @@
-//! The models suite commands ask for (`adfarm <suite> <command>`), by the
-//! names a user types: the local models, fetched on first use, or an
-//! OpenAI-compatible endpoint as `BASE_URL#MODEL`.
+//! What suite commands ask for (`adfarm <suite> <command>`): models by the
+//! names a user types (the local models, fetched on first use, or an
+//! OpenAI-compatible endpoint as `BASE_URL#MODEL`), and a sweep's stored
+//! results from the store the command's `--store`, `--redis` and
+//! `--prefix` name.
 
+use crate::args::Backend;
 use crate::local::{EMBEDDER, GENERATOR};
 use adfarm_llm::{Embedder, LlmError, Provider};
 use adfarm_models::assets;
 use adfarm_models::{LocalEmbedder, LocalLlm};
 use adfarm_proto::Role;
-use adfarm_suites::Toolbox;
+use adfarm_suites::{CommandError, StoredSweep, SuiteContext, Toolbox};
 use adfarm_worker::openai::{OpenAiClient, Secret};
 use async_trait::async_trait;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Local models under `home`, remote ones by URL.
+/// Local models under `home`, remote ones by URL; the store `backend`
+/// names.
 pub struct Models {
     /// AdFarm home (assets are fetched into `<home>/assets`).
     pub home: PathBuf,
+    /// The suites' data, to read a sweep file named on the command line.
+    pub ctx: SuiteContext,
+    /// The store's flags as given to the command.
+    pub backend: Backend,
 }
 
 fn config(e: impl std::fmt::Display) -> LlmError {
@@ -60,6 +68,33 @@ impl Toolbox for Models {
         let e = LocalEmbedder::load(&assets::embedder_dir(&self.home)).map_err(config)?;
         Ok((Box::new(e), EMBEDDER.to_string()))
     }
+
+    async fn stored(&self, sweep: Option<&str>) -> Result<Vec<StoredSweep>, CommandError> {
+        let input = |e: anyhow::Error| CommandError::Input(format!("{e:#}"));
+        let store = crate::inspect::open(&self.home, &self.backend)
+            .await
+            .map_err(input)?;
+        let records = match sweep {
+            Some(which) => vec![crate::inspect::find(store.as_ref(), &self.ctx, which)
+                .await
+                .map_err(input)?],
+            None => {
+                let mut all = store.sweeps().await.map_err(|e| input(e.into()))?;
+                all.sort_by_key(|r| r.created_unix);
+                all
+            }
+        };
+        let mut out = Vec::with_capacity(records.len());
+        for r in records {
+            let results = store.results(&r.id).await.map_err(|e| input(e.into()))?;
+            out.push(StoredSweep {
+                id: r.id.0,
+                spec: r.spec,
+                results,
+            });
+        }
+        Ok(out)
+    }
 }
 
 #[cfg(test)]
@@ -70,6 +105,12 @@ mod tests {
     async fn chat_models_are_the_local_model_or_url_hash_model() {
         let models = Models {
             home: "/nonexistent".into(),
+            ctx: SuiteContext::default(),
+            backend: Backend {
+                redis: None,
+                store: None,
+                prefix: "adfarm".into(),
+            },
         };
         let err = |j: &'static str| {
             let models = &models;

@@ -69,6 +69,24 @@ pub struct FakeLlmConfig {
     /// body, and a re-ask (a new body) draws afresh.
     #[arg(long, default_value_t = 0.0)]
     pub p_bad_tool_call: f64,
+    /// Calls to make instead of drawn ones, to drive a tool-using client
+    /// through chosen calls: a request with tools whose conversation holds
+    /// `k` tool results is answered with `tool_script[k]` when it offers
+    /// that tool and its `tool_choice` allows a call; past the script, or
+    /// for a tool not offered, the fake answers as without one. Set from a
+    /// file or in a test (it has no flag).
+    #[arg(skip)]
+    pub tool_script: Vec<ScriptedCall>,
+}
+
+/// One call of [`FakeLlmConfig::tool_script`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptedCall {
+    /// The tool called.
+    pub name: String,
+    /// Its arguments, sent as their JSON text.
+    pub arguments: serde_json::Value,
 }
 
 impl Default for FakeLlmConfig {
@@ -90,6 +108,7 @@ impl Default for FakeLlmConfig {
             reject_guided_choice: false,
             tool_results_before_text: 1,
             p_bad_tool_call: 0.0,
+            tool_script: Vec::new(),
         }
     }
 }

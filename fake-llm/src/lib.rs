@@ -32,6 +32,9 @@
 //! [`FakeLlmConfig::tool_results_before_text`] tool results (default 1, so
 //! one call, then text), then answers text. `p_bad_tool_call` spoils a call
 //! (arguments not JSON, or an unknown tool name), drawn per request body.
+//! A `tool_script` replaces the drawn calls with chosen ones, the k-th
+//! answering a conversation that holds k tool results, so a test drives a
+//! client through exactly the calls it means to.
 //! Tool turns are checked as OpenAI does: a `tool` message must answer a
 //! call of the assistant turn before it, and every call must be answered
 //! before the conversation goes on (else 400).
@@ -44,7 +47,7 @@ mod server;
 mod tools;
 
 pub use answer::{MISSING_MODEL, SILENT_MODEL};
-pub use config::{ConfigError, FakeLlmConfig};
+pub use config::{ConfigError, FakeLlmConfig, ScriptedCall};
 pub use gen::EMBEDDING_DIM;
 pub use server::{router, Stats, TIMEOUT_HOLD};
 

@@ -178,6 +178,7 @@ pub(crate) fn conversation(messages: &[Value]) -> Result<(u64, u64), ApiError> {
 /// named one or drawn from `rng`; its arguments fit its parameters' schema,
 /// unless the `p_bad_tool_call` draw (per body, from `canonical`) spoils the
 /// call: half of those get arguments that are not JSON, half an unknown name.
+/// A [`FakeLlmConfig::tool_script`] call comes first where one is due.
 pub(crate) fn call(
     cfg: &FakeLlmConfig,
     offer: &Offer<'_>,
@@ -190,6 +191,23 @@ pub(crate) fn call(
         Choice::Required | Choice::Named(_) => true,
         Choice::Auto => tool_results < u64::from(cfg.tool_results_before_text),
     };
+    let scripted = match offer.choice {
+        Choice::None => None,
+        _ => usize::try_from(tool_results)
+            .ok()
+            .and_then(|k| cfg.tool_script.get(k))
+            .filter(|s| offer.functions.iter().any(|f| name_of(f) == s.name))
+            .filter(|s| !matches!(offer.choice, Choice::Named(n) if n != s.name)),
+    };
+    if let Some(s) = scripted {
+        let arguments = s.arguments.to_string();
+        let tokens = symbol_count(&s.name) + symbol_count(&arguments);
+        return Some(Call {
+            message: call_message(&s.name, &arguments, rng),
+            tokens,
+            bad: false,
+        });
+    }
     if !calls {
         return None;
     }
@@ -218,7 +236,16 @@ pub(crate) fn call(
         }
     }
     let tokens = symbol_count(&name) + symbol_count(&arguments);
-    let message = json!({
+    Some(Call {
+        message: call_message(&name, &arguments, rng),
+        tokens,
+        bad,
+    })
+}
+
+/// The assistant message calling `name` with `arguments`.
+fn call_message(name: &str, arguments: &str, rng: &mut Rng) -> Value {
+    json!({
         "role": "assistant",
         "content": null,
         "tool_calls": [{
@@ -226,11 +253,6 @@ pub(crate) fn call(
             "type": "function",
             "function": {"name": name, "arguments": arguments},
         }],
-    });
-    Some(Call {
-        message,
-        tokens,
-        bad,
     })
 }
 
@@ -301,6 +323,39 @@ mod tests {
         let auto = offer(&req).unwrap().unwrap();
         assert!(call(&cfg, &auto, 0, b"x", &mut rng).is_some());
         assert!(call(&cfg, &auto, 1, b"x", &mut rng).is_none());
+        let req = tools_req(json!("none"));
+        let none = offer(&req).unwrap().unwrap();
+        assert!(call(&cfg, &none, 0, b"x", &mut rng).is_none());
+    }
+
+    #[test]
+    fn a_script_makes_its_calls_in_order_then_the_fake_answers_as_usual() {
+        let script = |name: &str, n: u32| crate::config::ScriptedCall {
+            name: name.into(),
+            arguments: json!({"day": format!("d{n}")}),
+        };
+        let cfg = FakeLlmConfig {
+            tool_script: vec![script("clicks", 0), script("spend", 1), script("nope", 2)],
+            ..FakeLlmConfig::default()
+        };
+        let mut rng = Rng::from_parts(&[b"t"]);
+        let req = tools_req(json!("auto"));
+        let auto = offer(&req).unwrap().unwrap();
+        let function = |results: u64, rng: &mut Rng| {
+            call(&cfg, &auto, results, b"x", rng)
+                .map(|c| c.message["tool_calls"][0]["function"].clone())
+        };
+        let first = function(0, &mut rng).expect("the script's first call");
+        assert_eq!(
+            (first["name"].as_str(), first["arguments"].as_str()),
+            (Some("clicks"), Some(r#"{"day":"d0"}"#))
+        );
+        let second = function(1, &mut rng).expect("the script's second call");
+        assert_eq!(second["name"], "spend");
+        // A tool not offered, or past the script: the usual answer (text
+        // once a result is in, for `auto`).
+        assert!(function(2, &mut rng).is_none());
+        assert!(function(3, &mut rng).is_none());
         let req = tools_req(json!("none"));
         let none = offer(&req).unwrap().unwrap();
         assert!(call(&cfg, &none, 0, b"x", &mut rng).is_none());

@@ -9,12 +9,17 @@
 //! a conversation per decision point) on two scenarios and two gauntlet
 //! tasks against the fake server give one report embedded and distributed:
 //! the same requests, replies and events; the fake's arbitrary calls are
-//! answered with the API's errors and every episode ends.
+//! answered with the API's errors and every episode ends. A model agent
+//! scripted through malformed calls gets Google's error codes for each,
+//! and its episode's patch, read back with `adfarm adsbench patch`,
+//! replays on the scenario's start state to the same event log.
 
 use crate::sections::{col, number, table, text};
 use crate::{assert_complete, assert_same_results, assets_home, figure, Fake, Farm};
+use adfarm_fake_llm::{FakeLlmConfig, ScriptedCall};
 use adfarm_proto::report::Report;
 use adfarm_proto::SOLVE;
+use serde_json::json;
 use std::time::{Duration, Instant};
 
 const SOLUTIONS: [&str; 2] = ["fixed-bid", "pacing"];
@@ -203,4 +208,193 @@ fn digests(r: &Report) -> Vec<(String, String)> {
             (t.id.clone(), digest.to_string())
         })
         .collect()
+}
+
+/// The fake's calls for each decision of the patch test: malformed GAQL,
+/// a query over every resource, refused values and names, more operations
+/// than a request may hold, then one committed change and the decision's
+/// end. The default scenario's account is customer 1234567890 with
+/// campaign 1 (budget 1), ad group 2 and keywords from 3 on.
+fn malformed_calls() -> Vec<ScriptedCall> {
+    let call = |name: &str, arguments: serde_json::Value| ScriptedCall {
+        name: name.into(),
+        arguments,
+    };
+    let search = |query: &str| call("search", json!({ "query": query }));
+    let update = |name: &str, fields: serde_json::Value| {
+        call(
+            "mutate",
+            json!({"operations": [{"update": {"resource_name": name, "fields": fields}, "note": "test"}]}),
+        )
+    };
+    let campaign = "customers/1234567890/campaigns/1";
+    let mut calls = vec![
+        search("SELEC campaign.id FROM campaign"),
+        search("SELECT campaign.nope FROM campaign"),
+    ];
+    for resource in [
+        "customer",
+        "campaign_budget",
+        "campaign",
+        "campaign_criterion",
+        "ad_group",
+        "ad_group_criterion",
+    ] {
+        calls.push(search(&format!("SELECT customer.id FROM {resource}")));
+    }
+    calls.push(search(
+        "SELECT ad_group_criterion.criterion_id FROM keyword_view",
+    ));
+    calls.extend([
+        update(campaign, json!({"status": "EXPLODED"})),
+        update("campaigns/1", json!({"status": "PAUSED"})),
+        update(
+            "customers/1234567890/campaigns/999",
+            json!({"status": "PAUSED"}),
+        ),
+        update(
+            "customers/1234567890/campaignBudgets/1",
+            json!({"amount_micros": -1_000_000}),
+        ),
+        update(campaign, json!({"start_date": "2020-01-01"})),
+    ]);
+    let many: Vec<serde_json::Value> = (0..10_001)
+        .map(|_| json!({ "remove": campaign, "note": "x" }))
+        .collect();
+    calls.push(call("mutate", json!({ "operations": many })));
+    calls.push(call(
+        "mutate",
+        json!({"operations": [{"update": {"resource_name": "customers/1234567890/adGroupCriteria/2~3",
+            "fields": {"cpc_bid_micros": "1150000"}}, "note": "bid up: no clicks yet"}]}),
+    ));
+    calls.push(call("end_decision", json!({"summary": "done"})));
+    calls
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_agents_malformed_calls_get_googles_errors_and_its_patch_replays() {
+    let fake = Fake::start(FakeLlmConfig {
+        tool_script: malformed_calls(),
+        ..FakeLlmConfig::default()
+    })
+    .await;
+    let mut farm = Farm::new("adsbench-patch");
+    let sweep = format!(
+        r#"name = "adsbench-patch"
+seeds = [1]
+
+[[suites]]
+name = "adsbench"
+datasets = ["scenarios"]
+params = {{ scenarios = [{{ days = 2, cadence = 24 }}] }}
+
+[[solutions]]
+name = "function-calling"
+provider = "fake"
+# Room for a reply of 10,001 operations (a reply may be 16 bytes a token).
+max_tokens = 65536
+params = {{ max_turns = 24 }}
+
+[[providers]]
+name = "fake"
+kind = "openai-compatible"
+base_url = "{}"
+model = "fake-agent-1"
+requests_per_minute = 60000
+tokens_per_minute = 2000000000
+max_concurrency = 4
+timeout_secs = 30
+input_usd_per_mtok = 0.15
+output_usd_per_mtok = 0.60
+"#,
+        fake.base_url()
+    );
+    let path = farm.write("adsbench-patch.toml", &sweep);
+    link_assets(&farm, &["home"]);
+    let report = farm.run_embedded("home", &path, &[]).await;
+    assert_complete(&report);
+
+    // Each of the two decisions met every refusal once, by Google's code;
+    // nothing panicked and the decisions ended (the 10,001 operations
+    // reached the API, which refused them).
+    let t = table(&report, "adsbench", "api-errors");
+    let count = |code: &str| {
+        t.rows
+            .iter()
+            .filter(|r| text(&r[col(t, "code", None)]).starts_with(code))
+            .map(|r| number(&r[col(t, "count", None)]).unwrap_or_default())
+            .sum::<f64>()
+    };
+    for code in [
+        "QueryError.EXPECTED_SELECT",
+        "QueryError.UNRECOGNIZED_FIELD",
+        "RequestError.INVALID_ENUM_VALUE",
+        "RequestError.RESOURCE_NAME_MALFORMED",
+        "MutateError.RESOURCE_NOT_FOUND",
+        "FieldError.INVALID_VALUE",
+        "RequestError.IMMUTABLE_FIELD",
+        "RequestError.TOO_MANY_MUTATE_OPERATIONS",
+    ] {
+        assert_eq!(count(code), 2.0, "{code}: {t:?}");
+    }
+    // Nothing else was refused: the queries over every resource and the
+    // bid change went through.
+    let total: f64 = t
+        .rows
+        .iter()
+        .map(|r| number(&r[col(t, "count", None)]).unwrap_or_default())
+        .sum();
+    assert_eq!(total, 16.0, "{t:?}");
+
+    // The patch: the one committed request of each decision, as sent.
+    let home = farm.path("home").to_string_lossy().into_owned();
+    let listing = patch(&farm, &home, &[]).await;
+    let line = listing
+        .lines()
+        .find(|l| l.contains("function-calling"))
+        .unwrap_or_else(|| panic!("the episode is listed: {listing}"));
+    let id = line.split_whitespace().next().expect("an id");
+    let shown: serde_json::Value =
+        serde_json::from_str(&patch(&farm, &home, &["--episode", &id[..10]]).await)
+            .expect("a JSON patch");
+    let requests = shown["requests"].as_array().expect("requests");
+    assert_eq!(requests.len(), 2, "{shown}");
+    assert_eq!(requests[0]["at"], "2025-03-01 00:00", "{shown}");
+    assert_eq!(
+        requests[0]["operations"][0]["update"]["fields"]["cpc_bid_micros"], 1_150_000,
+        "{shown}"
+    );
+    assert_eq!(
+        requests[1]["operations"][0]["note"],
+        "bid up: no clicks yet"
+    );
+    let replayed = patch(&farm, &home, &["--episode", id, "--replay"]).await;
+    assert!(
+        replayed.contains("identical: event-log digest"),
+        "{replayed}"
+    );
+}
+
+/// What `adfarm --home <home> adsbench patch --sweep adsbench-patch <args>`
+/// prints; it must succeed.
+async fn patch(farm: &Farm, home: &str, args: &[&str]) -> String {
+    let mut all = vec![
+        "--home",
+        home,
+        "adsbench",
+        "patch",
+        "--sweep",
+        "adsbench-patch",
+    ];
+    all.extend(args);
+    let mut cmd = farm.command("patch", &all);
+    cmd.stdout(std::process::Stdio::piped());
+    let out = cmd.output().await.expect("adfarm adsbench patch runs");
+    assert!(
+        out.status.success(),
+        "adfarm adsbench patch {args:?}: {}\n{}",
+        out.status,
+        farm.logs()
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
 }

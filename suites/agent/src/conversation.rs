@@ -20,8 +20,8 @@
 //! - context overflow ends the conversation with [`End::ContextOverflow`]
 //!   and no answer; only real model failures (transport, status, budget,
 //!   configuration) are errors;
-//! - every size is bounded: a reply past [`turn::MAX_REPLY_CHARS`] or a
-//!   call past [`turn::MAX_ARGUMENT_CHARS`] is a malformed turn whose echo
+//! - every size is bounded: a reply past [`Limits::reply_chars`] or a
+//!   call past [`Limits::argument_chars`] is a malformed turn whose echo
 //!   is cut; observations are cut at `observation_chars` by
 //!   [`Observed::shown`]; a conversation storing more than
 //!   [`EPISODE_BYTES`] ends;
@@ -61,6 +61,14 @@ pub struct Limits {
     pub max_calls_per_turn: u32,
     /// Characters of an observation the model reads.
     pub observation_chars: usize,
+    /// Characters one reply may be, its text and every call's arguments
+    /// ([`turn::MAX_REPLY_CHARS`] by default).
+    pub reply_chars: usize,
+    /// Characters one call's arguments may be
+    /// ([`turn::MAX_ARGUMENT_CHARS`] by default). A suite whose tools take
+    /// large requests by design raises both, so its tools, not the loop,
+    /// answer an oversized one.
+    pub argument_chars: usize,
 }
 
 impl Default for Limits {
@@ -69,6 +77,8 @@ impl Default for Limits {
             max_turns: 12,
             max_calls_per_turn: 8,
             observation_chars: OBSERVATION_CHARS,
+            reply_chars: turn::MAX_REPLY_CHARS,
+            argument_chars: turn::MAX_ARGUMENT_CHARS,
         }
     }
 }
@@ -201,8 +211,9 @@ pub enum End {
 /// What one conversation may store (its turns' text, calls and
 /// observations as JSON): it ends ([`End::StoreLimit`], no answer) after
 /// the turn that passes it. One turn adds at most a reply of
-/// [`turn::MAX_REPLY_CHARS`] and `max_calls_per_turn` calls with their
-/// observations, so a stored conversation stays under twice this.
+/// [`Limits::reply_chars`] and `max_calls_per_turn` calls with their
+/// observations, so a stored conversation stays under this plus one
+/// turn.
 pub const EPISODE_BYTES: usize = 1 << 20;
 
 /// A finished conversation.
@@ -331,10 +342,11 @@ impl<T: Toolbox> Agent<'_, T> {
     fn read(&self, reply: &Completion) -> (String, Reply, Message) {
         let specs = self.toolbox.specs();
         let max = self.limits.max_calls_per_turn;
+        let (reply_chars, argument_chars) = (self.limits.reply_chars, self.limits.argument_chars);
         let note = &self.script.reply_note;
         let verdict = |raw: Result<Vec<RawCall>, FormatError>| match raw {
             Ok(raw) if raw.is_empty() => Reply::Toolless,
-            Ok(raw) => match turn::check(&raw, specs, max) {
+            Ok(raw) => match turn::check(&raw, specs, max, argument_chars) {
                 Ok(calls) => Reply::Calls(calls),
                 Err(e) => Reply::Rejected(e, raw),
             },
@@ -342,20 +354,20 @@ impl<T: Toolbox> Agent<'_, T> {
         };
         match self.script.protocol {
             Protocol::React => {
-                let raw = turn::check_length(&reply.text, &[], note)
+                let raw = turn::check_length(&reply.text, &[], note, reply_chars)
                     .and_then(|()| react::parse(&reply.text))
                     .map(|r| r.calls);
-                let text = turn::cut_echo(&reply.text, turn::MAX_REPLY_CHARS);
+                let text = turn::cut_echo(&reply.text, reply_chars);
                 (text.clone(), verdict(raw), Message::assistant(text))
             }
             Protocol::FunctionCalling => {
                 let raw = function_calling::raw_calls(reply);
-                let checked = match turn::check_length(&reply.text, &raw, note) {
+                let checked = match turn::check_length(&reply.text, &raw, note, reply_chars) {
                     Ok(()) => verdict(Ok(raw)),
                     Err(e) => Reply::Rejected(e, raw),
                 };
                 let earlier = self.messages.iter().map(|m| m.tool_calls.len()).sum();
-                let assistant = function_calling::assistant(reply, earlier, max);
+                let assistant = function_calling::assistant(reply, earlier, &self.limits);
                 (assistant.content.clone(), checked, assistant)
             }
         }

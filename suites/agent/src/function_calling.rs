@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 
 use adfarm_llm::{Completion, Message, ToolCall};
 
-use crate::turn::{cut_echo, FormatError, RawCall, MAX_ARGUMENT_CHARS, MAX_REPLY_CHARS};
+use crate::turn::{cut_echo, FormatError, RawCall};
+use crate::Limits;
 use crate::Observed;
 
 /// Appends how to act to a system prompt (the tools travel as the
@@ -38,14 +39,15 @@ pub fn raw_calls(c: &Completion) -> Vec<RawCall> {
 /// tool message can answer (`call_<n>`, counting the calls already in the
 /// conversation as the local model does, for a provider that sent none).
 /// What it echoes is bounded whatever the model wrote: at most
-/// `max_calls + 1` calls (enough to show one too many), each call's
-/// arguments cut at [`MAX_ARGUMENT_CHARS`] and the text at
-/// [`MAX_REPLY_CHARS`]; a reply that needed cutting is rejected anyway.
-pub fn assistant(c: &Completion, calls_before: usize, max_calls: u32) -> Message {
+/// `max_calls_per_turn + 1` calls (enough to show one too many), each
+/// call's arguments cut at `argument_chars` and the text at
+/// `reply_chars` (see [`Limits`]); a reply that needed cutting is rejected
+/// anyway.
+pub fn assistant(c: &Completion, calls_before: usize, limits: &Limits) -> Message {
     let calls: Vec<ToolCall> = c
         .tool_calls
         .iter()
-        .take(max_calls as usize + 1)
+        .take(limits.max_calls_per_turn as usize + 1)
         .enumerate()
         .map(|(i, t)| ToolCall {
             id: if t.id.is_empty() {
@@ -53,11 +55,11 @@ pub fn assistant(c: &Completion, calls_before: usize, max_calls: u32) -> Message
             } else {
                 t.id.clone()
             },
-            name: cut_echo(&t.name, MAX_ARGUMENT_CHARS),
-            arguments: cut_echo(&t.arguments, MAX_ARGUMENT_CHARS),
+            name: cut_echo(&t.name, limits.argument_chars),
+            arguments: cut_echo(&t.arguments, limits.argument_chars),
         })
         .collect();
-    let text = cut_echo(&c.text, MAX_REPLY_CHARS);
+    let text = cut_echo(&c.text, limits.reply_chars);
     if calls.is_empty() {
         Message::assistant(text)
     } else {

@@ -17,13 +17,14 @@ pub struct Call {
     pub args: Value,
 }
 
-/// Longest arguments one call may carry, in characters of its JSON text:
-/// room for a 4000-character code snippet however it is escaped.
+/// Longest arguments one call may carry by default, in characters of its
+/// JSON text: room for a 4000-character code snippet however it is
+/// escaped.
 pub const MAX_ARGUMENT_CHARS: usize = 16_000;
 
-/// Longest reply one turn may be (its text and every call's arguments),
-/// in characters. A longer reply runs nothing, and the conversation and the
-/// record keep only its first [`MAX_REPLY_CHARS`].
+/// Longest reply one turn may be by default (its text and every call's
+/// arguments), in characters. A longer reply runs nothing, and the
+/// conversation and the record keep only its first `reply_chars`.
 pub const MAX_REPLY_CHARS: usize = 64_000;
 
 /// What stands in for the cut part of an echoed reply or argument.
@@ -43,14 +44,19 @@ pub fn cut_echo(text: &str, max: usize) -> String {
 }
 
 /// [`FormatError::ReplyTooLong`] when a reply of `text` and the calls
-/// `raw` is longer than [`MAX_REPLY_CHARS`]; `note` goes at the end of the
+/// `raw` is longer than `max` characters; `note` goes at the end of the
 /// correction (a suite names its own tools' limits there).
-pub fn check_length(text: &str, raw: &[RawCall], note: &str) -> Result<(), FormatError> {
+pub fn check_length(
+    text: &str,
+    raw: &[RawCall],
+    note: &str,
+    max: usize,
+) -> Result<(), FormatError> {
     let chars = text.chars().count() + raw.iter().map(|c| c.input.chars().count()).sum::<usize>();
-    if chars > MAX_REPLY_CHARS {
+    if chars > max {
         return Err(FormatError::ReplyTooLong {
             chars,
-            max: MAX_REPLY_CHARS,
+            max,
             note: note.to_string(),
         });
     }
@@ -138,7 +144,7 @@ pub enum FormatError {
         /// The tool.
         tool: String,
     },
-    /// A call's arguments are longer than [`MAX_ARGUMENT_CHARS`].
+    /// A call's arguments are longer than the turn allows.
     #[error("the INPUT of call {entry} ({tool}) is {chars} characters; a call's INPUT may be at most {max}")]
     ArgumentsTooLong {
         /// 1-based entry.
@@ -150,7 +156,7 @@ pub enum FormatError {
         /// The limit.
         max: usize,
     },
-    /// The reply is longer than [`MAX_REPLY_CHARS`].
+    /// The reply is longer than the turn allows.
     #[error("the reply is {chars} characters; a turn may be at most {max}{note}")]
     ReplyTooLong {
         /// Characters written (text and arguments).
@@ -199,7 +205,12 @@ impl FormatError {
 ///
 /// # Errors
 /// The first [`FormatError`] found, the count first.
-pub fn check(raw: &[RawCall], tools: &[Tool], max_calls: u32) -> Result<Vec<Call>, FormatError> {
+pub fn check(
+    raw: &[RawCall],
+    tools: &[Tool],
+    max_calls: u32,
+    max_argument_chars: usize,
+) -> Result<Vec<Call>, FormatError> {
     if raw.len() > max_calls as usize {
         return Err(FormatError::TooManyCalls {
             count: raw.len(),
@@ -223,12 +234,12 @@ pub fn check(raw: &[RawCall], tools: &[Tool], max_calls: u32) -> Result<Vec<Call
                 });
             }
             let chars = c.input.chars().count();
-            if chars > MAX_ARGUMENT_CHARS {
+            if chars > max_argument_chars {
                 return Err(FormatError::ArgumentsTooLong {
                     entry,
                     tool: name.to_string(),
                     chars,
-                    max: MAX_ARGUMENT_CHARS,
+                    max: max_argument_chars,
                 });
             }
             let args: Value =

@@ -1,12 +1,25 @@
 //! Commands a suite adds to the binary (`adfarm <suite> <command>`): the
 //! suite builds its clap command and runs it; the binary supplies models
-//! by the names a user types, so a suite's tool never loads a model itself.
+//! by the names a user types, and a sweep's stored results from the store
+//! the command line names, so a suite's tool never loads a model or opens
+//! a store itself.
 
 use adfarm_llm::{Embedder, LlmError, Provider};
-use adfarm_proto::Role;
+use adfarm_proto::{JobResult, Role, SweepSpec};
 use async_trait::async_trait;
 
-/// The models a suite command may ask the binary for.
+/// One sweep as a store holds it.
+#[derive(Debug, Clone)]
+pub struct StoredSweep {
+    /// Its id.
+    pub id: String,
+    /// The sweep as it was run.
+    pub spec: SweepSpec,
+    /// Its stored job results, in job-id order.
+    pub results: Vec<JobResult>,
+}
+
+/// The models and stored results a suite command may ask the binary for.
 #[async_trait]
 pub trait Toolbox: Send + Sync {
     /// A chat model named as on the command line: a local model's name, or
@@ -27,6 +40,16 @@ pub trait Toolbox: Send + Sync {
     /// # Errors
     /// When it cannot be fetched or loaded.
     async fn embedder(&self) -> Result<(Box<dyn Embedder>, String), LlmError>;
+
+    /// Sweeps stored in the store the command line names (the binary adds
+    /// its store flags to every suite command): the one `sweep` names by
+    /// file, id or name (the latest of that name), or every one, oldest
+    /// first. The store is opened only when this is called.
+    ///
+    /// # Errors
+    /// [`CommandError::Input`] when the store cannot be opened or read, or
+    /// names no such sweep.
+    async fn stored(&self, sweep: Option<&str>) -> Result<Vec<StoredSweep>, CommandError>;
 }
 
 /// A suite command that failed.

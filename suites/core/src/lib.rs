@@ -30,7 +30,7 @@ mod scripted;
 pub mod stats;
 pub mod toml_lines;
 
-pub use command::{CommandError, Toolbox};
+pub use command::{CommandError, StoredSweep, Toolbox};
 pub use entry::solution_entry;
 pub use headline::{Benchmark, Headline, HeadlineValue, Headlines};
 pub use report::ReportInput;

@@ -25,4 +25,15 @@ impl ReportInput<'_> {
     pub fn item_of<'r>(&self, r: &'r JobResult) -> Option<&'r str> {
         (!r.item.is_empty()).then_some(r.item.as_str())
     }
+
+    /// Where `solution` stands in the sweep file's solutions, so tables
+    /// list agents in the order the user wrote them; past the end for a
+    /// name the sweep does not list.
+    pub fn solution_order(&self, solution: &str) -> usize {
+        self.spec
+            .solutions
+            .iter()
+            .position(|s| s.name == solution)
+            .unwrap_or(usize::MAX)
+    }
 }

@@ -31,8 +31,7 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
         let (dataset, solution) = (r.cell.dataset.as_str(), r.cell.solution.as_str());
         // Rows in the sweep file's order of datasets and solutions.
         let d = input.suite.datasets.iter().position(|n| n == dataset);
-        let s = input.spec.solutions.iter().position(|s| s.name == solution);
-        let (d, s) = (d.unwrap_or(usize::MAX), s.unwrap_or(usize::MAX));
+        let (d, s) = (d.unwrap_or(usize::MAX), input.solution_order(solution));
         let row = sums.entry((d, s, dataset, solution)).or_default();
         row.items += 1;
         row.runs += runs.runs as i64;

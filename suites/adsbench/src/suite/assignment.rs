@@ -166,6 +166,22 @@ impl Graded {
         scores
     }
 
+    /// What a solve stored, read back ([`Graded::meta`]'s inverse; the
+    /// other fields a solution stores beside it are ignored).
+    ///
+    /// # Errors
+    /// The outcome or the verdict does not read, named with serde's reason.
+    pub fn from_meta(meta: &serde_json::Value) -> Result<Graded, String> {
+        let outcome: Outcome = serde_json::from_value(meta.clone())
+            .map_err(|e| format!("its stored outcome is unreadable: {e}"))?;
+        let verdict = meta
+            .get("verdict")
+            .map(|v| serde_json::from_value(v.clone()))
+            .transpose()
+            .map_err(|e| format!("its stored verdict is unreadable: {e}"))?;
+        Ok(Graded { outcome, verdict })
+    }
+
     /// What a solve stores: the outcome, with the verdict beside it.
     pub fn meta(&self) -> serde_json::Value {
         let mut meta = serde_json::to_value(&self.outcome).expect("an outcome serialises");

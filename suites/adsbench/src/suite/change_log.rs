@@ -2,8 +2,11 @@
 //! request, in order, with the day it was made and the agent's note, kept
 //! by a [`Recorder`] the harness hands the agent in place of the sandbox.
 //! An episode stores it (see `Outcome::changes`) so people can review how
-//! an agent managed its account, and why.
+//! an agent managed its account, and why, and so its patch replays on the
+//! scenario's start state (see [`super::patch`]): each change keeps the
+//! tick and request it was sent in and the operation as sent.
 
+use super::model_agent::operation;
 use crate::api::error::GoogleAdsFailure;
 use crate::api::mutate::OperationKind;
 use crate::api::{MutateOperation, MutateResponse};
@@ -32,6 +35,24 @@ pub struct Change {
     /// observed value ([`cites_observed`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cites_observed: bool,
+    /// When and how it was sent; `None` for a change not made through the
+    /// API (a test's, or one stored without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sent: Option<Sent>,
+}
+
+/// Where a change sits in its episode and the operation as sent: what a
+/// replay sends again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sent {
+    /// The tick it was sent before, counted from the episode's start (the
+    /// decision point's).
+    pub tick: u64,
+    /// Its mutate request among those the agent's decision at `tick`
+    /// committed, from 0.
+    pub request: u32,
+    /// The operation in the `mutate` tool's form ([`operation::write`]).
+    pub operation: serde_json::Value,
 }
 
 impl Change {
@@ -71,13 +92,20 @@ impl Change {
             fields,
             note: op.change_note.clone(),
             cites_observed: false,
+            sent: None,
         }
     }
 
-    /// `op` as made now in `sandbox`, its note checked against every value
-    /// the agent's searches returned so far.
-    pub fn made(sandbox: &Sandbox, op: &MutateOperation) -> Change {
+    /// `op` as made now in `sandbox` in the decision's `request`-th
+    /// committed mutate request, its note checked against every value the
+    /// agent's searches returned so far.
+    pub fn made(sandbox: &Sandbox, op: &MutateOperation, request: u32) -> Change {
         let mut c = Change::of(sandbox.today(), op);
+        c.sent = Some(Sent {
+            tick: sandbox.market().now().ordinal(),
+            request,
+            operation: operation::write(op),
+        });
         if let Some(note) = &c.note {
             let observed: Vec<Observed> = sandbox
                 .observed()
@@ -95,12 +123,18 @@ impl Change {
 pub struct Recorder<'s> {
     sandbox: &'s mut Sandbox,
     changes: &'s mut Vec<Change>,
+    /// Mutate requests committed so far.
+    committed: u32,
 }
 
 impl<'s> Recorder<'s> {
-    /// A client of `sandbox` that appends to `changes`.
+    /// A client of `sandbox` for one decision that appends to `changes`.
     pub fn new(sandbox: &'s mut Sandbox, changes: &'s mut Vec<Change>) -> Recorder<'s> {
-        Recorder { sandbox, changes }
+        Recorder {
+            sandbox,
+            changes,
+            committed: 0,
+        }
     }
 }
 
@@ -123,10 +157,13 @@ impl AdsClient for Recorder<'_> {
     ) -> Result<MutateResponse, GoogleAdsFailure> {
         let made: Vec<Change> = operations
             .iter()
-            .map(|op| Change::made(self.sandbox, op))
+            .map(|op| Change::made(self.sandbox, op, self.committed))
             .collect();
         // The sandbox's requests are atomic: all of them commit or none.
         let response = self.sandbox.mutate(operations)?;
+        if !made.is_empty() {
+            self.committed += 1;
+        }
         self.changes.extend(made);
         Ok(response)
     }

@@ -170,12 +170,7 @@ pub fn episodes(input: &ReportInput<'_>, weights: &Weights) -> Vec<(String, Vec<
                 correctness: f64::from(u8::from(correct)),
             };
         }
-        let order = input
-            .spec
-            .solutions
-            .iter()
-            .position(|s| s.name == r.cell.solution)
-            .unwrap_or(usize::MAX);
+        let order = input.solution_order(&r.cell.solution);
         by_solution
             .entry((order, r.cell.solution.clone()))
             .or_default()

@@ -24,6 +24,8 @@
 //! - [`model_agent`]: a model managing the account through the API's
 //!   tools on the shared agent loop, a conversation per decision;
 //! - [`change_log`]: an episode's change set, kept as the agent commits it;
+//! - [`patch`]: an episode's change set as requests that replay on its
+//!   start state; `command` prints it (`adfarm adsbench patch`);
 //! - [`gauntlet`]: the `gauntlet` dataset, 60 graded tasks as TOML files;
 //! - [`outcome`]: one scenario under one agent, run to its end and scored;
 //! - [`policy`]: advertising policy over the text an agent creates or
@@ -52,6 +54,7 @@ pub mod assignment;
 pub mod bandit;
 pub mod baselines;
 pub mod change_log;
+mod command;
 pub mod composite;
 pub mod gauntlet;
 pub mod harness;
@@ -60,6 +63,7 @@ pub mod model_agent;
 pub mod ope_gate;
 mod ope_section;
 pub mod outcome;
+pub mod patch;
 pub mod policy;
 pub mod qlearning;
 pub mod redteam;
@@ -83,8 +87,8 @@ use adfarm_proto::asset::Pin;
 use adfarm_proto::report::Section;
 use adfarm_proto::{SolutionSpec, Stage};
 use adfarm_suite::{
-    CallEstimate, DataError, ItemIter, JobError, ReportInput, Reviewables, Solution, StageJob,
-    StageModels, StageOutput, Suite, SuiteContext, SweepView,
+    CallEstimate, CommandError, DataError, ItemIter, JobError, ReportInput, Reviewables, Solution,
+    StageJob, StageModels, StageOutput, Suite, SuiteContext, SweepView, Toolbox,
 };
 use async_trait::async_trait;
 use baselines::{Baselines, BASELINES};
@@ -211,11 +215,25 @@ impl Suite for AdsBench {
         Ok(computed.output())
     }
 
+    fn command(&self) -> Option<clap::Command> {
+        Some(command::command())
+    }
+
+    async fn run_command(
+        &self,
+        matches: &clap::ArgMatches,
+        toolbox: &dyn Toolbox,
+    ) -> Result<(), CommandError> {
+        print!("{}", command::run(self, matches, toolbox).await?);
+        Ok(())
+    }
+
     fn report(&self, input: &ReportInput<'_>) -> Result<Vec<Section>, DataError> {
         let mut sections = report::sections(input);
         let weights = Weights::from_params(&input.suite.params)?;
         sections.extend(gauntlet::report::section(input));
         sections.extend(composite::section(input, &weights));
+        sections.extend(model_agent::report::section(input));
         if let Some(assets) = &self.assets_dir {
             sections.push(ope_section::section(
                 &input.suite.name,

@@ -296,6 +296,7 @@ mod tests {
             fields,
             note: None,
             cites_observed: false,
+            sent: None,
         }
     }
 

@@ -34,12 +34,7 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
             continue;
         };
         let solution = r.cell.solution.as_str();
-        let order = input
-            .spec
-            .solutions
-            .iter()
-            .position(|s| s.name == solution)
-            .unwrap_or(usize::MAX);
+        let order = input.solution_order(solution);
         runs.entry((order, solution, r.item.as_str()))
             .or_insert(outcome);
     }

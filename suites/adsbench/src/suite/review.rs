@@ -244,6 +244,7 @@ mod tests {
             fields: BTreeMap::from([("cpc_bid_micros".to_string(), bid.to_string())]),
             note: note.map(str::to_string),
             cites_observed: false,
+            sent: None,
         }
     }
 

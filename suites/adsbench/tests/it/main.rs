@@ -27,7 +27,8 @@
 //! - `composite`: the same on real episodes, anchored by the baselines
 //!   stage, and its report section;
 //! - `fairness`: audience groups, gender exclusions, delivery per group,
-//!   disparate impact and the fairness gate on real episodes.
+//!   disparate impact and the fairness gate on real episodes;
+//! - `patch`: episodes' change sets replayed on their start states.
 //!
 //! Fixtures stay under `tests/fixtures/`, found from `CARGO_MANIFEST_DIR`.
 
@@ -47,6 +48,7 @@ mod model_agent;
 mod ope_bias;
 mod ope_fixtures;
 mod ope_obd;
+mod patch;
 mod qlearning;
 mod redteam;
 mod sandbox;

@@ -222,6 +222,7 @@ mod tests {
                 .collect::<BTreeMap<_, _>>(),
             note: None,
             cites_observed: false,
+            sent: None,
         }
     }
 

@@ -16,7 +16,9 @@
 //! same bytes, embedded or distributed (the market is a pure function of
 //! its seed and the agent's calls).
 
+pub mod operation;
 pub mod prompt;
+pub mod report;
 mod solution;
 pub mod tools;
 
@@ -45,6 +47,10 @@ pub struct Decision {
     pub calls: u32,
     /// How the conversation ended (`closed`: `end_decision` was called).
     pub end: adfarm_agent::End,
+    /// Google's error codes the API answered the decision's calls with,
+    /// in call order (`QueryError.BAD_FIELD_NAME`, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
 }
 
 /// A model agent's episode: the harness's counts and change set, and each
@@ -126,6 +132,7 @@ impl ModelAgent {
             (harness, desk) = (h, d);
             let Some(now) = point else { break };
             desk.decided = false;
+            desk.committed = 0;
             let (changes_before, refused_before) = (desk.changes.len(), desk.refused);
             let situation = prompt::Situation {
                 brief,
@@ -161,6 +168,11 @@ impl ModelAgent {
                 format_errors: t.turns.iter().filter(|x| x.format_error.is_some()).count() as u32,
                 calls: t.calls.len() as u32,
                 end: t.end,
+                errors: t
+                    .observations
+                    .iter()
+                    .flat_map(|o| o.errors.iter().cloned())
+                    .collect(),
             });
             desk = t.state;
             let made = desk.changes[changes_before..].to_vec();

@@ -12,6 +12,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
 use super::prompt::prompt_version;
+use super::tools::REQUEST_CHARS;
 use super::{Decision, ModelAgent};
 use crate::suite::assignment::Assignment;
 use crate::suite::scenario::Scenario;
@@ -101,6 +102,8 @@ impl ModelAgent {
             limits: Limits {
                 max_turns,
                 observation_chars,
+                reply_chars: REQUEST_CHARS,
+                argument_chars: REQUEST_CHARS,
                 ..Limits::default()
             },
             max_tokens: spec.max_tokens,

@@ -17,12 +17,11 @@ use adfarm_agent::{Call, Observed, Toolbox};
 use adfarm_llm::Tool;
 use serde::Serialize;
 use serde_json::{json, Value as Json};
-use std::collections::BTreeMap;
 
 use super::super::change_log::Change;
-use crate::api::error::{ErrorCode, GoogleAdsError, GoogleAdsFailure};
-use crate::api::{MutateOperation, MutateRequest, SearchRequest};
-use crate::gaql::{Resource, Value};
+use super::operation::{self, invalid, required};
+use crate::api::error::GoogleAdsFailure;
+use crate::api::{MutateRequest, SearchRequest};
 use crate::sandbox::{AdsClient, Sandbox};
 
 /// Tool: one page of a GAQL query.
@@ -35,6 +34,11 @@ pub const CHANGE_HISTORY: &str = "change_history";
 pub const END_DECISION: &str = "end_decision";
 /// Tool: the agent's diagnosis, offered on tasks that ask for one.
 pub const REPORT_DIAGNOSIS: &str = "report_diagnosis";
+
+/// Characters a turn and a call's arguments may be: room for a mutate of
+/// Google's 10,000 operations at 200 characters each, so the API, not the
+/// agent loop, answers a larger one (`TOO_MANY_MUTATE_OPERATIONS`).
+pub const REQUEST_CHARS: usize = 2_000_000;
 
 /// Rows of a search page shown to the model: the rest is counted, and the
 /// model narrows its query (a 10,000-row page would flood any context).
@@ -50,6 +54,8 @@ pub struct Desk {
     pub changes: Vec<Change>,
     /// Set by `end_decision`; cleared at each decision point.
     pub decided: bool,
+    /// Mutate requests that committed at this decision point.
+    pub committed: u32,
     /// API requests refused (errors in the observation), over the episode.
     pub refused: u32,
     /// The cause the agent reported last, on a task that asks for one.
@@ -63,6 +69,7 @@ impl Desk {
             sandbox,
             changes: Vec::new(),
             decided: false,
+            committed: 0,
             refused: 0,
             diagnosis: None,
         }
@@ -223,23 +230,6 @@ point. Say in one sentence what you did and why."
     ]
 }
 
-/// `FieldError.INVALID_VALUE` at `field`.
-fn invalid(field: &str, message: String) -> GoogleAdsFailure {
-    GoogleAdsError::new(ErrorCode::Other("FieldError.INVALID_VALUE"), message)
-        .triggered_by(field)
-        .into()
-}
-
-/// `FieldError.REQUIRED` at `field`.
-fn required(field: &str) -> GoogleAdsFailure {
-    GoogleAdsError::new(
-        ErrorCode::Other("FieldError.REQUIRED"),
-        format!("{field} is required."),
-    )
-    .triggered_by(field)
-    .into()
-}
-
 fn refused(tool: &str, failure: &GoogleAdsFailure) -> Answer {
     Answer {
         tool: tool.into(),
@@ -250,87 +240,6 @@ fn refused(tool: &str, failure: &GoogleAdsFailure) -> Answer {
             .map(|e| e.error_code.to_string())
             .collect(),
     }
-}
-
-/// A JSON argument as an API value: numbers keep their kind, strings stay
-/// strings (enum fields accept their constants' names).
-fn value_of(v: &Json) -> Value {
-    match v {
-        Json::Null => Value::Null,
-        Json::Bool(b) => Value::Bool(*b),
-        Json::Number(n) => match n.as_i64() {
-            Some(i) => Value::Int64(i),
-            None => Value::Double(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        Json::String(s) => Value::String(s.clone()),
-        Json::Array(items) => Value::List(items.iter().map(value_of).collect()),
-        Json::Object(_) => Value::String(v.to_string()),
-    }
-}
-
-fn fields_of(v: Option<&Json>, at: &str) -> Result<BTreeMap<String, Value>, GoogleAdsFailure> {
-    let obj = v
-        .and_then(Json::as_object)
-        .ok_or_else(|| invalid(at, format!("{at} must be an object of field values")))?;
-    Ok(obj.iter().map(|(k, v)| (k.clone(), value_of(v))).collect())
-}
-
-/// One operation as written, read into the API's terms.
-fn operation_of(i: usize, op: &Json) -> Result<MutateOperation, GoogleAdsFailure> {
-    let at = format!("operations[{i}]");
-    let obj = op
-        .as_object()
-        .ok_or_else(|| invalid(&at, format!("{at} must be an object")))?;
-    let note = obj.get("note").and_then(Json::as_str).map(str::to_string);
-    let kinds: Vec<&str> = ["update", "create", "remove"]
-        .into_iter()
-        .filter(|k| obj.contains_key(*k))
-        .collect();
-    let made = match kinds.as_slice() {
-        ["update"] => {
-            let u = &obj["update"];
-            let name = u
-                .get("resource_name")
-                .and_then(Json::as_str)
-                .ok_or_else(|| required(&format!("{at}.update.resource_name")))?;
-            let fields = fields_of(u.get("fields"), &format!("{at}.update.fields"))?;
-            MutateOperation::update(name, fields.iter().map(|(k, v)| (k.as_str(), v.clone())))
-        }
-        ["create"] => {
-            let c = &obj["create"];
-            let resource = c
-                .get("resource")
-                .and_then(Json::as_str)
-                .and_then(|r| Resource::ALL.into_iter().find(|x| x.name() == r))
-                .ok_or_else(|| {
-                    invalid(
-                        &at,
-                        format!("{at}.create.resource must name a resource (campaign_budget, campaign, ad_group, ad_group_criterion)"),
-                    )
-                })?;
-            let fields = fields_of(c.get("fields"), &format!("{at}.create.fields"))?;
-            MutateOperation::create(
-                resource,
-                fields.iter().map(|(k, v)| (k.as_str(), v.clone())),
-            )
-        }
-        ["remove"] => {
-            let name = obj["remove"]
-                .as_str()
-                .ok_or_else(|| invalid(&at, format!("{at}.remove must be a resource name")))?;
-            MutateOperation::remove(name)
-        }
-        _ => {
-            return Err(invalid(
-                &at,
-                format!("{at} must hold exactly one of update, create or remove"),
-            ))
-        }
-    };
-    Ok(match note {
-        Some(n) => made.with_note(n),
-        None => made,
-    })
 }
 
 impl AdsTools {
@@ -365,7 +274,7 @@ impl AdsTools {
         let operations = ops
             .iter()
             .enumerate()
-            .map(|(i, op)| operation_of(i, op))
+            .map(|(i, op)| operation::read(i, op))
             .collect::<Result<Vec<_>, _>>()?;
         let flag = |name: &str| args.get(name).and_then(Json::as_bool).unwrap_or(false);
         let request = MutateRequest {
@@ -377,9 +286,12 @@ impl AdsTools {
         let made: Vec<Change> = request
             .operations
             .iter()
-            .map(|op| Change::made(&desk.sandbox, op))
+            .map(|op| Change::made(&desk.sandbox, op, desk.committed))
             .collect();
         let response = desk.sandbox.mutate_request(&request)?;
+        if !request.validate_only && response.results.iter().any(Option::is_some) {
+            desk.committed += 1;
+        }
         if !request.validate_only {
             // With partial failure only the operations that got a result committed.
             for (change, result) in made.into_iter().zip(&response.results) {
@@ -408,7 +320,9 @@ impl AdsTools {
     fn history(&self, desk: &Desk) -> Answer {
         Answer {
             tool: CHANGE_HISTORY.into(),
-            text: json!({ "changes": desk.changes }).to_string(),
+            // What was changed and why; how it was sent is the patch's.
+            text: json!({ "changes": desk.changes.iter().map(|c| Change { sent: None, ..c.clone() }).collect::<Vec<_>>() })
+                .to_string(),
             errors: Vec::new(),
         }
     }
