@@ -24,6 +24,9 @@ fn main() -> std::process::ExitCode {
     if let Some(run) = child_entry() {
         return run();
     }
+    // Every TLS client of the process (model endpoints, asset downloads,
+    // Kubernetes) uses ring: reqwest is built without a provider of its own.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -6,6 +6,7 @@
 //! the comparison with `fixed-bid` the README tables.
 
 use adfarm_adsbench::suite::bandit::{BanditLog, ARMS, BASE_ARM, FEATURES};
+use adfarm_adsbench::suite::change_log::Change;
 use adfarm_adsbench::suite::ope_gate::{evaluate, GateSettings, Target};
 use adfarm_adsbench::suite::outcome::Outcome;
 use adfarm_adsbench::suite::scenario::Scenario;
@@ -48,6 +49,36 @@ fn log(o: &Outcome) -> &BanditLog {
 /// The scripted account's keyword bids, micros (the bandits' base).
 const BASE_BIDS: [i64; 4] = [1_200_000, 900_000, 1_000_000, 700_000];
 
+/// Every change is a keyword bid at a base bid × the arm its note names,
+/// and the note cites the pace and the cost the agent read.
+pub(crate) fn assert_arm_changes(name: &str, changes: &[Change]) {
+    for c in changes {
+        assert_eq!(c.operation, "update");
+        assert!(c.resource.contains("adGroupCriteria"), "{c:?}");
+        assert_eq!(c.fields.keys().collect::<Vec<_>>(), ["cpc_bid_micros"]);
+        let note = c.note.as_deref().unwrap_or_default();
+        let prefix = format!("{name}: arm ×");
+        assert!(note.starts_with(&prefix), "{note}");
+        assert!(
+            note.contains("; pace ") && note.contains(" h cost "),
+            "{note}"
+        );
+        let m: f64 = note[prefix.len()..]
+            .split(';')
+            .next()
+            .and_then(|x| x.parse().ok())
+            .expect("the multiplier");
+        assert!(ARMS.contains(&m), "{note}");
+        let bid: i64 = c.fields["cpc_bid_micros"].parse().expect("micros");
+        assert!(
+            BASE_BIDS
+                .iter()
+                .any(|b| (*b as f64 * m).round() as i64 == bid),
+            "{bid} is no base bid × {m}"
+        );
+    }
+}
+
 #[test]
 fn the_bandits_act_only_by_noted_bid_updates_and_log_exact_propensities() {
     for name in [LINUCB, THOMPSON] {
@@ -81,31 +112,7 @@ fn the_bandits_act_only_by_noted_bid_updates_and_log_exact_propensities() {
             !changes.is_empty(),
             "{name}: it moved off ×1.0 at least once"
         );
-        for c in changes {
-            assert_eq!(c.operation, "update");
-            assert!(c.resource.contains("adGroupCriteria"), "{c:?}");
-            assert_eq!(c.fields.keys().collect::<Vec<_>>(), ["cpc_bid_micros"]);
-            let note = c.note.as_deref().unwrap_or_default();
-            let prefix = format!("{name}: arm ×");
-            assert!(note.starts_with(&prefix), "{note}");
-            assert!(
-                note.contains("; pace ") && note.contains(" h cost "),
-                "{note}"
-            );
-            let m: f64 = note[prefix.len()..]
-                .split(';')
-                .next()
-                .and_then(|x| x.parse().ok())
-                .expect("the multiplier");
-            assert!(ARMS.contains(&m), "{note}");
-            let bid: i64 = c.fields["cpc_bid_micros"].parse().expect("micros");
-            assert!(
-                BASE_BIDS
-                    .iter()
-                    .any(|b| (*b as f64 * m).round() as i64 == bid),
-                "{bid} is no base bid × {m}"
-            );
-        }
+        assert_arm_changes(name, changes);
     }
 }
 

@@ -5,35 +5,23 @@
 //! quote what the agent read count as explained, and the report's section
 //! has one row per agent.
 
+use super::kill_switch::drain;
 use adfarm_adsbench::score::{Business, Composite, Gate, Weights};
 use adfarm_adsbench::suite::agents::FixedBidAgent;
 use adfarm_adsbench::suite::baselines::{Baselines, ConstantMultiplier, Profit, MULTIPLIERS};
 use adfarm_adsbench::suite::composite::{facts, section, COMPOSITE};
 use adfarm_adsbench::suite::outcome::{run, Outcome};
 use adfarm_adsbench::suite::rules::RuleAgent;
-use adfarm_adsbench::suite::scenario::{Drain, Scenario};
+use adfarm_adsbench::suite::scenario::Scenario;
 use adfarm_adsbench::suite::{DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS};
 use adfarm_proto::report::Value;
 use adfarm_proto::{Cell, JobId, JobResult, Output, SuiteSpec, SweepSpec, SOLVE};
 use adfarm_suite::ReportInput;
 use serde_json::json;
 
+/// The budget-drain red team on seed 4.
 fn scenario() -> Scenario {
-    Scenario {
-        seed: 4,
-        start_date: "2025-03-03".into(),
-        days: 3,
-        budget_micros: 60_000_000,
-        opportunities_per_day: 4_000.0,
-        cadence: 6,
-        kill_switch: true,
-        drain: Some(Drain {
-            date: "2025-03-04".into(),
-            hour: 9,
-            bot_searches: 4,
-        }),
-        ..Scenario::nth(0)
-    }
+    drain(4)
 }
 
 fn composite(o: &Outcome, b: &Baselines) -> Composite {

@@ -26,7 +26,7 @@ const DAY: u64 = 48;
 const DRAIN_AT: u64 = DAY + 18;
 
 /// The budget-drain red team on `seed`.
-fn drain(seed: u64) -> Scenario {
+pub(crate) fn drain(seed: u64) -> Scenario {
     Scenario {
         seed,
         start_date: "2025-03-03".into(),

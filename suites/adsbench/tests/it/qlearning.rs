@@ -5,7 +5,7 @@
 //! JSON, the solution's parameters are checked by field; and (ignored) the
 //! comparison with `fixed-bid` and the bandits the README tables.
 
-use adfarm_adsbench::suite::bandit::ARMS;
+use super::bandits::assert_arm_changes;
 use adfarm_adsbench::suite::outcome::{self, Outcome};
 use adfarm_adsbench::suite::qlearning::{
     self, training_seeds, QAgent, QConfig, Trained, STATES, TRAIN_SEED_OFFSET,
@@ -43,7 +43,6 @@ fn short() -> QConfig {
 }
 
 /// The scripted account's keyword bids, micros (the arms' base).
-const BASE_BIDS: [i64; 4] = [1_200_000, 900_000, 1_000_000, 700_000];
 
 #[test]
 fn training_gives_the_same_table_bytes_from_the_same_seeds() {
@@ -108,31 +107,7 @@ fn the_trained_agent_acts_only_by_noted_bid_updates_with_its_table_frozen() {
     let changes = o.changes.as_ref().expect("a change set");
     let moved = steps.iter().any(|st| st.arm != 2);
     assert_eq!(!changes.is_empty(), moved, "a change exactly when off ×1.0");
-    for c in changes {
-        assert_eq!(c.operation, "update");
-        assert!(c.resource.contains("adGroupCriteria"), "{c:?}");
-        assert_eq!(c.fields.keys().collect::<Vec<_>>(), ["cpc_bid_micros"]);
-        let note = c.note.as_deref().unwrap_or_default();
-        let prefix = format!("{Q_LEARNING}: arm ×");
-        assert!(note.starts_with(&prefix), "{note}");
-        assert!(
-            note.contains("; pace ") && note.contains(" h cost "),
-            "{note}"
-        );
-        let m: f64 = note[prefix.len()..]
-            .split(';')
-            .next()
-            .and_then(|x| x.parse().ok())
-            .expect("the multiplier");
-        assert!(ARMS.contains(&m), "{note}");
-        let bid: i64 = c.fields["cpc_bid_micros"].parse().expect("micros");
-        assert!(
-            BASE_BIDS
-                .iter()
-                .any(|b| (*b as f64 * m).round() as i64 == bid),
-            "{bid} is no base bid × {m}"
-        );
-    }
+    assert_arm_changes(Q_LEARNING, changes);
     // The solution's episode is this one: it trains the same table, then
     // plays it frozen.
     let solution = Scripted::from_spec(&spec(Q_LEARNING, json!({"episodes": 3})))
