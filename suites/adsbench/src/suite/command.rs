@@ -119,20 +119,19 @@ pub async fn run(
     let replayed = replay(&item, &patch).map_err(|e| input(e.to_string()))?;
     let ops: usize = patch.iter().map(|r| r.operations.len()).sum();
     let mut out = format!(
-        "replayed {ops} operations in {} of {} requests on {} ({}), the start state of episode {} ({} under {}, seed {})\n",
+        "replayed {ops} operations in {} of {} requests on the start state of {} ({}), episode {} under {}, seed {}\n",
         replayed.requests,
         patch.len(),
         result.item,
         result.cell.dataset,
         result.id.0,
-        result.item,
         result.cell.solution,
         result.cell.seed
     );
     let mut differences = replayed.differences(&graded);
     if replayed.requests < patch.len() || replayed.refused > 0 {
         differences.push(format!(
-            "{} requests sent, {} refused",
+            "{} requests sent, {} decisions refused",
             replayed.requests, replayed.refused
         ));
     }

@@ -100,7 +100,8 @@ pub struct Replayed {
     pub graded: Graded,
     /// Requests sent.
     pub requests: usize,
-    /// Requests the API refused (none when the patch is the episode's).
+    /// Decision points at which the API refused a request (none when the
+    /// patch is the episode's).
     pub refused: u64,
 }
 
