@@ -95,7 +95,7 @@ async fn adbench_scripted_agents_score_as_designed_on_three_dates() {
         &sweep_text("adbench-scripted.toml"),
     );
     let t0 = Instant::now();
-    let r = run(&mut farm, &path, Duration::from_secs(280)).await;
+    let r = run(&mut farm, &path, Duration::from_secs(560)).await;
     let wall = t0.elapsed();
     assert_complete(&r);
     // 90 tasks × 3 dates × 6 agents × 3 seeds.
