@@ -74,26 +74,47 @@ impl<'a> SuitePlan<'a> {
         solution: &SolutionSpec,
         seed: u64,
     ) -> Envelope {
-        let config = config_bytes(&(
+        let cell = self.cell(dataset, solution.label(), seed);
+        let inputs = self.solve_inputs(&cell, item);
+        let parts = (
             &self.suite.params,
             solution,
             identity(self.spec.provider(&solution.provider)),
-        ));
+        );
+        // A solve that reads nothing keeps the id it has always had.
+        let config = if inputs.is_empty() {
+            config_bytes(&parts)
+        } else {
+            config_bytes(&(parts, &inputs))
+        };
         let job = JobSpec {
             stage: SOLVE.to_string(),
             lane: Lane::Solve,
             scope: Scope::Run,
-            cell: self.cell(dataset, solution.label(), seed),
+            cell,
             item: item.clone(),
             variant: Variant::none(),
         };
         Envelope::new(self.sweep.clone(), job, &config)
     }
 
+    /// The ids of the jobs the solve at `cell` reads: the stages read by
+    /// the solve that run for its solution, in declaration order.
+    fn solve_inputs(&self, cell: &Cell, item: &Item) -> Vec<JobId> {
+        self.pipeline
+            .read_by_solve(&cell.solution)
+            .flat_map(|stage| self.stage_jobs(stage, cell, item))
+            .map(|e| e.id)
+            .collect()
+    }
+
     /// The jobs of `stage` at `cell` (one per variant); `cell` carries the
     /// coordinates the stage's scope keeps (see [`Cell`]).
     pub fn stage_jobs(&self, stage: &Stage, cell: &Cell, item: &Item) -> Vec<Envelope> {
         let cell = scoped(cell, stage.scope);
+        if !stage.runs_for(&cell.solution) {
+            return Vec::new();
+        }
         let inputs = self.inputs_at(stage, &cell, item);
         let decl = Stage {
             variants: Vec::new(),
@@ -161,35 +182,68 @@ impl<'a> SuitePlan<'a> {
     /// The ids of the jobs `env` reads, in declaration order (every seed's
     /// for a [`Scope::Runs`] stage).
     pub fn inputs(&self, env: &Envelope) -> Vec<JobId> {
+        if env.job.is_solve() {
+            return self.solve_inputs(&env.job.cell, &env.job.item);
+        }
         match self.pipeline.stage(&env.job.stage) {
             Some(stage) => self.inputs_at(stage, &env.job.cell, &env.job.item),
             None => Vec::new(),
         }
     }
 
+    /// The cells of a stage of scope `scope` that a job at `cell` of
+    /// scope `from` feeds: every solution's and seed's from an item's
+    /// job, every seed's from a job over runs, else its own.
+    fn fed_cells(&self, from: Scope, cell: &Cell, scope: Scope) -> Vec<Cell> {
+        if scope == Scope::Item {
+            return vec![scoped(cell, Scope::Item)];
+        }
+        let solutions: Vec<&SolutionSpec> = match from {
+            Scope::Item => self.solutions().collect(),
+            _ => self.solution(&cell.solution).into_iter().collect(),
+        };
+        let seeds: Vec<u64> = match (from, scope) {
+            (Scope::Run, _) => vec![cell.seed],
+            (_, Scope::Run) => self.spec.seeds.clone(),
+            _ => vec![0],
+        };
+        solutions
+            .into_iter()
+            .flat_map(|sol| {
+                seeds
+                    .iter()
+                    .map(|&seed| self.cell(&cell.dataset, sol.label(), seed))
+            })
+            .collect()
+    }
+
     /// The jobs that read `env`'s result, each once.
     pub fn dependents(&self, env: &Envelope) -> Vec<Envelope> {
         let job = &env.job;
         let mut out: Vec<Envelope> = Vec::new();
+        if self
+            .pipeline
+            .stage(&job.stage)
+            .is_some_and(|s| s.read_by_solve)
+        {
+            for cell in self.fed_cells(job.scope, &job.cell, Scope::Run) {
+                if let Some(sol) = self.solution(&cell.solution) {
+                    let d = self.solve(&cell.dataset, &job.item, sol, cell.seed);
+                    if self.solve_inputs(&cell, &job.item).contains(&env.id) {
+                        out.push(d);
+                    }
+                }
+            }
+        }
         for stage in &self.pipeline.stages {
             if !stage.after.contains(&job.stage) {
                 continue;
             }
             // The cells of `stage` that a job at `job.cell` feeds.
-            let cells: Vec<Cell> = match (job.scope, stage.scope) {
-                (Scope::Item, Scope::Run) => self
-                    .solutions()
-                    .flat_map(|sol| {
-                        self.spec
-                            .seeds
-                            .iter()
-                            .map(|&seed| self.cell(&job.cell.dataset, &sol.name, seed))
-                    })
-                    .collect(),
-                (Scope::Item, Scope::Runs) => self
-                    .solutions()
-                    .map(|sol| self.cell(&job.cell.dataset, &sol.name, 0))
-                    .collect(),
+            let cells = match (job.scope, stage.scope) {
+                (Scope::Item, Scope::Run | Scope::Runs) => {
+                    self.fed_cells(Scope::Item, &job.cell, stage.scope)
+                }
                 _ => vec![job.cell.clone()],
             };
             for cell in cells {
@@ -208,14 +262,23 @@ impl<'a> SuitePlan<'a> {
     pub fn roots(&self, dataset: &str, item: &Item) -> Vec<Envelope> {
         let mut out = Vec::new();
         for sol in self.solutions() {
+            if self.pipeline.read_by_solve(sol.label()).next().is_some() {
+                continue;
+            }
             for &seed in &self.spec.seeds {
                 out.push(self.solve(dataset, item, sol, seed));
             }
         }
+        let item_cell = self.cell(dataset, "", 0);
         for stage in &self.pipeline.stages {
             if stage.after.is_empty() {
-                let cell = self.cell(dataset, "", 0);
-                out.extend(self.stage_jobs(stage, &cell, item));
+                for cell in self.fed_cells(Scope::Item, &item_cell, stage.scope) {
+                    for e in self.stage_jobs(stage, &cell, item) {
+                        if !out.iter().any(|o| o.id == e.id) {
+                            out.push(e);
+                        }
+                    }
+                }
             }
         }
         out
@@ -264,6 +327,12 @@ impl<'a> SuitePlan<'a> {
                 }
                 Scope::Item => {}
             }
+            if !stage.runs_for(&cell.solution) {
+                return Err(format!(
+                    "stage {:?} does not run for solution {:?}",
+                    stage.name, cell.solution
+                ));
+            }
             self.stage_jobs(stage, cell, &job.item)
         };
         if expected.iter().any(|e| e.id == env.id) {
@@ -282,10 +351,14 @@ impl<'a> SuitePlan<'a> {
         let seeds = self.spec.seeds.len() as i64;
         let mut out = BTreeMap::from([(SOLVE.to_string(), solutions * seeds)]);
         for s in &self.pipeline.stages {
+            let ran = self
+                .solutions()
+                .filter(|sol| s.runs_for(sol.label()))
+                .count() as i64;
             let per = match s.scope {
-                Scope::Run => solutions * seeds,
+                Scope::Run => ran * seeds,
                 Scope::Item => 1,
-                Scope::Runs => solutions,
+                Scope::Runs => ran,
             };
             *out.entry(s.name.clone()).or_default() += per * s.variants.len() as i64;
         }
@@ -443,6 +516,80 @@ mod tests {
         assert_eq!(plan.inputs(pass).len(), 3, "one check per seed");
         let check = all.values().find(|e| e.stage() == "check").unwrap();
         assert_eq!(plan.inputs(check).len(), 2, "its run and the item's truth");
+    }
+
+    #[test]
+    fn a_solve_waits_for_the_stage_it_reads_and_only_its_solution_does() {
+        let spec = spec();
+        let id = spec.id();
+        let mut train = stage("train", Scope::Runs, &[], vec![Variant::none()]);
+        train.read_by_solve = true;
+        train.solutions = vec!["b".into()];
+        let plain = pipeline();
+        let mut trained = pipeline();
+        trained.stages.insert(0, train);
+        trained.check().expect("a valid pipeline");
+        let plan = plan(&id, &spec, &trained);
+        let roots = plan.roots("d", &item());
+        // a's 3 solves, the item's truth and b's one training job.
+        assert_eq!(roots.len(), 5);
+        let train = &roots.iter().find(|e| e.stage() == "train").unwrap().clone();
+        assert_eq!(
+            (train.job.cell.solution.as_str(), train.job.cell.seed),
+            ("b", 0)
+        );
+        assert!(roots
+            .iter()
+            .filter(|e| e.job.is_solve())
+            .all(|e| e.job.cell.solution == "a"));
+
+        // b's solves are the training job's dependents and read it.
+        let fed: Vec<Envelope> = plan
+            .dependents(train)
+            .into_iter()
+            .filter(|e| e.job.is_solve())
+            .collect();
+        assert_eq!(fed.len(), 3, "one solve per seed");
+        for solve in &fed {
+            assert_eq!(solve.job.cell.solution, "b");
+            assert_eq!(plan.inputs(solve), vec![train.id.clone()]);
+            assert_eq!(plan.admits(solve), Ok(()));
+        }
+        // a's solve reads nothing and keeps the id it has without the
+        // stage; b's differs (it reads the table).
+        let before = SuitePlan {
+            pipeline: &plain,
+            ..plan
+        };
+        let a = &spec.solutions[0];
+        let b = &spec.solutions[1];
+        assert!(plan.inputs(&plan.solve("d", &item(), a, 1)).is_empty());
+        assert_eq!(
+            plan.solve("d", &item(), a, 1).id,
+            before.solve("d", &item(), a, 1).id
+        );
+        assert_ne!(
+            plan.solve("d", &item(), b, 1).id,
+            before.solve("d", &item(), b, 1).id
+        );
+
+        // The whole graph, walked from the roots, is what the counts say.
+        let all = walk(&plan, roots);
+        let mut per_stage: BTreeMap<String, i64> = BTreeMap::new();
+        for e in all.values() {
+            *per_stage.entry(e.stage().to_string()).or_default() += 1;
+        }
+        assert_eq!(per_stage, plan.jobs_per_item());
+        assert_eq!(per_stage["train"], 1);
+        assert_eq!(per_stage[SOLVE], 6);
+        for e in all.values() {
+            assert_eq!(plan.admits(e), Ok(()), "{}", e.stage());
+        }
+        // No training job for a.
+        let mut forged = train.clone();
+        forged.job.cell.solution = "a".into();
+        let err = plan.admits(&forged).unwrap_err();
+        assert!(err.contains("does not run for solution \"a\""), "{err}");
     }
 
     #[test]

@@ -131,9 +131,26 @@ pub struct Stage {
     /// input fails the job without running it.
     #[serde(default)]
     pub partial: bool,
+    /// The solutions (by label) it runs for; empty: every solution. An
+    /// [`Scope::Item`] stage has no solution and ignores it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub solutions: Vec<String>,
+    /// Whether the solve of each solution it runs for reads it (a policy
+    /// trained before evaluation): the solve waits for it and is given its
+    /// result. It must not read the solve itself, directly or through
+    /// another stage.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_by_solve: bool,
 }
 
 impl Stage {
+    /// Whether it runs for the solution labelled `solution`.
+    pub fn runs_for(&self, solution: &str) -> bool {
+        self.scope == Scope::Item
+            || self.solutions.is_empty()
+            || self.solutions.iter().any(|s| s == solution)
+    }
+
     /// The usual LLM-as-judge stage: after `solve`, on the model lane, one
     /// job per run and per judge, each reported under the judge's name.
     pub fn per_judge(name: &str, judges: &[String]) -> Stage {
@@ -151,6 +168,8 @@ impl Stage {
                 })
                 .collect(),
             partial: false,
+            solutions: Vec::new(),
+            read_by_solve: false,
         }
     }
 }
@@ -196,12 +215,23 @@ pub enum PipelineError {
     /// A stage has no variant (it would have no jobs).
     #[error("stage {0:?} has no variants")]
     NoVariants(String),
+    /// A stage the solve reads reads the solve, directly or through
+    /// another stage.
+    #[error("stage {0:?} is read by the solve and cannot read it")]
+    Cycle(String),
 }
 
 impl Pipeline {
     /// The stage called `name` (`None` for [`SOLVE`] and unknown names).
     pub fn stage(&self, name: &str) -> Option<&Stage> {
         self.stages.iter().find(|s| s.name == name)
+    }
+
+    /// The stages the solve of `solution` reads, in declaration order.
+    pub fn read_by_solve<'p>(&'p self, solution: &'p str) -> impl Iterator<Item = &'p Stage> + 'p {
+        self.stages
+            .iter()
+            .filter(move |s| s.read_by_solve && s.runs_for(solution))
     }
 
     /// Scope of stage `name`: [`Scope::Run`] for [`SOLVE`].
@@ -217,7 +247,18 @@ impl Pipeline {
     /// # Errors
     /// The first problem found.
     pub fn check(&self) -> Result<(), PipelineError> {
+        // Stages that read the solve, directly or through another.
+        let mut after_solve: Vec<&str> = Vec::new();
         for (i, s) in self.stages.iter().enumerate() {
+            if s.after
+                .iter()
+                .any(|a| a == SOLVE || after_solve.contains(&a.as_str()))
+            {
+                if s.read_by_solve {
+                    return Err(PipelineError::Cycle(s.name.clone()));
+                }
+                after_solve.push(&s.name);
+            }
             let valid = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-';
             if s.name.is_empty() || !s.name.chars().all(valid) {
                 return Err(PipelineError::BadName(s.name.clone()));
@@ -275,6 +316,8 @@ impl Stage {
             role: Role::Judge,
             variants,
             partial: false,
+            solutions: Vec::new(),
+            read_by_solve: false,
         }
     }
 }
@@ -337,5 +380,32 @@ mod tests {
             stages: vec![empty],
         };
         assert_eq!(none.check(), Err(PipelineError::NoVariants("a".into())));
+    }
+
+    #[test]
+    fn the_solve_reads_no_stage_that_reads_it() {
+        let mut train = stage("train", Scope::Runs, &[]);
+        train.read_by_solve = true;
+        train.solutions = vec!["learner".into()];
+        assert!(train.runs_for("learner") && !train.runs_for("fixed"));
+        let ok = Pipeline {
+            solutions: vec![0, 1],
+            stages: vec![train.clone(), stage("check", Scope::Run, &[SOLVE])],
+        };
+        assert_eq!(ok.check(), Ok(()));
+        assert_eq!(ok.read_by_solve("learner").count(), 1);
+        assert_eq!(ok.read_by_solve("fixed").count(), 0);
+        // Through another stage: check reads the solve, train reads check.
+        let mut late = train;
+        late.after = vec!["check".into()];
+        let cycle = Pipeline {
+            solutions: vec![0],
+            stages: vec![stage("check", Scope::Run, &[SOLVE]), late],
+        };
+        assert_eq!(cycle.check(), Err(PipelineError::Cycle("train".into())));
+        // An item stage runs for every solution, whatever it lists.
+        let mut truth = stage("truth", Scope::Item, &[]);
+        truth.solutions = vec!["learner".into()];
+        assert!(truth.runs_for("fixed"));
     }
 }

@@ -1,5 +1,6 @@
 //! Ads-Bench's scripted agents end to end: `sweeps/adsbench-scripted.toml`
-//! (2 scenarios × `fixed-bid` and `pacing` × 1 seed) run embedded and over
+//! (2 scenarios × `fixed-bid` and `pacing` × 1 seed) and `q-learning`
+//! (its `train` stage first, then its solves reading it) run embedded and over
 //! a coordinator and two workers gives the same report, its daily-KPI
 //! section included, with one row per simulated day and a total, each day
 //! under its cap; every episode's event-log digest is the same in both
@@ -34,6 +35,13 @@ async fn adsbench_scripted_sweep_gives_one_report_embedded_and_distributed() {
         "/../sweeps/adsbench-scripted.toml"
     ))
     .expect("the sweep file");
+    // With `q-learning`, whose solves read the table its `train` stage
+    // learnt (two training episodes keep it quick in a debug build).
+    let sweep = sweep.replace(
+        "[[providers]]",
+        "[[solutions]]\nname = \"q-learning\"\nprovider = \"none\"\n\
+         params = { episodes = 2 }\n\n[[providers]]",
+    );
     let path = farm.write("adsbench-scripted.toml", &sweep);
     link_assets(&farm, &["home", "again"]);
 
@@ -41,7 +49,8 @@ async fn adsbench_scripted_sweep_gives_one_report_embedded_and_distributed() {
     let embedded = farm.run_embedded("home", &path, &[]).await;
     let embedded_wall = t0.elapsed();
     assert_complete(&embedded);
-    assert_eq!(embedded.jobs[SOLVE].planned, 4, "{:?}", embedded.jobs);
+    assert_eq!(embedded.jobs[SOLVE].planned, 6, "{:?}", embedded.jobs);
+    assert_eq!(embedded.jobs["train"].planned, 2, "one per scenario");
 
     for solution in SOLUTIONS {
         for item in SCENARIOS {
@@ -79,7 +88,7 @@ async fn adsbench_scripted_sweep_gives_one_report_embedded_and_distributed() {
     let again = farm.run_embedded("again", &path, &[]).await;
     assert_complete(&again);
     let first = digests(&embedded);
-    assert_eq!(first.len(), SOLUTIONS.len() * SCENARIOS.len());
+    assert_eq!(first.len(), (SOLUTIONS.len() + 1) * SCENARIOS.len());
     assert_eq!(digests(&distributed), first);
     assert_eq!(digests(&again), first);
     assert_eq!(again.sections, embedded.sections);
@@ -100,8 +109,8 @@ async fn adsbench_scripted_sweep_gives_one_report_embedded_and_distributed() {
     figure(
         "adsbench",
         format_args!(
-            "4 episodes of {DAYS} days; embedded {:.1} s, 2 workers {:.1} s; pacing on \
-             scenario-0 spent {:.2}",
+            "6 episodes of {DAYS} days and 4 training episodes; embedded {:.1} s, \
+             2 workers {:.1} s; pacing on scenario-0 spent {:.2}",
             embedded_wall.as_secs_f64(),
             wall.as_secs_f64(),
             number(&t.rows[DAYS][col(t, "spend", None)]).unwrap_or_default()

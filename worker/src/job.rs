@@ -7,7 +7,7 @@ use crate::gateway::UsageLog;
 use adfarm_backbone::metrics::Metrics;
 use adfarm_backbone::{StoreError, SweepRecord};
 use adfarm_llm::{Embedder, LlmError};
-use adfarm_proto::{Envelope, JobResult, Role, Verdict};
+use adfarm_proto::{Envelope, JobId, JobResult, Role, Verdict};
 use adfarm_suites::{DataError, JobError, Models, Solution, StageJob, StageModels, Suite};
 use std::sync::Arc;
 
@@ -108,7 +108,19 @@ impl Worker {
                     .or(sweep_embedder.as_ref())
                     .map(|e| e as &dyn Embedder),
             };
-            let solved = solution.solve(&env.job.item, models, cell.seed).await?;
+            let plan = rec.plan_of(&cell.suite).ok_or_else(|| {
+                data_error("suite", format!("sweep has no suite {:?}", cell.suite))
+            })?;
+            let mut inputs = Vec::new();
+            for stored in self.inputs(env, plan.inputs(env)).await? {
+                // A solve runs only once every stage it reads succeeded.
+                inputs.push(stored.ok_or_else(|| {
+                    data_error("inputs", "a stage this solve reads failed".into())
+                })?);
+            }
+            let solved = solution
+                .solve_reading(&env.job.item, models, cell.seed, &inputs)
+                .await?;
             result.output = Some(solved.output);
             result.scores = solved.scores;
         } else {
@@ -124,20 +136,7 @@ impl Worker {
                     format!("suite {} declares no stage {:?}", cell.suite, env.job.stage),
                 )
             })?;
-            let mut inputs = Vec::new();
-            for id in plan.inputs(env) {
-                let stored = self.store.result(&env.sweep, &id).await.map_err(infra)?;
-                if stored.is_none()
-                    && !self
-                        .store
-                        .settled(&env.sweep, std::slice::from_ref(&id))
-                        .await
-                        .map_err(infra)?[0]
-                {
-                    return Err(JobError::MissingInput(id.0));
-                }
-                inputs.push(stored);
-            }
+            let inputs = self.inputs(env, plan.inputs(env)).await?;
             let provider = env.job.variant.provider.as_deref();
             let (llm, embedder) = match provider {
                 Some(name) if stage.role == Role::Embedding => (
@@ -155,6 +154,7 @@ impl Worker {
                 cell: &cell,
                 item: &env.job.item,
                 variant: &env.job.variant,
+                solution: plan.solution(&cell.solution),
                 inputs: &inputs,
             };
             let models = StageModels {
@@ -172,6 +172,30 @@ impl Worker {
         }
         result.usage = log.take();
         Ok(result)
+    }
+
+    /// The stored results of `ids`, `None` for a failed one; an input not
+    /// settled yet is [`JobError::MissingInput`] (retried).
+    async fn inputs(
+        &self,
+        env: &Envelope,
+        ids: Vec<JobId>,
+    ) -> Result<Vec<Option<JobResult>>, JobError> {
+        let mut inputs = Vec::with_capacity(ids.len());
+        for id in ids {
+            let stored = self.store.result(&env.sweep, &id).await.map_err(infra)?;
+            if stored.is_none()
+                && !self
+                    .store
+                    .settled(&env.sweep, std::slice::from_ref(&id))
+                    .await
+                    .map_err(infra)?[0]
+            {
+                return Err(JobError::MissingInput(id.0));
+            }
+            inputs.push(stored);
+        }
+        Ok(inputs)
     }
 }
 

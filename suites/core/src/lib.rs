@@ -188,6 +188,9 @@ pub struct StageJob<'a> {
     pub item: &'a Item,
     /// Provider and scorer column of this job.
     pub variant: &'a Variant,
+    /// The sweep's entry of the cell's solution (`None` for an item's
+    /// job): its parameters, for a stage that trains it.
+    pub solution: Option<&'a SolutionSpec>,
     /// The results of the jobs it reads, in the order the stage's `after`
     /// lists them (every seed's, for a [`adfarm_proto::Scope::Runs`]
     /// stage); `None` where that job failed (only a `partial` stage sees
@@ -400,4 +403,20 @@ pub trait Solution: Send + Sync {
     /// # Errors
     /// Model call failures and data errors.
     async fn solve(&self, item: &Item, models: Models<'_>, seed: u64) -> Result<Solved, JobError>;
+
+    /// Runs on `item` with `seed`, given the results of the stages its
+    /// solve reads (see [`adfarm_proto::Stage::read_by_solve`]), in
+    /// declaration order. By default they are not read.
+    ///
+    /// # Errors
+    /// As [`Solution::solve`], and an input it cannot read.
+    async fn solve_reading(
+        &self,
+        item: &Item,
+        models: Models<'_>,
+        seed: u64,
+        _inputs: &[JobResult],
+    ) -> Result<Solved, JobError> {
+        self.solve(item, models, seed).await
+    }
 }

@@ -239,6 +239,7 @@ mod tests {
             cell: &cell,
             item: &it,
             variant: &none,
+            solution: None,
             inputs: &failed,
         };
         let out = s

@@ -24,6 +24,8 @@ pub fn stage() -> Stage {
         role: Role::Judge,
         variants: vec![Variant::none()],
         partial: true,
+        solutions: Vec::new(),
+        read_by_solve: false,
     }
 }
 

@@ -340,6 +340,8 @@ impl Suite for GemBench {
                 role: Role::Embedding,
                 variants: embedders,
                 partial: false,
+                solutions: Vec::new(),
+                read_by_solve: false,
             });
         }
         Ok(stages)

@@ -66,6 +66,8 @@ pub fn declared(judges: &[String]) -> Vec<Stage> {
         role: Role::Judge,
         variants: vec![Variant::none()],
         partial,
+        solutions: Vec::new(),
+        read_by_solve: false,
     };
     let mut stages = vec![
         cpu(REPLAY, Scope::Item, &[], false),

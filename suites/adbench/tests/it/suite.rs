@@ -238,6 +238,7 @@ async fn run_stage(
                 cell: &coords,
                 item,
                 variant,
+                solution: None,
                 inputs: &inputs,
             },
             StageModels {

@@ -38,6 +38,8 @@ pub fn stage() -> Stage {
         role: Role::Judge,
         variants: vec![Variant::none()],
         partial: false,
+        solutions: Vec::new(),
+        read_by_solve: false,
     }
 }
 

@@ -14,8 +14,8 @@
 //! - [`bandit`]: the bandit baselines (`linucb`, `thompson`) over bid
 //!   multipliers, logging their propensities;
 //! - [`qlearning`]: the tabular Q-learning baseline (`q-learning`) over
-//!   the bandits' arms, trained in its solve on seeds disjoint from the
-//!   scenario's, then greedy with its table frozen;
+//!   the bandits' arms, trained by its `train` stage on seeds disjoint
+//!   from the scenario's, then greedy with its table frozen;
 //! - [`ope_gate`]: the OPE gate on agents: another policy's value from a
 //!   bandit's log, against the logging policy's mean reward;
 //! - [`harness`]: runs an episode: decisions, ticks, owner events, the
@@ -169,7 +169,9 @@ impl Suite for AdsBench {
         // not a job.
         scenario::scenarios(&sweep.suite.params)?;
         Weights::from_params(&sweep.suite.params)?;
-        Ok(vec![baselines::stage()])
+        let mut stages = vec![baselines::stage()];
+        stages.extend(qlearning::stage::stage(sweep));
+        Ok(stages)
     }
 
     fn estimate(&self, stage: &str, solution: &SolutionSpec) -> CallEstimate {
@@ -196,10 +198,16 @@ impl Suite for AdsBench {
         job: StageJob<'_>,
         _models: StageModels<'_>,
     ) -> Result<StageOutput, JobError> {
+        if job.stage == qlearning::stage::TRAIN {
+            return qlearning::stage::run(job).await;
+        }
         if job.stage != BASELINES {
             return Err(JobError::Data(DataError::Param {
                 field: job.stage.into(),
-                reason: format!("the {SUITE} suite declares only {BASELINES}"),
+                reason: format!(
+                    "the {SUITE} suite declares only {BASELINES} and {}",
+                    qlearning::stage::TRAIN
+                ),
             }));
         }
         let assignment = assignment::Assignment::of(job.item)?;

@@ -1,8 +1,8 @@
 //! The suite's solutions, the scripted API agents: `fixed-bid`, `pacing`,
 //! the rule-based baseline `rules` and the bandit baselines `linucb` and
 //! `thompson` (their draws seeded by the scenario's seed), and the tabular
-//! Q-learning baseline `q-learning` (trained in its solve on training
-//! seeds disjoint from the scenario's). None calls a model, but a sweep still names a provider for
+//! Q-learning baseline `q-learning` (its solve plays the table its
+//! `train` stage learnt on seeds disjoint from the scenario's). None calls a model, but a sweep still names a provider for
 //! them, which the worker builds before solving: an OpenAI-compatible one
 //! on a closed port (see `sweeps/adsbench-scripted.toml`) is built without
 //! connecting, where a `local` one must load a real model. A solve runs the
@@ -14,10 +14,10 @@ use super::assignment::{Assignment, Graded};
 use super::bandit::{self, BanditAgent, Rule, THOMPSON_DRAWS};
 use super::harness::drive;
 use super::outcome::{run, Outcome, RunError};
-use super::qlearning::{self, QAgent, QConfig, QTable};
+use super::qlearning::{self, QAgent, QConfig, QTable, Trained};
 use super::rules::RuleAgent;
 use super::scenario::Scenario;
-use adfarm_proto::{Item, Output, SolutionSpec};
+use adfarm_proto::{Item, JobResult, Output, SolutionSpec};
 use adfarm_suite::{DataError, JobError, Models, Solution, Solved};
 use async_trait::async_trait;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -238,17 +238,22 @@ impl Scripted {
     }
 
     /// Runs `scenario` under this agent; a bandit's outcome carries its
-    /// log; `q-learning` trains first and plays its frozen table.
+    /// log; `q-learning` plays `trained`'s table frozen, or trains first
+    /// when it is not given one.
     ///
     /// # Errors
     /// As [`run`].
     pub fn episode(
         self,
         scenario: &Scenario,
+        trained: Option<&Trained>,
         keep_going: impl FnMut() -> bool,
     ) -> Result<Outcome, RunError> {
         if let Scripted::QLearning(config) = self {
-            return qlearning::run(scenario, &config, keep_going).map(|(o, _)| o);
+            return match trained {
+                Some(t) => run(scenario, &mut QAgent::frozen(t.table.clone()), keep_going),
+                None => qlearning::run(scenario, &config, keep_going).map(|(o, _)| o),
+            };
         }
         match self.rule() {
             Some(rule) => bandit::run(scenario, rule, keep_going),
@@ -266,9 +271,9 @@ fn thompson(nu: f64, epsilon: f64) -> Rule {
     }
 }
 
-/// Sets its flag when dropped: the solve future was dropped, so the
+/// Sets its flag when dropped: the job's future was dropped, so the
 /// episode thread should stop at its next tick.
-struct CancelOnDrop(Arc<AtomicBool>);
+pub(super) struct CancelOnDrop(pub(super) Arc<AtomicBool>);
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
@@ -288,6 +293,31 @@ impl Solution for Scripted {
         _models: Models<'_>,
         _seed: u64,
     ) -> Result<Solved, JobError> {
+        self.play(item, None).await
+    }
+
+    /// `q-learning` reads its `train` stage's table; the other agents
+    /// read nothing.
+    async fn solve_reading(
+        &self,
+        item: &Item,
+        _models: Models<'_>,
+        _seed: u64,
+        inputs: &[JobResult],
+    ) -> Result<Solved, JobError> {
+        let trained = match self {
+            Scripted::QLearning(config) => qlearning::stage::read(item, config, inputs)?,
+            _ => None,
+        };
+        self.play(item, trained).await
+    }
+}
+
+impl Scripted {
+    /// The episode on `item`, `q-learning` with the table it was trained
+    /// to (else training first on a scenario, learning as it plays on a
+    /// task).
+    async fn play(&self, item: &Item, trained: Option<Trained>) -> Result<Solved, JobError> {
         // The episode is a pure function of the scenario (its own seed) and
         // the agent's calls; the sweep's seed does not enter.
         let assignment = Assignment::of(item)?;
@@ -300,7 +330,7 @@ impl Solution for Scripted {
             if let Assignment::Scenario(scenario) = &assignment {
                 // A bandit's outcome carries its log.
                 let outcome = agent_kind
-                    .episode(scenario, keep_going)
+                    .episode(scenario, trained.as_ref(), keep_going)
                     .map_err(|e| refused(&id, e))?;
                 return Ok(Graded {
                     outcome,
@@ -340,7 +370,7 @@ impl Solution for Scripted {
 }
 
 /// A run that did not reach an outcome, as the job's error.
-fn refused(item: &str, e: RunError) -> DataError {
+pub(super) fn refused(item: &str, e: RunError) -> DataError {
     match e {
         RunError::Market(e) => DataError::Param {
             field: format!("item {item}: meta"),

@@ -37,7 +37,7 @@ fn bandit(name: &str) -> Scripted {
 }
 
 fn episode(name: &str, s: &Scenario) -> Outcome {
-    bandit(name).episode(s, || true).expect("runs")
+    bandit(name).episode(s, None, || true).expect("runs")
 }
 
 fn log(o: &Outcome) -> &BanditLog {
@@ -237,7 +237,7 @@ fn bandits_against_fixed_bid_on_stationary_scenarios() {
         for (i, name) in agents.iter().enumerate() {
             let o = Scripted::from_spec(&spec(name, json!({})))
                 .expect("a solution")
-                .episode(&s, || true)
+                .episode(&s, None, || true)
                 .expect("runs");
             let t = o.totals();
             sums[i] += profit(&o);

@@ -2,19 +2,23 @@
 //! of the scenario and the parameters, its seeds are disjoint from the
 //! evaluated scenario's, the trained agent acts only by noted keyword-bid
 //! updates with its table frozen, the training record round-trips through
-//! JSON, the solution's parameters are checked by field; and (ignored) the
-//! comparison with `fixed-bid` and the bandits the README tables.
+//! JSON, the `train` stage trains each entry once and every seed's solve
+//! of it plays that table, the solution's parameters are checked by
+//! field; and (ignored) the comparison with `fixed-bid` and the bandits
+//! the README tables.
 
 use super::bandits::assert_arm_changes;
+use adfarm_adsbench::suite::gauntlet::DATASET;
 use adfarm_adsbench::suite::outcome::{self, Outcome};
+use adfarm_adsbench::suite::qlearning::stage::TRAIN;
 use adfarm_adsbench::suite::qlearning::{
     self, training_seeds, QAgent, QConfig, Trained, STATES, TRAIN_SEED_OFFSET,
 };
 use adfarm_adsbench::suite::scenario::Scenario;
 use adfarm_adsbench::suite::{Scripted, FIXED_BID, LINUCB, Q_LEARNING, THOMPSON};
 use adfarm_adsbench::AdsBench;
-use adfarm_proto::SolutionSpec;
-use adfarm_suite::{DataError, Models, NoModel, Suite};
+use adfarm_proto::{Cell, Item, JobId, JobResult, Output, Scope, SolutionSpec, SweepSpec, Variant};
+use adfarm_suite::{DataError, Models, NoModel, StageJob, StageModels, Suite, SweepView};
 use serde_json::json;
 
 /// The bandits' small scenario of `seed`: 3 days, 4,000 searches a day, a
@@ -112,9 +116,168 @@ fn the_trained_agent_acts_only_by_noted_bid_updates_with_its_table_frozen() {
     // plays it frozen.
     let solution = Scripted::from_spec(&spec(Q_LEARNING, json!({"episodes": 3})))
         .expect("q-learning")
-        .episode(&s, || true)
+        .episode(&s, None, || true)
         .expect("runs");
     assert_eq!(solution.digest, o.digest);
+}
+
+/// A sweep of `fixed-bid` and two `q-learning` entries (3 and 4
+/// training episodes), seeds 1 and 2.
+fn sweep() -> SweepSpec {
+    serde_json::from_value(json!({
+        "name": "q",
+        "suites": [{"name": "adsbench", "datasets": ["scenarios"]}],
+        "solutions": [
+            {"name": FIXED_BID, "provider": "none"},
+            {"name": Q_LEARNING, "provider": "none", "params": {"episodes": 3}},
+            {"name": Q_LEARNING, "label": "q-long", "provider": "none", "params": {"episodes": 4}}
+        ],
+        "providers": [{"name": "none", "kind": "openai-compatible", "model": "none",
+                       "requests_per_minute": 1.0}],
+        "seeds": [1, 2]
+    }))
+    .expect("a sweep")
+}
+
+/// The stored result of a `train` job on `item`.
+fn stored(item: &Item, solution: &str, output: Output) -> JobResult {
+    JobResult {
+        id: JobId("train".into()),
+        stage: TRAIN.into(),
+        cell: Cell {
+            suite: "adsbench".into(),
+            dataset: "scenarios".into(),
+            solution: solution.into(),
+            seed: 0,
+        },
+        item: item.id.clone(),
+        judge: None,
+        output: Some(output),
+        scores: Vec::new(),
+        usage: Vec::new(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_train_stage_trains_each_entry_once_and_its_solves_play_that_table() {
+    let suite = AdsBench::default();
+    let sweep = sweep();
+    let view = SweepView {
+        spec: &sweep,
+        suite: &sweep.suites[0],
+    };
+    let stages = suite.stages(view).expect("stages");
+    let train = stages
+        .iter()
+        .find(|s| s.name == TRAIN)
+        .expect("a train stage");
+    assert!(train.read_by_solve && train.after.is_empty());
+    assert_eq!(train.scope, Scope::Runs, "one job per item and entry");
+    assert_eq!(train.solutions, [Q_LEARNING, "q-long"]);
+    let mut plain = sweep.clone();
+    plain.solutions.truncate(1);
+    let plain_view = SweepView {
+        spec: &plain,
+        suite: &plain.suites[0],
+    };
+    assert!(
+        suite
+            .stages(plain_view)
+            .expect("stages")
+            .iter()
+            .all(|s| s.name != TRAIN),
+        "no q-learning, no training"
+    );
+
+    // The job trains the entry's table on the item's scenario.
+    let item = small(1).item(0);
+    let entry = &sweep.solutions[1];
+    let cell = Cell {
+        suite: "adsbench".into(),
+        dataset: "scenarios".into(),
+        solution: Q_LEARNING.into(),
+        seed: 0,
+    };
+    let none = Variant::none();
+    fn job<'a>(
+        cell: &'a Cell,
+        item: &'a Item,
+        variant: &'a Variant,
+        entry: &'a SolutionSpec,
+    ) -> StageJob<'a> {
+        StageJob {
+            stage: TRAIN,
+            cell,
+            item,
+            variant,
+            solution: Some(entry),
+            inputs: &[],
+        }
+    }
+    let out = suite
+        .run_stage(job(&cell, &item, &none, entry), StageModels::default())
+        .await
+        .expect("trains")
+        .output
+        .expect("an output");
+    let trained: Trained = serde_json::from_value(out.meta.clone()).expect("a trained record");
+    assert_eq!(
+        trained,
+        qlearning::train(&small(1), &short(), || true).expect("trains")
+    );
+
+    // Its solves play that table: the same episode as a solve that
+    // trains for itself, on every seed.
+    let llm = NoModel;
+    let models = Models {
+        llm: &llm,
+        embedder: None,
+    };
+    let solution = suite.solution(entry).expect("q-learning");
+    let result = stored(&item, Q_LEARNING, out);
+    let own = solution.solve(&item, models, 1).await.expect("solves");
+    for seed in [1, 2] {
+        let read = solution
+            .solve_reading(&item, models, seed, std::slice::from_ref(&result))
+            .await
+            .expect("solves");
+        assert_eq!(read, own);
+    }
+    // A table trained with other parameters is refused, naming the stage.
+    let long = suite.solution(&sweep.solutions[2]).expect("q-long");
+    let err = long
+        .solve_reading(&item, models, 1, std::slice::from_ref(&result))
+        .await
+        .expect_err("another entry's table");
+    assert!(
+        err.to_string().contains("scenario-0: train")
+            && err.to_string().contains("trained with other parameters"),
+        "{err}"
+    );
+
+    // A gauntlet task has no training scenario: no table, and the solve
+    // learns as it plays, as it does without the stage.
+    let task = suite
+        .items(DATASET, &json!({}))
+        .expect("the gauntlet")
+        .next()
+        .expect("a task")
+        .expect("an item");
+    let out = suite
+        .run_stage(job(&cell, &task, &none, entry), StageModels::default())
+        .await
+        .expect("runs")
+        .output
+        .expect("an output");
+    assert!(out.meta.is_null(), "{out:?}");
+    let result = stored(&task, Q_LEARNING, out);
+    assert_eq!(
+        solution
+            .solve_reading(&task, models, 1, &[result])
+            .await
+            .expect("solves"),
+        solution.solve(&task, models, 1).await.expect("solves")
+    );
 }
 
 #[test]
@@ -220,7 +383,7 @@ fn q_learning_against_fixed_bid_and_the_bandits_on_stationary_scenarios() {
             } else {
                 Scripted::from_spec(&spec(name, json!({})))
                     .expect("a solution")
-                    .episode(&s, || true)
+                    .episode(&s, None, || true)
                     .expect("runs")
             };
             assert_eq!(o.failed_decisions, 0);

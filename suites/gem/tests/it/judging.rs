@@ -42,6 +42,7 @@ pub async fn run_stage(
         cell: &cell,
         item,
         variant: &Variant::none(),
+        solution: None,
         inputs: &[Some(solved)],
     };
     Ok(suite

@@ -7,7 +7,12 @@
 //!
 //! - this file: the configuration, the state, the table, the training
 //!   seeds, [`train`] and [`run`];
-//! - `agent`: [`QAgent`], the API side, learning or frozen.
+//! - `agent`: [`QAgent`], the API side, learning or frozen;
+//! - `stage`: the `train` stage, one job per scenario and `q-learning`
+//!   entry, whose [`Trained`] record every seed's solve of that entry
+//!   reads and plays frozen. Without it (a library caller, a patch
+//!   replay) [`run`] trains first: training is a pure function of the
+//!   scenario and the parameters, so both give the same episode.
 //!
 //! - **State** (36): the decision's 6-hour block of the day (4) × the pace
 //!   bucket (under 0.8, 0.8 to 1.2, 1.2 and over: 3) × the bucket of the
@@ -30,19 +35,9 @@
 //!   `seed + 1,000,000 + k` (wrapping), every other field unchanged
 //!   ([`training_seeds`]): never the scenario's own seed, nor a generated
 //!   scenario's (1 to 1,000).
-//!
-//! Design decision: the solve trains, then evaluates. The farm gives a
-//! solve job no stage result to read (`Solution::solve` sees the item,
-//! the models and the seed), and a stage job sees no solution's
-//! parameters (`StageJob` carries the solution's label only) while a
-//! `Run` stage runs for every solution of the sweep. A `train` stage
-//! (`Scope::Item`) would therefore have no reader that plays the table,
-//! and its table could not follow `params.episodes`; training in the solve
-//! is a pure function of the scenario and the parameters, so every seed's
-//! solve trains the same bytes and nothing is cached. [`Trained`] is the
-//! output such a stage would store, serialisable as it is.
 
 mod agent;
+pub mod stage;
 
 pub use agent::{Mode, QAgent, QStep};
 
