@@ -413,7 +413,7 @@ pub fn plan_until(
                         input_tokens,
                     );
                 }
-                for stage in &pipeline.stages {
+                for stage in pipeline.stages.iter().filter(|s| s.runs_for(sol.label())) {
                     let per = match stage.scope {
                         Scope::Run => seeds,
                         Scope::Runs => 1,
