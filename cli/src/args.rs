@@ -37,6 +37,29 @@ pub struct Backend {
     pub prefix: String,
 }
 
+/// The local generator's memory for keys and values: its prefix cache and
+/// the room of every sequence it runs, together. Requests wait for room
+/// rather than exceed it.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct LocalModel {
+    /// MiB the local generator's keys and values may take (prefix cache
+    /// and running sequences together).
+    #[arg(
+        long,
+        env = "ADFARM_KV_MEMORY_MIB",
+        default_value_t = (adfarm_models::generator::DEFAULT_KV_MEMORY_BYTES >> 20) as u64,
+        value_parser = clap::value_parser!(u64).range(64..)
+    )]
+    pub kv_memory_mib: u64,
+}
+
+impl LocalModel {
+    /// The budget in bytes.
+    pub fn kv_memory(&self) -> usize {
+        (self.kv_memory_mib as usize) << 20
+    }
+}
+
 /// Connection to the broker and store of a distributed deployment.
 #[derive(Debug, Clone, ClapArgs)]
 pub struct Cluster {
@@ -82,6 +105,9 @@ pub struct Run {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// The local generator's memory.
+    #[command(flatten)]
+    pub local: LocalModel,
 }
 
 /// `adfarm coordinator`.
@@ -155,6 +181,9 @@ pub struct Worker {
     /// dead-lettered as `sweep-not-registered`.
     #[arg(long, env = "ADFARM_SWEEP_WAIT_SECS", default_value_t = 600)]
     pub sweep_wait_secs: u64,
+    /// The local generator's memory.
+    #[command(flatten)]
+    pub local: LocalModel,
 }
 
 /// Subcommands.

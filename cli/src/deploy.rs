@@ -34,8 +34,10 @@ pub(crate) fn env_lookup() -> EnvLookup {
     Arc::new(|name| std::env::var(name).ok())
 }
 
-pub(crate) fn local_loader(home: &Path) -> LocalLoader {
-    crate::local::loader(home.to_path_buf())
+/// Local models under `home`, the generator's keys and values within
+/// `kv_memory` bytes.
+pub(crate) fn local_loader(home: &Path, kv_memory: usize) -> LocalLoader {
+    crate::local::loader(home.to_path_buf(), kv_memory)
 }
 
 fn env_fn(name: &str) -> Option<String> {
@@ -120,7 +122,7 @@ pub async fn run_embedded(
     let gateway = Gateway::new(
         store.clone(),
         limiter,
-        Backends::new(env_lookup(), local_loader(home)),
+        Backends::new(env_lookup(), local_loader(home, run.local.kv_memory())),
     );
     let config = WorkerConfig {
         concurrency: run.concurrency,
@@ -387,7 +389,7 @@ pub async fn worker(
     let gateway = Gateway::new(
         store.clone(),
         limiter,
-        Backends::new(env_lookup(), local_loader(home)),
+        Backends::new(env_lookup(), local_loader(home, w.local.kv_memory())),
     );
     let config = WorkerConfig {
         lanes: parse_lanes(&w.lanes)?,

@@ -22,8 +22,10 @@ struct Loaded {
     embedder: Option<Arc<LocalEmbedder>>,
 }
 
-/// A loader for the worker's backends, fetching assets into `home`.
-pub fn loader(home: PathBuf) -> LocalLoader {
+/// A loader for the worker's backends, fetching assets into `home`; the
+/// generator's keys and values stay within `kv_memory` bytes, which it
+/// says when it loads.
+pub fn loader(home: PathBuf, kv_memory: usize) -> LocalLoader {
     let loaded = Arc::new(Mutex::new(Loaded::default()));
     Arc::new(move |spec: &ProviderSpec| {
         let mut loaded = loaded.lock().expect("model lock is never poisoned");
@@ -32,8 +34,21 @@ pub fn loader(home: PathBuf) -> LocalLoader {
             GENERATOR => {
                 if loaded.llm.is_none() {
                     announce(assets::ensure(&home, &[&assets::SMOLLM2]).map_err(|e| config(&e))?);
-                    let llm =
-                        LocalLlm::load(&assets::generator_gguf(&home)).map_err(|e| config(&e))?;
+                    let llm = LocalLlm::load_within(&assets::generator_gguf(&home), kv_memory)
+                        .map_err(|e| config(&e))?;
+                    let m = llm.kv_memory();
+                    let mib = |b: u64| b >> 20;
+                    eprintln!(
+                        "local generator: keys and values within {} MiB ({} tokens at {} KiB; \
+                         --kv-memory-mib)",
+                        mib(m.budget),
+                        m.budget / m.per_token,
+                        m.per_token >> 10
+                    );
+                    tracing::info!(
+                        budget_mib = mib(m.budget),
+                        "Local generator loaded; keys and values stay within the budget."
+                    );
                     loaded.llm = Some(Arc::new(llm));
                 }
                 let llm = loaded.llm.clone().expect("loaded above");

@@ -138,7 +138,7 @@ pub async fn judge(home: &Path, ctx: &SuiteContext, sweep: &str, backend: &Backe
         Arc::new(LocalLimiter::default()),
         Backends::new(
             crate::deploy::env_lookup(),
-            crate::deploy::local_loader(home),
+            crate::deploy::local_loader(home, adfarm_models::generator::DEFAULT_KV_MEMORY_BYTES),
         ),
     );
     let mut bound = Vec::new();

@@ -4,14 +4,20 @@
 //!
 //! Each part runs in its own child process (this binary re-executed with
 //! `embed`, `generate` or `agents`; name one to run only it), so the peak
-//! RSS (VmHWM) of one is not inflated by another. Assets come from `$ADFARM_HOME` or the default home and are
-//! fetched when missing. Prints a Markdown table.
+//! RSS (VmHWM) of one is not inflated by another. Assets come from
+//! `$ADFARM_HOME` or the default home and are fetched when missing. Prints
+//! a Markdown table.
+//!
+//! With `ADFARM_LLAMA_CPP_PYTHON` naming a Python that has llama-cpp-python,
+//! the full run also runs llama.cpp (`llama_cpp.py` beside this file) on the
+//! same GGUF and the same prompt tokens, right after the generator's rows,
+//! and prints both sides with their ratios.
 
 use adfarm_llm::{ChatRequest, Message, Tool, ToolChoice};
-use adfarm_models::generator::{GenOptions, Generation};
+use adfarm_models::generator::{request_prompt, GenOptions, Generation};
 use adfarm_models::{assets, LocalEmbedder, LocalLlm};
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
 fn home() -> PathBuf {
@@ -255,7 +261,10 @@ fn tool_turn(k: usize, ask: &str) -> ChatRequest {
 /// the model's reply and a tool result. Returns the wall time and the
 /// prompt tokens in all and reused. A fresh model per call, so one budget's
 /// cache does not help the other.
-fn agent_turns(gguf: &std::path::Path, budget: Option<usize>) -> (f64, u64, u64) {
+fn agent_turns(
+    gguf: &std::path::Path,
+    budget: Option<usize>,
+) -> (f64, u64, u64, adfarm_models::generator::KvMemory) {
     let llm = LocalLlm::load(gguf).expect("load generator");
     if let Some(tokens) = budget {
         llm.reserve_prefix_cache(tokens);
@@ -313,7 +322,7 @@ fn agent_turns(gguf: &std::path::Path, budget: Option<usize>) -> (f64, u64, u64)
         }
         (tokens, reused)
     });
-    (t.elapsed().as_secs_f64(), tokens, reused)
+    (t.elapsed().as_secs_f64(), tokens, reused, llm.kv_memory())
 }
 
 fn bench_generate() {
@@ -334,6 +343,7 @@ fn bench_generate() {
         128,
     );
     let long = chat("You are a helpful assistant.", long_text(), 64);
+    let mut figures = Vec::new();
     rt.block_on(async {
         llm.generate(&short, ignore_eos).await.expect("warm-up");
         for (name, req, runs) in [("short", &short, 10), ("long", &long, 3)] {
@@ -375,6 +385,15 @@ fn bench_generate() {
                 }
             }
             let g = best.expect("three runs");
+            figures.push(serde_json::json!({
+                "name": name,
+                "tokens": llm.encode(&request_prompt(req).expect("prompt")).expect("tokens"),
+                "decode": g.output_tokens,
+                "prefill_runs": runs,
+                "decode_runs": 3,
+                "prefill_tok_s": p.input_tokens as f64 / p.prefill_time.as_secs_f64(),
+                "decode_tok_s": (g.output_tokens - 1) as f64 / g.decode_time.as_secs_f64(),
+            }));
             row(
                 &format!("decode, {name} prompt"),
                 format!(
@@ -521,6 +540,9 @@ fn bench_generate() {
             ),
         );
     });
+    if let Some(path) = std::env::var_os(FIGURES) {
+        std::fs::write(path, serde_json::to_vec(&figures).expect("json")).expect("write figures");
+    }
     row(
         "generator load",
         format!("{load:.2} s"),
@@ -538,7 +560,7 @@ fn bench_generate() {
 fn bench_agents() {
     let gguf = assets::generator_gguf(&home());
     for budget in [None, Some(65_536)] {
-        let (secs, tokens, reused) = agent_turns(&gguf, budget);
+        let (secs, tokens, reused, kv) = agent_turns(&gguf, budget);
         row(
             &format!(
                 "agent turns, 16 conversations × 3 turns, prefix cache {}",
@@ -549,11 +571,69 @@ fn bench_agents() {
             format!("{secs:.1} s"),
             &format!(
                 "{tokens} prompt tokens, {reused} reused from cached prefixes; 48 output \
-                 tokens a turn; peak RSS so far {:.0} MiB; load {}",
+                 tokens a turn; keys and values peaked at {} of {} MiB; peak RSS so far \
+                 {:.0} MiB; load {}",
+                kv.peak >> 20,
+                kv.budget >> 20,
                 peak_rss_mib(),
                 load_avg()
             ),
         );
+    }
+}
+
+/// Where the `generate` child leaves its prefill and decode figures, with
+/// the prompt tokens they were measured on, for the comparison.
+const FIGURES: &str = "ADFARM_BENCH_FIGURES";
+
+/// llama.cpp on the prompts of `figures` (the `generate` child's), then
+/// each measure on both sides with the ratio.
+fn compare_with_llama_cpp(python: &std::ffi::OsStr, figures: &std::path::Path) {
+    let ours: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(figures).expect("figures")).expect("json");
+    let job = serde_json::json!({
+        "gguf": assets::generator_gguf(&home()),
+        "threads": 2,
+        "runs": ours,
+    });
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/llama_cpp.py");
+    let mut child = Command::new(python)
+        .arg(script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("llama.cpp child");
+    std::io::Write::write_all(
+        child.stdin.as_mut().expect("stdin"),
+        &serde_json::to_vec(&job).expect("json"),
+    )
+    .expect("write job");
+    drop(child.stdin.take());
+    let out = child.wait_with_output().expect("llama.cpp child");
+    if !out.status.success() {
+        eprintln!("llama.cpp comparison failed: {}", out.status);
+        std::process::exit(1);
+    }
+    println!();
+    println!("| measure | AdFarm | llama.cpp, 2 threads | ratio |");
+    println!("|---|---:|---:|---:|");
+    let theirs: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("llama.cpp figure"))
+        .collect();
+    for (a, b) in ours.iter().zip(&theirs) {
+        let tokens = a["tokens"].as_array().map_or(0, Vec::len);
+        for (what, key) in [("prefill", "prefill_tok_s"), ("decode", "decode_tok_s")] {
+            let (x, y) = (
+                a[key].as_f64().unwrap_or(f64::NAN),
+                b[key].as_f64().unwrap_or(f64::NAN),
+            );
+            println!(
+                "| {what}, {} prompt ({tokens} tokens) | {x:.1} tok/s | {y:.1} tok/s | {:.2}× |",
+                a["name"].as_str().unwrap_or("?"),
+                x / y
+            );
+        }
     }
 }
 
@@ -572,13 +652,35 @@ fn main() {
             println!("| measure | value | note |");
             println!("|---|---|---|");
             let exe = std::env::current_exe().expect("current exe");
+            let llama = std::env::var_os("ADFARM_LLAMA_CPP_PYTHON");
+            let figures =
+                std::env::temp_dir().join(format!("adfarm-bench-{}.json", std::process::id()));
             for m in ["embed", "generate", "agents"] {
-                let status = Command::new(&exe).arg(m).status().expect("child");
+                let status = Command::new(&exe)
+                    .arg(m)
+                    .env(FIGURES, &figures)
+                    .status()
+                    .expect("child");
                 if !status.success() {
                     eprintln!("{m} benchmark failed: {status}");
                     std::process::exit(1);
                 }
+                // Right after our generator's rows, so both sides see the
+                // same machine.
+                if let (Some(python), "generate") = (&llama, m) {
+                    compare_with_llama_cpp(python, &figures);
+                    println!();
+                    println!("| measure | value | note |");
+                    println!("|---|---|---|");
+                }
             }
+            if llama.is_none() {
+                eprintln!(
+                    "llama.cpp not compared: set ADFARM_LLAMA_CPP_PYTHON to a Python with \
+                     llama-cpp-python (see models/README.md)"
+                );
+            }
+            let _ = std::fs::remove_file(&figures);
         }
     }
 }

@@ -4,6 +4,12 @@
 //! Prompts that start like a recent one resume from its cached keys and
 //! values ([`PrefixCache`]); a request whose prompt shares a long prefix
 //! with one still prefilling waits for it rather than computing it twice.
+//!
+//! Keys and values live within one memory budget: the room each active
+//! sequence reserves for its prompt and longest reply, plus the prefix
+//! cache. A sequence is admitted only when its room fits beside the others'
+//! (the prefix cache gives up its least recently used prompts for it), so
+//! a sweep of long agent conversations waits for room instead of growing.
 
 use super::model::{KvCache, Llama, Segment, Want, PREFILL_CHUNK};
 use super::prefix::{common_prefix, reusable, PrefixCache};
@@ -14,7 +20,7 @@ use super::{Finish, Generation, Ranking};
 use crate::error::ModelError;
 use adfarm_llm::ToolCall;
 use std::collections::VecDeque;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
@@ -29,6 +35,18 @@ pub(crate) const MAX_ACTIVE: usize = 8;
 /// first, then one question after another) and for a few agent episodes
 /// at once, all starting with the same system prompt.
 pub(crate) const PREFIX_CACHE_TOKENS: usize = 16_384;
+
+/// Keys and values held, in positions (one K and one V row per layer each),
+/// shared with the model's handles.
+#[derive(Debug, Default)]
+pub(crate) struct KvMeter {
+    /// The budget.
+    pub(crate) budget: AtomicUsize,
+    /// Reserved by active sequences plus held by the prefix cache.
+    pub(crate) in_use: AtomicUsize,
+    /// The most `in_use` has been.
+    pub(crate) peak: AtomicUsize,
+}
 
 pub(crate) struct ChatJob {
     pub(crate) prompt: String,
@@ -154,7 +172,10 @@ impl Seq {
     }
 
     fn fail(&mut self, e: &ModelError) {
-        let e = ModelError::Inference(e.to_string());
+        self.fail_with(ModelError::Inference(e.to_string()));
+    }
+
+    fn fail_with(&mut self, e: ModelError) {
         match self {
             Seq::Chat(s) => s.done = Some(Err(e)),
             Seq::Choose(s) => s.done = Some(Err(e)),
@@ -390,21 +411,39 @@ pub(crate) struct Engine {
     model: Llama,
     tok: Arc<ChatTokenizer>,
     prefixes: PrefixCache,
+    /// Positions the active sequences have reserved.
+    active_positions: usize,
+    meter: Arc<KvMeter>,
 }
 
 impl Engine {
-    /// `prefix_budget`: tokens the prefix cache may hold, raised by handles.
+    /// `prefix_budget`: tokens the prefix cache may hold, raised by handles;
+    /// `meter`: the memory budget (set) and what is held (kept up to date).
     pub(crate) fn new(
         model: Llama,
         tok: Arc<ChatTokenizer>,
         prefix_budget: Arc<AtomicUsize>,
+        meter: Arc<KvMeter>,
     ) -> Engine {
         let prefixes = PrefixCache::new(prefix_budget, model.kv_row());
         Engine {
             model,
             tok,
             prefixes,
+            active_positions: 0,
+            meter,
         }
+    }
+
+    fn budget(&self) -> usize {
+        self.meter.budget.load(Ordering::Relaxed)
+    }
+
+    /// Publishes what is held now.
+    fn record(&self) {
+        let in_use = self.active_positions + self.prefixes.held();
+        self.meter.in_use.store(in_use, Ordering::Relaxed);
+        self.meter.peak.fetch_max(in_use, Ordering::Relaxed);
     }
 
     /// Serves jobs until every sender is dropped.
@@ -429,17 +468,23 @@ impl Engine {
             let mut i = 0;
             while i < active.len() {
                 if active[i].finished() {
-                    active.swap_remove(i).reply();
+                    let seq = active.swap_remove(i);
+                    self.active_positions -= seq.prompt().positions;
+                    seq.reply();
                 } else {
                     i += 1;
                 }
             }
+            self.record();
         }
     }
 
     /// Moves waiting sequences into free slots, in arrival order, each
     /// resuming from the longest cached prefix of its prompt. One that would
-    /// reuse more of a prompt still being prefilled waits for that prompt.
+    /// reuse more of a prompt still being prefilled waits for that prompt;
+    /// one whose room does not fit the memory budget beside the active
+    /// sequences waits for them (and those after it with it); one that
+    /// would not fit it alone fails.
     fn admit(&mut self, waiting: &mut VecDeque<Seq>, active: &mut Vec<Seq>) {
         let mut i = 0;
         while active.len() < MAX_ACTIVE && i < waiting.len() {
@@ -458,18 +503,40 @@ impl Engine {
                 i += 1;
                 continue;
             }
+            let positions = waiting[i].prompt().positions;
+            let budget = self.budget();
+            if positions > budget {
+                let mut seq = waiting.remove(i).expect("index in range");
+                seq.fail_with(self.over_budget(positions, budget));
+                seq.reply();
+                continue;
+            }
+            if self.active_positions + positions > budget {
+                break;
+            }
             let Some(mut seq) = waiting.remove(i) else {
                 break;
             };
-            if cached > 0 {
-                let prompt = seq.prompt();
-                if let Some(cache) = self.prefixes.take(&prompt.tokens, prompt.positions) {
-                    seq.prompt_mut().resume(cache);
-                }
+            let limit = budget - self.active_positions - positions;
+            let prompt = seq.prompt();
+            if let Some(cache) = self.prefixes.take(&prompt.tokens, prompt.positions, limit) {
+                seq.prompt_mut().resume(cache);
             }
             seq.prompt_mut().reserve(self.model.kv_row());
+            self.active_positions += positions;
             active.push(seq);
+            self.record();
         }
+    }
+
+    fn over_budget(&self, positions: usize, budget: usize) -> ModelError {
+        let mib = |p: usize| (p * self.model.kv_bytes_per_position()) as f64 / (1 << 20) as f64;
+        ModelError::Inference(format!(
+            "a prompt with room for its reply takes {positions} positions ({:.0} MiB of keys \
+             and values); the memory budget for keys and values is {:.0} MiB",
+            mib(positions),
+            mib(budget)
+        ))
     }
 
     fn step(&mut self, active: &mut [Seq]) {
@@ -492,7 +559,8 @@ impl Engine {
                     active[i].advance(l, &self.tok, self.model.cfg.context);
                     let p = active[i].prompt();
                     if prefilling[i] && p.done() {
-                        self.prefixes.insert(&p.tokens, &p.cache);
+                        let limit = self.budget().saturating_sub(self.active_positions);
+                        self.prefixes.insert(&p.tokens, &p.cache, limit);
                     }
                 }
             }

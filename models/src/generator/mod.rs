@@ -28,7 +28,7 @@ use adfarm_llm::{ChatRequest, Choice, Completion, LlmError, Provider, ToolCall};
 use adfarm_proto::{Role, Usage, UsageSource};
 use async_trait::async_trait;
 use candle_core::quantized::gguf_file;
-use engine::{ChatJob, ChooseJob, Engine, Job};
+use engine::{ChatJob, ChooseJob, Engine, Job, KvMeter};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
@@ -42,6 +42,25 @@ pub const GENERATOR_MODEL: &str = "SmolLM2-135M-Instruct";
 
 /// Sequences decoded together in one forward pass.
 pub const MAX_BATCH: usize = engine::MAX_ACTIVE;
+
+/// Memory for keys and values (the prefix cache and every active
+/// sequence's room) unless the loader says otherwise: with the weights and
+/// the rest of the process, a sweep of long agent conversations stays
+/// within about 3 GB, which leaves most of a 16 GB laptop free.
+pub const DEFAULT_KV_MEMORY_BYTES: usize = 2 << 30;
+
+/// Keys and values held against their budget, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KvMemory {
+    /// The budget.
+    pub budget: u64,
+    /// Reserved by the sequences being run plus the prefix cache, now.
+    pub in_use: u64,
+    /// The most `in_use` has been since the model was loaded.
+    pub peak: u64,
+    /// What one token's keys and values take.
+    pub per_token: u64,
+}
 
 /// Why generation stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,6 +124,10 @@ struct Shared {
     tok: Arc<ChatTokenizer>,
     /// Tokens the inference thread's prefix cache may hold.
     prefix_budget: Arc<AtomicUsize>,
+    /// Keys and values held against the memory budget, in positions.
+    meter: Arc<KvMeter>,
+    /// Bytes of one position's keys and values.
+    per_token: usize,
 }
 
 /// The local SmolLM2 generator and judge. Cloning is cheap and shares the
@@ -124,15 +147,25 @@ impl std::fmt::Debug for LocalLlm {
 }
 
 impl LocalLlm {
+    /// [`LocalLlm::load_within`] the [`DEFAULT_KV_MEMORY_BYTES`].
+    ///
+    /// # Errors
+    /// As [`LocalLlm::load_within`].
+    pub fn load(gguf: &Path) -> Result<LocalLlm, ModelError> {
+        LocalLlm::load_within(gguf, DEFAULT_KV_MEMORY_BYTES)
+    }
+
     /// Loads the GGUF at `gguf` (see [`crate::assets::generator_gguf`]),
     /// re-quantises it to Q8_0, builds the tokenizer from its metadata and
-    /// starts the inference thread. Usage records say [`Role::Generation`]
-    /// until [`LocalLlm::with_role`].
+    /// starts the inference thread, whose keys and values (prefix cache and
+    /// running sequences together) stay within `kv_memory` bytes: a request
+    /// waits for room, and one that needs more than all of it fails. Usage
+    /// records say [`Role::Generation`] until [`LocalLlm::with_role`].
     ///
     /// # Errors
     /// [`ModelError::Io`] when the file cannot be read, [`ModelError::Format`]
     /// when it is not a llama GGUF with a byte-level BPE tokenizer.
-    pub fn load(gguf: &Path) -> Result<LocalLlm, ModelError> {
+    pub fn load_within(gguf: &Path, kv_memory: usize) -> Result<LocalLlm, ModelError> {
         let mut file = std::fs::File::open(gguf).map_err(|e| ModelError::Io {
             path: gguf.to_path_buf(),
             source: e,
@@ -142,7 +175,15 @@ impl LocalLlm {
         let model = model::Llama::load(&ct, &mut file, gguf)?;
         let (jobs, rx) = mpsc::channel();
         let prefix_budget = Arc::new(AtomicUsize::new(engine::PREFIX_CACHE_TOKENS));
-        let engine = Engine::new(model, Arc::clone(&tok), Arc::clone(&prefix_budget));
+        let per_token = model.kv_bytes_per_position();
+        let meter = Arc::new(KvMeter::default());
+        meter.budget.store(kv_memory / per_token, Ordering::Relaxed);
+        let engine = Engine::new(
+            model,
+            Arc::clone(&tok),
+            Arc::clone(&prefix_budget),
+            Arc::clone(&meter),
+        );
         std::thread::Builder::new()
             .name("adfarm-llm".into())
             .spawn(move || engine.run(rx))
@@ -152,6 +193,8 @@ impl LocalLlm {
                 jobs,
                 tok,
                 prefix_budget,
+                meter,
+                per_token,
             }),
             role: Role::Generation,
         })
@@ -172,6 +215,18 @@ impl LocalLlm {
         self.shared
             .prefix_budget
             .fetch_max(tokens, Ordering::Relaxed);
+    }
+
+    /// Keys and values held against the memory budget.
+    pub fn kv_memory(&self) -> KvMemory {
+        let m = &self.shared.meter;
+        let bytes = |a: &AtomicUsize| (a.load(Ordering::Relaxed) * self.shared.per_token) as u64;
+        KvMemory {
+            budget: bytes(&m.budget),
+            in_use: bytes(&m.in_use),
+            peak: bytes(&m.peak),
+            per_token: self.shared.per_token as u64,
+        }
     }
 
     /// Token ids of `text` under the model's tokenizer (special tokens such

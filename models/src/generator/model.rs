@@ -110,6 +110,17 @@ impl KvCache {
         }
     }
 
+    /// Positions each layer has room for without reallocating.
+    #[cfg(test)]
+    pub(crate) fn room(&self, row: usize) -> usize {
+        self.k
+            .iter()
+            .chain(&self.v)
+            .map(|l| l.capacity() / row)
+            .min()
+            .unwrap_or(0)
+    }
+
     /// Makes room for `positions` in all, at once: grown by doubling, a
     /// sequence's layers hold up to twice what they use and leave the
     /// outgrown buffers to the allocator (the agent bench peaked at twice
@@ -478,6 +489,12 @@ impl Llama {
     /// Floats per position in one layer's K (or V) cache.
     pub(crate) fn kv_row(&self) -> usize {
         self.cfg.n_kv_head * self.cfg.head_dim
+    }
+
+    /// Bytes of keys and values one position takes: a K and a V row of f32
+    /// in every layer.
+    pub(crate) fn kv_bytes_per_position(&self) -> usize {
+        2 * self.cfg.n_layer * self.kv_row() * std::mem::size_of::<f32>()
     }
 
     /// Floats per row of the fused Q/K/V product.

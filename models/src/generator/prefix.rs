@@ -66,51 +66,86 @@ impl PrefixCache {
             .unwrap_or(0)
     }
 
+    /// Prompt tokens held.
+    pub(crate) fn held(&self) -> usize {
+        self.entries.iter().map(|e| e.tokens.len()).sum()
+    }
+
+    /// Drops the least recently used entries, except the one at `keep`,
+    /// until at most `limit` tokens are held; returns where the kept entry
+    /// is now.
+    fn evict_to(&mut self, limit: usize, mut keep: Option<usize>) -> Option<usize> {
+        let mut held = self.held();
+        let mut i = 0;
+        while held > limit && i < self.entries.len() {
+            if keep == Some(i) {
+                i += 1;
+                continue;
+            }
+            let old = self.entries.remove(i).expect("index in range");
+            held -= old.tokens.len();
+            keep = keep.map(|k| if k > i { k - 1 } else { k });
+        }
+        keep
+    }
+
     /// The cache of the longest reusable prefix of `prompt`, if any, with
-    /// room for `room` positions; the entry it came from becomes the most
-    /// recently used.
-    pub(crate) fn take(&mut self, prompt: &[u32], room: usize) -> Option<KvCache> {
-        let (i, n) = self
+    /// room for `room` positions, leaving at most `limit` tokens held: the
+    /// least recently used entries go first. The entry it came from is
+    /// handed over (its buffers become the sequence's, not copied) when
+    /// `prompt` extends all of it, as an agent's next turn extends its
+    /// last (the entry would be replaced by `prompt` once prefilled), or
+    /// when it alone is over `limit`; otherwise it is copied and becomes the
+    /// most recently used.
+    pub(crate) fn take(&mut self, prompt: &[u32], room: usize, limit: usize) -> Option<KvCache> {
+        let best = self
             .entries
             .iter()
             .enumerate()
             .map(|(i, e)| (i, reusable(common_prefix(&e.tokens, prompt), prompt)))
-            .max_by_key(|&(i, n)| (n, i))?;
-        if n == 0 {
+            .max_by_key(|&(i, n)| (n, i))
+            .filter(|&(_, n)| n > 0);
+        let Some((i, n)) = best else {
+            self.evict_to(limit, None);
             return None;
-        }
+        };
+        let i = self.evict_to(limit, Some(i))?;
         let entry = self.entries.remove(i)?;
+        let extended = common_prefix(&entry.tokens, prompt) == entry.tokens.len();
+        if extended || self.held() + entry.tokens.len() > limit {
+            let mut cache = entry.cache;
+            cache.truncate(n, self.row);
+            cache.reserve(room, self.row);
+            return Some(cache);
+        }
         let cache = entry.cache.prefix(n, room, self.row);
         self.entries.push_back(entry);
         Some(cache)
     }
 
     /// Keeps the prefilled `tokens` (whose keys and values `cache` holds,
-    /// possibly followed by more positions). Entries it extends are dropped;
-    /// the least recently used go when over budget.
-    pub(crate) fn insert(&mut self, tokens: &[u32], cache: &KvCache) {
-        let capacity = self.capacity_tokens.load(Ordering::Relaxed);
-        if tokens.len() < MIN_REUSE || tokens.len() > capacity {
+    /// possibly followed by more positions) if they fit in `limit` tokens
+    /// and the cache's own capacity. Entries it extends are dropped; the
+    /// least recently used go until what is held fits both.
+    pub(crate) fn insert(&mut self, tokens: &[u32], cache: &KvCache, limit: usize) {
+        let limit = limit.min(self.capacity_tokens.load(Ordering::Relaxed));
+        if tokens.len() < MIN_REUSE || tokens.len() > limit {
+            self.evict_to(limit, None);
             return;
         }
         if let Some(e) = self.entries.iter().position(|e| e.tokens == tokens) {
             let entry = self.entries.remove(e).expect("index from position");
             self.entries.push_back(entry);
+            self.evict_to(limit, Some(self.entries.len() - 1));
             return;
         }
         self.entries
             .retain(|e| common_prefix(&e.tokens, tokens) < e.tokens.len());
+        self.evict_to(limit - tokens.len(), None);
         self.entries.push_back(Entry {
             tokens: tokens.to_vec(),
             cache: cache.prefix(tokens.len(), tokens.len(), self.row),
         });
-        let mut held: usize = self.entries.iter().map(|e| e.tokens.len()).sum();
-        while held > capacity {
-            let Some(old) = self.entries.pop_front() else {
-                break;
-            };
-            held -= old.tokens.len();
-        }
     }
 }
 
@@ -145,15 +180,19 @@ mod tests {
         let a: Vec<u32> = (0..150).collect();
         let mut b: Vec<u32> = (0..100).collect();
         b.extend(1000..1100);
-        pc.insert(&a, &cache(150, row));
-        pc.insert(&b, &cache(200, row));
+        pc.insert(&a, &cache(150, row), usize::MAX);
+        pc.insert(&b, &cache(200, row), usize::MAX);
         let mut q: Vec<u32> = (0..140).collect();
         q.push(7);
         assert_eq!(pc.available(&q), 128);
-        let got = pc.take(&q, q.len()).expect("a prefix");
+        let got = pc.take(&q, q.len(), usize::MAX).expect("a prefix");
         assert_eq!(got.len(), 128);
         // `a` was used last, so a third entry pushes out `b`.
-        pc.insert(&(5000..5100).collect::<Vec<u32>>(), &cache(100, row));
+        pc.insert(
+            &(5000..5100).collect::<Vec<u32>>(),
+            &cache(100, row),
+            usize::MAX,
+        );
         assert_eq!(pc.available(&q), 128);
         let mut qb = b.clone();
         qb.push(1);
@@ -166,11 +205,11 @@ mod tests {
         let mut pc = PrefixCache::new(budget(1000), row);
         let a: Vec<u32> = (0..100).collect();
         let b: Vec<u32> = (0..300).collect();
-        pc.insert(&a, &cache(100, row));
-        pc.insert(&b, &cache(300, row));
+        pc.insert(&a, &cache(100, row), usize::MAX);
+        pc.insert(&b, &cache(300, row), usize::MAX);
         assert_eq!(pc.entries.len(), 1);
         let too_short: Vec<u32> = (0..10).collect();
-        pc.insert(&too_short, &cache(10, row));
+        pc.insert(&too_short, &cache(10, row), usize::MAX);
         assert_eq!(pc.entries.len(), 1);
     }
 
@@ -181,16 +220,63 @@ mod tests {
         let mut pc = PrefixCache::new(Arc::clone(&capacity), row);
         let turn = |c: u32| -> Vec<u32> { (0..100).chain(c * 1000..c * 1000 + 100).collect() };
         for c in 1..=3 {
-            pc.insert(&turn(c), &cache(200, row));
+            pc.insert(&turn(c), &cache(200, row), usize::MAX);
         }
         assert_eq!(pc.entries.len(), 1, "250 tokens hold one 200-token prompt");
         capacity.store(600, Ordering::Relaxed);
         for c in 1..=3 {
-            pc.insert(&turn(c), &cache(200, row));
+            pc.insert(&turn(c), &cache(200, row), usize::MAX);
         }
         assert_eq!(pc.entries.len(), 3, "600 hold all three");
         let mut next = turn(1);
         next.extend(7..50);
         assert_eq!(pc.available(&next), 192);
+    }
+
+    #[test]
+    fn a_take_leaves_room_for_its_sequence_evicting_the_least_recent_first() {
+        let row = 2;
+        let mut pc = PrefixCache::new(budget(10_000), row);
+        let a: Vec<u32> = (0..150).collect();
+        let b: Vec<u32> = (500..700).collect();
+        pc.insert(&a, &cache(150, row), usize::MAX);
+        pc.insert(&b, &cache(200, row), usize::MAX);
+        let mut q: Vec<u32> = (0..140).collect();
+        q.push(7);
+        let got = pc.take(&q, 300, 150).expect("a's prefix");
+        assert_eq!(got.len(), 128);
+        assert_eq!(pc.held(), 150, "b went; a, the source, stays");
+        // Under a limit a alone exceeds, a's buffers become the sequence's.
+        let got = pc.take(&q, 300, 100).expect("a's prefix, moved");
+        assert_eq!((got.len(), pc.held()), (128, 0));
+        assert!(got.room(row) >= 300, "room for the sequence");
+        assert!(pc.take(&q, 300, 0).is_none());
+    }
+
+    #[test]
+    fn a_prompt_that_extends_an_entry_takes_it_over() {
+        let row = 2;
+        let mut pc = PrefixCache::new(budget(10_000), row);
+        let turn: Vec<u32> = (0..150).collect();
+        pc.insert(&turn, &cache(150, row), usize::MAX);
+        let next: Vec<u32> = (0..230).collect();
+        let got = pc.take(&next, 400, usize::MAX).expect("the last turn");
+        assert_eq!((got.len(), pc.held()), (128, 0), "moved, not copied");
+        assert!(got.room(row) >= 400);
+    }
+
+    #[test]
+    fn an_insert_stays_within_its_limit() {
+        let row = 2;
+        let mut pc = PrefixCache::new(budget(10_000), row);
+        let a: Vec<u32> = (0..150).collect();
+        let b: Vec<u32> = (500..700).collect();
+        pc.insert(&a, &cache(150, row), 100);
+        assert_eq!(pc.held(), 0, "over the limit: not kept");
+        pc.insert(&a, &cache(150, row), 400);
+        pc.insert(&b, &cache(200, row), 300);
+        assert_eq!(pc.held(), 200, "a went to make room for b");
+        pc.insert(&b, &cache(200, row), 100);
+        assert_eq!(pc.held(), 0, "kept already, but over the new limit");
     }
 }

@@ -278,3 +278,63 @@ async fn concurrent_questions_about_one_passage_prefill_it_once() {
     // All but the first waited for the passage instead of computing it.
     assert!(reused >= 5 * 64, "reused {reused} tokens");
 }
+
+#[tokio::test]
+async fn a_memory_budget_bounds_keys_and_values_and_changes_no_reply() {
+    let path = assets::generator_gguf(&crate::home());
+    let questions = [
+        "Is the text about shoes?",
+        "Is the text about food?",
+        "Does the text mention knees?",
+        "Is the text written for runners?",
+    ];
+    let reference = llm();
+    let per_token = reference.kv_memory().per_token;
+    let longest = questions
+        .iter()
+        .map(|q| {
+            let r = about_passage(q);
+            reference.encode(&chat_prompt(&r.messages)).unwrap().len() + r.max_tokens as usize
+        })
+        .max()
+        .unwrap();
+    // Room for two and a half of these sequences: most requests wait for
+    // room, and the prefix cache gives way to the sequences.
+    let budget = (longest as u64 * per_token * 5 / 2) as usize;
+    let small = LocalLlm::load_within(&path, budget).unwrap();
+    let handles: Vec<_> = questions
+        .iter()
+        .map(|q| {
+            let (l, r) = (small.clone(), about_passage(q));
+            tokio::spawn(async move {
+                let chat = l.generate(&r, GenOptions::default()).await;
+                let rank = l.rank(&r, &yes_no()).await;
+                (chat, rank)
+            })
+        })
+        .collect();
+    for (q, h) in questions.iter().zip(handles) {
+        let (chat, rank) = h.await.unwrap();
+        let r = about_passage(q);
+        let want = reference.generate(&r, GenOptions::default()).await.unwrap();
+        let chat = chat.unwrap();
+        assert_eq!(
+            (&chat.text, chat.output_tokens),
+            (&want.text, want.output_tokens)
+        );
+        let want = reference.rank(&r, &yes_no()).await.unwrap();
+        assert_eq!(rank.unwrap().log_likelihoods, want.log_likelihoods, "{q}");
+    }
+    let m = small.kv_memory();
+    assert_eq!(m.budget, budget as u64 / per_token * per_token);
+    assert!(m.peak <= m.budget, "{m:?}");
+    assert!(m.peak >= longest as u64 * per_token, "{m:?}");
+    // A request that needs more than the whole budget fails and says why.
+    let tiny = LocalLlm::load_within(&path, (per_token * 100) as usize).unwrap();
+    let err = tiny
+        .generate(&about_passage(questions[0]), GenOptions::default())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("memory budget for keys and values"), "{err}");
+}
