@@ -494,7 +494,7 @@ impl Llama {
     /// Bytes of keys and values one position takes: a K and a V row of f32
     /// in every layer.
     pub(crate) fn kv_bytes_per_position(&self) -> usize {
-        2 * self.cfg.n_layer * self.kv_row() * std::mem::size_of::<f32>()
+        2 * self.cfg.n_layer * self.kv_row() * size_of::<f32>()
     }
 
     /// Floats per row of the fused Q/K/V product.
