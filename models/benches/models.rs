@@ -9,7 +9,7 @@
 //! a Markdown table.
 //!
 //! With `ADFARM_LLAMA_CPP_PYTHON` naming a Python that has llama-cpp-python,
-//! the full run also runs llama.cpp (`llama_cpp.py` beside this file) on the
+//! the full run also runs llama.cpp (`llamacpp_peer.py` beside this file) on the
 //! same GGUF and the same prompt tokens, right after the generator's rows,
 //! and prints both sides with their ratios.
 
@@ -596,7 +596,7 @@ fn compare_with_llama_cpp(python: &std::ffi::OsStr, figures: &std::path::Path) {
         "threads": 2,
         "runs": ours,
     });
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/llama_cpp.py");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/llamacpp_peer.py");
     let mut child = Command::new(python)
         .arg(script)
         .stdin(Stdio::piped())
