@@ -37,16 +37,15 @@ pub fn loader(home: PathBuf, kv_memory: usize) -> LocalLoader {
                     let llm = LocalLlm::load_within(&assets::generator_gguf(&home), kv_memory)
                         .map_err(|e| config(&e))?;
                     let m = llm.kv_memory();
-                    let mib = |b: u64| b >> 20;
+                    let mib = kv_memory >> 20;
                     eprintln!(
-                        "local generator: keys and values within {} MiB ({} tokens at {} KiB; \
-                         --kv-memory-mib)",
-                        mib(m.budget),
+                        "local generator: keys and values within {mib} MiB ({} tokens at {} \
+                         KiB; --kv-memory-mib)",
                         m.budget / m.per_token,
                         m.per_token >> 10
                     );
                     tracing::info!(
-                        budget_mib = mib(m.budget),
+                        budget_mib = mib,
                         "Local generator loaded; keys and values stay within the budget."
                     );
                     loaded.llm = Some(Arc::new(llm));
