@@ -44,9 +44,10 @@ pub const GENERATOR_MODEL: &str = "SmolLM2-135M-Instruct";
 pub const MAX_BATCH: usize = engine::MAX_ACTIVE;
 
 /// Memory for keys and values (the prefix cache and every active
-/// sequence's room) unless the loader says otherwise: with the weights and
-/// the rest of the process, a sweep of long agent conversations stays
-/// within about 3 GB, which leaves most of a 16 GB laptop free.
+/// sequence's room) unless the loader says otherwise: sized for a 16 GB
+/// laptop, beside about 430 MiB of weights and the rest of the process
+/// (the agent bench, 16 conversations with a raised prefix cache, peaked at
+/// 2.3 GiB resident under it).
 pub const DEFAULT_KV_MEMORY_BYTES: usize = 2 << 30;
 
 /// Keys and values held against their budget, in bytes.
