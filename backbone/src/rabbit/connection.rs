@@ -224,7 +224,21 @@ impl Inner {
     }
 
     pub(super) async fn declare_topology(&self, ch: &Channel) -> Result<(), Failure> {
-        let fail = |e: lapin::Error| self.fail("declare", &e);
+        // Workers that start together declare the same new queue at once,
+        // and RabbitMQ may answer one of them NOT_FOUND ("home node ... is
+        // down or inaccessible") while the other's queue is being created:
+        // a race, not a refusal, so a fresh connection declares again.
+        let fail = |e: lapin::Error| {
+            if is_soft(&e, AMQPSoftError::NOTFOUND) {
+                Failure::Transient(QueueError::Connection(format!(
+                    "declare on {}: {}",
+                    self.shown_url,
+                    self.scrub(e.to_string())
+                )))
+            } else {
+                self.fail("declare", &e)
+            }
+        };
         let durable = QueueDeclareOptions::durable();
         let dlx = self.dlx();
         let exchange_opts = ExchangeDeclareOptions {
