@@ -93,6 +93,14 @@ async fn run_generating(farm: &mut Farm, sweep: &Path, store: &str, grace: &str)
     p
 }
 
+/// How many times the runs so far announced a first signal on stderr.
+fn stops_announced(farm: &Farm) -> usize {
+    std::fs::read_to_string(farm.path("run.log"))
+        .unwrap_or_default()
+        .matches("stopping: jobs in flight")
+        .count()
+}
+
 /// The JSON report of the sweep in the embedded `store`.
 async fn report(farm: &Farm, sweep: &Path, store: &str) -> Report {
     let (home, store) = (
@@ -115,8 +123,18 @@ async fn a_signalled_local_run_stops_within_the_grace_and_a_rerun_finishes_it() 
     assert_complete(&expected);
 
     // Two signals: the second ends the run at once, long before its grace.
+    // The second is sent once the first has been taken: two signals sent
+    // back to back may reach the process as one (Unix does not queue them).
     let p = run_generating(&mut farm, &sweep, "stopped.redb", "120").await;
+    let stops = stops_announced(&farm);
     farm.signal(p, "TERM");
+    wait_for(
+        Duration::from_secs(10),
+        "the first signal taken",
+        || async { (stops_announced(&farm) > stops).then_some(()) },
+    )
+    .await
+    .unwrap_or_else(|| panic!("the first signal was not announced\n{}", farm.logs()));
     farm.signal(p, "TERM");
     let t0 = Instant::now();
     let status = farm.wait(p, Duration::from_secs(60)).await;
