@@ -227,11 +227,13 @@ impl<'a> SuitePlan<'a> {
             .is_some_and(|s| s.read_by_solve)
         {
             for cell in self.fed_cells(job.scope, &job.cell, Scope::Run) {
-                if let Some(sol) = self.solution(&cell.solution) {
-                    let d = self.solve(&cell.dataset, &job.item, sol, cell.seed);
-                    if self.solve_inputs(&cell, &job.item).contains(&env.id) {
-                        out.push(d);
-                    }
+                let Some(sol) = self.solution(&cell.solution) else {
+                    continue;
+                };
+                // Building a solve derives its inputs again: build only
+                // the solves that read this job.
+                if self.solve_inputs(&cell, &job.item).contains(&env.id) {
+                    out.push(self.solve(&cell.dataset, &job.item, sol, cell.seed));
                 }
             }
         }

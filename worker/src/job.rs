@@ -82,16 +82,16 @@ impl Worker {
             Some(name) => Some(self.gateway.bind(rec, name, Role::Embedding, log.clone())?),
             None => None,
         };
+        let plan = rec
+            .plan_of(&cell.suite)
+            .ok_or_else(|| data_error("suite", format!("sweep has no suite {:?}", cell.suite)))?;
         if env.job.is_solve() {
-            let spec = rec
-                .plan_of(&cell.suite)
-                .and_then(|plan| plan.solution(&cell.solution))
-                .ok_or_else(|| {
-                    data_error(
-                        "solution",
-                        format!("sweep has no solution {:?}", cell.solution),
-                    )
-                })?;
+            let spec = plan.solution(&cell.solution).ok_or_else(|| {
+                data_error(
+                    "solution",
+                    format!("sweep has no solution {:?}", cell.solution),
+                )
+            })?;
             let solution = self.solution(rec, &cell.suite, &cell.solution)?;
             let llm = self
                 .gateway
@@ -108,9 +108,6 @@ impl Worker {
                     .or(sweep_embedder.as_ref())
                     .map(|e| e as &dyn Embedder),
             };
-            let plan = rec.plan_of(&cell.suite).ok_or_else(|| {
-                data_error("suite", format!("sweep has no suite {:?}", cell.suite))
-            })?;
             let mut inputs = Vec::new();
             for stored in self.inputs(env, plan.inputs(env)).await? {
                 // A solve runs only once every stage it reads succeeded.
@@ -127,9 +124,6 @@ impl Worker {
             let suite = self
                 .suite(&cell.suite)
                 .ok_or_else(|| data_error("suite", format!("unknown suite {:?}", cell.suite)))?;
-            let plan = rec.plan_of(&cell.suite).ok_or_else(|| {
-                data_error("suite", format!("sweep has no suite {:?}", cell.suite))
-            })?;
             let stage = plan.pipeline.stage(&env.job.stage).ok_or_else(|| {
                 data_error(
                     "stage",

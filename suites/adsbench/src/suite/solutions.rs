@@ -2,12 +2,13 @@
 //! the rule-based baseline `rules` and the bandit baselines `linucb` and
 //! `thompson` (their draws seeded by the scenario's seed), and the tabular
 //! Q-learning baseline `q-learning` (its solve plays the table its
-//! `train` stage learnt on seeds disjoint from the scenario's). None calls a model, but a sweep still names a provider for
-//! them, which the worker builds before solving: an OpenAI-compatible one
-//! on a closed port (see `sweeps/adsbench-scripted.toml`) is built without
-//! connecting, where a `local` one must load a real model. A solve runs the
-//! whole episode on a blocking thread, tick by tick, and stops between two
-//! ticks once the job's future is dropped (the worker cancelled it).
+//! `train` stage learnt on seeds disjoint from the scenario's). None calls
+//! a model, but a sweep still names a provider for them, which the worker
+//! builds before solving: an OpenAI-compatible one on a closed port (see
+//! `sweeps/adsbench-scripted.toml`) is built without connecting, where a
+//! `local` one must load a real model. A solve runs the whole episode on a
+//! blocking thread, tick by tick, and stops between two ticks once the
+//! job's future is dropped (the worker cancelled it).
 
 use super::agents::{ApiAgent, FixedBidAgent, PacingAgent, BID_RANGE_MICROS};
 use super::assignment::{Assignment, Graded};
@@ -293,7 +294,7 @@ impl Solution for Scripted {
         _models: Models<'_>,
         _seed: u64,
     ) -> Result<Solved, JobError> {
-        self.play(item, None).await
+        self.play(item, Assignment::of(item)?, None).await
     }
 
     /// `q-learning` reads its `train` stage's table; the other agents
@@ -305,11 +306,18 @@ impl Solution for Scripted {
         _seed: u64,
         inputs: &[JobResult],
     ) -> Result<Solved, JobError> {
+        let assignment = Assignment::of(item)?;
         let trained = match self {
-            Scripted::QLearning(config) => qlearning::stage::read(item, config, inputs)?,
+            Scripted::QLearning(config) => {
+                let scenario_seed = match &assignment {
+                    Assignment::Scenario(s) => Some(s.seed),
+                    _ => None,
+                };
+                qlearning::stage::read(&item.id, scenario_seed, config, inputs)?
+            }
             _ => None,
         };
-        self.play(item, trained).await
+        self.play(item, assignment, trained).await
     }
 }
 
@@ -317,10 +325,14 @@ impl Scripted {
     /// The episode on `item`, `q-learning` with the table it was trained
     /// to (else training first on a scenario, learning as it plays on a
     /// task).
-    async fn play(&self, item: &Item, trained: Option<Trained>) -> Result<Solved, JobError> {
+    async fn play(
+        &self,
+        item: &Item,
+        assignment: Assignment,
+        trained: Option<Trained>,
+    ) -> Result<Solved, JobError> {
         // The episode is a pure function of the scenario (its own seed) and
         // the agent's calls; the sweep's seed does not enter.
-        let assignment = Assignment::of(item)?;
         let agent_kind = *self;
         let cancelled = Arc::new(AtomicBool::new(false));
         let guard = CancelOnDrop(Arc::clone(&cancelled));

@@ -8,7 +8,7 @@
 use super::{train, QConfig, Trained};
 use crate::suite::assignment::Assignment;
 use crate::suite::solutions::{refused, CancelOnDrop, Q_LEARNING};
-use adfarm_proto::{Item, JobResult, Lane, Output, Role, Scope, Stage, Variant};
+use adfarm_proto::{JobResult, Lane, Output, Role, Scope, Stage, Variant};
 use adfarm_suite::{DataError, JobError, StageJob, StageOutput, SweepView};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -96,7 +96,8 @@ pub async fn run(job: StageJob<'_>) -> Result<StageOutput, JobError> {
     })
 }
 
-/// The table a solve of an entry with `config` on `item` plays, from its
+/// The table a solve of an entry with `config` on item `item_id` (of
+/// scenario seed `scenario_seed`, `None` for a task) plays, from its
 /// inputs: `None` when no `train` result is among them or it holds no
 /// table (a task's).
 ///
@@ -104,7 +105,8 @@ pub async fn run(job: StageJob<'_>) -> Result<StageOutput, JobError> {
 /// A stored record that does not read, or was trained with other
 /// parameters or for another scenario.
 pub fn read(
-    item: &Item,
+    item_id: &str,
+    scenario_seed: Option<u64>,
     config: &QConfig,
     inputs: &[JobResult],
 ) -> Result<Option<Trained>, JobError> {
@@ -118,7 +120,7 @@ pub fn read(
         return Ok(None);
     };
     let bad = |reason: String| DataError::Param {
-        field: format!("item {}: {TRAIN}", item.id),
+        field: format!("item {item_id}: {TRAIN}"),
         reason,
     };
     let trained: Trained = serde_json::from_value(meta.clone())
@@ -126,14 +128,12 @@ pub fn read(
     if trained.config != *config {
         return Err(bad("the table was trained with other parameters".into()).into());
     }
-    if let Assignment::Scenario(s) = Assignment::of(item)? {
-        if s.seed != trained.scenario_seed {
-            return Err(bad(format!(
-                "the table was trained for scenario seed {}, not {}",
-                trained.scenario_seed, s.seed
-            ))
-            .into());
-        }
+    if let Some(seed) = scenario_seed.filter(|s| *s != trained.scenario_seed) {
+        return Err(bad(format!(
+            "the table was trained for scenario seed {}, not {seed}",
+            trained.scenario_seed
+        ))
+        .into());
     }
     Ok(Some(trained))
 }
