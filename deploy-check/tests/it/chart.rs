@@ -276,3 +276,40 @@ fn every_pod_outlives_the_grace_its_process_gets() {
         }
     }
 }
+
+#[test]
+fn a_pool_sets_the_local_generators_memory_budget_only_when_given() {
+    let pools = values(
+        "workers:\n  pools:\n    - name: local\n      lanes: [solve, model]\n      replicas: 1\n      minReplicas: 0\n      maxReplicas: 2\n      kvMemoryMib: 3072\n      resources:\n        limits: { memory: 6Gi }\n    - name: remote\n      lanes: [embed, cpu]\n      replicas: 1\n      minReplicas: 0\n      maxReplicas: 2\n      resources: {}\n",
+    );
+    checked(&[pools.path()]);
+    let manifests = render("adfarm", &[pools.path()]);
+    let budget = |deployment: &str| {
+        find(&manifests, "Deployment", deployment)["spec"]["template"]["spec"]["containers"][0]
+            ["env"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == "ADFARM_KV_MEMORY_MIB")
+            .map(|e| e["value"].as_str().unwrap().to_string())
+    };
+    assert_eq!(budget("adfarm-worker-local").as_deref(), Some("3072"));
+    assert_eq!(budget("adfarm-worker-remote"), None, "unset: the default");
+
+    // The process refuses a budget under 64 MiB; the chart refuses it first.
+    let small = values(
+        &std::fs::read_to_string(pools.path())
+            .unwrap()
+            .replace("3072", "32"),
+    );
+    let err = helm()
+        .template(
+            "adfarm",
+            "evals",
+            &chart_dir("../helm/adfarm"),
+            &[small.path()],
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("kvMemoryMib"), "{err}");
+}
