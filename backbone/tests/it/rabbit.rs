@@ -499,3 +499,27 @@ impl Drop for Proxy {
         self.sever();
     }
 }
+
+/// Workers that start together declare the same new queues at once; the
+/// broker may answer one of them NOT_FOUND while another creates a queue.
+/// Every one of them must still connect, onto one working topology.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workers_starting_together_all_connect_to_one_new_topology() {
+    for round in 0..6 {
+        let prefix = prefix(&format!("together-{round}"));
+        let url = url();
+        let connects = (0..6).map(|_| RabbitQueue::connect(&url, &prefix, 5));
+        let queues: Vec<RabbitQueue> = futures::future::join_all(connects)
+            .await
+            .into_iter()
+            .collect::<Result<_, _>>()
+            .unwrap_or_else(|e| panic!("round {round}: a connect failed: {e}"));
+        let _cleanup = Cleanup(queues[0].clone());
+        let env = envelope(&format!("round-{round}"));
+        queues[0].publish(&env).await.unwrap();
+        let mut c = queues[5].consume(Lane::Solve, 1).await.unwrap();
+        let d = next(&mut c).await;
+        assert_eq!(serde_json::from_slice::<Envelope>(&d.body).unwrap(), env);
+        d.ack().await.unwrap();
+    }
+}
