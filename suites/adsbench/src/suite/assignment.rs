@@ -47,6 +47,18 @@ impl Assignment {
         Ok(Assignment::Scenario(Scenario::of(item)?))
     }
 
+    /// The scenario the assignment runs as: a task's market and budget
+    /// without its account or events ([`Task::as_scenario`]).
+    ///
+    /// # Errors
+    /// A task whose dates do not read.
+    pub fn scenario(&self) -> Result<Scenario, String> {
+        match self {
+            Assignment::Scenario(s) => Ok(s.clone()),
+            Assignment::Task(t) => t.as_scenario(),
+        }
+    }
+
     /// The market's sandbox ready for the agent's first decision, the
     /// harness that runs the rest, and the scenario the outcome is of.
     ///

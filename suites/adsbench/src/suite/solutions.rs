@@ -310,8 +310,8 @@ impl Solution for Scripted {
         let trained = match self {
             Scripted::QLearning(config) => {
                 let scenario_seed = match &assignment {
-                    Assignment::Scenario(s) => Some(s.seed),
-                    _ => None,
+                    Assignment::Scenario(s) => s.seed,
+                    Assignment::Task(t) => t.scenario.seed,
                 };
                 qlearning::stage::read(&item.id, scenario_seed, config, inputs)?
             }
@@ -323,8 +323,8 @@ impl Solution for Scripted {
 
 impl Scripted {
     /// The episode on `item`, `q-learning` with the table it was trained
-    /// to (else training first on a scenario, learning as it plays on a
-    /// task).
+    /// to (else training first, on a task on the scenario it runs as),
+    /// played frozen.
     async fn play(
         &self,
         item: &Item,
@@ -351,7 +351,17 @@ impl Scripted {
             }
             let (scenario, mut sandbox, harness) = assignment.prepare(&id)?;
             let plan = harness.plan().clone();
-            let mut agent = agent_kind.agent(scenario.seed);
+            let mut agent: Box<dyn ApiAgent + Send> = match (agent_kind, trained) {
+                (Scripted::QLearning(config), trained) => {
+                    let trained = match trained {
+                        Some(t) => t,
+                        None => qlearning::train(&scenario, &config, keep_going)
+                            .map_err(|e| refused(&id, e))?,
+                    };
+                    Box::new(QAgent::frozen(trained.table))
+                }
+                _ => agent_kind.agent(scenario.seed),
+            };
             let run = drive(&mut sandbox, agent.as_mut(), harness, keep_going);
             let diagnosis = agent.diagnosis();
             assignment.finish(&id, &scenario, &plan, &sandbox, run, diagnosis.as_deref())

@@ -8,6 +8,7 @@
 //! the README tables.
 
 use super::bandits::assert_arm_changes;
+use adfarm_adsbench::suite::assignment::Assignment;
 use adfarm_adsbench::suite::gauntlet::DATASET;
 use adfarm_adsbench::suite::outcome::{self, Outcome};
 use adfarm_adsbench::suite::qlearning::stage::TRAIN;
@@ -255,8 +256,9 @@ async fn the_train_stage_trains_each_entry_once_and_its_solves_play_that_table()
         "{err}"
     );
 
-    // A gauntlet task has no training scenario: no table, and the solve
-    // learns as it plays, as it does without the stage.
+    // A gauntlet task trains on the scenario it runs as, and its solves
+    // play that table frozen through the task: the same episode as a
+    // solve that trains for itself.
     let task = suite
         .items(DATASET, &json!({}))
         .expect("the gauntlet")
@@ -269,14 +271,34 @@ async fn the_train_stage_trains_each_entry_once_and_its_solves_play_that_table()
         .expect("runs")
         .output
         .expect("an output");
-    assert!(out.meta.is_null(), "{out:?}");
-    let result = stored(&task, Q_LEARNING, out);
+    let on_task: Trained = serde_json::from_value(out.meta.clone()).expect("a trained record");
+    let as_scenario = Assignment::of(&task)
+        .expect("a task")
+        .scenario()
+        .expect("its scenario");
+    assert_eq!(
+        on_task,
+        qlearning::train(&as_scenario, &short(), || true).expect("trains")
+    );
+    let task_result = stored(&task, Q_LEARNING, out);
     assert_eq!(
         solution
-            .solve_reading(&task, models, 1, &[result])
+            .solve_reading(&task, models, 1, std::slice::from_ref(&task_result))
             .await
             .expect("solves"),
         solution.solve(&task, models, 1).await.expect("solves")
+    );
+    // Another item's table is refused, naming the seeds.
+    let err = solution
+        .solve_reading(&task, models, 1, &[result])
+        .await
+        .expect_err("the scenario's table");
+    assert!(
+        err.to_string().contains(&format!(
+            "trained for scenario seed 1, not {}",
+            as_scenario.seed
+        )),
+        "{err}"
     );
 }
 

@@ -2,8 +2,9 @@
 //! sweep, before its solves. It trains the table ([`train`]) on the
 //! scenario's training seeds with the entry's parameters and stores the
 //! [`Trained`] record; every seed's solve of that entry reads it and plays
-//! the table frozen. A gauntlet or red-team task has no training scenario:
-//! its job stores no table, and the solve learns as it plays.
+//! the table frozen. A gauntlet or red-team task trains on the scenario it
+//! runs as (its market and budget on the training seeds, without the
+//! task's account or events), then plays frozen through the task.
 
 use super::{train, QConfig, Trained};
 use crate::suite::assignment::Assignment;
@@ -53,17 +54,12 @@ pub async fn run(job: StageJob<'_>) -> Result<StageOutput, JobError> {
     })?;
     let config = QConfig::from_spec(spec)?;
     let id = job.item.id.clone();
-    let Assignment::Scenario(scenario) = Assignment::of(job.item)? else {
-        return Ok(StageOutput {
-            output: Some(Output {
-                text: format!(
-                    "{id}: a task has no training scenario; the learner learns as it plays"
-                ),
-                meta: serde_json::Value::Null,
-            }),
-            scores: Vec::new(),
-        });
-    };
+    let scenario = Assignment::of(job.item)?
+        .scenario()
+        .map_err(|reason| DataError::Param {
+            field: format!("item {id}: meta"),
+            reason,
+        })?;
     let cancelled = Arc::new(AtomicBool::new(false));
     let guard = CancelOnDrop(Arc::clone(&cancelled));
     let trained = tokio::task::spawn_blocking(move || {
@@ -97,16 +93,15 @@ pub async fn run(job: StageJob<'_>) -> Result<StageOutput, JobError> {
 }
 
 /// The table a solve of an entry with `config` on item `item_id` (of
-/// scenario seed `scenario_seed`, `None` for a task) plays, from its
-/// inputs: `None` when no `train` result is among them or it holds no
-/// table (a task's).
+/// scenario seed `scenario_seed`) plays, from its inputs: `None` when no
+/// `train` result is among them.
 ///
 /// # Errors
 /// A stored record that does not read, or was trained with other
 /// parameters or for another scenario.
 pub fn read(
     item_id: &str,
-    scenario_seed: Option<u64>,
+    scenario_seed: u64,
     config: &QConfig,
     inputs: &[JobResult],
 ) -> Result<Option<Trained>, JobError> {
@@ -128,9 +123,9 @@ pub fn read(
     if trained.config != *config {
         return Err(bad("the table was trained with other parameters".into()).into());
     }
-    if let Some(seed) = scenario_seed.filter(|s| *s != trained.scenario_seed) {
+    if scenario_seed != trained.scenario_seed {
         return Err(bad(format!(
-            "the table was trained for scenario seed {}, not {seed}",
+            "the table was trained for scenario seed {}, not {scenario_seed}",
             trained.scenario_seed
         ))
         .into());
