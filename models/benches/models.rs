@@ -3,7 +3,8 @@
 //!     cargo bench -p adfarm-models --bench models
 //!
 //! Each part runs in its own child process (this binary re-executed with
-//! `embed`, `generate` or `agents`; name one to run only it), so the peak
+//! `embed`, `generate` or `agents`; name one to run only it, and after
+//! `agents` one of its rows: `default`, `raised`, `tight`), so the peak
 //! RSS (VmHWM) of one is not inflated by another. Assets come from
 //! `$ADFARM_HOME` or the default home and are fetched when missing. Prints
 //! a Markdown table.
@@ -260,12 +261,13 @@ fn tool_turn(k: usize, ask: &str) -> ChatRequest {
 /// long system prompt, then turns that each extend the conversation with
 /// the model's reply and a tool result. Returns the wall time and the
 /// prompt tokens in all and reused. A fresh model per call, so one budget's
-/// cache does not help the other.
+/// cache does not help the other; `kv_memory` bytes of keys and values.
 fn agent_turns(
     gguf: &std::path::Path,
     budget: Option<usize>,
+    kv_memory: usize,
 ) -> (f64, u64, u64, adfarm_models::generator::KvMemory) {
-    let llm = LocalLlm::load(gguf).expect("load generator");
+    let llm = LocalLlm::load_within(gguf, kv_memory).expect("load generator");
     if let Some(tokens) = budget {
         llm.reserve_prefix_cache(tokens);
     }
@@ -556,17 +558,33 @@ fn bench_generate() {
 }
 
 /// The agent rows, in their own process: each loads its own model and
-/// fills a larger cache than the other generator rows.
-fn bench_agents() {
+/// fills a larger cache than the other generator rows. `only`: one row,
+/// `default`, `raised` or `tight` (`-- agents tight`).
+fn bench_agents(only: Option<String>) {
     let gguf = assets::generator_gguf(&home());
-    for budget in [None, Some(65_536)] {
-        let (secs, tokens, reused, kv) = agent_turns(&gguf, budget);
+    let default = adfarm_models::generator::DEFAULT_KV_MEMORY_BYTES;
+    // The last: memory for about two thirds of the conversations, so
+    // turns wait for room and some conversations are prefilled again.
+    for (name, budget, memory) in [
+        ("default", None, default),
+        ("raised", Some(65_536), default),
+        ("tight", Some(65_536), 768 << 20),
+    ] {
+        if only.as_deref().is_some_and(|o| o != name) {
+            continue;
+        }
+        let (secs, tokens, reused, kv) = agent_turns(&gguf, budget, memory);
         row(
             &format!(
-                "agent turns, 16 conversations × 3 turns, prefix cache {}",
+                "agent turns, 16 conversations × 3 turns, prefix cache {}{}",
                 budget.map_or("default (16,384 tokens)".to_string(), |b| format!(
                     "raised to {b} tokens"
-                ))
+                )),
+                if memory == default {
+                    String::new()
+                } else {
+                    format!(", memory budget {} MiB", memory >> 20)
+                }
             ),
             format!("{secs:.1} s"),
             &format!(
@@ -646,7 +664,12 @@ fn main() {
     match mode.as_str() {
         "embed" => bench_embed(),
         "generate" => bench_generate(),
-        "agents" => bench_agents(),
+        "agents" => bench_agents(
+            std::env::args()
+                .skip(1)
+                .filter(|a| !a.starts_with('-'))
+                .nth(1),
+        ),
         _ => {
             home();
             println!("| measure | value | note |");

@@ -2,14 +2,19 @@
 //! runs them with continuous batching — every step feeds one new token of
 //! each decoding sequence plus at most one prompt chunk, in one forward pass.
 //! Prompts that start like a recent one resume from its cached keys and
-//! values ([`PrefixCache`]); a request whose prompt shares a long prefix
-//! with one still prefilling waits for it rather than computing it twice.
+//! values ([`PrefixCache`]) or copy them from a running sequence; a request
+//! whose prompt shares a long prefix with one still prefilling waits for it
+//! rather than computing it twice.
 //!
 //! Keys and values live within one memory budget: the room each active
 //! sequence reserves for its prompt and longest reply, plus the prefix
-//! cache. A sequence is admitted only when its room fits beside the others'
-//! (the prefix cache gives up its least recently used prompts for it), so
-//! a sweep of long agent conversations waits for room instead of growing.
+//! cache. A prompt enters the cache when its sequence finishes, handing
+//! over its buffers, so it is never held twice. A sequence is admitted only
+//! when its room fits beside the others'; while others run, it waits rather
+//! than evict a prefix that a request queued behind it resumes from (they
+//! free room as they finish). So a sweep of long agent conversations waits
+//! for room instead of growing, and does not re-prefill conversations that
+//! were about to be resumed.
 
 use super::model::{KvCache, Llama, Segment, Want, PREFILL_CHUNK};
 use super::prefix::{common_prefix, reusable, PrefixCache};
@@ -182,17 +187,21 @@ impl Seq {
         }
     }
 
-    fn reply(self) {
+    /// Answers the caller; returns the prompt, whose keys and values may be
+    /// kept for reuse.
+    fn reply(self) -> Prompt {
         match self {
             Seq::Chat(s) => {
                 if let Some(r) = s.done {
                     let _ = s.job.reply.send(r);
                 }
+                s.prompt
             }
             Seq::Choose(s) => {
                 if let Some(r) = s.done {
                     let _ = s.job.reply.send(r);
                 }
+                s.prompt
             }
         }
     }
@@ -470,7 +479,13 @@ impl Engine {
                 if active[i].finished() {
                     let seq = active.swap_remove(i);
                     self.active_positions -= seq.prompt().positions;
-                    seq.reply();
+                    let prompt = seq.reply();
+                    if prompt.done() {
+                        let limit = self.budget().saturating_sub(self.active_positions);
+                        let queue = queued(&waiting, None);
+                        self.prefixes
+                            .insert(prompt.tokens, prompt.cache, limit, &queue);
+                    }
                 } else {
                     i += 1;
                 }
@@ -480,11 +495,12 @@ impl Engine {
     }
 
     /// Moves waiting sequences into free slots, in arrival order, each
-    /// resuming from the longest cached prefix of its prompt. One that would
-    /// reuse more of a prompt still being prefilled waits for that prompt;
-    /// one whose room does not fit the memory budget beside the active
-    /// sequences waits for them (and those after it with it); one that
-    /// would not fit it alone fails.
+    /// resuming from the longest reusable prefix of its prompt, cached or in
+    /// a running sequence. One that would reuse more of a prompt still being
+    /// prefilled waits for that prompt; one whose room does not fit the
+    /// memory budget beside the active sequences, or fits only by evicting a
+    /// prefix that a request queued behind it resumes from, waits for them
+    /// (and those after it with it); one that would not fit it alone fails.
     fn admit(&mut self, waiting: &mut VecDeque<Seq>, active: &mut Vec<Seq>) {
         let mut i = 0;
         while active.len() < MAX_ACTIVE && i < waiting.len() {
@@ -495,9 +511,22 @@ impl Engine {
             }
             let prompt = &waiting[i].prompt().tokens;
             let cached = self.prefixes.available(prompt);
+            let running = active
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| a.prompt().done())
+                .map(|(k, a)| {
+                    (
+                        k,
+                        reusable(common_prefix(&a.prompt().tokens, prompt), prompt),
+                    )
+                })
+                .max_by_key(|&(k, n)| (n, k))
+                .filter(|&(_, n)| n > cached);
+            let reuse = running.map_or(cached, |(_, n)| n);
             let better_soon = active.iter().any(|a| {
                 let p = a.prompt();
-                !p.done() && reusable(common_prefix(&p.tokens, prompt), prompt) > cached
+                !p.done() && reusable(common_prefix(&p.tokens, prompt), prompt) > reuse
             });
             if better_soon {
                 i += 1;
@@ -514,12 +543,31 @@ impl Engine {
             if self.active_positions + positions > budget {
                 break;
             }
+            let limit = budget - self.active_positions - positions;
+            // With nothing running, nothing would free room: evict.
+            let patient = !active.is_empty();
+            let queue = queued(waiting, Some(i));
+            let taken = match running {
+                Some(_) => self
+                    .prefixes
+                    .make_room(limit, &queue, patient)
+                    .map(|()| None),
+                None => self
+                    .prefixes
+                    .take(prompt, positions, limit, &queue, patient),
+            };
+            drop(queue);
+            let Ok(cache) = taken else {
+                break;
+            };
             let Some(mut seq) = waiting.remove(i) else {
                 break;
             };
-            let limit = budget - self.active_positions - positions;
-            let prompt = seq.prompt();
-            if let Some(cache) = self.prefixes.take(&prompt.tokens, prompt.positions, limit) {
+            if let Some((k, n)) = running {
+                let from = &active[k].prompt().cache;
+                seq.prompt_mut()
+                    .resume(from.prefix(n, positions, self.model.kv_row()));
+            } else if let Some(cache) = cache {
                 seq.prompt_mut().resume(cache);
             }
             seq.prompt_mut().reserve(self.model.kv_row());
@@ -544,7 +592,6 @@ impl Engine {
         let mut first_prefill = true;
         let mut owners = Vec::new();
         let mut segs = Vec::new();
-        let prefilling: Vec<bool> = active.iter().map(|s| !s.prompt().done()).collect();
         for (i, seq) in active.iter_mut().enumerate() {
             if let Some(seg) = seq.segment(&mut budget, &mut first_prefill) {
                 owners.push(i);
@@ -557,11 +604,6 @@ impl Engine {
             Ok(logits) => {
                 for (i, l) in owners.into_iter().zip(logits) {
                     active[i].advance(l, &self.tok, self.model.cfg.context);
-                    let p = active[i].prompt();
-                    if prefilling[i] && p.done() {
-                        let limit = self.budget().saturating_sub(self.active_positions);
-                        self.prefixes.insert(&p.tokens, &p.cache, limit);
-                    }
                 }
             }
             Err(e) => {
@@ -688,6 +730,17 @@ impl Engine {
             }
         }
     }
+}
+
+/// Prompts of the waiting sequences in the order they will run, but for
+/// the one at `skip` (being admitted).
+fn queued(waiting: &VecDeque<Seq>, skip: Option<usize>) -> Vec<&[u32]> {
+    waiting
+        .iter()
+        .enumerate()
+        .filter(|&(j, _)| Some(j) != skip)
+        .map(|(_, s)| s.prompt().tokens.as_slice())
+        .collect()
 }
 
 fn too_long(tokens: usize, context: usize) -> ModelError {

@@ -132,6 +132,14 @@ impl KvCache {
         }
     }
 
+    /// Gives back the room past the positions held (a kept prompt then
+    /// costs what the budget counts for it).
+    pub(crate) fn shrink_to_fit(&mut self) {
+        for l in self.k.iter_mut().chain(self.v.iter_mut()) {
+            l.shrink_to_fit();
+        }
+    }
+
     /// A copy of the first `len` positions, with room for `room` in all (a
     /// sequence resuming from it then never reallocates).
     pub(crate) fn prefix(&self, len: usize, room: usize, row: usize) -> KvCache {
