@@ -264,14 +264,14 @@ pub fn root_jobs(
 }
 
 /// Estimated traffic of one (provider, role): calls, input and output tokens.
-type Traffic = BTreeMap<(String, Role), (u64, u64, u64)>;
+type Traffic<'a> = BTreeMap<(&'a str, Role), (u64, u64, u64)>;
 
 /// Adds `jobs` jobs' worth of `est` traffic on `provider` in `role`, for
 /// jobs over items whose texts total `input_tokens` (`items` of them).
 #[allow(clippy::too_many_arguments)]
-fn add_traffic(
-    traffic: &mut Traffic,
-    provider: &str,
+fn add_traffic<'a>(
+    traffic: &mut Traffic<'a>,
+    provider: &'a str,
     role: Role,
     est: adfarm_suites::CallEstimate,
     solution: &SolutionSpec,
@@ -285,7 +285,7 @@ fn add_traffic(
     } else {
         0
     };
-    let t = traffic.entry((provider.to_string(), role)).or_default();
+    let t = traffic.entry((provider, role)).or_default();
     t.0 += calls;
     t.1 += per_item
         * est.calls as u64
@@ -294,9 +294,9 @@ fn add_traffic(
 }
 
 /// [`add_traffic`] for every provider `stage`'s variants call.
-fn stage_traffic(
-    traffic: &mut Traffic,
-    stage: &adfarm_proto::Stage,
+fn stage_traffic<'a>(
+    traffic: &mut Traffic<'a>,
+    stage: &'a adfarm_proto::Stage,
     est: adfarm_suites::CallEstimate,
     solution: &SolutionSpec,
     per_item: u64,
@@ -360,7 +360,7 @@ pub fn plan_until(
         };
         let per_item = expansion.jobs_per_item();
         for d in &s.datasets {
-            let (mut n, mut input_tokens) = (0u64, 0u64);
+            let mut n = 0u64;
             for item in items(suite.as_ref(), s, d, stop)? {
                 let item = item.map_err(plan_err(s, Some(d)))?;
                 if declared.is_some() {
@@ -371,7 +371,50 @@ pub fn plan_until(
                     tasks.update(&bytes);
                 }
                 n += 1;
-                input_tokens += estimate_tokens(&item.input);
+                // Each item's own estimate: an agent's calls follow its horizon.
+                let input_tokens = estimate_tokens(&item.input);
+                for sol in expansion.solutions() {
+                    let est = suite.estimate(SOLVE, sol, &item);
+                    add_traffic(
+                        &mut traffic,
+                        &sol.provider,
+                        Role::Generation,
+                        est,
+                        sol,
+                        seeds,
+                        1,
+                        input_tokens,
+                    );
+                    if let Some(embedder) = sol.embedder(spec) {
+                        let est = suite.embed_estimate(sol);
+                        add_traffic(
+                            &mut traffic,
+                            embedder,
+                            Role::Embedding,
+                            est,
+                            sol,
+                            seeds,
+                            1,
+                            input_tokens,
+                        );
+                    }
+                    for stage in pipeline.stages.iter().filter(|s| s.runs_for(sol.label())) {
+                        let per = match stage.scope {
+                            Scope::Run => seeds,
+                            Scope::Runs => 1,
+                            Scope::Item => continue,
+                        };
+                        let est = suite.estimate(&stage.name, sol, &item);
+                        stage_traffic(&mut traffic, stage, est, sol, per, 1, input_tokens);
+                    }
+                }
+                // Item-level stages run once per item whatever the solutions.
+                if let Some(first) = expansion.solutions().next() {
+                    for stage in pipeline.stages.iter().filter(|s| s.scope == Scope::Item) {
+                        let est = suite.estimate(&stage.name, first, &item);
+                        stage_traffic(&mut traffic, stage, est, first, 1, 1, input_tokens);
+                    }
+                }
             }
             items_per.insert(format!("{}/{d}", s.name), n);
             suite_items += n;
@@ -387,48 +430,6 @@ pub fn plan_until(
                          allowed (lower `limit`, the suite's item count, the seeds or the solutions)"
                     ),
                 }));
-            }
-            for sol in expansion.solutions() {
-                let est = suite.estimate(SOLVE, sol);
-                add_traffic(
-                    &mut traffic,
-                    &sol.provider,
-                    Role::Generation,
-                    est,
-                    sol,
-                    seeds,
-                    n,
-                    input_tokens,
-                );
-                if let Some(embedder) = sol.embedder(spec) {
-                    let est = suite.embed_estimate(sol);
-                    add_traffic(
-                        &mut traffic,
-                        embedder,
-                        Role::Embedding,
-                        est,
-                        sol,
-                        seeds,
-                        n,
-                        input_tokens,
-                    );
-                }
-                for stage in pipeline.stages.iter().filter(|s| s.runs_for(sol.label())) {
-                    let per = match stage.scope {
-                        Scope::Run => seeds,
-                        Scope::Runs => 1,
-                        Scope::Item => continue,
-                    };
-                    let est = suite.estimate(&stage.name, sol);
-                    stage_traffic(&mut traffic, stage, est, sol, per, n, input_tokens);
-                }
-            }
-            // Item-level stages run once per item whatever the solutions.
-            if let Some(first) = expansion.solutions().next() {
-                for stage in pipeline.stages.iter().filter(|s| s.scope == Scope::Item) {
-                    let est = suite.estimate(&stage.name, first);
-                    stage_traffic(&mut traffic, stage, est, first, 1, n, input_tokens);
-                }
             }
         }
         if let Some(b) = declared {
@@ -457,7 +458,7 @@ pub fn plan_until(
         let usd = p.cost_usd(input, output);
         estimate.total_usd += usd;
         estimate.rows.push(EstimateRow {
-            provider,
+            provider: provider.to_string(),
             model: p.model.clone(),
             role,
             calls,

@@ -252,8 +252,9 @@ pub trait Suite: Send + Sync {
     fn stages(&self, sweep: SweepView<'_>) -> Result<Vec<Stage>, DataError>;
 
     /// Model traffic of one job of `stage` ([`adfarm_proto::SOLVE`] for the
-    /// solution itself) on an item, for the pre-run cost estimate.
-    fn estimate(&self, stage: &str, solution: &SolutionSpec) -> CallEstimate;
+    /// solution itself) on `item`, for the pre-run cost estimate: an
+    /// agent's calls may depend on the item (its horizon, its cadence).
+    fn estimate(&self, stage: &str, solution: &SolutionSpec, item: &Item) -> CallEstimate;
 
     /// Embedding traffic of one solve job of `solution` on its embedder
     /// (the solution's `embedder`, else the sweep's): retrieval inside the

@@ -30,7 +30,7 @@ pub mod report;
 pub mod task;
 
 use adfarm_proto::report::Section;
-use adfarm_proto::{SolutionSpec, Stage, SOLVE};
+use adfarm_proto::{Item, SolutionSpec, Stage, SOLVE};
 use adfarm_suite::{
     CallEstimate, DataError, ItemIter, JobError, ReportInput, Solution, StageJob, StageModels,
     StageOutput, Suite, SweepView,
@@ -74,7 +74,7 @@ impl Suite for CounterSuite {
         Ok(vec![pass_at_k::stage()])
     }
 
-    fn estimate(&self, stage: &str, solution: &SolutionSpec) -> CallEstimate {
+    fn estimate(&self, stage: &str, solution: &SolutionSpec, _item: &Item) -> CallEstimate {
         if stage != SOLVE || solution.name != AGENT {
             return CallEstimate::default();
         }
@@ -174,9 +174,13 @@ mod tests {
     fn the_estimate_counts_the_agents_turns_and_nothing_else() {
         let s = CounterSuite;
         let agent = spec(AGENT, json!({"max_turns": 3}));
-        assert_eq!(s.estimate(SOLVE, &agent).calls, 3);
-        assert_eq!(s.estimate(SOLVE, &spec(ECHO, json!({}))).calls, 0);
-        assert_eq!(s.estimate(PASS_AT_K, &agent), CallEstimate::default());
+        let item = item();
+        assert_eq!(s.estimate(SOLVE, &agent, &item).calls, 3);
+        assert_eq!(s.estimate(SOLVE, &spec(ECHO, json!({})), &item).calls, 0);
+        assert_eq!(
+            s.estimate(PASS_AT_K, &agent, &item),
+            CallEstimate::default()
+        );
     }
 
     fn item() -> Item {

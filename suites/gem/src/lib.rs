@@ -44,7 +44,7 @@ pub mod split;
 pub mod summary;
 
 use adfarm_proto::report::Section;
-use adfarm_proto::{Lane, ProviderKind, Role, Scope, SolutionSpec, Stage, Variant, SOLVE};
+use adfarm_proto::{Item, Lane, ProviderKind, Role, Scope, SolutionSpec, Stage, Variant, SOLVE};
 use adfarm_suite::{
     Benchmark, CallEstimate, DataError, Headlines, ItemIter, JobError, ReportInput, Reviewables,
     Solution, StageJob, StageModels, StageOutput, Suite, SuiteContext, SweepView,
@@ -347,7 +347,7 @@ impl Suite for GemBench {
         Ok(stages)
     }
 
-    fn estimate(&self, stage: &str, solution: &SolutionSpec) -> CallEstimate {
+    fn estimate(&self, stage: &str, solution: &SolutionSpec, _item: &Item) -> CallEstimate {
         match stage {
             // Assumes the default protocol (the larger of the two).
             JUDGE_STAGE => CallEstimate {

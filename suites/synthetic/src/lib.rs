@@ -101,7 +101,7 @@ impl Suite for Synthetic {
         Ok(vec![Stage::per_judge("judge", &sweep.spec.judges)])
     }
 
-    fn estimate(&self, stage: &str, solution: &SolutionSpec) -> CallEstimate {
+    fn estimate(&self, stage: &str, solution: &SolutionSpec, _item: &Item) -> CallEstimate {
         if stage == SOLVE {
             CallEstimate {
                 calls: u32::from(solution.name != "echo"),

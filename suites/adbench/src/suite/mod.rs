@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 use adfarm_calculator::{run_stdio, Calculator};
 use adfarm_proto::report::Section;
-use adfarm_proto::{SolutionSpec, Stage, SOLVE};
+use adfarm_proto::{Item, SolutionSpec, Stage, SOLVE};
 use adfarm_suite::{
     Benchmark, CallEstimate, ChildEntry, CommandError, DataError, Headlines, ItemIter, JobError,
     ReportInput, Reviewables, Solution, StageJob, StageModels, StageOutput, Suite, SweepView,
@@ -99,7 +99,7 @@ impl Suite for AdBench {
         Ok(stages::declared(&sweep.spec.judges))
     }
 
-    fn estimate(&self, stage: &str, solution: &SolutionSpec) -> CallEstimate {
+    fn estimate(&self, stage: &str, solution: &SolutionSpec, _item: &Item) -> CallEstimate {
         if stage == judge::JUDGE {
             // One verdict call: the question, both trajectories with cut
             // observations, six booleans back.

@@ -85,7 +85,7 @@ use crate::ope::{DEFAULT_RESAMPLES, OBP};
 use crate::score::Weights;
 use adfarm_proto::asset::Pin;
 use adfarm_proto::report::Section;
-use adfarm_proto::{SolutionSpec, Stage};
+use adfarm_proto::{Item, SolutionSpec, Stage};
 use adfarm_suite::{
     CallEstimate, CommandError, DataError, ItemIter, JobError, ReportInput, Reviewables, Solution,
     StageJob, StageModels, StageOutput, Suite, SuiteContext, SweepView, Toolbox,
@@ -174,10 +174,10 @@ impl Suite for AdsBench {
         Ok(stages)
     }
 
-    fn estimate(&self, stage: &str, solution: &SolutionSpec) -> CallEstimate {
+    fn estimate(&self, stage: &str, solution: &SolutionSpec, item: &Item) -> CallEstimate {
         // The scripted agents call no model.
         if stage == adfarm_proto::SOLVE && MODEL_AGENTS.contains(&solution.name.as_str()) {
-            return ModelAgent::estimate();
+            return ModelAgent::estimate(solution, item);
         }
         CallEstimate::default()
     }

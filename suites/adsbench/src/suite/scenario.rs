@@ -112,6 +112,14 @@ pub struct Scenario {
     pub exclude: Vec<Gender>,
 }
 
+impl Scenario {
+    /// The agent's decision points over the horizon: one every `cadence`
+    /// hours from the first tick (cadences divide a day).
+    pub fn decisions(&self) -> u32 {
+        self.days * 24 / self.cadence.max(1)
+    }
+}
+
 fn default_cadence() -> u32 {
     24
 }

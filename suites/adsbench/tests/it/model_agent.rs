@@ -421,3 +421,30 @@ async fn a_scripted_agent_solves_a_gauntlet_task_and_is_graded() {
     );
     assert!(llm.requests().is_empty(), "a scripted agent calls no model");
 }
+
+#[test]
+fn a_model_agents_estimate_follows_the_items_horizon_and_cadence() {
+    use adfarm_proto::SOLVE;
+    let suite = AdsBench::default();
+    let calls = |max_turns: u32, item: &Item| {
+        let spec =
+            adfarm_suite::solution_entry(REACT, "scripted", 256, json!({ "max_turns": max_turns }));
+        suite.estimate(SOLVE, &spec, item).calls
+    };
+    // One day decided every 12 hours: two decisions of three turns.
+    assert_eq!(calls(6, &item(&scenario())), 6);
+    // Fourteen days decided every 6 hours: 56 decisions.
+    let long = Scenario {
+        days: 14,
+        cadence: 6,
+        ..scenario()
+    };
+    assert_eq!(calls(6, &item(&long)), 56 * 3);
+    // A lower turn limit caps each decision's turns.
+    assert_eq!(calls(2, &item(&long)), 56 * 2);
+    // analysis-easy-01: two days, one decision a day.
+    assert_eq!(calls(6, &task_item("analysis-easy-01")), 2 * 3);
+    // A scripted agent calls no model.
+    let rules = adfarm_suite::solution_entry("rules", "scripted", 256, json!({}));
+    assert_eq!(suite.estimate(SOLVE, &rules, &item(&long)).calls, 0);
+}

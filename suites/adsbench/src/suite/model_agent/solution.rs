@@ -15,7 +15,7 @@ use super::prompt::prompt_version;
 use super::tools::REQUEST_CHARS;
 use super::{Decision, ModelAgent};
 use crate::suite::assignment::Assignment;
-use crate::suite::scenario::Scenario;
+use crate::suite::scenario::{Scenario, DEFAULT_DAYS};
 
 /// Name of the ReAct model agent.
 pub const REACT: &str = "react";
@@ -27,6 +27,9 @@ pub const MODEL_AGENTS: [&str; 2] = [REACT, FUNCTION_CALLING];
 /// Turns per decision when `params.max_turns` is not set: enough to read
 /// the account and the day's metrics, change it and end the decision.
 pub const DEFAULT_MAX_TURNS: u32 = 6;
+/// Turns a decision takes on average, for the cost estimate: read the
+/// account and the day's metrics, change it, end the decision.
+pub const TURNS_PER_DECISION: u32 = 3;
 /// The largest `params.max_turns` accepted.
 pub const MAX_TURNS_LIMIT: u32 = 32;
 
@@ -111,13 +114,23 @@ impl ModelAgent {
         })
     }
 
-    /// What a solve job costs in model calls: one conversation per decision
-    /// (14 at the default daily cadence over 14 days), about three turns
-    /// each, each prompt carrying the rules, the tool schemas and the turns
-    /// so far.
-    pub fn estimate() -> CallEstimate {
+    /// What a solve job of `spec` on `item` costs in model calls: one
+    /// conversation per decision of the item's scenario (its horizon over
+    /// its cadence: 14 for 14 days decided daily, 56 decided every 6 hours),
+    /// [`TURNS_PER_DECISION`] turns each (fewer when `max_turns` is lower),
+    /// each prompt carrying the rules, the tool schemas and the turns so
+    /// far. An item that does not read counts as the default scenario; the
+    /// solve reports it.
+    pub fn estimate(spec: &SolutionSpec, item: &Item) -> CallEstimate {
+        let turns = ModelAgent::from_spec(spec)
+            .map_or(DEFAULT_MAX_TURNS, |a| a.limits.max_turns)
+            .min(TURNS_PER_DECISION);
+        let decisions = Assignment::of(item)
+            .ok()
+            .and_then(|a| a.scenario().ok())
+            .map_or(DEFAULT_DAYS, |s| s.decisions());
         CallEstimate {
-            calls: 42,
+            calls: decisions * turns,
             overhead_tokens: 3_000,
             reads_response: false,
             output_tokens: Some(200),
