@@ -15,6 +15,7 @@ use crate::error::ModelError;
 use crate::linalg::{matmul_into, softmax};
 use candle_core::quantized::{gguf_file, QTensor};
 use candle_core::Device;
+use rayon::prelude::*;
 use std::path::Path;
 
 /// Prompt tokens per forward pass of one sequence. Fixed, so a sequence is
@@ -27,10 +28,9 @@ pub(crate) const PREFILL_CHUNK: usize = 512;
 const MATMUL_ATTENTION_FROM: usize = 8;
 
 /// Attention work (query rows × attended positions, all sequences) from
-/// which decoding sequences are shared among threads: below it, starting
-/// threads costs more than it saves. Long-context agent turns (eight
-/// sequences at 3k positions) are far above it, a short chat below.
-const PARALLEL_ATTENTION_FROM: usize = 4_096;
+/// which decoding sequences' KV heads are shared among the pool's threads:
+/// below it, handing work over costs more than it saves.
+const PARALLEL_ATTENTION_FROM: usize = 512;
 
 /// Attention runs over blocks of positions aligned to multiples of this, so
 /// the keys and values of a position come out bit-identical however its
@@ -67,8 +67,13 @@ pub(crate) struct Llama {
     /// Input embedding, also the output head when the file ties them.
     embed: Q8Matrix,
     output: Option<Q8Matrix>,
-    /// Threads for prompt-sized products.
+    /// Threads of `pool`.
     threads: usize,
+    /// Where every forward pass runs: its threads stay up between the ~150
+    /// products of a decoding step, so even one sequence's products are
+    /// shared among them (spawning threads per product cost more than the
+    /// product).
+    pool: rayon::ThreadPool,
     /// cos/sin of every position × frequency, `[pos][head_dim/2]`.
     cos: Vec<f32>,
     sin: Vec<f32>,
@@ -462,6 +467,11 @@ impl Llama {
             Err(_) => None,
         };
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("adfarm-llm-{i}"))
+            .build()
+            .map_err(|e| ModelError::Inference(format!("cannot start the model's threads: {e}")))?;
         let half = head_dim / 2;
         let mut cos = Vec::with_capacity(context * half);
         let mut sin = Vec::with_capacity(context * half);
@@ -489,6 +499,7 @@ impl Llama {
             embed,
             output,
             threads,
+            pool,
             cos,
             sin,
         })
@@ -560,6 +571,10 @@ impl Llama {
         &self,
         segs: &mut [Segment<'_>],
     ) -> Result<Vec<Vec<Vec<f32>>>, ModelError> {
+        self.pool.install(|| self.forward_on_pool(segs))
+    }
+
+    fn forward_on_pool(&self, segs: &mut [Segment<'_>]) -> Result<Vec<Vec<Vec<f32>>>, ModelError> {
         let c = &self.cfg;
         let (h, hd, nkv) = (c.hidden, c.head_dim, c.n_kv_head);
         let kv = nkv * hd;
@@ -656,9 +671,9 @@ impl Llama {
     /// tokens, first position) into its rows of `out`. Each segment reads
     /// only its own cache and writes only its own rows. Prompt chunks go
     /// first, one at a time, each spreading its products over the threads;
-    /// then the decoding segments (the plain loop, single-threaded each),
-    /// shared among the threads when there is enough work: the same code
-    /// per segment, so the same bits, whichever thread ran it.
+    /// then the decoding segments (the plain loop), each KV head of each
+    /// one an item for the pool when there is enough work: the same code
+    /// per head, so the same bits, whichever thread ran it.
     fn attention(
         &self,
         li: usize,
@@ -671,17 +686,17 @@ impl Llama {
         // Work of a segment: query rows × positions they attend to.
         let cost = |&(_, n, start): &(usize, usize, usize)| n * (start + n);
         let decoding = |&(_, n, _): &(usize, usize, usize)| n < MATMUL_ATTENTION_FROM;
-        let run = |i: usize, rows: &mut [f32]| -> Result<(), ModelError> {
+        let queries = |i: usize| {
             let (row0, n, start) = spans[i];
-            let qs = Queries {
+            Queries {
                 cache: caches[i],
                 li,
                 start,
                 n,
                 rows: &qkv[row0 * qkv_w..(row0 + n) * qkv_w],
-            };
-            self.attend_segment(qs, rows)
+            }
         };
+        let run = |i: usize, rows: &mut [f32]| self.attend_segment(queries(i), rows);
         // Each segment's rows of `out`, prompt chunks run as they come.
         let mut decode_rows: Vec<(usize, &mut [f32])> = Vec::new();
         let mut rest = out;
@@ -695,37 +710,42 @@ impl Llama {
             }
         }
         let work: usize = decode_rows.iter().map(|&(i, _)| cost(&spans[i])).sum();
-        let threads = self.threads.min(decode_rows.len());
-        if threads < 2 || work < PARALLEL_ATTENTION_FROM {
+        if self.threads < 2 || work < PARALLEL_ATTENTION_FROM {
             for (i, rows) in decode_rows {
                 run(i, rows)?;
             }
             return Ok(());
         }
-        // Largest first, each to the least loaded thread.
-        decode_rows.sort_by_key(|&(i, _)| std::cmp::Reverse(cost(&spans[i])));
-        let mut load = vec![0usize; threads];
-        let mut buckets: Vec<Vec<(usize, &mut [f32])>> = (0..threads).map(|_| Vec::new()).collect();
-        for (i, rows) in decode_rows {
-            let t = (0..threads).min_by_key(|&t| load[t]).unwrap_or(0);
-            load[t] += cost(&spans[i]);
-            buckets[t].push((i, rows));
-        }
-        let run_all = |bucket: Vec<(usize, &mut [f32])>| -> Result<(), ModelError> {
-            bucket.into_iter().try_for_each(|(i, rows)| run(i, rows))
-        };
-        std::thread::scope(|s| {
-            let mut buckets = buckets.into_iter();
-            let first = buckets.next();
-            let handles: Vec<_> = buckets.map(|b| s.spawn(move || run_all(b))).collect();
-            let mut done = first.map_or(Ok(()), run_all);
-            for h in handles {
-                // A panicking worker is a bug in this module; surface it.
-                let r = h.join().expect("an attention thread panicked");
-                done = done.and(r);
+        // One item per decoding segment and KV head, on the pool: the same
+        // code per head as the loop, so the same bits whichever thread ran it.
+        let items: Vec<(usize, usize)> = decode_rows
+            .iter()
+            .flat_map(|&(i, _)| (0..self.cfg.n_kv_head).map(move |kvh| (i, kvh)))
+            .collect();
+        let heads: Vec<Vec<f32>> = items
+            .par_iter()
+            .map(|&(i, kvh)| {
+                let qs = queries(i);
+                let width = self.cfg.n_head / self.cfg.n_kv_head * self.cfg.head_dim;
+                let mut out = vec![0f32; qs.n * width];
+                let mut scores = Vec::new();
+                for (t, out) in out.chunks_exact_mut(width).enumerate() {
+                    self.attend_kv_head(qs, t, kvh, &mut scores, out);
+                }
+                out
+            })
+            .collect();
+        let mut heads = heads.into_iter();
+        for (_, rows) in decode_rows {
+            for kvh in 0..self.cfg.n_kv_head {
+                let part = heads.next().expect("one result per item");
+                let width = part.len() / (rows.len() / h);
+                for (row, part) in rows.chunks_exact_mut(h).zip(part.chunks_exact(width)) {
+                    row[kvh * width..(kvh + 1) * width].copy_from_slice(part);
+                }
             }
-            done
-        })
+        }
+        Ok(())
     }
 
     /// Attention of one segment's `n` new tokens from position `start`, in
@@ -756,35 +776,45 @@ impl Llama {
 
     /// Attention for a few new tokens: plain loops over the cache, no copies.
     fn attention_loop(&self, qs: Queries<'_>, out: &mut [f32]) {
-        let (start, n, q_rows) = (qs.start, qs.n, qs.rows);
+        let c = &self.cfg;
+        let (h, width) = (c.hidden, c.n_head / c.n_kv_head * c.head_dim);
+        let mut scores = Vec::new();
+        for (t, row) in out.chunks_exact_mut(h).take(qs.n).enumerate() {
+            for (kvh, out) in row.chunks_exact_mut(width).enumerate() {
+                self.attend_kv_head(qs, t, kvh, &mut scores, out);
+            }
+        }
+    }
+
+    /// New token `t` of `qs`, the query heads of KV head `kvh`, into `out`
+    /// (their `group × head_dim` columns).
+    fn attend_kv_head(
+        &self,
+        qs: Queries<'_>,
+        t: usize,
+        kvh: usize,
+        scores: &mut Vec<f32>,
+        out: &mut [f32],
+    ) {
         let c = &self.cfg;
         let (h, hd, kv) = (c.hidden, c.head_dim, c.n_kv_head * c.head_dim);
         let group = c.n_head / c.n_kv_head;
-        let scale = 1.0 / (hd as f32).sqrt();
-        let (kc, vc) = (&qs.cache.k[qs.li], &qs.cache.v[qs.li]);
-        let mut scores = Vec::new();
-        for t in 0..n {
-            let len = start + t + 1;
-            let q = &q_rows[t * (h + 2 * kv)..t * (h + 2 * kv) + h];
-            for kvh in 0..c.n_kv_head {
-                let heads = kvh * group * hd..(kvh + 1) * group * hd;
-                let head = HeadCache {
-                    k: kc,
-                    v: vc,
-                    len,
-                    stride: kv,
-                    offset: kvh * hd,
-                    hd,
-                    scale,
-                };
-                attend_group(
-                    &q[heads.clone()],
-                    head,
-                    &mut scores,
-                    &mut out[t * h + heads.start..t * h + heads.end],
-                );
-            }
-        }
+        let q = &qs.rows[t * (h + 2 * kv)..t * (h + 2 * kv) + h];
+        let head = HeadCache {
+            k: &qs.cache.k[qs.li],
+            v: &qs.cache.v[qs.li],
+            len: qs.start + t + 1,
+            stride: kv,
+            offset: kvh * hd,
+            hd,
+            scale: 1.0 / (hd as f32).sqrt(),
+        };
+        attend_group(
+            &q[kvh * group * hd..(kvh + 1) * group * hd],
+            head,
+            scores,
+            out,
+        );
     }
 
     /// Attention for a prompt chunk: per query head, `gemm` products over
