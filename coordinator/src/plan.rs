@@ -454,7 +454,7 @@ pub fn plan_until(
         if calls == 0 {
             continue;
         }
-        let p = spec.provider(&provider).expect("validated provider name");
+        let p = spec.provider(provider).expect("validated provider name");
         let usd = p.cost_usd(input, output);
         estimate.total_usd += usd;
         estimate.rows.push(EstimateRow {
