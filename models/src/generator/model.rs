@@ -516,6 +516,12 @@ impl Llama {
         2 * self.cfg.n_layer * self.kv_row() * size_of::<f32>()
     }
 
+    /// Floats of one token's attention output that one KV head's query
+    /// group writes: `group × head_dim`.
+    fn group_width(&self) -> usize {
+        self.cfg.n_head / self.cfg.n_kv_head * self.cfg.head_dim
+    }
+
     /// Floats per row of the fused Q/K/V product.
     fn qkv_width(&self) -> usize {
         self.cfg.hidden + 2 * self.kv_row()
@@ -726,7 +732,7 @@ impl Llama {
             .par_iter()
             .map(|&(i, kvh)| {
                 let qs = queries(i);
-                let width = self.cfg.n_head / self.cfg.n_kv_head * self.cfg.head_dim;
+                let width = self.group_width();
                 let mut out = vec![0f32; qs.n * width];
                 let mut scores = Vec::new();
                 for (t, out) in out.chunks_exact_mut(width).enumerate() {
@@ -735,11 +741,10 @@ impl Llama {
                 out
             })
             .collect();
-        let mut heads = heads.into_iter();
+        let (mut heads, width) = (heads.into_iter(), self.group_width());
         for (_, rows) in decode_rows {
             for kvh in 0..self.cfg.n_kv_head {
                 let part = heads.next().expect("one result per item");
-                let width = part.len() / (rows.len() / h);
                 for (row, part) in rows.chunks_exact_mut(h).zip(part.chunks_exact(width)) {
                     row[kvh * width..(kvh + 1) * width].copy_from_slice(part);
                 }
@@ -776,8 +781,7 @@ impl Llama {
 
     /// Attention for a few new tokens: plain loops over the cache, no copies.
     fn attention_loop(&self, qs: Queries<'_>, out: &mut [f32]) {
-        let c = &self.cfg;
-        let (h, width) = (c.hidden, c.n_head / c.n_kv_head * c.head_dim);
+        let (h, width) = (self.cfg.hidden, self.group_width());
         let mut scores = Vec::new();
         for (t, row) in out.chunks_exact_mut(h).take(qs.n).enumerate() {
             for (kvh, out) in row.chunks_exact_mut(width).enumerate() {
