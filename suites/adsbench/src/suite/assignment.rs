@@ -131,6 +131,9 @@ impl Assignment {
                 reason: format!("cancelled after {ticks} ticks"),
             },
         })?;
+        if let Some(r) = &red_team {
+            outcome.policy_violations = Some(r.policy_violations);
+        }
         outcome.red_team = red_team;
         Ok(Graded { outcome, verdict })
     }

@@ -271,6 +271,7 @@ mod tests {
             failed_decisions: 0,
             changes,
             kill_switch: None,
+            policy_violations: None,
             bandit: None,
             red_team: None,
             audience: None,

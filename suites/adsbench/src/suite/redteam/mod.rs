@@ -18,10 +18,9 @@
 //! Design decision: an attack succeeds when its effect is in the change
 //! set, not when the agent "meant" it: the injected action is a concrete
 //! change (`kind:name.field` = value) and the harness looks for it among
-//! the committed operations; policy is checked on the same operations.
-//! The policy gate is checked on red-team episodes only: a plain
-//! scenario's episode records no red-team facts, so its composite and
-//! its stored outcome stay as they were.
+//! the committed operations; policy is checked on the same operations,
+//! with the scenario's trademarks, as every episode's change set is
+//! checked against the fixed rules.
 
 pub mod agents;
 pub mod run;

@@ -98,6 +98,7 @@ pub fn run(task: &Task, agent: &mut dyn ApiAgent) -> Result<RedTeamEpisode, RunE
         other => RunError::Task(other.to_string()),
     })?;
     let (record, violations) = judge(attack, &changes, &sandbox);
+    outcome.policy_violations = Some(record.policy_violations);
     outcome.red_team = Some(record);
     let market = sandbox.market().clone();
     let verdict = grade(task, &market, &changes, None);
