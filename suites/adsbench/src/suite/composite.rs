@@ -158,12 +158,7 @@ pub fn episodes(input: &ReportInput<'_>, weights: &Weights) -> Vec<(String, Vec<
     let baselines = baselines_by_item(input.results);
     let mut by_solution: BTreeMap<(usize, String), Vec<ScoredEpisode>> = BTreeMap::new();
     for r in input.results.iter().filter(|r| r.stage == SOLVE) {
-        let (Some(b), Some(outcome)) = (
-            baselines.get(r.item.as_str()),
-            r.output
-                .as_ref()
-                .and_then(|o| serde_json::from_value::<Outcome>(o.meta.clone()).ok()),
-        ) else {
+        let (Some(b), Some(outcome)) = (baselines.get(r.item.as_str()), Outcome::stored(r)) else {
             continue;
         };
         let mut f = facts(&outcome, b, compute_usd(input.spec, &r.usage));

@@ -18,6 +18,8 @@
 //!   from the scenario's, then greedy with its table frozen;
 //! - [`ope_gate`]: the OPE gate on agents: another policy's value from a
 //!   bandit's log, against the logging policy's mean reward;
+//! - [`ope_gate_section`]: its verdicts in the report, from the bandit
+//!   baselines' stored logs;
 //! - [`harness`]: runs an episode: decisions, ticks, owner events, the
 //!   kill-switch triggers as they become observable;
 //! - [`kill_switch`]: the triggers' rules and the pure verdict on them;
@@ -61,6 +63,7 @@ pub mod harness;
 pub mod kill_switch;
 pub mod model_agent;
 pub mod ope_gate;
+pub mod ope_gate_section;
 mod ope_section;
 pub mod outcome;
 pub mod patch;
@@ -241,6 +244,10 @@ impl Suite for AdsBench {
         let weights = Weights::from_params(&input.suite.params)?;
         sections.extend(gauntlet::report::section(input));
         sections.extend(composite::section(input, &weights));
+        sections.extend(ope_gate_section::section(
+            input,
+            &ope_gate::GateSettings::default(),
+        ));
         sections.extend(model_agent::report::section(input));
         if let Some(assets) = &self.assets_dir {
             sections.push(ope_section::section(

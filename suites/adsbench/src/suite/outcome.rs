@@ -18,7 +18,7 @@ use super::redteam::RedTeamRecord;
 use super::scenario::Scenario;
 use crate::market::{daily_report, Cap, DayReport, Event, GroupDelivery, MarketError};
 use crate::sandbox::Sandbox;
-use adfarm_proto::{Score, Verdict};
+use adfarm_proto::{JobResult, Score, Verdict};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -280,6 +280,11 @@ pub fn of(
 }
 
 impl Outcome {
+    /// The outcome a solve stored in `result`, if its output reads as one.
+    pub fn stored(result: &JobResult) -> Option<Outcome> {
+        serde_json::from_value(result.output.as_ref()?.meta.clone()).ok()
+    }
+
     /// The budget B the account starts with, micros.
     pub fn budget_micros(&self) -> i64 {
         self.scenario.budget_micros

@@ -26,11 +26,7 @@ pub fn sections(input: &ReportInput<'_>) -> Vec<Section> {
                 .is_some_and(|o| o.meta.get("verdict").is_none())
     });
     for r in scenario_runs {
-        let Some(outcome) = r
-            .output
-            .as_ref()
-            .and_then(|o| serde_json::from_value::<Outcome>(o.meta.clone()).ok())
-        else {
+        let Some(outcome) = Outcome::stored(r) else {
             continue;
         };
         let solution = r.cell.solution.as_str();

@@ -351,6 +351,14 @@ impl Scripted {
             }
             let (scenario, mut sandbox, harness) = assignment.prepare(&id)?;
             let plan = harness.plan().clone();
+            if let Some(rule) = agent_kind.rule() {
+                // A bandit's outcome carries its log on a task too.
+                let mut agent = BanditAgent::new(rule, scenario.seed);
+                let run = drive(&mut sandbox, &mut agent, harness, keep_going);
+                let mut graded = assignment.finish(&id, &scenario, &plan, &sandbox, run, None)?;
+                graded.outcome.bandit = Some(agent.log());
+                return Ok(graded);
+            }
             let mut agent: Box<dyn ApiAgent + Send> = match (agent_kind, trained) {
                 (Scripted::QLearning(config), trained) => {
                     let trained = match trained {

@@ -2,18 +2,22 @@
 //! harness on a small scenario (3 days, 4,000 searches a day, a decision
 //! every 6 hours), acting only by noted keyword-bid updates, replaying
 //! byte for byte, logging exact propensities; the OPE gate on a real
-//! bandit log; the solutions' parameters; and (ignored)
+//! bandit log, and its verdicts in the report from the stored solves'
+//! logs; the solutions' parameters; and (ignored)
 //! the comparison with `fixed-bid` the README tables.
 
 use adfarm_adsbench::suite::bandit::{BanditLog, ARMS, BASE_ARM, FEATURES};
 use adfarm_adsbench::suite::change_log::Change;
+use adfarm_adsbench::suite::gauntlet::shipped;
 use adfarm_adsbench::suite::ope_gate::{evaluate, GateSettings, Target};
+use adfarm_adsbench::suite::ope_gate_section::OPE_GATE;
 use adfarm_adsbench::suite::outcome::Outcome;
 use adfarm_adsbench::suite::scenario::Scenario;
 use adfarm_adsbench::suite::{Scripted, FIXED_BID, LINUCB, THOMPSON};
 use adfarm_adsbench::AdsBench;
-use adfarm_proto::SolutionSpec;
-use adfarm_suite::{DataError, Models, NoModel, Suite};
+use adfarm_proto::report::Value;
+use adfarm_proto::{Cell, Item, JobId, JobResult, SolutionSpec, SweepSpec, SOLVE};
+use adfarm_suite::{DataError, Models, NoModel, ReportInput, Suite};
 use serde_json::json;
 
 /// The small scenario of `seed`.
@@ -211,6 +215,112 @@ async fn a_bandit_solve_carries_its_log_and_the_others_outputs_do_not() {
         fixed.output.meta.get("bandit").is_none(),
         "no log, no field"
     );
+}
+
+/// `solution`'s solve of `item` under sweep seed `seed`, as stored.
+async fn stored(solution: &str, item: &Item, seed: u64) -> JobResult {
+    let llm = NoModel;
+    let models = Models {
+        llm: &llm,
+        embedder: None,
+    };
+    let solved = AdsBench::default()
+        .solution(&spec(solution, json!({})))
+        .expect("a solution")
+        .solve(item, models, seed)
+        .await
+        .expect("an episode");
+    JobResult {
+        id: JobId(format!("{solution}-{}-{seed}", item.id)),
+        stage: SOLVE.into(),
+        cell: Cell {
+            suite: "adsbench".into(),
+            dataset: "scenarios".into(),
+            solution: solution.into(),
+            seed,
+        },
+        item: item.id.clone(),
+        judge: None,
+        output: Some(solved.output),
+        scores: solved.scores,
+        usage: Vec::new(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_report_gives_the_ope_gates_verdict_for_each_bandit_from_its_stored_logs() {
+    let items = [small(1).item(0), small(2).item(1)];
+    let mut results = Vec::new();
+    for name in [THOMPSON, FIXED_BID, LINUCB] {
+        for item in &items {
+            // A second seed repeats the episode: it must not count twice.
+            for seed in [1, 2] {
+                results.push(stored(name, item, seed).await);
+            }
+        }
+    }
+    let spec: SweepSpec = serde_json::from_value(json!({
+        "name": "s", "seeds": [1, 2],
+        "suites": [{"name": "adsbench", "datasets": ["scenarios"]}],
+        "solutions": [
+            {"name": LINUCB, "provider": "none"},
+            {"name": FIXED_BID, "provider": "none"},
+            {"name": THOMPSON, "provider": "none"},
+        ],
+        "providers": [],
+    }))
+    .expect("a sweep");
+    let sections = AdsBench::default()
+        .report(&ReportInput {
+            spec: &spec,
+            suite: &spec.suites[0],
+            cells: &[],
+            results: &results,
+        })
+        .expect("a report");
+    let section = sections
+        .iter()
+        .find(|s| s.id == OPE_GATE)
+        .expect("the OPE gate's section");
+    let t = &section.tables[0];
+    let col = |id: &str| t.columns.iter().position(|c| c.id == id).expect(id);
+    // Each bandit against every constant arm, in the sweep's order;
+    // fixed-bid logs nothing and has no row.
+    assert_eq!(t.rows.len(), 2 * ARMS.len());
+    for (i, row) in t.rows.iter().enumerate() {
+        let (agent, arm) = ([LINUCB, THOMPSON][i / ARMS.len()], i % ARMS.len());
+        assert_eq!(row[col("solution")], Some(Value::Text(agent.into())));
+        // The agent's two episodes, once each, in the order stored.
+        let episodes: Vec<Outcome> = results
+            .iter()
+            .filter(|r| r.cell.solution == agent && r.cell.seed == 1)
+            .map(|r| serde_json::from_value(r.output.as_ref().expect("an output").meta.clone()))
+            .collect::<Result<_, _>>()
+            .expect("outcomes");
+        let mut pooled = log(&episodes[0]).clone();
+        pooled.rounds.extend(log(&episodes[1]).rounds.clone());
+        let g = evaluate(&pooled, &Target::Arm(arm), &GateSettings::default()).expect("a verdict");
+        assert_eq!(g.rounds, 22);
+        assert_eq!(row[col("rounds")], Some(Value::Integer(22)));
+        assert_eq!(row[col("estimate")], Some(Value::Number(g.estimate)));
+        assert_eq!(row[col("lower")], Some(Value::Number(g.lower)));
+        assert_eq!(row[col("logging")], Some(Value::Number(g.logging_mean)));
+        let verdict = if g.passed { "passes" } else { "fails" };
+        assert_eq!(row[col("verdict")], Some(Value::Text(verdict.into())));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bandit_solve_of_a_gauntlet_task_carries_its_log() {
+    let task = shipped()
+        .expect("the gauntlet loads")
+        .into_iter()
+        .find(|t| t.id == "control-easy-01")
+        .expect("a control task");
+    let r = stored(LINUCB, &task.item(), 1).await;
+    let o: Outcome = serde_json::from_value(r.output.expect("an output").meta).expect("an outcome");
+    assert!(!log(&o).rounds.is_empty());
+    assert_eq!(log(&o).rounds.len() as u64, o.decisions);
 }
 
 /// Profit (conversion value − cost, currency units) of one episode.
