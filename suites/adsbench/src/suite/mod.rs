@@ -172,6 +172,7 @@ impl Suite for AdsBench {
         // not a job.
         scenario::scenarios(&sweep.suite.params)?;
         Weights::from_params(&sweep.suite.params)?;
+        qlearning::stage::check_disjoint(sweep)?;
         let mut stages = vec![baselines::stage()];
         stages.extend(qlearning::stage::stage(sweep));
         Ok(stages)
@@ -357,6 +358,51 @@ mod tests {
         );
         assert_eq!(s.assets(), [&OBP]);
         assert!(OBP.is_sdist());
+    }
+
+    #[test]
+    fn a_sweep_evaluating_a_seed_q_learning_trains_on_is_refused_at_plan_time() {
+        let s = AdsBench::default();
+        let planned =
+            |datasets: serde_json::Value, params: serde_json::Value, q: serde_json::Value| {
+                let spec: SweepSpec = serde_json::from_value(json!({
+                    "name": "s",
+                    "seeds": [1],
+                    "suites": [{"name": "adsbench", "datasets": datasets, "params": params}],
+                    "solutions": [{"name": "fixed-bid", "provider": "none"}, q],
+                    "providers": [],
+                }))
+                .expect("a sweep");
+                s.stages(SweepView {
+                    spec: &spec,
+                    suite: &spec.suites[0],
+                })
+                .map(|stages| stages.len())
+            };
+        let q = json!({"name": "q-learning", "provider": "none"});
+        // Scenario 0 (seed 5) trains on 1,000,005 to 1,000,012 by default.
+        let meets = json!({"scenarios": [{"seed": 5}, {"seed": 1_000_007}]});
+        match planned(json!(["scenarios"]), meets.clone(), q.clone()) {
+            Err(DataError::Param { field, reason }) => {
+                assert_eq!(field, "params.scenarios[1].seed");
+                assert!(reason.contains("seed 1000007"), "{reason}");
+                assert!(reason.contains("`q-learning`"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // Two training episodes stop short of it; without q-learning no
+        // seed is trained on.
+        let short = json!({"name": "q-learning", "provider": "none", "params": {"episodes": 2}});
+        let stages = planned(json!(["scenarios"]), meets.clone(), short).expect("plans");
+        assert_eq!(stages, 2, "baselines and train");
+        let fixed = json!({"name": "pacing", "provider": "none"});
+        assert_eq!(
+            planned(json!(["scenarios"]), meets, fixed).expect("plans"),
+            1
+        );
+        // The built-in tasks train apart from every seed they evaluate.
+        let all = json!(["scenarios", "gauntlet", "redteam"]);
+        assert_eq!(planned(all, json!({}), q).expect("plans"), 2);
     }
 
     #[test]

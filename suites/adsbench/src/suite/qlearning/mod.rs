@@ -34,7 +34,8 @@
 //! - **Training seeds**: episode k of n plays the scenario with seed
 //!   `seed + 1,000,000 + k` (wrapping), every other field unchanged
 //!   ([`training_seeds`]): never the scenario's own seed, nor a generated
-//!   scenario's (1 to 1,000).
+//!   scenario's (1 to 1,000); planning refuses a sweep that evaluates a
+//!   seed one of its entries trains on ([`stage::check_disjoint`]).
 
 mod agent;
 pub mod stage;
