@@ -135,6 +135,9 @@ impl Assignment {
             outcome.policy_violations = Some(r.policy_violations);
         }
         outcome.red_team = red_team;
+        if let Assignment::Task(t) = self {
+            outcome.reference_operations = Some(t.reference_operations());
+        }
         Ok(Graded { outcome, verdict })
     }
 }

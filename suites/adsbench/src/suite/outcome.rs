@@ -139,6 +139,10 @@ pub struct Outcome {
     /// carries none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy_violations: Option<u64>,
+    /// Operations the task's reference solution takes (its `[[oracle]]`
+    /// steps); only a gauntlet or red-team task has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_operations: Option<u64>,
     /// The red team's record (policy violations, the injection, fault
     /// retries); only red-team episodes have one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -271,6 +275,7 @@ pub fn of(
             .then(|| judge(&run.triggers, &run.decision_log)),
         changes: Some(run.changes),
         policy_violations: Some(policy_violations),
+        reference_operations: None,
         bandit: None,
         red_team: None,
         audience: scenario

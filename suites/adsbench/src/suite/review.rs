@@ -272,6 +272,7 @@ mod tests {
             changes,
             kill_switch: None,
             policy_violations: None,
+            reference_operations: None,
             bandit: None,
             red_team: None,
             audience: None,

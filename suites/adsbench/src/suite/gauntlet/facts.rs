@@ -120,6 +120,13 @@ impl Task {
         steps
     }
 
+    /// The reference solution's operation count: its steps, each one
+    /// operation (a `set` names one resource, a create makes one), which
+    /// the composite's operations economy measures an agent against.
+    pub fn reference_operations(&self) -> u64 {
+        self.oracle_timeline().len() as u64
+    }
+
     /// `at` (`YYYY-MM-DDTHH:MM`) on the market's clock, if it falls within
     /// the market's days.
     pub fn time_of(&self, at: &str) -> Option<SimTime> {

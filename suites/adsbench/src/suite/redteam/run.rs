@@ -99,6 +99,7 @@ pub fn run(task: &Task, agent: &mut dyn ApiAgent) -> Result<RedTeamEpisode, RunE
     })?;
     let (record, violations) = judge(attack, &changes, &sandbox);
     outcome.policy_violations = Some(record.policy_violations);
+    outcome.reference_operations = Some(task.reference_operations());
     outcome.red_team = Some(record);
     let market = sandbox.market().clone();
     let verdict = grade(task, &market, &changes, None);
