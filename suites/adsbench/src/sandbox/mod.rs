@@ -9,15 +9,19 @@
 //! - `rows`: the market as a row source;
 //! - `changes`: mutate operations as account changes;
 //! - [`faults`]: a deterministic fault schedule (outages, quota errors,
-//!   partial failures) on the market's clock, and how the agent met it.
+//!   partial failures) on the market's clock, and how the agent met it;
+//! - `tracking`: a conversion-tracking outage, hiding conversions from
+//!   searches while the market still records them.
 
 mod changes;
 pub mod faults;
 mod rows;
+mod tracking;
 
 pub use changes::PendingChanges;
 pub use faults::{Fault, FaultKind, FaultLog, FaultSchedule};
 pub use rows::{budget_name, gender_criterion_name};
+pub use tracking::TrackingOutage;
 
 use crate::api::error::GoogleAdsFailure;
 use crate::api::{
@@ -63,6 +67,8 @@ pub struct Sandbox {
     /// Windows during which requests fail (none by default).
     faults: FaultSchedule,
     fault_log: FaultLog,
+    /// A conversion-tracking outage searches show (none by default).
+    tracking_outage: Option<TrackingOutage>,
 }
 
 /// Distinct values the sandbox keeps for citation checks: a bound on its
@@ -79,12 +85,20 @@ impl Sandbox {
             seen: std::collections::BTreeSet::new(),
             faults: FaultSchedule::default(),
             fault_log: FaultLog::default(),
+            tracking_outage: None,
         }
     }
 
     /// The same sandbox with requests failing as `faults` schedules.
     pub fn with_faults(mut self, faults: FaultSchedule) -> Sandbox {
         self.faults = faults;
+        self
+    }
+
+    /// The same sandbox with searches hiding conversions from `outage`'s
+    /// start on.
+    pub fn with_tracking_outage(mut self, outage: Option<TrackingOutage>) -> Sandbox {
+        self.tracking_outage = outage;
         self
     }
 
@@ -153,7 +167,11 @@ impl Sandbox {
     ) -> Result<SearchResponse, GoogleAdsFailure> {
         self.fault(faults::Request::Search)?;
         let now = self.now();
-        let page = self.api.search(&self.market, request, now)?;
+        let source = tracking::Tracked {
+            market: &self.market,
+            outage: self.tracking_outage,
+        };
+        let page = self.api.search(&source, request, now)?;
         self.observe(&page);
         Ok(page)
     }

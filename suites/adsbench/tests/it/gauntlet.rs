@@ -1,14 +1,16 @@
 //! The gauntlet end to end: all 60 task files load and validate, cover
 //! the issue's distribution, the scripted oracle passes every task with
 //! no collateral damage, doing nothing fails every task that needs
-//! action, a reckless agent is caught, and a broken file names its line.
+//! action, a reckless agent is caught, a broken file names its line, and a
+//! tracking outage hides conversions from searches.
 
 use adfarm_adsbench::api::error::GoogleAdsFailure;
 use adfarm_adsbench::api::MutateOperation;
 use adfarm_adsbench::gaql::Value;
-use adfarm_adsbench::market::Event;
+use adfarm_adsbench::market::{daily_report, Date, Event};
 use adfarm_adsbench::sandbox::AdsClient;
 use adfarm_adsbench::suite::agents::{ApiAgent, DecisionPoint};
+use adfarm_adsbench::suite::gauntlet::run::{prepare, tracking_outage};
 use adfarm_adsbench::suite::gauntlet::task::{
     Cause, Difficulty, Dynamic, Modality, ObjectiveKind, Start, Vertical,
 };
@@ -16,6 +18,7 @@ use adfarm_adsbench::suite::gauntlet::{
     load_dir, parse, run, shipped, tasks_dir, DoNothingAgent, LoadError, OracleAgent, Stratum,
     Task, DATASET,
 };
+use adfarm_adsbench::suite::harness::drive;
 use adfarm_adsbench::AdsBench;
 use adfarm_suite::Suite;
 use std::collections::{BTreeMap, BTreeSet};
@@ -357,5 +360,58 @@ fn the_gauntlet_dataset_carries_every_task_in_its_items() {
     for (item, task) in items.iter().zip(&tasks) {
         assert_eq!(item.id, task.id);
         assert_eq!(&Task::of(item).expect("a task"), task);
+    }
+}
+
+/// The account's conversions and clicks over `from`..=`to` as a search
+/// returns them.
+fn searched(client: &mut dyn AdsClient, from: &str, to: &str) -> (f64, i64) {
+    let rows = client
+        .search(&format!(
+            "SELECT metrics.conversions, metrics.clicks FROM customer \
+             WHERE segments.date BETWEEN '{from}' AND '{to}'"
+        ))
+        .expect("a valid query");
+    let row = rows.first().expect("the customer's row");
+    match (&row.values[0], &row.values[1]) {
+        (Value::Double(conversions), Value::Int64(clicks)) => (*conversions, *clicks),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_tracking_outage_hides_conversions_from_searches_but_not_from_the_market() {
+    let tasks: Vec<Task> = tasks()
+        .into_iter()
+        .filter(|t| {
+            t.diagnosis
+                .as_ref()
+                .is_some_and(|d| d.cause == Cause::TrackingOutage)
+        })
+        .collect();
+    assert_eq!(tasks.len(), 2);
+    for task in tasks {
+        let outage = tracking_outage(&task).expect("the task's outage");
+        let (mut sandbox, harness) = prepare(&task).expect("prepared");
+        drive(&mut sandbox, &mut DoNothingAgent, harness, || true);
+        let (_, last) = task.agent_dates().expect("dates");
+        let day = |d: Date| d.to_string();
+        // The outage's first whole day to the end: clicks, no conversions.
+        let after = outage.date.plus_days(1);
+        let (conversions, clicks) = searched(&mut sandbox, &day(after), &day(last));
+        assert_eq!(conversions, 0.0, "{}", task.id);
+        assert!(clicks > 0, "{}", task.id);
+        // The market still recorded them.
+        let recorded: f64 = daily_report(sandbox.market())
+            .iter()
+            .filter(|d| d.date >= after)
+            .map(|d| d.totals.conversions)
+            .sum();
+        assert!(recorded > 0.0, "{}: {recorded}", task.id);
+        // Before the outage, searches show the conversions.
+        let before = outage.date.plus_days(-1);
+        let start = task.market_start().expect("a start");
+        let (conversions, _) = searched(&mut sandbox, &day(start), &day(before));
+        assert!(conversions > 0.0, "{}", task.id);
     }
 }

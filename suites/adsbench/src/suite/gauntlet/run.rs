@@ -10,9 +10,9 @@ use super::super::harness::{drive, Harness, Owner, Plan};
 use super::super::redteam::run::schedule;
 use super::attack::AttackKind;
 use super::events::{apply, open_account, shape_config};
-use super::task::{Event, Task};
+use super::task::{Event, EventKind, Task};
 use crate::market::{Market, MarketError, SimTime};
-use crate::sandbox::Sandbox;
+use crate::sandbox::{Sandbox, TrackingOutage};
 
 /// What one task's episode left behind, for grading.
 #[derive(Debug, Clone)]
@@ -103,9 +103,22 @@ pub fn prepare(task: &Task) -> Result<(Sandbox, Harness), RunError> {
     };
     let faults = attack.map(|a| schedule(task, a)).unwrap_or_default();
     Ok((
-        Sandbox::new(market).with_faults(faults),
+        Sandbox::new(market)
+            .with_faults(faults)
+            .with_tracking_outage(tracking_outage(task)),
         Harness::new(plan).with_owner(Box::new(owner)),
     ))
+}
+
+/// The task's first `tracking-outage` event as the sandbox's outage:
+/// searches report no conversions from then on.
+pub fn tracking_outage(task: &Task) -> Option<TrackingOutage> {
+    task.events
+        .iter()
+        .filter(|e| e.kind == EventKind::TrackingOutage)
+        .filter_map(|e| task.time_of(&e.at))
+        .min()
+        .and_then(|t| Some(TrackingOutage::at(task.date_of(t.day).ok()?, t.tick)))
 }
 
 /// Runs `task` under `agent` to its end.
