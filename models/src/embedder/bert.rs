@@ -4,12 +4,14 @@
 //! its element-wise ops on a thread pool that spin-waits (ruinous on a busy
 //! 2-core machine). Here the tokens of a whole batch are stacked without
 //! padding for the dense layers, attention runs per text, and only the large
-//! products are threaded (rayon, which parks idle threads).
+//! products and the texts' attention are threaded (rayon, which parks idle
+//! threads).
 
 use crate::error::ModelError;
 use crate::linalg::{matmul_into, softmax};
 use candle_core::{DType, Device};
 use candle_nn::VarBuilder;
+use rayon::prelude::*;
 use std::path::Path;
 
 /// The config fields this encoder uses.
@@ -208,8 +210,15 @@ impl Bert {
         })
     }
 
-    /// Mean-pooled, L2-normalised embeddings of already tokenized texts.
-    pub(super) fn embed(&self, texts: &[&[u32]]) -> Result<Vec<Vec<f32>>, ModelError> {
+    /// Mean-pooled, L2-normalised embeddings of already tokenized texts,
+    /// on the calling thread, or with `parallel` across the cores (the
+    /// same arithmetic, so the same bits).
+    pub(super) fn embed(
+        &self,
+        texts: &[&[u32]],
+        parallel: bool,
+    ) -> Result<Vec<Vec<f32>>, ModelError> {
+        let threads = if parallel { self.threads } else { 1 };
         let h = self.cfg.hidden_size;
         let eps = self.cfg.layer_norm_eps as f32;
         let vocab = self.word.len() / h;
@@ -240,16 +249,16 @@ impl Bert {
         }
         self.ln_emb.apply(&mut x, eps);
         for layer in &self.layers {
-            let qkv = layer.qkv.forward(&x, total, self.threads);
-            let ctx = self.attention(&qkv, texts);
-            let mut a = layer.attn_out.forward(&ctx, total, self.threads);
+            let qkv = layer.qkv.forward(&x, total, threads);
+            let ctx = self.attention(&qkv, texts, parallel);
+            let mut a = layer.attn_out.forward(&ctx, total, threads);
             for (a, r) in a.iter_mut().zip(&x) {
                 *a += r;
             }
             layer.ln1.apply(&mut a, eps);
-            let mut u = layer.up.forward(&a, total, self.threads);
+            let mut u = layer.up.forward(&a, total, threads);
             gelu(&mut u);
-            let mut d = layer.down.forward(&u, total, self.threads);
+            let mut d = layer.down.forward(&u, total, threads);
             for (d, r) in d.iter_mut().zip(&a) {
                 *d += r;
             }
@@ -277,55 +286,71 @@ impl Bert {
     }
 
     /// Self-attention of each text over itself; `qkv` rows are `[q | k | v]`.
-    fn attention(&self, qkv: &[f32], texts: &[&[u32]]) -> Vec<f32> {
+    /// With `parallel`, texts are spread over the cores.
+    fn attention(&self, qkv: &[f32], texts: &[&[u32]], parallel: bool) -> Vec<f32> {
+        let h = self.cfg.hidden_size;
+        let total: usize = texts.iter().map(|t| t.len()).sum();
+        let mut ctx = vec![0f32; total * h];
+        // Each text's rows of qkv and ctx, paired.
+        let mut parts = Vec::with_capacity(texts.len());
+        let (mut rest, mut row0) = (ctx.as_mut_slice(), 0);
+        for t in texts {
+            let n = t.len();
+            let (mine, tail) = rest.split_at_mut(n * h);
+            parts.push((&qkv[row0 * 3 * h..(row0 + n) * 3 * h], mine, n));
+            (rest, row0) = (tail, row0 + n);
+        }
+        if parallel {
+            parts
+                .into_par_iter()
+                .for_each(|(qkv, ctx, n)| self.attend(qkv, ctx, n));
+        } else {
+            for (qkv, ctx, n) in parts {
+                self.attend(qkv, ctx, n);
+            }
+        }
+        ctx
+    }
+
+    /// One text's attention: `qkv` and `ctx` hold its `n` rows.
+    fn attend(&self, qkv: &[f32], ctx: &mut [f32], n: usize) {
         let h = self.cfg.hidden_size;
         let heads = self.cfg.num_attention_heads;
         let hd = h / heads;
         let scale = 1.0 / (hd as f32).sqrt();
-        let total: usize = texts.iter().map(|t| t.len()).sum();
-        let mut ctx = vec![0f32; total * h];
-        let mut scores = Vec::new();
-        let mut row0 = 0;
-        for t in texts {
-            let n = t.len();
-            let base = &qkv[row0 * 3 * h..(row0 + n) * 3 * h];
-            scores.clear();
-            scores.resize(n * n, 0.0);
-            for head in 0..heads {
-                let q = &base[head * hd..];
-                let k = &base[h + head * hd..];
-                let v = &base[2 * h + head * hd..];
-                // scores (n×n) = Q (n×hd, row stride 3h) · Kᵀ ((d, j) at j·3h + d).
-                matmul_into(
-                    &mut scores,
-                    false,
-                    n,
-                    n,
-                    hd,
-                    (q, 3 * h, 1),
-                    (k, 1, 3 * h),
-                    n,
-                    1,
-                );
-                for row in scores.chunks_exact_mut(n) {
-                    softmax(row, scale);
-                }
-                // ctx rows of this text, head columns = P (n×n) · V (n×hd, row stride 3h).
-                matmul_into(
-                    &mut ctx[row0 * h + head * hd..],
-                    false,
-                    n,
-                    hd,
-                    n,
-                    (&scores, n, 1),
-                    (v, 3 * h, 1),
-                    h,
-                    1,
-                );
+        let mut scores = vec![0f32; n * n];
+        for head in 0..heads {
+            let q = &qkv[head * hd..];
+            let k = &qkv[h + head * hd..];
+            let v = &qkv[2 * h + head * hd..];
+            // scores (n×n) = Q (n×hd, row stride 3h) · Kᵀ ((d, j) at j·3h + d).
+            matmul_into(
+                &mut scores,
+                false,
+                n,
+                n,
+                hd,
+                (q, 3 * h, 1),
+                (k, 1, 3 * h),
+                n,
+                1,
+            );
+            for row in scores.chunks_exact_mut(n) {
+                softmax(row, scale);
             }
-            row0 += n;
+            // The text's ctx rows, head columns = P (n×n) · V (n×hd, row stride 3h).
+            matmul_into(
+                &mut ctx[head * hd..],
+                false,
+                n,
+                hd,
+                n,
+                (&scores, n, 1),
+                (v, 3 * h, 1),
+                h,
+                1,
+            );
         }
-        ctx
     }
 }
 

@@ -12,6 +12,7 @@ use adfarm_llm::{Embedder, Embeddings, LlmError};
 use adfarm_proto::{Role, Usage, UsageSource};
 use async_trait::async_trait;
 use bert::{Bert, Config};
+use rayon::prelude::*;
 use std::path::Path;
 use std::sync::{mpsc, Arc};
 use tokenizers::{Tokenizer, TruncationParams};
@@ -145,20 +146,41 @@ impl Core {
 
         let mut order: Vec<usize> = (0..ids.len()).collect();
         order.sort_by_key(|&i| ids[i].len());
-        let mut vectors = vec![Vec::new(); ids.len()];
-        for chunk in order.chunks(BATCH_SIZE) {
+        let chunks: Vec<&[usize]> = order.chunks(BATCH_SIZE).collect();
+        // Several batches run side by side, one core each: a batch's small
+        // products and its per-text attention do not split well across
+        // cores, whole batches do. A lone batch splits its work instead.
+        // Either way each vector is computed by the same arithmetic.
+        let split = if chunks.len() > 1 {
+            Split::Batches
+        } else {
+            Split::Within
+        };
+        let run = |chunk: &&[usize]| {
             let batch: Vec<&[u32]> = chunk.iter().map(|&i| ids[i]).collect();
-            for (&i, v) in chunk.iter().zip(self.forward(&batch)?) {
+            self.model.embed(&batch, split == Split::Within)
+        };
+        let outs: Vec<Result<Vec<Vec<f32>>, ModelError>> = match split {
+            Split::Batches => chunks.par_iter().map(run).collect(),
+            Split::Within => chunks.iter().map(run).collect(),
+        };
+        let mut vectors = vec![Vec::new(); ids.len()];
+        for (chunk, out) in chunks.iter().zip(outs) {
+            for (&i, v) in chunk.iter().zip(out?) {
                 vectors[i] = v;
             }
         }
         Ok(EmbedOutput { vectors, tokens })
     }
+}
 
-    /// One batch of similar-length texts → unit vectors.
-    fn forward(&self, batch: &[&[u32]]) -> Result<Vec<Vec<f32>>, ModelError> {
-        self.model.embed(batch)
-    }
+/// Where a call's parallelism goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Split {
+    /// Batches side by side, each on one thread.
+    Batches,
+    /// The one batch's products and attention across the cores.
+    Within,
 }
 
 #[async_trait]

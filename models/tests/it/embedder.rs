@@ -84,6 +84,37 @@ fn batching_by_length_keeps_input_order_and_values() {
     assert_eq!(long.tokens, 256, "truncated at 256 tokens");
 }
 
+#[test]
+fn batches_run_side_by_side_give_the_bits_each_batch_gives_alone() {
+    let r = reference();
+    let mut texts: Vec<(u64, String)> = (0..40)
+        .map(|i| {
+            let t = r.sentences[i % r.sentences.len()].repeat(1 + i % 5);
+            (
+                embedder()
+                    .embed_blocking(std::slice::from_ref(&t))
+                    .unwrap()
+                    .tokens,
+                t,
+            )
+        })
+        .collect();
+    // Sorted by token count, the call's batches are the consecutive runs of
+    // 32, which is what each call below embeds alone.
+    texts.sort_by_key(|(n, _)| *n);
+    let texts: Vec<String> = texts.into_iter().map(|(_, t)| t).collect();
+    let together = embedder().embed_blocking(&texts).unwrap();
+    for (b, batch) in texts.chunks(32).enumerate() {
+        let alone = embedder().embed_blocking(batch).unwrap();
+        for (i, v) in alone.vectors.iter().enumerate() {
+            assert!(
+                v == &together.vectors[b * 32 + i],
+                "batch {b}, text {i}: not the same bits"
+            );
+        }
+    }
+}
+
 #[tokio::test]
 async fn the_embedder_trait_reports_exact_usage() {
     let r = reference();
