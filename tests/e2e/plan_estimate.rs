@@ -1,6 +1,6 @@
 //! `adfarm plan` on GEM-Bench: the estimate prices embedding calls like
-//! the others, and a corrupt asset is named with the command that fetches
-//! it again.
+//! the others, a corrupt asset is named with the command that fetches it
+//! again, and a retrieval solution with no embedding model is refused.
 
 use crate::{assets_home, Farm};
 use std::path::Path;
@@ -105,4 +105,27 @@ async fn plan_on_a_corrupt_asset_says_how_to_fetch_it_again() {
     assert!(stderr.contains("gembench==1.0.9"), "{stderr}");
     assert!(stderr.contains(file), "{stderr}");
     assert!(stderr.contains("run `adfarm assets fetch`"), "{stderr}");
+}
+
+#[tokio::test]
+async fn a_retrieval_solution_without_an_embedder_is_refused_at_plan() {
+    let farm = Farm::new("plan-no-embedder");
+    let text = gem_sweep().replace("embedder = \"emb\"\n", "");
+    let sweep = farm.write("no-embedder.toml", &text);
+    let (status, stdout, stderr) = plan(&farm, &assets_home(), &sweep).await;
+    assert_eq!(
+        status.code(),
+        Some(2),
+        "bad input exits 2:\n{stdout}{stderr}"
+    );
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(
+        stderr.contains("no-embedder.toml:"),
+        "names the file: {stderr}"
+    );
+    assert!(stderr.contains("solutions[0].embedder:"), "{stderr}");
+    assert!(
+        stderr.contains("gi-r retrieves ads by embedding"),
+        "{stderr}"
+    );
 }

@@ -285,6 +285,28 @@ fn check_prices(sweep: SweepView<'_>, ablation: &[String]) -> Result<(), DataErr
     Ok(())
 }
 
+/// A solution that retrieves ads by embedding needs an embedding model, its
+/// own or the sweep's: refused at plan time, before any job fails on it.
+fn check_retrieval_embedders(sweep: SweepView<'_>) -> Result<(), DataError> {
+    let spec = sweep.spec;
+    let ours = |s: &SolutionSpec| s.suite.as_deref().is_none_or(|n| n == "gem");
+    for (i, s) in spec.solutions.iter().enumerate() {
+        if ours(s) && RETRIEVERS.contains(&s.name.as_str()) && s.embedder(spec).is_none() {
+            return Err(DataError::Sweep {
+                field: format!("solutions[{i}].embedder"),
+                reason: format!(
+                    "{} retrieves ads by embedding: set `embedder` on the solution or the sweep",
+                    s.name
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The solutions that retrieve ads by embedding.
+const RETRIEVERS: [&str; 3] = ["gi-r", "gir-r", "gir-p"];
+
 fn needs(job: &StageJob<'_>, what: &str) -> JobError {
     JobError::Data(DataError::Param {
         field: job.stage.into(),
@@ -326,6 +348,7 @@ impl Suite for GemBench {
     fn stages(&self, sweep: SweepView<'_>) -> Result<Vec<Stage>, DataError> {
         let params = suite_params(&sweep.suite.params)?;
         check_prices(sweep, &params.embedding_ablation)?;
+        check_retrieval_embedders(sweep)?;
         let mut stages = Vec::new();
         if !sweep.spec.judges.is_empty() {
             stages.push(Stage::per_judge(JUDGE_STAGE, &sweep.spec.judges));
