@@ -146,6 +146,9 @@ struct LiveKeyword {
     target_cpa: Option<i64>,
     /// One bit per [`Gender`] index the keyword's campaign excludes.
     excluded_genders: u8,
+    /// Whether the product it advertises is out of stock (its clicks
+    /// never convert).
+    out_of_stock: bool,
 }
 
 /// A keyword matching one query: whether the query is the keyword itself
@@ -204,6 +207,8 @@ pub struct Market {
     bot_searches: u32,
     /// Eligible searches and impressions per audience group.
     audience: AudienceDelivery,
+    /// Texts of the keywords whose product is out of stock.
+    out_of_stock: BTreeSet<String>,
 }
 
 impl Market {
@@ -244,6 +249,7 @@ impl Market {
             bids: Vec::with_capacity(MAX_COMPETITORS + 1),
             bot_searches: 0,
             audience: AudienceDelivery::default(),
+            out_of_stock: BTreeSet::new(),
             config,
         };
         market.start_day();
@@ -365,6 +371,21 @@ impl Market {
         self.log.push(Event::BotSearches {
             time: self.clock,
             per_search,
+        });
+    }
+
+    /// The product the agent's keywords with text `text` advertise (any
+    /// match type, case aside; keywords created later included) is out of
+    /// stock from the next tick on: their ads still show and are clicked
+    /// and charged, and no click from then on converts. Conversions of
+    /// earlier clicks still land. Logged.
+    pub fn set_out_of_stock(&mut self, text: &str) {
+        let text = text.trim().to_lowercase();
+        self.out_of_stock.insert(text.clone());
+        self.account_dirty = true;
+        self.log.push(Event::OutOfStock {
+            time: self.clock,
+            text,
         });
     }
 
@@ -512,6 +533,8 @@ impl Market {
                 manual_bid: k.cpc_bid_micros.unwrap_or(g.cpc_bid_micros),
                 target_cpa,
                 excluded_genders,
+                out_of_stock: !self.out_of_stock.is_empty()
+                    && self.out_of_stock.contains(&k.text.trim().to_lowercase()),
             });
             for &(q, identical) in queries.iter().filter(|(q, _)| !blocked.contains(q)) {
                 self.match_table[q as usize].push(Candidate {
@@ -745,9 +768,15 @@ impl Market {
             summary.impressions += 1;
             summary.clicks += u32::from(clicked);
             summary.cost_micros += cost;
+            // An out-of-stock product sells nothing: its click is drawn
+            // against probability 0, so the stream advances as it would.
             if clicked
                 && !bot
-                && outcome.bernoulli(conversion_probability(opp, match_relevance(kw.match_type)))
+                && outcome.bernoulli(if kw.out_of_stock {
+                    0.0
+                } else {
+                    conversion_probability(opp, match_relevance(kw.match_type))
+                })
             {
                 let value_micros = draw_value_micros(opp.vertical, &mut outcome);
                 let lag = u64::from(draw_lag_ticks(&mut outcome));

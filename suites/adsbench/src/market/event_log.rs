@@ -70,6 +70,13 @@ pub enum Event {
         time: SimTime,
         per_search: u32,
     },
+    /// From `time` on, the product the agent's keywords with text `text`
+    /// advertise is out of stock: their clicks never convert. Logged only
+    /// when set, so a log without a stock change hashes as before.
+    OutOfStock {
+        time: SimTime,
+        text: String,
+    },
 }
 
 /// Canonical byte writer.
@@ -348,6 +355,11 @@ impl Event {
                 e.u8(6);
                 e.time(*time);
                 e.u32(*per_search);
+            }
+            Event::OutOfStock { time, text } => {
+                e.u8(7);
+                e.time(*time);
+                e.str(text);
             }
         }
     }

@@ -1,8 +1,9 @@
 //! The gauntlet end to end: all 60 task files load and validate, cover
 //! the distribution, the scripted oracle passes every task with
 //! no collateral damage, doing nothing fails every task that needs
-//! action, a reckless agent is caught, a broken file names its line, and a
-//! tracking outage hides conversions from searches.
+//! action, a reckless agent is caught, a broken file names its line, a
+//! tracking outage hides conversions from searches, and a stock change
+//! stops its product's conversions.
 
 use adfarm_adsbench::api::error::GoogleAdsFailure;
 use adfarm_adsbench::api::MutateOperation;
@@ -12,7 +13,7 @@ use adfarm_adsbench::sandbox::AdsClient;
 use adfarm_adsbench::suite::agents::{ApiAgent, DecisionPoint};
 use adfarm_adsbench::suite::gauntlet::run::{prepare, tracking_outage};
 use adfarm_adsbench::suite::gauntlet::task::{
-    Cause, Difficulty, Dynamic, Modality, ObjectiveKind, Start, Vertical,
+    Cause, Difficulty, Dynamic, EventKind, Modality, ObjectiveKind, Start, Vertical,
 };
 use adfarm_adsbench::suite::gauntlet::{
     load_dir, parse, run, shipped, tasks_dir, DoNothingAgent, LoadError, OracleAgent, Stratum,
@@ -414,4 +415,74 @@ fn a_tracking_outage_hides_conversions_from_searches_but_not_from_the_market() {
         let (conversions, _) = searched(&mut sandbox, &day(start), &day(before));
         assert!(conversions > 0.0, "{}", task.id);
     }
+}
+
+/// The clicks and conversions of the keywords with text `text`, from
+/// clicks before tick `at` and from those at or after it.
+fn keyword_sales(market: &adfarm_adsbench::market::Market, text: &str, at: u64) -> [(u64, u64); 2] {
+    let ids: BTreeSet<u64> = market
+        .account()
+        .keywords
+        .iter()
+        .filter(|k| k.text == text)
+        .map(|k| k.id)
+        .collect();
+    let mut sales = [(0, 0); 2];
+    for e in market.event_log().events() {
+        match e {
+            Event::Auction {
+                time,
+                criterion_id,
+                clicked: true,
+                ..
+            } if ids.contains(criterion_id) => {
+                sales[usize::from(time.ordinal() >= at)].0 += 1;
+            }
+            Event::Conversion {
+                click_time,
+                criterion_id,
+                ..
+            } if ids.contains(criterion_id) => {
+                sales[usize::from(click_time.ordinal() >= at)].1 += 1;
+            }
+            _ => {}
+        }
+    }
+    sales
+}
+
+#[test]
+fn a_stock_change_stops_its_products_conversions_while_its_clicks_go_on() {
+    let tasks: Vec<Task> = tasks()
+        .into_iter()
+        .filter(|t| t.events.iter().any(|e| e.kind == EventKind::StockChange))
+        .collect();
+    assert_eq!(tasks.len(), 6);
+    let mut twins_sold_after = 0;
+    for task in tasks {
+        let event = task
+            .events
+            .iter()
+            .find(|e| e.kind == EventKind::StockChange)
+            .expect("a stock change");
+        let text = event.keyword.clone().expect("the product's keyword");
+        let at = task.time_of(&event.at).expect("a time").ordinal();
+        // Its twin: the same task, the product still in stock.
+        let mut twin = task.clone();
+        twin.events.retain(|e| e.kind != EventKind::StockChange);
+        let sold_out = run(&task, &mut DoNothingAgent).expect("runs");
+        let in_stock = run(&twin, &mut DoNothingAgent).expect("runs");
+        let [before, after] = keyword_sales(&sold_out.market, &text, at);
+        let [twin_before, twin_after] = keyword_sales(&in_stock.market, &text, at);
+        assert_eq!(
+            before, twin_before,
+            "{}: the same until the change",
+            task.id
+        );
+        assert!(after.0 > 0, "{}: its ads are still clicked", task.id);
+        assert_eq!(after.0, twin_after.0, "{}: the same clicks", task.id);
+        assert_eq!(after.1, 0, "{}: no sale after the change", task.id);
+        twins_sold_after += twin_after.1;
+    }
+    assert!(twins_sold_after > 0, "in stock, those clicks convert");
 }

@@ -2,9 +2,10 @@
 //! deterministic owner or platform acts at a time, like the harness's
 //! drain. Two kinds shape the market before it starts (a competitor's
 //! entry is part of its configuration; the promotion is the market's own
-//! window, checked when the task loads), four act between ticks, two are
-//! declared only (the market sells no stock and tracks conversions
-//! without fail: the brief tells the agent, the predicates grade it).
+//! window, checked when the task loads), five act between ticks (a stock
+//! change stops the product's conversions), and a tracking outage acts on
+//! what the API serves, not on the market (the sandbox hides conversions
+//! from its searches).
 
 use super::super::harness::set_every_budget;
 use super::task::{Event, EventKind, Task};
@@ -53,8 +54,8 @@ pub fn shape_config(task: &Task, config: &mut MarketConfig) {
 }
 
 /// Applies `event` to `market` now (the market's next tick is its time).
-/// Kinds the configuration carries or the task only declares do nothing
-/// here.
+/// Kinds the configuration carries (an entrant, the promotion) or the
+/// sandbox serves (a tracking outage) do nothing here.
 pub fn apply(market: &mut Market, event: &Event) {
     match event.kind {
         EventKind::InvalidTraffic => {
@@ -86,10 +87,14 @@ pub fn apply(market: &mut Market, event: &Event) {
                 });
             }
         }
-        EventKind::CompetitorEntering
-        | EventKind::Promotion
-        | EventKind::StockChange
-        | EventKind::TrackingOutage => {}
+        EventKind::StockChange => {
+            // The product sells out: its keyword's clicks stop converting,
+            // so what they cost from now on is wasted.
+            if let Some(text) = &event.keyword {
+                market.set_out_of_stock(text);
+            }
+        }
+        EventKind::CompetitorEntering | EventKind::Promotion | EventKind::TrackingOutage => {}
     }
 }
 

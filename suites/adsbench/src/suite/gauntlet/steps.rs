@@ -19,11 +19,11 @@ pub enum EventKind {
     /// A bidder enters bidding `bid_micros` with a daily budget of
     /// `budget_micros`, from the event's day (at midnight).
     CompetitorEntering,
-    /// The product `keyword` advertises sells out: declared, the market
-    /// sells no stock.
+    /// The product `keyword` advertises sells out: from the event on,
+    /// that keyword's clicks never convert (they are still charged).
     StockChange,
-    /// Conversions stop being recorded: declared, the market has no
-    /// tracking to break.
+    /// Conversions stop being reported: the API's searches show none from
+    /// the event on, while the market still records them.
     TrackingOutage,
     /// The market's promotion window of the vertical starts that day
     /// (at midnight): checked against the market, which runs it.
@@ -44,11 +44,10 @@ impl EventKind {
         }
     }
 
-    /// Whether the market feels it (else the task declares it: the brief
-    /// says it, the predicates grade the answer, the auctions do not
-    /// change).
+    /// Whether the market feels it (a tracking outage changes only what
+    /// the API's searches report; the market records every conversion).
     pub fn modelled(self) -> bool {
-        !matches!(self, EventKind::StockChange | EventKind::TrackingOutage)
+        !matches!(self, EventKind::TrackingOutage)
     }
 }
 
