@@ -95,6 +95,16 @@ impl Toolbox for Models {
         }
         Ok(out)
     }
+
+    async fn sweep_ids(&self) -> Result<Vec<String>, CommandError> {
+        let input = |e: anyhow::Error| CommandError::Input(format!("{e:#}"));
+        let store = crate::inspect::open(&self.home, &self.backend)
+            .await
+            .map_err(input)?;
+        let mut all = store.sweeps().await.map_err(|e| input(e.into()))?;
+        all.sort_by_key(|r| std::cmp::Reverse(r.created_unix));
+        Ok(all.into_iter().map(|r| r.id.0).collect())
+    }
 }
 
 #[cfg(test)]

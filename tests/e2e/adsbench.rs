@@ -382,19 +382,35 @@ output_usd_per_mtok = 0.60
         replayed.contains("identical: event-log digest"),
         "{replayed}"
     );
+
+    // The same episode run again in a sweep of another name: without
+    // `--sweep`, the patch comes from the newest sweep holding it.
+    let again = sweep.replace(
+        "name = \"adsbench-patch\"",
+        "name = \"adsbench-patch-again\"",
+    );
+    let again = farm.write("adsbench-patch-again.toml", &again);
+    assert_complete(&farm.run_embedded("home", &again, &[]).await);
+    let newest: serde_json::Value =
+        serde_json::from_str(&patch_in(&farm, &home, None, &["--episode", id]).await)
+            .expect("a JSON patch");
+    assert_eq!(newest["sweep"], "adsbench-patch-again", "{newest}");
+    assert_eq!(newest["requests"], shown["requests"], "{newest}");
 }
 
 /// What `adfarm --home <home> adsbench patch --sweep adsbench-patch <args>`
 /// prints; it must succeed.
 async fn patch(farm: &Farm, home: &str, args: &[&str]) -> String {
-    let mut all = vec![
-        "--home",
-        home,
-        "adsbench",
-        "patch",
-        "--sweep",
-        "adsbench-patch",
-    ];
+    patch_in(farm, home, Some("adsbench-patch"), args).await
+}
+
+/// What `adfarm --home <home> adsbench patch [--sweep <sweep>] <args>`
+/// prints; it must succeed.
+async fn patch_in(farm: &Farm, home: &str, sweep: Option<&str>, args: &[&str]) -> String {
+    let mut all = vec!["--home", home, "adsbench", "patch"];
+    if let Some(sweep) = sweep {
+        all.extend(["--sweep", sweep]);
+    }
     all.extend(args);
     let mut cmd = farm.command("patch", &all);
     cmd.stdout(std::process::Stdio::piped());

@@ -50,6 +50,14 @@ pub trait Toolbox: Send + Sync {
     /// [`CommandError::Input`] when the store cannot be opened or read, or
     /// names no such sweep.
     async fn stored(&self, sweep: Option<&str>) -> Result<Vec<StoredSweep>, CommandError>;
+
+    /// Ids of the sweeps in that store, newest first, read without their
+    /// results: a command looking for one thing reads sweeps one at a time
+    /// ([`Toolbox::stored`] with an id) and stops where it finds it.
+    ///
+    /// # Errors
+    /// [`CommandError::Input`] when the store cannot be opened or read.
+    async fn sweep_ids(&self) -> Result<Vec<String>, CommandError>;
 }
 
 /// A suite command that failed.

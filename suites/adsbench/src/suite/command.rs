@@ -4,7 +4,8 @@
 //!
 //! Episodes are named by their job id (or a prefix of it that names one);
 //! without `--episode` the command lists the stored episodes with their
-//! ids. Without `--sweep` it looks through every sweep in the store.
+//! ids. Without `--sweep` it lists every sweep's episodes, and finds an
+//! episode in the newest sweep that holds it.
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use serde_json::json;
@@ -24,12 +25,10 @@ pub fn command() -> Command {
         .subcommand(
             Command::new("patch")
                 .about("An episode's change set as a replayable patch")
-                .arg(
-                    Arg::new("sweep")
-                        .long("sweep")
-                        .value_name("SWEEP")
-                        .help("The sweep, by file, id or name (default: every stored sweep)"),
-                )
+                .arg(Arg::new("sweep").long("sweep").value_name("SWEEP").help(
+                    "The sweep, by file, id or name (default: every stored sweep; \
+                             an episode is taken from the newest sweep holding it)",
+                ))
                 .arg(Arg::new("episode").long("episode").value_name("ID").help(
                     "The episode's job id, or a prefix naming one (default: list the episodes)",
                 ))
@@ -63,25 +62,21 @@ pub async fn run(
             matches.subcommand_name().unwrap_or_default()
         )));
     };
-    let sweeps = toolbox
-        .stored(m.get_one::<String>("sweep").map(String::as_str))
-        .await?;
+    let chosen = m.get_one::<String>("sweep").map(String::as_str);
+    let wanted = m.get_one::<String>("episode");
+    let sweeps = match (chosen, wanted) {
+        (None, Some(id)) => newest_holding(suite, toolbox, id).await?,
+        _ => toolbox.stored(chosen).await?,
+    };
     let episodes: Vec<(&StoredSweep, &JobResult)> = sweeps
         .iter()
-        .flat_map(|s| {
-            s.results
-                .iter()
-                .filter(|r| r.stage == SOLVE && r.cell.suite == suite.name() && r.output.is_some())
-                .map(move |r| (s, r))
-        })
+        .flat_map(|s| episodes_of(suite, s).map(move |r| (s, r)))
         .collect();
-    let Some(id) = m.get_one::<String>("episode") else {
+    let Some(id) = wanted else {
         return Ok(listing(&episodes));
     };
-    let matching: Vec<&(&StoredSweep, &JobResult)> = episodes
-        .iter()
-        .filter(|(_, r)| r.id.0 == *id || r.id.0.starts_with(id.as_str()))
-        .collect();
+    let matching: Vec<&(&StoredSweep, &JobResult)> =
+        episodes.iter().filter(|(_, r)| names(r, id)).collect();
     let (sweep, result) = match matching.as_slice() {
         [one] => **one,
         [] => {
@@ -160,9 +155,46 @@ pub async fn run(
 }
 
 /// Where the command looked, for an error.
+/// The suite's scored episodes in `sweep`.
+fn episodes_of<'a>(
+    suite: &'a AdsBench,
+    sweep: &'a StoredSweep,
+) -> impl Iterator<Item = &'a JobResult> + 'a {
+    sweep
+        .results
+        .iter()
+        .filter(|r| r.stage == SOLVE && r.cell.suite == suite.name() && r.output.is_some())
+}
+
+/// Whether `id` is the episode's job id or a prefix of it.
+fn names(episode: &JobResult, id: &str) -> bool {
+    episode.id.0.starts_with(id)
+}
+
+/// The newest stored sweep holding an episode `id` names, alone, read
+/// sweep by sweep so that the older ones are never loaded; none when no
+/// sweep holds one. An episode run again in a later sweep is found there.
+async fn newest_holding(
+    suite: &AdsBench,
+    toolbox: &dyn Toolbox,
+    id: &str,
+) -> Result<Vec<StoredSweep>, CommandError> {
+    for sweep_id in toolbox.sweep_ids().await? {
+        let sweeps = toolbox.stored(Some(&sweep_id)).await?;
+        if sweeps
+            .iter()
+            .any(|s| episodes_of(suite, s).any(|r| names(r, id)))
+        {
+            return Ok(sweeps);
+        }
+    }
+    Ok(Vec::new())
+}
+
 fn scope(sweeps: &[StoredSweep]) -> String {
     match sweeps {
         [one] => format!("sweep {} ({})", one.spec.name, one.id),
+        [] => "any stored sweep".into(),
         _ => format!("the store's {} sweeps", sweeps.len()),
     }
 }
