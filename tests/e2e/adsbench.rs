@@ -50,7 +50,10 @@ async fn adsbench_scripted_sweep_gives_one_report_embedded_and_distributed() {
     let embedded_wall = t0.elapsed();
     assert_complete(&embedded);
     assert_eq!(embedded.jobs[SOLVE].planned, 6, "{:?}", embedded.jobs);
-    assert_eq!(embedded.jobs["train"].planned, 2, "one per scenario");
+    assert_eq!(
+        embedded.jobs["train"].planned, 2,
+        "one per scenario and seed"
+    );
 
     for solution in SOLUTIONS {
         for item in SCENARIOS {

@@ -4,10 +4,10 @@
 //! DR with a bootstrap interval) against the logging policy's mean reward.
 //!
 //! Computed at report time from the solves' stored logs, so no job reruns
-//! for it. An agent's episodes that repeat one another (a scripted agent's
-//! episode does not depend on the sweep's seed) enter once: a log counts
-//! once per item and event-log digest, so repeated seeds do not narrow the
-//! interval.
+//! for it. An agent's episodes that repeat one another (one item's
+//! episode under two sweep seeds whose draws led to the same play) enter
+//! once: a log counts once per item and event-log digest, so repeats do
+//! not narrow the interval.
 
 use super::bandit::{BanditLog, ARMS, BASE_ARM};
 use super::ope_gate::{self, AgentGate, GateSettings, Target};

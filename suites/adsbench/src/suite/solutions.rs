@@ -1,8 +1,11 @@
 //! The suite's solutions, the scripted API agents: `fixed-bid`, `pacing`,
 //! the rule-based baseline `rules` and the bandit baselines `linucb` and
-//! `thompson` (their draws seeded by the scenario's seed), and the tabular
-//! Q-learning baseline `q-learning` (its solve plays the table its
-//! `train` stage learnt on seeds disjoint from the scenario's). None calls
+//! `thompson` (their draws seeded by the scenario's seed and the sweep's),
+//! and the tabular Q-learning baseline `q-learning` (its solve plays the
+//! table its `train` stage learnt under the sweep's seed on market seeds
+//! disjoint from the scenario's). The market's seed is the scenario's, so
+//! the agents that draw nothing (`fixed-bid`, `pacing`, `rules`) play one
+//! episode whatever the sweep's seed. None calls
 //! a model, but a sweep still names a provider for them, which the worker
 //! builds before solving: an OpenAI-compatible one on a closed port (see
 //! `sweeps/adsbench-scripted.toml`) is built without connecting, where a
@@ -12,7 +15,7 @@
 
 use super::agents::{ApiAgent, FixedBidAgent, PacingAgent, BID_RANGE_MICROS};
 use super::assignment::{Assignment, Graded};
-use super::bandit::{self, BanditAgent, Rule, THOMPSON_DRAWS};
+use super::bandit::{self, agent_seed, BanditAgent, Rule, THOMPSON_DRAWS};
 use super::harness::drive;
 use super::outcome::{run, Outcome, RunError};
 use super::qlearning::{self, QAgent, QConfig, QTable, Trained};
@@ -218,11 +221,11 @@ impl Scripted {
         }
     }
 
-    /// A fresh agent for a scenario with this `seed` (the bandits draw
-    /// from it; the other agents ignore it). `q-learning`'s is the
-    /// untrained learner (an empty table, exploring from the seed):
-    /// [`Scripted::episode`] trains it on the scenario's training seeds
-    /// first.
+    /// A fresh agent drawing from `seed` ([`agent_seed`] of the scenario's
+    /// and the sweep's, in a solve; the bandits draw from it, the other
+    /// agents ignore it). `q-learning`'s is the untrained learner (an
+    /// empty table, exploring from the seed): [`Scripted::episode`] trains
+    /// it on the scenario's training seeds first.
     pub fn agent(self, seed: u64) -> Box<dyn ApiAgent + Send> {
         match self {
             Scripted::FixedBid { bid_micros } => Box::new(FixedBidAgent::new(bid_micros)),
@@ -238,27 +241,33 @@ impl Scripted {
         }
     }
 
-    /// Runs `scenario` under this agent; a bandit's outcome carries its
-    /// log; `q-learning` plays `trained`'s table frozen, or trains first
-    /// when it is not given one.
+    /// Runs `scenario` under this agent and the sweep's seed
+    /// `sweep_seed`; a bandit's outcome carries its log; `q-learning`
+    /// plays `trained`'s table frozen, or trains first (under
+    /// `sweep_seed`) when it is not given one.
     ///
     /// # Errors
     /// As [`run`].
     pub fn episode(
         self,
         scenario: &Scenario,
+        sweep_seed: u64,
         trained: Option<&Trained>,
         keep_going: impl FnMut() -> bool,
     ) -> Result<Outcome, RunError> {
         if let Scripted::QLearning(config) = self {
             return match trained {
                 Some(t) => run(scenario, &mut QAgent::frozen(t.table.clone()), keep_going),
-                None => qlearning::run(scenario, &config, keep_going).map(|(o, _)| o),
+                None => qlearning::run(scenario, &config, sweep_seed, keep_going).map(|(o, _)| o),
             };
         }
         match self.rule() {
-            Some(rule) => bandit::run(scenario, rule, keep_going),
-            None => run(scenario, self.agent(scenario.seed).as_mut(), keep_going),
+            Some(rule) => bandit::run(scenario, rule, sweep_seed, keep_going),
+            None => run(
+                scenario,
+                self.agent(agent_seed(scenario.seed, sweep_seed)).as_mut(),
+                keep_going,
+            ),
         }
     }
 }
@@ -288,13 +297,8 @@ impl Solution for Scripted {
         Scripted::name(*self)
     }
 
-    async fn solve(
-        &self,
-        item: &Item,
-        _models: Models<'_>,
-        _seed: u64,
-    ) -> Result<Solved, JobError> {
-        self.play(item, Assignment::of(item)?, None).await
+    async fn solve(&self, item: &Item, _models: Models<'_>, seed: u64) -> Result<Solved, JobError> {
+        self.play(item, Assignment::of(item)?, seed, None).await
     }
 
     /// `q-learning` reads its `train` stage's table; the other agents
@@ -303,7 +307,7 @@ impl Solution for Scripted {
         &self,
         item: &Item,
         _models: Models<'_>,
-        _seed: u64,
+        seed: u64,
         inputs: &[JobResult],
     ) -> Result<Solved, JobError> {
         let assignment = Assignment::of(item)?;
@@ -313,26 +317,27 @@ impl Solution for Scripted {
                     Assignment::Scenario(s) => s.seed,
                     Assignment::Task(t) => t.scenario.seed,
                 };
-                qlearning::stage::read(&item.id, scenario_seed, config, inputs)?
+                qlearning::stage::read(&item.id, scenario_seed, seed, config, inputs)?
             }
             _ => None,
         };
-        self.play(item, assignment, trained).await
+        self.play(item, assignment, seed, trained).await
     }
 }
 
 impl Scripted {
-    /// The episode on `item`, `q-learning` with the table it was trained
-    /// to (else training first, on a task on the scenario it runs as),
-    /// played frozen.
+    /// The episode on `item` under the sweep's seed `sweep_seed`,
+    /// `q-learning` with the table it was trained to (else training first,
+    /// on a task on the scenario it runs as), played frozen.
     async fn play(
         &self,
         item: &Item,
         assignment: Assignment,
+        sweep_seed: u64,
         trained: Option<Trained>,
     ) -> Result<Solved, JobError> {
-        // The episode is a pure function of the scenario (its own seed) and
-        // the agent's calls; the sweep's seed does not enter.
+        // The market is a pure function of the scenario (its own seed) and
+        // the agent's calls; the sweep's seed enters only the agent's draws.
         let agent_kind = *self;
         let cancelled = Arc::new(AtomicBool::new(false));
         let guard = CancelOnDrop(Arc::clone(&cancelled));
@@ -342,7 +347,7 @@ impl Scripted {
             if let Assignment::Scenario(scenario) = &assignment {
                 // A bandit's outcome carries its log.
                 let outcome = agent_kind
-                    .episode(scenario, trained.as_ref(), keep_going)
+                    .episode(scenario, sweep_seed, trained.as_ref(), keep_going)
                     .map_err(|e| refused(&id, e))?;
                 return Ok(Graded {
                     outcome,
@@ -353,7 +358,7 @@ impl Scripted {
             let plan = harness.plan().clone();
             if let Some(rule) = agent_kind.rule() {
                 // A bandit's outcome carries its log on a task too.
-                let mut agent = BanditAgent::new(rule, scenario.seed);
+                let mut agent = BanditAgent::new(rule, agent_seed(scenario.seed, sweep_seed));
                 let run = drive(&mut sandbox, &mut agent, harness, keep_going);
                 let mut graded = assignment.finish(&id, &scenario, &plan, &sandbox, run, None)?;
                 graded.outcome.bandit = Some(agent.log());
@@ -363,12 +368,12 @@ impl Scripted {
                 (Scripted::QLearning(config), trained) => {
                     let trained = match trained {
                         Some(t) => t,
-                        None => qlearning::train(&scenario, &config, keep_going)
+                        None => qlearning::train(&scenario, &config, sweep_seed, keep_going)
                             .map_err(|e| refused(&id, e))?,
                     };
                     Box::new(QAgent::frozen(trained.table))
                 }
-                _ => agent_kind.agent(scenario.seed),
+                _ => agent_kind.agent(agent_seed(scenario.seed, sweep_seed)),
             };
             let run = drive(&mut sandbox, agent.as_mut(), harness, keep_going);
             let diagnosis = agent.diagnosis();

@@ -1,7 +1,8 @@
 //! The bandit baselines end to end: `linucb` and `thompson` through the
 //! harness on a small scenario (3 days, 4,000 searches a day, a decision
 //! every 6 hours), acting only by noted keyword-bid updates, replaying
-//! byte for byte, logging exact propensities; the OPE gate on a real
+//! byte for byte, logging exact propensities, drawing from the sweep's
+//! seed on the scenario's market; the OPE gate on a real
 //! bandit log, and its verdicts in the report from the stored solves'
 //! logs; the solutions' parameters; and (ignored)
 //! the comparison with `fixed-bid` the README tables.
@@ -19,6 +20,7 @@ use adfarm_proto::report::Value;
 use adfarm_proto::{Cell, Item, JobId, JobResult, SolutionSpec, SweepSpec, SOLVE};
 use adfarm_suite::{DataError, Models, NoModel, ReportInput, Suite};
 use serde_json::json;
+use std::collections::BTreeSet;
 
 /// The small scenario of `seed`.
 fn small(seed: u64) -> Scenario {
@@ -40,8 +42,9 @@ fn bandit(name: &str) -> Scripted {
     Scripted::from_spec(&spec(name, json!({}))).expect("a bandit")
 }
 
+/// `name`'s episode of `s` under sweep seed 1.
 fn episode(name: &str, s: &Scenario) -> Outcome {
-    bandit(name).episode(s, None, || true).expect("runs")
+    bandit(name).episode(s, 1, None, || true).expect("runs")
 }
 
 fn log(o: &Outcome) -> &BanditLog {
@@ -121,7 +124,7 @@ fn the_bandits_act_only_by_noted_bid_updates_and_log_exact_propensities() {
 }
 
 #[test]
-fn a_bandit_episode_replays_byte_for_byte_from_the_scenario_seed() {
+fn a_bandit_episode_replays_byte_for_byte_from_the_scenario_and_sweep_seeds() {
     let s = small(2);
     for name in [LINUCB, THOMPSON] {
         let (a, b) = (episode(name, &s), episode(name, &s));
@@ -134,6 +137,47 @@ fn a_bandit_episode_replays_byte_for_byte_from_the_scenario_seed() {
     }
     let other = episode(LINUCB, &small(3));
     assert_ne!(log(&episode(LINUCB, &s)).rounds, log(&other).rounds);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bandits_episode_depends_on_the_sweeps_seed_and_a_fixed_bids_does_not() {
+    let item = small(2).item(0);
+    for name in [LINUCB, THOMPSON] {
+        let mut episodes: Vec<Outcome> = Vec::new();
+        for seed in 1..=5 {
+            let r = stored(name, &item, seed).await;
+            let meta = r.output.expect("an output").meta;
+            episodes.push(serde_json::from_value(meta).expect("an outcome"));
+        }
+        // The same market: the first decision, before any draw acts,
+        // reads the same context under every seed.
+        let first = &log(&episodes[0]).rounds[0].context;
+        assert!(
+            episodes.iter().all(|o| &log(o).rounds[0].context == first),
+            "{name}"
+        );
+        // Each sweep seed draws its own arms.
+        let plays: BTreeSet<Vec<usize>> = episodes
+            .iter()
+            .map(|o| log(o).rounds.iter().map(|r| r.arm).collect())
+            .collect();
+        assert!(plays.len() > 1, "{name}: one play under five seeds");
+        let digests: BTreeSet<&str> = episodes.iter().map(|o| o.digest.as_str()).collect();
+        assert_eq!(digests.len(), plays.len(), "{name}");
+        // The library's episode under a sweep seed is the solve's.
+        assert_eq!(
+            bandit(name)
+                .episode(&small(2), 2, None, || true)
+                .expect("runs")
+                .digest,
+            episodes[1].digest,
+            "{name}"
+        );
+    }
+    // Nothing of fixed-bid's is drawn: one episode whatever the seed.
+    let one = stored(FIXED_BID, &item, 1).await;
+    let two = stored(FIXED_BID, &item, 2).await;
+    assert_eq!(one.output, two.output);
 }
 
 #[test]
@@ -253,10 +297,12 @@ async fn the_report_gives_the_ope_gates_verdict_for_each_bandit_from_its_stored_
     let mut results = Vec::new();
     for name in [THOMPSON, FIXED_BID, LINUCB] {
         for item in &items {
-            // A second seed repeats the episode: it must not count twice.
             for seed in [1, 2] {
                 results.push(stored(name, item, seed).await);
             }
+            // A repeat of an episode must not count twice.
+            let again = results.last().expect("stored").clone();
+            results.push(again);
         }
     }
     let spec: SweepSpec = serde_json::from_value(json!({
@@ -290,18 +336,21 @@ async fn the_report_gives_the_ope_gates_verdict_for_each_bandit_from_its_stored_
     for (i, row) in t.rows.iter().enumerate() {
         let (agent, arm) = ([LINUCB, THOMPSON][i / ARMS.len()], i % ARMS.len());
         assert_eq!(row[col("solution")], Some(Value::Text(agent.into())));
-        // The agent's two episodes, once each, in the order stored.
+        // The agent's four episodes (two items × two seeds), once each, in
+        // the order stored.
         let episodes: Vec<Outcome> = results
             .iter()
-            .filter(|r| r.cell.solution == agent && r.cell.seed == 1)
+            .filter(|r| r.cell.solution == agent)
             .map(|r| serde_json::from_value(r.output.as_ref().expect("an output").meta.clone()))
             .collect::<Result<_, _>>()
             .expect("outcomes");
         let mut pooled = log(&episodes[0]).clone();
-        pooled.rounds.extend(log(&episodes[1]).rounds.clone());
+        for i in [1, 3, 4] {
+            pooled.rounds.extend(log(&episodes[i]).rounds.clone());
+        }
         let g = evaluate(&pooled, &Target::Arm(arm), &GateSettings::default()).expect("a verdict");
-        assert_eq!(g.rounds, 22);
-        assert_eq!(row[col("rounds")], Some(Value::Integer(22)));
+        assert_eq!(g.rounds, 44);
+        assert_eq!(row[col("rounds")], Some(Value::Integer(44)));
         assert_eq!(row[col("estimate")], Some(Value::Number(g.estimate)));
         assert_eq!(row[col("lower")], Some(Value::Number(g.lower)));
         assert_eq!(row[col("logging")], Some(Value::Number(g.logging_mean)));
@@ -347,7 +396,7 @@ fn bandits_against_fixed_bid_on_stationary_scenarios() {
         for (i, name) in agents.iter().enumerate() {
             let o = Scripted::from_spec(&spec(name, json!({})))
                 .expect("a solution")
-                .episode(&s, None, || true)
+                .episode(&s, 1, None, || true)
                 .expect("runs");
             let t = o.totals();
             sums[i] += profit(&o);

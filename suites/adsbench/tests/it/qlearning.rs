@@ -1,9 +1,10 @@
 //! The tabular Q-learning baseline end to end: training is a pure function
-//! of the scenario and the parameters, its seeds are disjoint from the
-//! evaluated scenario's, the trained agent acts only by noted keyword-bid
+//! of the scenario, the parameters and the sweep's seed, its market seeds
+//! are disjoint from the evaluated scenario's, the sweep's seed changes
+//! its exploration, the trained agent acts only by noted keyword-bid
 //! updates with its table frozen, the training record round-trips through
-//! JSON, the `train` stage trains each entry once and every seed's solve
-//! of it plays that table, the solution's parameters are checked by
+//! JSON, the `train` stage trains each entry per seed and that seed's
+//! solve plays that table, the solution's parameters are checked by
 //! field; and (ignored) the comparison with `fixed-bid` and the bandits
 //! the README tables.
 
@@ -21,6 +22,7 @@ use adfarm_adsbench::AdsBench;
 use adfarm_proto::{Cell, Item, JobId, JobResult, Output, Scope, SolutionSpec, SweepSpec, Variant};
 use adfarm_suite::{DataError, Models, NoModel, StageJob, StageModels, Suite, SweepView};
 use serde_json::json;
+use std::collections::BTreeSet;
 
 /// The bandits' small scenario of `seed`: 3 days, 4,000 searches a day, a
 /// decision every 6 hours.
@@ -52,8 +54,8 @@ fn short() -> QConfig {
 #[test]
 fn training_gives_the_same_table_bytes_from_the_same_seeds() {
     let s = small(1);
-    let a = qlearning::train(&s, &short(), || true).expect("trains");
-    let b = qlearning::train(&s, &short(), || true).expect("trains");
+    let a = qlearning::train(&s, &short(), 1, || true).expect("trains");
+    let b = qlearning::train(&s, &short(), 1, || true).expect("trains");
     assert_eq!(a.table.bytes(), b.table.bytes());
     assert_eq!(a, b);
     assert!(a.table.visited() > 0, "the table learned something");
@@ -61,14 +63,14 @@ fn training_gives_the_same_table_bytes_from_the_same_seeds() {
     // Every training episode ran its twelve decisions and explored some.
     assert!(a.episodes.iter().all(|e| e.decisions == 12), "{a:?}");
     assert!(a.episodes.iter().any(|e| e.explored > 0), "{a:?}");
-    let other = qlearning::train(&small(2), &short(), || true).expect("trains");
+    let other = qlearning::train(&small(2), &short(), 1, || true).expect("trains");
     assert_ne!(a.table.bytes(), other.table.bytes(), "another scenario");
 }
 
 #[test]
 fn training_seeds_are_disjoint_from_the_evaluated_scenarios_seed() {
     let s = small(7);
-    let trained = qlearning::train(&s, &short(), || true).expect("trains");
+    let trained = qlearning::train(&s, &short(), 1, || true).expect("trains");
     let seeds: Vec<u64> = trained.episodes.iter().map(|e| e.seed).collect();
     assert_eq!(seeds, [1_000_007, 1_000_008, 1_000_009]);
     assert_eq!(seeds, training_seeds(7, 3));
@@ -91,7 +93,7 @@ fn training_seeds_are_disjoint_from_the_evaluated_scenarios_seed() {
 #[test]
 fn the_trained_agent_acts_only_by_noted_bid_updates_with_its_table_frozen() {
     let s = small(1);
-    let trained = qlearning::train(&s, &short(), || true).expect("trains");
+    let trained = qlearning::train(&s, &short(), 1, || true).expect("trains");
     let mut agent = QAgent::frozen(trained.table.clone());
     let o = outcome::run(&s, &mut agent, || true).expect("runs");
     assert_eq!(o.failed_decisions, 0, "every API call was valid");
@@ -117,7 +119,7 @@ fn the_trained_agent_acts_only_by_noted_bid_updates_with_its_table_frozen() {
     // plays it frozen.
     let solution = Scripted::from_spec(&spec(Q_LEARNING, json!({"episodes": 3})))
         .expect("q-learning")
-        .episode(&s, None, || true)
+        .episode(&s, 1, None, || true)
         .expect("runs");
     assert_eq!(solution.digest, o.digest);
 }
@@ -140,8 +142,8 @@ fn sweep() -> SweepSpec {
     .expect("a sweep")
 }
 
-/// The stored result of a `train` job on `item`.
-fn stored(item: &Item, solution: &str, output: Output) -> JobResult {
+/// The stored result of a `train` job on `item` under sweep seed `seed`.
+fn stored(item: &Item, solution: &str, seed: u64, output: Output) -> JobResult {
     JobResult {
         id: JobId("train".into()),
         stage: TRAIN.into(),
@@ -149,7 +151,7 @@ fn stored(item: &Item, solution: &str, output: Output) -> JobResult {
             suite: "adsbench".into(),
             dataset: "scenarios".into(),
             solution: solution.into(),
-            seed: 0,
+            seed,
         },
         item: item.id.clone(),
         judge: None,
@@ -160,7 +162,7 @@ fn stored(item: &Item, solution: &str, output: Output) -> JobResult {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_train_stage_trains_each_entry_once_and_its_solves_play_that_table() {
+async fn the_train_stage_trains_each_entry_per_seed_and_that_seeds_solve_plays_its_table() {
     let suite = AdsBench::default();
     let sweep = sweep();
     let view = SweepView {
@@ -173,7 +175,7 @@ async fn the_train_stage_trains_each_entry_once_and_its_solves_play_that_table()
         .find(|s| s.name == TRAIN)
         .expect("a train stage");
     assert!(train.read_by_solve && train.after.is_empty());
-    assert_eq!(train.scope, Scope::Runs, "one job per item and entry");
+    assert_eq!(train.scope, Scope::Run, "one job per item, entry and seed");
     assert_eq!(train.solutions, [Q_LEARNING, "q-long"]);
     let mut plain = sweep.clone();
     plain.solutions.truncate(1);
@@ -190,14 +192,15 @@ async fn the_train_stage_trains_each_entry_once_and_its_solves_play_that_table()
         "no q-learning, no training"
     );
 
-    // The job trains the entry's table on the item's scenario.
+    // The job trains the entry's table on the item's scenario under its
+    // cell's seed.
     let item = small(1).item(0);
     let entry = &sweep.solutions[1];
     let cell = Cell {
         suite: "adsbench".into(),
         dataset: "scenarios".into(),
         solution: Q_LEARNING.into(),
-        seed: 0,
+        seed: 1,
     };
     let none = Variant::none();
     fn job<'a>(
@@ -224,26 +227,34 @@ async fn the_train_stage_trains_each_entry_once_and_its_solves_play_that_table()
     let trained: Trained = serde_json::from_value(out.meta.clone()).expect("a trained record");
     assert_eq!(
         trained,
-        qlearning::train(&small(1), &short(), || true).expect("trains")
+        qlearning::train(&small(1), &short(), 1, || true).expect("trains")
     );
+    assert_eq!(trained.sweep_seed, 1);
 
-    // Its solves play that table: the same episode as a solve that
-    // trains for itself, on every seed.
+    // That seed's solve plays the table: the same episode as a solve
+    // that trains for itself; another seed's solve refuses it.
     let llm = NoModel;
     let models = Models {
         llm: &llm,
         embedder: None,
     };
     let solution = suite.solution(entry).expect("q-learning");
-    let result = stored(&item, Q_LEARNING, out);
+    let result = stored(&item, Q_LEARNING, 1, out);
     let own = solution.solve(&item, models, 1).await.expect("solves");
-    for seed in [1, 2] {
-        let read = solution
-            .solve_reading(&item, models, seed, std::slice::from_ref(&result))
-            .await
-            .expect("solves");
-        assert_eq!(read, own);
-    }
+    let read = solution
+        .solve_reading(&item, models, 1, std::slice::from_ref(&result))
+        .await
+        .expect("solves");
+    assert_eq!(read, own);
+    let err = solution
+        .solve_reading(&item, models, 2, std::slice::from_ref(&result))
+        .await
+        .expect_err("seed 1's table");
+    assert!(
+        err.to_string()
+            .contains("trained under sweep seed 1, not 2"),
+        "{err}"
+    );
     // A table trained with other parameters is refused, naming the stage.
     let long = suite.solution(&sweep.solutions[2]).expect("q-long");
     let err = long
@@ -278,9 +289,9 @@ async fn the_train_stage_trains_each_entry_once_and_its_solves_play_that_table()
         .expect("its scenario");
     assert_eq!(
         on_task,
-        qlearning::train(&as_scenario, &short(), || true).expect("trains")
+        qlearning::train(&as_scenario, &short(), 1, || true).expect("trains")
     );
-    let task_result = stored(&task, Q_LEARNING, out);
+    let task_result = stored(&task, Q_LEARNING, 1, out);
     assert_eq!(
         solution
             .solve_reading(&task, models, 1, std::slice::from_ref(&task_result))
@@ -304,7 +315,7 @@ async fn the_train_stage_trains_each_entry_once_and_its_solves_play_that_table()
 
 #[test]
 fn the_training_record_round_trips_through_json() {
-    let trained = qlearning::train(&small(3), &short(), || true).expect("trains");
+    let trained = qlearning::train(&small(3), &short(), 1, || true).expect("trains");
     let text = serde_json::to_string(&trained).expect("serialises");
     let back: Trained = serde_json::from_str(&text).expect("parses");
     assert_eq!(back, trained);
@@ -351,23 +362,39 @@ fn q_learning_is_a_solution_whose_parameters_are_checked_with_their_field() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_q_learning_solve_is_the_same_episode_whatever_the_sweep_seed() {
+async fn q_learning_explores_from_the_sweeps_seed_on_the_same_training_markets() {
+    // Training on the same market seeds under two sweep seeds explores
+    // differently and learns two tables.
+    let s = small(1);
+    let one = qlearning::train(&s, &short(), 1, || true).expect("trains");
+    let two = qlearning::train(&s, &short(), 2, || true).expect("trains");
+    let seeds = |t: &Trained| t.episodes.iter().map(|e| e.seed).collect::<Vec<_>>();
+    assert_eq!(seeds(&one), seeds(&two), "the same training markets");
+    assert_eq!(seeds(&one), training_seeds(1, 3));
+    assert_ne!(one.table.bytes(), two.table.bytes());
+    // So a solve's episode depends on the sweep's seed.
     let suite = AdsBench::default();
-    let item = small(1).item(0);
+    let item = s.item(0);
     let llm = NoModel;
     let models = Models {
         llm: &llm,
         embedder: None,
     };
     let solution = suite
-        .solution(&spec(Q_LEARNING, json!({"episodes": 2})))
+        .solution(&spec(Q_LEARNING, json!({"episodes": 3})))
         .expect("q-learning");
-    let a = solution.solve(&item, models, 1).await.expect("an episode");
-    let b = solution.solve(&item, models, 2).await.expect("an episode");
-    assert_eq!(a, b, "training and play ignore the sweep's seed");
-    let o: Outcome = serde_json::from_value(a.output.meta).expect("an outcome");
-    assert_eq!(o.decisions, 12);
-    assert!(o.bandit.is_none(), "no bandit log");
+    let mut digests = BTreeSet::new();
+    for seed in 1..=3 {
+        let a = solution
+            .solve(&item, models, seed)
+            .await
+            .expect("an episode");
+        let o: Outcome = serde_json::from_value(a.output.meta).expect("an outcome");
+        assert_eq!(o.decisions, 12);
+        assert!(o.bandit.is_none(), "no bandit log");
+        digests.insert(o.digest);
+    }
+    assert!(digests.len() > 1, "one episode under three sweep seeds");
 }
 
 /// Profit (conversion value − cost, currency units) of one episode.
@@ -395,7 +422,8 @@ fn q_learning_against_fixed_bid_and_the_bandits_on_stationary_scenarios() {
         let mut training = Vec::new();
         for (i, name) in agents.iter().enumerate() {
             let o = if *name == Q_LEARNING {
-                let (o, trained) = qlearning::run(&s, &QConfig::default(), || true).expect("runs");
+                let (o, trained) =
+                    qlearning::run(&s, &QConfig::default(), 1, || true).expect("runs");
                 training = trained
                     .episodes
                     .iter()
@@ -405,7 +433,7 @@ fn q_learning_against_fixed_bid_and_the_bandits_on_stationary_scenarios() {
             } else {
                 Scripted::from_spec(&spec(name, json!({})))
                     .expect("a solution")
-                    .episode(&s, None, || true)
+                    .episode(&s, 1, None, || true)
                     .expect("runs")
             };
             assert_eq!(o.failed_decisions, 0);

@@ -62,7 +62,9 @@ pub struct BanditAgent {
 }
 
 impl BanditAgent {
-    /// A bandit under `rule`, its draws from the scenario's `seed`.
+    /// A bandit under `rule`, its draws from `seed` (a sweep's solve
+    /// passes [`agent_seed`](super::agent_seed) of the scenario's seed and
+    /// its own).
     pub fn new(rule: Rule, seed: u64) -> BanditAgent {
         let (policy, stream) = match rule {
             Rule::LinUcb { .. } => ("linucb", 1),
@@ -144,17 +146,19 @@ impl ApiAgent for BanditAgent {
     }
 }
 
-/// Runs `scenario` under a bandit with `rule` seeded from the scenario's
-/// seed; the outcome carries the bandit's log.
+/// Runs `scenario` under a bandit with `rule`, its draws seeded by
+/// [`agent_seed`](super::agent_seed) of the scenario's seed and
+/// `sweep_seed`; the outcome carries the bandit's log.
 ///
 /// # Errors
 /// As [`outcome::run`].
 pub fn run(
     scenario: &Scenario,
     rule: Rule,
+    sweep_seed: u64,
     keep_going: impl FnMut() -> bool,
 ) -> Result<Outcome, RunError> {
-    let mut agent = BanditAgent::new(rule, scenario.seed);
+    let mut agent = BanditAgent::new(rule, super::agent_seed(scenario.seed, sweep_seed));
     let mut o = outcome::run(scenario, &mut agent, keep_going)?;
     o.bandit = Some(agent.log());
     Ok(o)

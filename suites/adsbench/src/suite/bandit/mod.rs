@@ -15,10 +15,12 @@
 //!   episode whose outcome carries the log.
 //!
 //! Design decision: the arm is drawn from a distribution the agent
-//! computes in full and logs, from a generator seeded by the scenario's
-//! seed ([`SplitMix64`](adfarm_suite::stats::SplitMix64) stream 1 for
+//! computes in full and logs, from a generator seeded by [`agent_seed`]
+//! of the scenario's seed and the sweep's
+//! ([`SplitMix64`](adfarm_suite::stats::SplitMix64) stream 1 for
 //! `linucb`, 2 for `thompson`), so every logged propensity is the exact
-//! probability of the arm played and the episode replays byte for byte.
+//! probability of the arm played, the episode replays byte for byte, and
+//! each sweep seed plays its own episode of the same market.
 
 mod agent;
 mod observe;
@@ -30,7 +32,17 @@ pub use observe::{base_bids, base_bids_once, set_arm, Observation};
 pub use policy::{argmax, Rule};
 pub use ridge::{dot, Ridge};
 
+use adfarm_suite::stats::SplitMix64;
 use serde::{Deserialize, Serialize};
+
+/// The seed a learning agent draws from on a scenario of seed
+/// `scenario_seed` under the sweep's seed `sweep_seed`: the market keeps
+/// the scenario's seed, the agent's draws mix in the sweep's, so two sweep
+/// seeds give two episodes of one market. For one scenario seed, distinct
+/// sweep seeds give distinct agent seeds.
+pub fn agent_seed(scenario_seed: u64, sweep_seed: u64) -> u64 {
+    SplitMix64::stream(scenario_seed, sweep_seed).next_u64()
+}
 
 /// The arms: multipliers of each keyword's bid as read at the first
 /// decision (its base bid).

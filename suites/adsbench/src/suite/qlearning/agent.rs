@@ -80,7 +80,10 @@ pub struct QAgent {
 
 impl QAgent {
     /// A learner starting from `table`, exploring with draws from
-    /// [`EXPLORATION_STREAM`] of `seed`.
+    /// [`EXPLORATION_STREAM`] of `seed` (in training, [`agent_seed`] of
+    /// the training seed and the sweep's).
+    ///
+    /// [`agent_seed`]: crate::suite::bandit::agent_seed
     pub fn learning(config: &QConfig, table: QTable, seed: u64) -> QAgent {
         let mode = Mode::Learning {
             epsilon: config.epsilon,

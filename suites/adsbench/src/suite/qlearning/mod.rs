@@ -8,11 +8,11 @@
 //! - this file: the configuration, the state, the table, the training
 //!   seeds, [`train`] and [`run`];
 //! - `agent`: [`QAgent`], the API side, learning or frozen;
-//! - `stage`: the `train` stage, one job per scenario and `q-learning`
-//!   entry, whose [`Trained`] record every seed's solve of that entry
-//!   reads and plays frozen. Without it (a library caller, a patch
-//!   replay) [`run`] trains first: training is a pure function of the
-//!   scenario and the parameters, so both give the same episode.
+//! - `stage`: the `train` stage, one job per scenario, `q-learning`
+//!   entry and sweep seed, whose [`Trained`] record that seed's solve of
+//!   the entry reads and plays frozen. Without it (a library caller)
+//!   [`run`] trains first: training is a pure function of the scenario,
+//!   the parameters and the sweep's seed, so both give the same episode.
 //!
 //! - **State** (36): the decision's 6-hour block of the day (4) × the pace
 //!   bucket (under 0.8, 0.8 to 1.2, 1.2 and over: 3) × the bucket of the
@@ -28,9 +28,11 @@
 //!   two-week episodes, a sample-average rate would let the first noisy
 //!   reward dominate), γ default 0.5 (a decision's bids mostly shape its
 //!   own interval; pace carries some of it into the next). Exploration is
-//!   ε-greedy (default 0.2) from [`SplitMix64`] stream 3 of each training
-//!   seed. The table starts at 0; the greedy arm of a state breaks ties
-//!   towards × 1.0, so a state never visited in training keeps the bids.
+//!   ε-greedy (default 0.2) from [`SplitMix64`] stream 3 of
+//!   [`agent_seed`] of each training seed and the sweep's seed, so each
+//!   sweep seed learns its own table on the same training markets. The
+//!   table starts at 0; the greedy arm of a state breaks ties towards
+//!   × 1.0, so a state never visited in training keeps the bids.
 //! - **Training seeds**: episode k of n plays the scenario with seed
 //!   `seed + 1,000,000 + k` (wrapping), every other field unchanged
 //!   ([`training_seeds`]): never the scenario's own seed, nor a generated
@@ -42,7 +44,7 @@ pub mod stage;
 
 pub use agent::{Mode, QAgent, QStep};
 
-use super::bandit::{Observation, ARMS, BASE_ARM};
+use super::bandit::{agent_seed, Observation, ARMS, BASE_ARM};
 use super::baselines::Profit;
 use super::outcome::{self, Outcome, RunError};
 use super::scenario::Scenario;
@@ -328,21 +330,26 @@ pub struct Trained {
     /// The seed of the scenario it was trained for (never a training
     /// seed).
     pub scenario_seed: u64,
+    /// The sweep's seed its exploration mixed in.
+    #[serde(default)]
+    pub sweep_seed: u64,
     /// The training episodes, in order.
     pub episodes: Vec<TrainingEpisode>,
     /// The table after the last.
     pub table: QTable,
 }
 
-/// Trains a table for `scenario`: `config.episodes` episodes of it on the
-/// [`training_seeds`], in order, each learning from the table the last
-/// left.
+/// Trains a table for `scenario` under the sweep's seed `sweep_seed`:
+/// `config.episodes` episodes of it on the [`training_seeds`] (the
+/// markets), in order, each exploring from [`agent_seed`] of its training
+/// seed and `sweep_seed` and learning from the table the last left.
 ///
 /// # Errors
 /// As [`outcome::run`].
 pub fn train(
     scenario: &Scenario,
     config: &QConfig,
+    sweep_seed: u64,
     mut keep_going: impl FnMut() -> bool,
 ) -> Result<Trained, RunError> {
     let mut table = QTable::new();
@@ -352,7 +359,7 @@ pub fn train(
             seed,
             ..scenario.clone()
         };
-        let mut agent = QAgent::learning(config, table, seed);
+        let mut agent = QAgent::learning(config, table, agent_seed(seed, sweep_seed));
         let o = outcome::run(&training, &mut agent, &mut keep_going)?;
         episodes.push(TrainingEpisode {
             seed,
@@ -365,22 +372,24 @@ pub fn train(
     Ok(Trained {
         config: *config,
         scenario_seed: scenario.seed,
+        sweep_seed,
         episodes,
         table,
     })
 }
 
-/// Trains a table for `scenario` ([`train`]), then runs the scenario
-/// under it, greedy and frozen.
+/// Trains a table for `scenario` under the sweep's seed `sweep_seed`
+/// ([`train`]), then runs the scenario under it, greedy and frozen.
 ///
 /// # Errors
 /// As [`outcome::run`].
 pub fn run(
     scenario: &Scenario,
     config: &QConfig,
+    sweep_seed: u64,
     mut keep_going: impl FnMut() -> bool,
 ) -> Result<(Outcome, Trained), RunError> {
-    let trained = train(scenario, config, &mut keep_going)?;
+    let trained = train(scenario, config, sweep_seed, &mut keep_going)?;
     let mut agent = QAgent::frozen(trained.table.clone());
     let o = outcome::run(scenario, &mut agent, keep_going)?;
     Ok((o, trained))

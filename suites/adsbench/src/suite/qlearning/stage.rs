@@ -1,8 +1,8 @@
-//! The `train` stage: one job per scenario and `q-learning` entry of the
-//! sweep, before its solves. It trains the table ([`train`]) on the
-//! scenario's training seeds with the entry's parameters and stores the
-//! [`Trained`] record; every seed's solve of that entry reads it and plays
-//! the table frozen. A gauntlet or red-team task trains on the scenario it
+//! The `train` stage: one job per scenario, `q-learning` entry and sweep
+//! seed, before its solves. It trains the table ([`train`]) on the
+//! scenario's training seeds with the entry's parameters, exploring from
+//! the sweep's seed, and stores the [`Trained`] record; that seed's solve
+//! of the entry reads it and plays the table frozen. A gauntlet or red-team task trains on the scenario it
 //! runs as (its market and budget on the training seeds, without the
 //! task's account or events), then plays frozen through the task.
 //!
@@ -41,7 +41,8 @@ pub fn stage(sweep: SweepView<'_>) -> Option<Stage> {
     (!labels.is_empty()).then(|| Stage {
         name: TRAIN.into(),
         lane: Lane::Cpu,
-        scope: Scope::Runs,
+        // One per sweep seed: the seed's exploration learns its own table.
+        scope: Scope::Run,
         after: Vec::new(),
         // It calls no model; the role says whose step it is.
         role: Role::Agent,
@@ -143,7 +144,8 @@ pub fn check_disjoint(sweep: SweepView<'_>) -> Result<(), DataError> {
     Ok(())
 }
 
-/// Runs one job: trains the cell's entry on the item's scenario.
+/// Runs one job: trains the cell's entry on the item's scenario under the
+/// cell's seed.
 ///
 /// # Errors
 /// An entry whose parameters do not read, an item that is no scenario or
@@ -161,10 +163,13 @@ pub async fn run(job: StageJob<'_>) -> Result<StageOutput, JobError> {
             field: format!("item {id}: meta"),
             reason,
         })?;
+    let sweep_seed = job.cell.seed;
     let cancelled = Arc::new(AtomicBool::new(false));
     let guard = CancelOnDrop(Arc::clone(&cancelled));
     let trained = tokio::task::spawn_blocking(move || {
-        train(&scenario, &config, || !cancelled.load(Ordering::Relaxed))
+        train(&scenario, &config, sweep_seed, || {
+            !cancelled.load(Ordering::Relaxed)
+        })
     })
     .await
     .map_err(|e| DataError::Param {
@@ -194,15 +199,16 @@ pub async fn run(job: StageJob<'_>) -> Result<StageOutput, JobError> {
 }
 
 /// The table a solve of an entry with `config` on item `item_id` (of
-/// scenario seed `scenario_seed`) plays, from its inputs: `None` when no
-/// `train` result is among them.
+/// scenario seed `scenario_seed`) under the sweep's seed `sweep_seed`
+/// plays, from its inputs: `None` when no `train` result is among them.
 ///
 /// # Errors
 /// A stored record that does not read, or was trained with other
-/// parameters or for another scenario.
+/// parameters, for another scenario or under another sweep seed.
 pub fn read(
     item_id: &str,
     scenario_seed: u64,
+    sweep_seed: u64,
     config: &QConfig,
     inputs: &[JobResult],
 ) -> Result<Option<Trained>, JobError> {
@@ -228,6 +234,13 @@ pub fn read(
         return Err(bad(format!(
             "the table was trained for scenario seed {}, not {scenario_seed}",
             trained.scenario_seed
+        ))
+        .into());
+    }
+    if sweep_seed != trained.sweep_seed {
+        return Err(bad(format!(
+            "the table was trained under sweep seed {}, not {sweep_seed}",
+            trained.sweep_seed
         ))
         .into());
     }
