@@ -5,7 +5,8 @@
 //! quote what the agent read count as explained, the policy gate fails
 //! an agent that creates a prohibited keyword on a plain gauntlet task,
 //! a task's operations are counted against its reference steps, and the
-//! report's section has one row per agent.
+//! report's section has one row per agent, with business over the
+//! gauntlet's stationary tasks beside it.
 
 use super::kill_switch::drain;
 use adfarm_adsbench::api::error::GoogleAdsFailure;
@@ -283,4 +284,99 @@ fn the_report_has_a_composite_row_per_agent() {
     assert_eq!(t.rows[0][col("gate-kill-switch")], Some(Value::Integer(0)));
     assert_eq!(t.rows[1][col("gate-kill-switch")], Some(Value::Integer(1)));
     assert_eq!(t.rows[1][col("passed")], Some(Value::Integer(0)));
+}
+
+/// `result` of `solution` at `stage` on item `item` of dataset `dataset`.
+fn result_on(
+    dataset: &str,
+    item: &str,
+    solution: &str,
+    stage: &str,
+    output: serde_json::Value,
+) -> JobResult {
+    let mut r = result(solution, stage, output);
+    r.cell.dataset = dataset.into();
+    r.item = item.into();
+    r.id = JobId(format!("{solution}-{stage}-{item}"));
+    r
+}
+
+#[test]
+fn the_report_averages_business_over_the_gauntlets_stationary_tasks() {
+    let tasks = shipped().expect("the gauntlet loads");
+    let id_of = |stationary: bool, analysis: bool| {
+        tasks
+            .iter()
+            .find(|t| t.dynamics.is_empty() == stationary && (t.diagnosis.is_some()) == analysis)
+            .expect("such a task")
+            .id
+            .clone()
+    };
+    // A stationary planning or control task, a stationary analysis task
+    // and one with a dynamic factor, all three scored against one set of
+    // anchors so that the agent's three episodes score apart.
+    let (calm, calm_analysis, dynamic) =
+        (id_of(true, false), id_of(true, true), id_of(false, false));
+    let s = Scenario {
+        drain: None,
+        kill_switch: false,
+        ..scenario()
+    };
+    let b = Baselines::of(&s).expect("baselines");
+    let nothing = run(&s, &mut ConstantMultiplier::new(1.0), || true).expect("runs");
+    let best = run(&s, &mut ConstantMultiplier::new(b.best.0), || true).expect("runs");
+    let mut results = Vec::new();
+    for (item, outcome) in [
+        (&calm, &best),
+        (&calm_analysis, &nothing),
+        (&dynamic, &nothing),
+    ] {
+        let anchors = serde_json::to_value(&b).expect("json");
+        results.push(result_on("gauntlet", item, "-", "baselines", anchors));
+        let episode = serde_json::to_value(outcome).expect("json");
+        results.push(result_on("gauntlet", item, "fixed-bid", SOLVE, episode));
+    }
+    let business = |o: &Outcome| composite(o, &b).components.business;
+    assert_eq!(business(&best), 1.0);
+    assert_eq!(business(&nothing), 0.0);
+    let report = |datasets: serde_json::Value| {
+        let spec: SweepSpec = serde_json::from_value(json!({
+            "name": "s", "seeds": [1],
+            "suites": [{"name": "adsbench", "datasets": datasets}],
+            "solutions": [{"name": "fixed-bid", "provider": "none"}],
+            "providers": [],
+        }))
+        .expect("a sweep");
+        let input = ReportInput {
+            spec: &spec,
+            suite: &spec.suites[0],
+            cells: &[],
+            results: &results,
+        };
+        let t = section(&input, &Weights::default())
+            .expect("a section")
+            .tables[0]
+            .clone();
+        let col = |id: &str| t.columns.iter().position(|c| c.id == id).expect(id);
+        let row = &t.rows[0];
+        let number = |id: &str| match &row[col(id)] {
+            Some(Value::Number(x)) => Some(*x),
+            None => None,
+            other => panic!("{id}: {other:?}"),
+        };
+        (
+            number("business"),
+            number("business-stationary"),
+            number("business-stationary-management"),
+        )
+    };
+    // Business over all three is 1/3; over the two stationary ones 1/2;
+    // over the stationary planning or control one, 1.
+    let (all, stationary, management) = report(json!(["gauntlet"]));
+    assert!((all.expect("a business mean") - 1.0 / 3.0).abs() < 1e-12);
+    assert_eq!(stationary, Some(0.5));
+    assert_eq!(management, Some(1.0));
+    // A sweep without the gauntlet has no stationary tasks.
+    let (_, stationary, management) = report(json!(["scenarios"]));
+    assert_eq!((stationary, management), (None, None));
 }
