@@ -348,12 +348,12 @@ impl Suite for GemBench {
     fn stages(&self, sweep: SweepView<'_>) -> Result<Vec<Stage>, DataError> {
         let params = suite_params(&sweep.suite.params)?;
         check_prices(sweep, &params.embedding_ablation)?;
-        check_retrieval_embedders(sweep)?;
         let mut stages = Vec::new();
         if !sweep.spec.judges.is_empty() {
             stages.push(Stage::per_judge(JUDGE_STAGE, &sweep.spec.judges));
         }
         let embedders = embed_variants(sweep, &params.embedding_ablation)?;
+        check_retrieval_embedders(sweep)?;
         if !embedders.is_empty() {
             stages.push(Stage {
                 name: EMBED_STAGE.into(),
