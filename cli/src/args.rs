@@ -80,8 +80,9 @@ pub struct Cluster {
     /// Key and queue name prefix.
     #[arg(long, env = "ADFARM_PREFIX", default_value = "adfarm")]
     pub prefix: String,
-    /// Deliveries of a message before RabbitMQ dead-letters it.
-    #[arg(long, default_value_t = 5)]
+    /// Deliveries of a message before RabbitMQ dead-letters it (returns
+    /// after a lost connection count too).
+    #[arg(long, default_value_t = adfarm_backbone::RabbitQueue::DEFAULT_DELIVERY_LIMIT)]
     pub delivery_limit: u32,
 }
 

@@ -79,13 +79,21 @@ async fn a_sweep_under_chaos_reports_what_a_clean_run_does() {
     }
     // The last coordinator sees the end (it may have been started after a
     // broker stop made an earlier one exit 3).
-    let status = farm.wait(coordinator, Duration::from_secs(60)).await;
+    let mut status = farm.wait(coordinator, Duration::from_secs(60)).await;
     if status.code() != Some(0) {
-        farm.coordinate(&sweep, Duration::from_secs(60)).await;
+        let again = farm.spawn_coordinator(&sweep);
+        status = farm.wait(again, Duration::from_secs(60)).await;
     }
     let wall = t0.elapsed();
     let report = farm.report_cluster(&sweep).await;
+    // The report first: its dead letters say why a job failed.
     assert_complete(&report);
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "coordinator: {status}\n{}",
+        farm.logs()
+    );
     assert_same_results(&report, &clean);
     assert_eq!(report.usage, clean.usage, "each call charged once");
     let served = fake.stats().await.requests as i64;

@@ -539,9 +539,13 @@ impl Farm {
 
     /// This farm's queues (declares them).
     pub async fn queue(&self) -> RabbitQueue {
-        RabbitQueue::connect(&amqp_url(), &self.prefix, 5)
-            .await
-            .expect("RabbitMQ is running")
+        RabbitQueue::connect(
+            &amqp_url(),
+            &self.prefix,
+            RabbitQueue::DEFAULT_DELIVERY_LIMIT,
+        )
+        .await
+        .expect("RabbitMQ is running")
     }
 
     /// Settled and planned jobs of the sweep in Redis (zeros before it is registered).
@@ -600,7 +604,10 @@ impl Drop for Farm {
                 if let Ok(store) = RedisStore::connect(&redis, &prefix).await {
                     let _ = store.delete_all().await;
                 }
-                if let Ok(queue) = RabbitQueue::connect(&amqp_url(), &prefix, 5).await {
+                if let Ok(queue) =
+                    RabbitQueue::connect(&amqp_url(), &prefix, RabbitQueue::DEFAULT_DELIVERY_LIMIT)
+                        .await
+                {
                     let _ = queue.delete_all().await;
                 }
             });
@@ -659,7 +666,8 @@ pub fn assert_complete(r: &Report) {
         assert_eq!(
             (c.completed, c.failed, c.skipped),
             (c.planned, 0, 0),
-            "{kind}: {c:?}"
+            "{kind}: {c:?}; dead letters: {:#?}",
+            r.dead_letters
         );
     }
     assert!(r.dead_letters.is_empty(), "{:#?}", r.dead_letters);

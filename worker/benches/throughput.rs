@@ -166,7 +166,7 @@ async fn main() {
         };
         let mut rabbits: Vec<Arc<RabbitQueue>> = Vec::new();
         for _ in 0..workers {
-            match RabbitQueue::connect(&amqp, &prefix, 5).await {
+            match RabbitQueue::connect(&amqp, &prefix, RabbitQueue::DEFAULT_DELIVERY_LIMIT).await {
                 Ok(q) => rabbits.push(Arc::new(q)),
                 Err(e) => {
                     println!("| RabbitMQ + Redis, {workers} worker(s) | - | skipped: {e} |");

@@ -235,6 +235,21 @@ impl Inner {
                     self.shown_url,
                     self.scrub(e.to_string())
                 )))
+            } else if is_soft(&e, AMQPSoftError::PRECONDITIONFAILED)
+                && e.to_string().contains("x-delivery-limit")
+            {
+                // The broker names the limit in returns (deliveries − 1).
+                Failure::Permanent(QueueError::Broker {
+                    op: "declare",
+                    reason: format!(
+                        "the queues of prefix {:?} were declared with another delivery limit \
+                         (this process asks {}); pass their --delivery-limit, or delete the \
+                         queues: {}",
+                        self.prefix,
+                        self.delivery_limit,
+                        self.scrub(e.to_string())
+                    ),
+                })
             } else {
                 self.fail("declare", &e)
             }

@@ -76,8 +76,13 @@ impl fmt::Debug for RabbitQueue {
 
 impl RabbitQueue {
     /// Deliveries a message gets before the broker dead-letters it, unless
-    /// configured otherwise.
-    pub const DEFAULT_DELIVERY_LIMIT: u32 = 5;
+    /// configured otherwise. RabbitMQ before 4.3 counts every return as a
+    /// delivery, a connection lost to a killed worker or a restarted broker
+    /// included, so the limit has to ride out infrastructure failures: 20,
+    /// RabbitMQ 4's own default. A failing job is bounded by the worker's
+    /// attempts instead; this limit only stops a message that kills every
+    /// worker that takes it.
+    pub const DEFAULT_DELIVERY_LIMIT: u32 = 20;
 
     /// Connects to `url`, declares this `prefix`'s topology, and keeps
     /// reconnecting (with backoff, for up to a minute per operation) when

@@ -266,6 +266,29 @@ async fn past_the_delivery_limit_the_broker_dead_letters_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn queues_made_with_another_delivery_limit_are_refused_naming_the_flag() {
+    let prefix = prefix("limit-mismatch");
+    let _q = Cleanup(
+        RabbitQueue::connect(&url(), &prefix, 5)
+            .await
+            .expect("RabbitMQ reachable"),
+    );
+    let e = RabbitQueue::connect(&url(), &prefix, 20)
+        .await
+        .expect_err("the broker refuses another x-delivery-limit");
+    let text = e.to_string();
+    assert!(matches!(e, QueueError::Broker { .. }), "{text}");
+    assert!(
+        text.contains("another delivery limit") && text.contains("--delivery-limit"),
+        "{text}"
+    );
+    // The same limit is accepted.
+    RabbitQueue::connect(&url(), &prefix, 5)
+        .await
+        .expect("the same limit declares again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_retried_message_past_the_limit_still_reads_delivery_limit() {
     // A retry leaves an "expired" death from the delay queue on the message;
     // the code must come from the latest death, not the first.

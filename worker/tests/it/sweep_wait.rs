@@ -58,7 +58,7 @@ impl Farm {
         Farm {
             store: Arc::new(RedisStore::connect(&redis, &prefix).await.expect("Redis")),
             queue: Arc::new(
-                RabbitQueue::connect(&amqp, &prefix, 5)
+                RabbitQueue::connect(&amqp, &prefix, RabbitQueue::DEFAULT_DELIVERY_LIMIT)
                     .await
                     .expect("RabbitMQ"),
             ),
