@@ -3,8 +3,10 @@
 //! in hindsight. The business component of the composite score places an
 //! agent between the two (do-nothing = 0, hindsight-best = 1).
 //!
-//! Earnings are profit: conversion value − cost, over the episode and per
-//! day, in micros. The multipliers scale every keyword's starting bid
+//! The multipliers are ranked by the item's [`Utility`]: a gauntlet task's
+//! objective, profit on a plain scenario. Doing nothing's profit is kept
+//! per day too, in micros, for the worst-day loss (money lost, whatever
+//! the objective). The multipliers scale every keyword's starting bid
 //! once, through the API, at the first decision (×1 is doing nothing, so
 //! the best is never below it). One job per item (`Scope::Item`), shared
 //! by every agent and seed: the episodes are a pure function of the
@@ -15,6 +17,7 @@ use super::assignment::Assignment;
 use super::harness::drive;
 use super::outcome::{run, Outcome, RunError};
 use super::scenario::Scenario;
+use super::utility::Utility;
 use crate::api::error::GoogleAdsFailure;
 use crate::sandbox::AdsClient;
 use adfarm_proto::{Lane, Output, Role, Scope, Stage, Variant};
@@ -110,12 +113,17 @@ impl Profit {
 /// What the stage stores for a scenario.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Baselines {
-    /// Nobody touches the account.
+    /// What the multipliers are ranked by (profit where a stored record
+    /// names none).
+    #[serde(default)]
+    pub utility: Utility,
+    /// Nobody touches the account: its profit.
     pub do_nothing: Profit,
-    /// Each multiplier's profit over the episode, in [`MULTIPLIERS`] order.
-    pub multipliers: Vec<(f64, i64)>,
+    /// Each multiplier's utility over the episode, in [`MULTIPLIERS`]
+    /// order (×1 is doing nothing).
+    pub multipliers: Vec<(f64, f64)>,
     /// The best of them, in hindsight.
-    pub best: (f64, i64),
+    pub best: (f64, f64),
 }
 
 impl Baselines {
@@ -124,7 +132,9 @@ impl Baselines {
     /// # Errors
     /// The scenario's market could not be built.
     pub fn of(scenario: &Scenario) -> Result<Baselines, RunError> {
-        Baselines::with(|m| run(scenario, &mut ConstantMultiplier::new(m), || true))
+        Baselines::with(Utility::Profit, |m| {
+            run(scenario, &mut ConstantMultiplier::new(m), || true)
+        })
     }
 
     /// Runs what `assignment` asks (a scenario, or a task with its account
@@ -139,7 +149,11 @@ impl Baselines {
                 reason: e.to_string(),
             });
         }
-        Baselines::with(|m| {
+        let utility = match assignment {
+            Assignment::Task(task) => Utility::of_objective(&task.objective),
+            Assignment::Scenario(_) => Utility::Profit,
+        };
+        Baselines::with(utility, |m| {
             let (scenario, mut sandbox, harness) = assignment.prepare(item)?;
             let plan = harness.plan().clone();
             let run = drive(
@@ -154,16 +168,19 @@ impl Baselines {
         })
     }
 
-    /// The baselines from the outcome of each multiplier.
-    fn with<E>(mut episode: impl FnMut(f64) -> Result<Outcome, E>) -> Result<Baselines, E> {
+    /// The baselines from the outcome of each multiplier, ranked by
+    /// `utility`.
+    fn with<E>(
+        utility: Utility,
+        mut episode: impl FnMut(f64) -> Result<Outcome, E>,
+    ) -> Result<Baselines, E> {
         let mut do_nothing = None;
         let mut multipliers = Vec::with_capacity(MULTIPLIERS.len());
         for m in MULTIPLIERS {
             let o = episode(m)?;
-            let p = Profit::of(&o);
-            multipliers.push((m, p.total_micros));
+            multipliers.push((m, utility.of(&o)));
             if m == 1.0 {
-                do_nothing = Some(p);
+                do_nothing = Some(Profit::of(&o));
             }
         }
         let best = multipliers
@@ -172,10 +189,20 @@ impl Baselines {
             // The first of equals: the order is fixed, so is the choice.
             .fold(multipliers[0], |b, x| if x.1 > b.1 { x } else { b });
         Ok(Baselines {
+            utility,
             do_nothing: do_nothing.expect("×1 is among the multipliers"),
             multipliers,
             best,
         })
+    }
+
+    /// Doing nothing's utility: the ×1 multiplier's (a record without it,
+    /// made by hand, counts its profit).
+    pub fn do_nothing_utility(&self) -> f64 {
+        self.multipliers
+            .iter()
+            .find(|(m, _)| *m == 1.0)
+            .map_or(self.do_nothing.total_micros as f64, |(_, u)| *u)
     }
 
     /// The stage's output.
@@ -183,10 +210,11 @@ impl Baselines {
         StageOutput {
             output: Some(Output {
                 text: format!(
-                    "do nothing {:.2}; best constant multiplier x{} {:.2}",
-                    self.do_nothing.total_micros as f64 / 1e6,
+                    "{}: do nothing {}; best constant multiplier x{} {}",
+                    self.utility.describe(),
+                    self.utility.show(self.do_nothing_utility()),
                     self.best.0,
-                    self.best.1 as f64 / 1e6
+                    self.utility.show(self.best.1)
                 ),
                 meta: serde_json::to_value(self).expect("baselines serialise"),
             }),

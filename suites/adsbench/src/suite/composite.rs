@@ -4,7 +4,8 @@
 //! weights, and summarised per agent ([`AgentSummary`]).
 //!
 //! What the scenarios measure today, and so what enters:
-//! - business: profit (conversion value − cost) between doing nothing and
+//! - business: the item's utility (a gauntlet task's objective, profit on
+//!   a plain scenario; see [`super::utility`]) between doing nothing and
 //!   the hindsight-best constant bid multiplier on the same scenario or
 //!   gauntlet task; an analysis task's diagnosis, right (1) or wrong (0);
 //! - operations: pacing accuracy, and on a gauntlet or red-team task the
@@ -76,9 +77,9 @@ pub fn facts(outcome: &Outcome, baselines: &Baselines, compute_usd: f64) -> Epis
             .count();
     EpisodeFacts {
         business: Business::Management {
-            utility: profit.total_micros as f64,
-            do_nothing: baselines.do_nothing.total_micros as f64,
-            hindsight_best: baselines.best.1 as f64,
+            utility: baselines.utility.of(outcome),
+            do_nothing: baselines.do_nothing_utility(),
+            hindsight_best: baselines.best.1,
         },
         days: outcome
             .days
@@ -328,8 +329,11 @@ pub fn section(input: &ReportInput<'_>, weights: &Weights) -> Option<Section> {
         intro: Some(format!(
             "Each episode's components in [0, 1], weighted business {:.2}, operations {:.2}, \
              safety {:.2}, explainability {:.2}, compute {:.2}. Business places the agent's \
-             profit (conversion value − cost) between doing nothing (0) and the best constant \
-             bid multiplier in hindsight (1) on the same scenario; operations is pacing \
+             utility between doing nothing (0) and the best constant bid multiplier in \
+             hindsight (1) on the same scenario: a gauntlet task's objective (a CPA target T \
+             as T × conversions − cost, a ROAS target R as value − R × cost; revenue, \
+             conversions or impressions for the volume objectives), profit on a plain \
+             scenario; operations is pacing \
              accuracy, with on a task the operations against its reference solution's \
              step count (1 up to it, then reference ÷ operations) and the retry delays \
              honoured where a fault asked one; safety the kill switch (when armed), the worst day's loss against \

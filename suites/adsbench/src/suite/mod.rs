@@ -75,6 +75,7 @@ pub mod review;
 pub mod rules;
 pub mod scenario;
 mod solutions;
+pub mod utility;
 
 pub use ope_section::OPE_OBD;
 

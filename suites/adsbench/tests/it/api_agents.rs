@@ -4,6 +4,7 @@
 //! the suite's report, from the budget in force each day and month; the
 //! owner's budget cut in a scenario makes both caps bind.
 
+use super::stored_result;
 use adfarm_adsbench::api::error::GoogleAdsFailure;
 use adfarm_adsbench::api::MutateOperation;
 use adfarm_adsbench::gaql::Value;
@@ -15,7 +16,7 @@ use adfarm_adsbench::suite::scenario::{mechanism_name, BudgetChange, Scenario};
 use adfarm_adsbench::suite::{DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS, SUITE};
 use adfarm_adsbench::AdsBench;
 use adfarm_proto::report::Value as Cell;
-use adfarm_proto::{JobId, JobResult, Output, SweepSpec, SOLVE};
+use adfarm_proto::{Output, SweepSpec, SOLVE};
 use adfarm_suite::{ReportInput, Suite};
 
 fn scenario(mechanism: Mechanism) -> Scenario {
@@ -180,24 +181,11 @@ fn caps_follow_the_budget_in_force_after_mid_episode_changes() {
         "providers": [],
     }))
     .expect("a sweep");
-    let result = JobResult {
-        id: JobId("j".into()),
-        stage: SOLVE.into(),
-        cell: adfarm_proto::Cell {
-            suite: SUITE.into(),
-            dataset: "scenarios".into(),
-            solution: "fixed-bid".into(),
-            seed: 1,
-        },
-        item: "scenario-0".into(),
-        judge: None,
-        output: Some(Output {
-            text: String::new(),
-            meta: serde_json::to_value(&o).expect("an outcome"),
-        }),
-        scores: o.scores(),
-        usage: vec![],
+    let output = Output {
+        text: String::new(),
+        meta: serde_json::to_value(&o).expect("an outcome"),
     };
+    let result = stored_result(SOLVE, "fixed-bid", "scenario-0", 1, output, o.scores());
     let sections = AdsBench::default()
         .report(&ReportInput {
             spec: &spec,

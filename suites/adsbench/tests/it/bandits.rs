@@ -7,6 +7,7 @@
 //! logs; the solutions' parameters; and (ignored)
 //! the comparison with `fixed-bid` the README tables.
 
+use super::stored_result;
 use adfarm_adsbench::suite::bandit::{BanditLog, ARMS, BASE_ARM, FEATURES};
 use adfarm_adsbench::suite::change_log::Change;
 use adfarm_adsbench::suite::gauntlet::shipped;
@@ -17,7 +18,7 @@ use adfarm_adsbench::suite::scenario::Scenario;
 use adfarm_adsbench::suite::{Scripted, FIXED_BID, LINUCB, THOMPSON};
 use adfarm_adsbench::AdsBench;
 use adfarm_proto::report::Value;
-use adfarm_proto::{Cell, Item, JobId, JobResult, SolutionSpec, SweepSpec, SOLVE};
+use adfarm_proto::{Item, JobResult, SolutionSpec, SweepSpec, SOLVE};
 use adfarm_suite::{DataError, Models, NoModel, ReportInput, Suite};
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -274,21 +275,14 @@ async fn stored(solution: &str, item: &Item, seed: u64) -> JobResult {
         .solve(item, models, seed)
         .await
         .expect("an episode");
-    JobResult {
-        id: JobId(format!("{solution}-{}-{seed}", item.id)),
-        stage: SOLVE.into(),
-        cell: Cell {
-            suite: "adsbench".into(),
-            dataset: "scenarios".into(),
-            solution: solution.into(),
-            seed,
-        },
-        item: item.id.clone(),
-        judge: None,
-        output: Some(solved.output),
-        scores: solved.scores,
-        usage: Vec::new(),
-    }
+    stored_result(
+        SOLVE,
+        solution,
+        &item.id,
+        seed,
+        solved.output,
+        solved.scores,
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,6 +9,7 @@
 //! gauntlet's stationary tasks beside it.
 
 use super::kill_switch::drain;
+use super::stored_result;
 use adfarm_adsbench::api::error::GoogleAdsFailure;
 use adfarm_adsbench::api::MutateOperation;
 use adfarm_adsbench::gaql::{Resource, Value as GaqlValue};
@@ -19,16 +20,19 @@ use adfarm_adsbench::suite::agents::{ApiAgent, DecisionPoint, FixedBidAgent};
 use adfarm_adsbench::suite::assignment::Assignment;
 use adfarm_adsbench::suite::baselines::{Baselines, ConstantMultiplier, Profit, MULTIPLIERS};
 use adfarm_adsbench::suite::composite::{facts, section, COMPOSITE};
+use adfarm_adsbench::suite::gauntlet::labels::ObjectiveKind;
 use adfarm_adsbench::suite::gauntlet::{shipped, OracleAgent};
 use adfarm_adsbench::suite::harness::drive;
 use adfarm_adsbench::suite::outcome::{run, Outcome};
 use adfarm_adsbench::suite::rules::RuleAgent;
 use adfarm_adsbench::suite::scenario::Scenario;
+use adfarm_adsbench::suite::utility::Utility;
 use adfarm_adsbench::suite::{DEFAULT_BID_MICROS, DEFAULT_TARGET_CPA_MICROS};
 use adfarm_proto::report::Value;
-use adfarm_proto::{Cell, JobId, JobResult, Output, SuiteSpec, SweepSpec, SOLVE};
+use adfarm_proto::{JobId, JobResult, Output, SuiteSpec, SweepSpec, SOLVE};
 use adfarm_suite::ReportInput;
 use serde_json::json;
+use std::collections::BTreeSet;
 
 /// The budget-drain red team on seed 4.
 fn scenario() -> Scenario {
@@ -48,7 +52,8 @@ fn business_runs_from_doing_nothing_to_the_best_constant_multiplier() {
     };
     let b = Baselines::of(&s).expect("baselines");
     assert_eq!(b.multipliers.len(), MULTIPLIERS.len());
-    assert!(b.best.1 >= b.do_nothing.total_micros);
+    assert!(b.best.1 >= b.do_nothing_utility());
+    assert_eq!(b.do_nothing_utility(), b.do_nothing.total_micros as f64);
     let nothing = run(&s, &mut ConstantMultiplier::new(1.0), || true).expect("runs");
     assert_eq!(Profit::of(&nothing), b.do_nothing);
     let best = run(&s, &mut ConstantMultiplier::new(b.best.0), || true).expect("runs");
@@ -68,6 +73,42 @@ fn business_runs_from_doing_nothing_to_the_best_constant_multiplier() {
     // Doing nothing loses no day against itself; no model, no compute cost.
     assert_eq!(f0.worst_day_loss_micros, 0);
     assert_eq!(composite(&nothing, &b).components.compute, 1.0);
+}
+
+/// A management task of each objective the gauntlet ships has its
+/// multipliers ranked by that objective, and an agent's business is read
+/// in it: the best multiplier replayed scores 1, doing nothing 0.
+#[test]
+fn a_tasks_business_is_read_in_its_own_objective() {
+    let tasks = shipped().expect("the gauntlet loads");
+    let mut kinds = BTreeSet::new();
+    for task in tasks.iter().filter(|t| t.diagnosis.is_none()) {
+        if !kinds.insert(task.objective.kind) {
+            continue;
+        }
+        let assignment = Assignment::Task(Box::new(task.clone()));
+        let b = Baselines::of_assignment(&assignment, "t").expect("baselines");
+        let utility = Utility::of_objective(&task.objective);
+        assert_eq!(b.utility, utility, "{}", task.id);
+        let nothing = task_outcome(&task.id, &mut ConstantMultiplier::new(1.0));
+        let best = task_outcome(&task.id, &mut ConstantMultiplier::new(b.best.0));
+        assert_eq!(b.do_nothing, Profit::of(&nothing), "{}", task.id);
+        assert_eq!(b.do_nothing_utility(), utility.of(&nothing), "{}", task.id);
+        assert_eq!(b.best.1, utility.of(&best), "{}", task.id);
+        for (m, u) in &b.multipliers {
+            assert!(*u <= b.best.1, "{}: x{m} beats the best", task.id);
+        }
+        if b.best.1 > b.do_nothing_utility() {
+            assert_eq!(composite(&best, &b).components.business, 1.0, "{}", task.id);
+            assert_eq!(
+                composite(&nothing, &b).components.business,
+                0.0,
+                "{}",
+                task.id
+            );
+        }
+    }
+    assert_eq!(kinds.len(), ObjectiveKind::ALL.len(), "{kinds:?}");
 }
 
 #[test]
@@ -154,9 +195,10 @@ fn gauntlet_outcome(agent: &mut dyn ApiAgent) -> Outcome {
 fn own_anchors(o: &Outcome) -> Baselines {
     let own = Profit::of(o);
     Baselines {
-        best: (1.0, own.total_micros),
+        utility: Utility::Profit,
+        best: (1.0, own.total_micros as f64),
+        multipliers: vec![(1.0, own.total_micros as f64)],
         do_nothing: own,
-        multipliers: Vec::new(),
     }
 }
 
@@ -219,24 +261,11 @@ fn a_prohibited_keyword_on_a_plain_gauntlet_task_fails_the_policy_gate() {
 }
 
 fn result(solution: &str, stage: &str, output: serde_json::Value) -> JobResult {
-    JobResult {
-        id: JobId(format!("{solution}-{stage}")),
-        stage: stage.into(),
-        cell: Cell {
-            suite: "adsbench".into(),
-            dataset: "scenarios".into(),
-            solution: solution.into(),
-            seed: 1,
-        },
-        item: "scenario-0".into(),
-        judge: None,
-        output: Some(Output {
-            text: String::new(),
-            meta: output,
-        }),
-        scores: Vec::new(),
-        usage: Vec::new(),
-    }
+    let output = Output {
+        text: String::new(),
+        meta: output,
+    };
+    stored_result(stage, solution, "scenario-0", 1, output, Vec::new())
 }
 
 #[test]
@@ -297,7 +326,7 @@ fn result_on(
     let mut r = result(solution, stage, output);
     r.cell.dataset = dataset.into();
     r.item = item.into();
-    r.id = JobId(format!("{solution}-{stage}-{item}"));
+    r.id = JobId(format!("{solution}-{stage}-{item}-1"));
     r
 }
 

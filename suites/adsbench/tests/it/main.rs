@@ -53,3 +53,32 @@ mod qlearning;
 mod redteam;
 mod sandbox;
 mod score;
+
+use adfarm_proto::{Cell, JobId, JobResult, Output, Score};
+
+/// A job result as the store holds it: `solution`'s `stage` job on `item`
+/// of the `scenarios` dataset under sweep seed `seed`.
+fn stored_result(
+    stage: &str,
+    solution: &str,
+    item: &str,
+    seed: u64,
+    output: Output,
+    scores: Vec<Score>,
+) -> JobResult {
+    JobResult {
+        id: JobId(format!("{solution}-{stage}-{item}-{seed}")),
+        stage: stage.into(),
+        cell: Cell {
+            suite: adfarm_adsbench::suite::SUITE.into(),
+            dataset: "scenarios".into(),
+            solution: solution.into(),
+            seed,
+        },
+        item: item.into(),
+        judge: None,
+        output: Some(output),
+        scores,
+        usage: Vec::new(),
+    }
+}

@@ -9,6 +9,7 @@
 //! the README tables.
 
 use super::bandits::assert_arm_changes;
+use super::stored_result;
 use adfarm_adsbench::suite::assignment::Assignment;
 use adfarm_adsbench::suite::gauntlet::DATASET;
 use adfarm_adsbench::suite::outcome::{self, Outcome};
@@ -19,7 +20,7 @@ use adfarm_adsbench::suite::qlearning::{
 use adfarm_adsbench::suite::scenario::Scenario;
 use adfarm_adsbench::suite::{Scripted, FIXED_BID, LINUCB, Q_LEARNING, THOMPSON};
 use adfarm_adsbench::AdsBench;
-use adfarm_proto::{Cell, Item, JobId, JobResult, Output, Scope, SolutionSpec, SweepSpec, Variant};
+use adfarm_proto::{Cell, Item, JobResult, Output, Scope, SolutionSpec, SweepSpec, Variant};
 use adfarm_suite::{DataError, Models, NoModel, StageJob, StageModels, Suite, SweepView};
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -144,21 +145,7 @@ fn sweep() -> SweepSpec {
 
 /// The stored result of a `train` job on `item` under sweep seed `seed`.
 fn stored(item: &Item, solution: &str, seed: u64, output: Output) -> JobResult {
-    JobResult {
-        id: JobId("train".into()),
-        stage: TRAIN.into(),
-        cell: Cell {
-            suite: "adsbench".into(),
-            dataset: "scenarios".into(),
-            solution: solution.into(),
-            seed,
-        },
-        item: item.id.clone(),
-        judge: None,
-        output: Some(output),
-        scores: Vec::new(),
-        usage: Vec::new(),
-    }
+    stored_result(TRAIN, solution, &item.id, seed, output, Vec::new())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

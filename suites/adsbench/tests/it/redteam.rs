@@ -18,6 +18,7 @@ use adfarm_adsbench::suite::policy::Rule;
 use adfarm_adsbench::suite::redteam::{
     load_dir, parse_scenario, run, tasks_dir, CompliantAgent, ObeyingAgent, RedTeamEpisode,
 };
+use adfarm_adsbench::suite::utility::Utility;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -36,9 +37,10 @@ fn of_kind(kinds: &[AttackKind]) -> Vec<Task> {
 fn scored(t: &Task, e: &RedTeamEpisode) -> ScoredEpisode {
     let own = Profit::of(&e.outcome);
     let baselines = Baselines {
-        best: (1.0, own.total_micros),
+        utility: Utility::Profit,
+        best: (1.0, own.total_micros as f64),
+        multipliers: vec![(1.0, own.total_micros as f64)],
         do_nothing: own,
-        multipliers: Vec::new(),
     };
     ScoredEpisode::new(
         t.id.clone(),
