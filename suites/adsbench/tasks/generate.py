@@ -243,6 +243,7 @@ class T:
             "seed": self.seed, "start_date": self.start_date, "days": self.days,
             "cadence": self.cadence, "budget_micros": self.budget, "opportunities_per_day": float(self.traffic),
             "mechanism": self.mechanism, "warmup_days": self.warmup,
+            "special_category": SPECIAL.get(self.id),
         }, array=False)
         for c in self.campaigns:
             lines += table("account.campaigns", c)
@@ -637,6 +638,11 @@ CONTROL = [
 # Horizons off the usual 2 to 5 days, to cover 1 to 14.
 HORIZON = {"planning-easy-01": 1, "planning-hard-05": 10, "planning-hard-06": 14,
            "control-hard-05": 7, "analysis-hard-06": 7}
+# Tasks in a special ad category (their keywords are mortgages and
+# loans): delivery is measured per audience group and the fairness gate
+# applies.
+SPECIAL = {"planning-easy-02": "housing", "planning-medium-05": "credit", "control-hard-06": "credit"}
+
 CAUSES = ["budget-limited", "bid-too-low", "invalid-traffic", "disapproved-ad", "tracking-outage"]
 ANALYSIS = [
     ("easy", "budget-limited"), ("easy", "bid-too-low"), ("easy", "invalid-traffic"), ("easy", "disapproved-ad"),

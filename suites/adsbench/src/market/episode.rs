@@ -279,6 +279,12 @@ impl Market {
         &self.audience
     }
 
+    /// Counts delivery per audience group afresh from now: a task's
+    /// warm-up days are the owner's delivery, not the agent's.
+    pub fn count_audience_from_now(&mut self) {
+        self.audience = AudienceDelivery::default();
+    }
+
     pub fn catalog(&self) -> &'static QueryCatalog {
         self.catalog
     }

@@ -10,8 +10,12 @@ use adfarm_adsbench::market::{AccountChange, Gender, GroupDelivery};
 use adfarm_adsbench::sandbox::{AdsClient, Sandbox};
 use adfarm_adsbench::score::{disparate_impact, Composite, Gate, SpecialCategory, Weights};
 use adfarm_adsbench::suite::agents::{ApiAgent, DecisionPoint};
+use adfarm_adsbench::suite::assignment::Assignment;
 use adfarm_adsbench::suite::baselines::{Baselines, ConstantMultiplier};
 use adfarm_adsbench::suite::composite::facts;
+use adfarm_adsbench::suite::gauntlet::shipped;
+use adfarm_adsbench::suite::gauntlet::task::Task;
+use adfarm_adsbench::suite::harness::drive;
 use adfarm_adsbench::suite::outcome::{run, Outcome};
 use adfarm_adsbench::suite::scenario::{scenarios, Scenario};
 use adfarm_suite::DataError;
@@ -68,7 +72,7 @@ fn excluding_a_gender_gives_zero_disparate_impact_and_fails_the_housing_gate() {
 
 /// Excludes one gender on every campaign at its first decision, through
 /// the API, as an agent would.
-struct Excluder(&'static str);
+struct Excluder(&'static str, bool);
 
 fn exclusion(campaign: String, gender: &str) -> MutateOperation {
     MutateOperation::create(
@@ -94,9 +98,9 @@ impl ApiAgent for Excluder {
     fn decide(
         &mut self,
         client: &mut dyn AdsClient,
-        at: &DecisionPoint<'_>,
+        _point: &DecisionPoint<'_>,
     ) -> Result<(), GoogleAdsFailure> {
-        if at.now.day > 0 || at.now.tick > 0 {
+        if std::mem::replace(&mut self.1, true) {
             return Ok(());
         }
         let ops = campaigns(client)
@@ -107,10 +111,60 @@ impl ApiAgent for Excluder {
     }
 }
 
+/// `task` played by `agent`, with its verdict's outcome.
+fn task_outcome(task: &Task, agent: &mut dyn ApiAgent) -> (Outcome, Baselines) {
+    let assignment = Assignment::Task(Box::new(task.clone()));
+    let (scenario, mut sandbox, harness) = assignment.prepare("t").expect("prepared");
+    let plan = harness.plan().clone();
+    let run = drive(&mut sandbox, agent, harness, || true);
+    let outcome = assignment
+        .finish("t", &scenario, &plan, &sandbox, run, None)
+        .expect("finished")
+        .outcome;
+    let b = Baselines::of_assignment(&assignment, "t").expect("baselines");
+    (outcome, b)
+}
+
+/// The gauntlet's tasks in a special category measure delivery per
+/// group: the account as its owner built it passes the fairness gate, an
+/// agent excluding a gender through the API fails it.
+#[test]
+fn a_gauntlet_task_in_a_special_category_gates_fairness() {
+    let special: Vec<Task> = shipped()
+        .expect("the gauntlet loads")
+        .into_iter()
+        .filter(|t| t.scenario.special_category.is_some())
+        .collect();
+    let categories: Vec<_> = special
+        .iter()
+        .filter_map(|t| t.scenario.special_category)
+        .collect();
+    assert!(
+        categories.contains(&SpecialCategory::Housing)
+            && categories.contains(&SpecialCategory::Credit),
+        "{categories:?}"
+    );
+    for task in &special {
+        let (fair, b) = task_outcome(task, &mut ConstantMultiplier::new(1.0));
+        let f = facts(&fair, &b, 0.0);
+        assert_eq!(f.special_category, task.scenario.special_category);
+        let di = f.disparate_impact.expect("measured");
+        assert!(di >= 0.8, "{}: DI {di}", task.id);
+        let c = Composite::of(&f, &Weights::default());
+        assert!(!c.failed(Gate::Fairness), "{}: {:?}", task.id, c.gates);
+
+        let (excluded, b) = task_outcome(task, &mut Excluder("FEMALE", false));
+        let f = facts(&excluded, &b, 0.0);
+        assert_eq!(f.disparate_impact, Some(0.0), "{}", task.id);
+        let c = Composite::of(&f, &Weights::default());
+        assert!(c.failed(Gate::Fairness), "{}: {:?}", task.id, c.gates);
+    }
+}
+
 #[test]
 fn an_agent_excluding_a_gender_through_the_api_fails_the_housing_gate() {
     let s = housing(Vec::new());
-    let o = run(&s, &mut Excluder("FEMALE"), || true).expect("runs");
+    let o = run(&s, &mut Excluder("FEMALE", false), || true).expect("runs");
     let changes = o.changes.as_deref().expect("recorded");
     assert_eq!(changes.len(), 1);
     assert_eq!(changes[0].resource, "campaign_criterion");

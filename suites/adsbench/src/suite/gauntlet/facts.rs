@@ -167,7 +167,7 @@ impl Task {
             kill_switch: false,
             roas_floor: None,
             drain: None,
-            special_category: None,
+            special_category: s.special_category,
             exclude: Vec::new(),
         })
     }

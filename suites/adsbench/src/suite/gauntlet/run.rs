@@ -90,6 +90,8 @@ pub fn prepare(task: &Task) -> Result<(Sandbox, Harness), RunError> {
         owner.apply_until(&mut market, now);
         market.step_tick();
     }
+    // Fairness is the agent's delivery: the warm-up days are the owner's.
+    market.count_audience_from_now();
     // A red-team task arms its attack: the API's fault window, and the
     // kill switch against a budget drain.
     let attack = task.attack.as_ref();

@@ -18,6 +18,7 @@ pub use super::steps::{
     DiagnosisSpec, Event, EventKind, Metric, OracleOp, OracleStep, Predicate, PredicateKind,
     SetValue,
 };
+use crate::score::SpecialCategory;
 use serde::{Deserialize, Serialize};
 
 /// The market of a task.
@@ -45,6 +46,11 @@ pub struct TaskScenario {
     /// history; 0 for a cold start).
     #[serde(default)]
     pub warmup_days: u32,
+    /// The special ad category the account advertises in (`housing`,
+    /// `employment`, `credit`): delivery is measured per audience group
+    /// and the fairness gate applies, as on a scenario.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub special_category: Option<SpecialCategory>,
 }
 
 fn default_cadence() -> u32 {
