@@ -13,7 +13,8 @@
 //! answered with the API's errors and every episode ends. A model agent
 //! scripted through malformed calls gets Google's error codes for each,
 //! and its episode's patch, read back with `adfarm adsbench patch`,
-//! replays on the scenario's start state to the same event log.
+//! replays on the scenario's start state to the same event log. The whole
+//! gauntlet under both model agents gives one report in both deployments.
 
 use crate::sections::{col, number, table, text};
 use crate::{assert_complete, assert_same_results, assets_home, figure, Fake, Farm};
@@ -195,6 +196,52 @@ async fn adsbench_model_agents_give_one_report_embedded_and_distributed() {
         format_args!(
             "4 model-agent episodes of 3 days, {calls} model calls each deployment; embedded \
              {:.1} s, 2 workers {:.1} s",
+            embedded_wall.as_secs_f64(),
+            wall.as_secs_f64()
+        ),
+    );
+}
+
+/// The whole gauntlet under both model agents against the fake server
+/// (`sweeps/adsbench-model-gauntlet.toml`, 60 tasks): every episode ends,
+/// and a coordinator with two workers gives the embedded run's report.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_whole_gauntlet_of_model_agents_gives_one_report_embedded_and_distributed() {
+    let fake = Fake::clean().await;
+    let mut farm = Farm::new("adsbench-model-gauntlet");
+    let sweep = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../sweeps/adsbench-model-gauntlet.toml"
+    ))
+    .expect("the sweep file")
+    .replace("http://127.0.0.1:8089/v1", &fake.base_url());
+    let path = farm.write("adsbench-model-gauntlet.toml", &sweep);
+    link_assets(&farm, &["home"]);
+
+    let t0 = Instant::now();
+    let embedded = farm.run_embedded("home", &path, &[]).await;
+    let embedded_wall = t0.elapsed();
+    assert_complete(&embedded);
+    assert_eq!(embedded.jobs[SOLVE].planned, 120, "{:?}", embedded.jobs);
+    let calls = fake.stats().await.requests;
+    assert!(calls >= 120, "{calls} model calls");
+    let gauntlet = table(&embedded, "adsbench", "gauntlet");
+    assert_eq!(gauntlet.rows.len(), 60, "{gauntlet:?}");
+
+    farm.start_workers(2, 2).await;
+    let wall = farm.coordinate(&path, Duration::from_secs(240)).await;
+    let distributed = farm.report_cluster(&path).await;
+    assert_complete(&distributed);
+    assert_same_results(&distributed, &embedded);
+    assert_eq!(distributed.usage, embedded.usage);
+    assert_eq!(distributed.sections, embedded.sections);
+    assert_eq!(fake.stats().await.requests, 2 * calls);
+
+    figure(
+        "adsbench-model-gauntlet",
+        format_args!(
+            "60 tasks × 2 model agents, {calls} model calls each deployment; embedded {:.1} s, \
+             2 workers {:.1} s",
             embedded_wall.as_secs_f64(),
             wall.as_secs_f64()
         ),
