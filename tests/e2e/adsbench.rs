@@ -204,7 +204,8 @@ async fn adsbench_model_agents_give_one_report_embedded_and_distributed() {
 
 /// The whole gauntlet under both model agents against the fake server
 /// (`sweeps/adsbench-model-gauntlet.toml`, 60 tasks): every episode ends,
-/// and a coordinator with two workers gives the embedded run's report.
+/// and a coordinator with two workers gives the embedded run's report,
+/// the same JSON bytes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_whole_gauntlet_of_model_agents_gives_one_report_embedded_and_distributed() {
     let fake = Fake::clean().await;
@@ -235,6 +236,12 @@ async fn the_whole_gauntlet_of_model_agents_gives_one_report_embedded_and_distri
     assert_same_results(&distributed, &embedded);
     assert_eq!(distributed.usage, embedded.usage);
     assert_eq!(distributed.sections, embedded.sections);
+    // The whole report, as the bytes of its JSON.
+    let bytes = |r: &Report| serde_json::to_vec(r).expect("a report serialises");
+    assert!(
+        bytes(&distributed) == bytes(&embedded),
+        "the two reports' JSON differ"
+    );
     assert_eq!(fake.stats().await.requests, 2 * calls);
 
     figure(
