@@ -122,6 +122,18 @@ async fn adsbench_scripted_sweep_gives_one_report_embedded_and_distributed() {
     );
 }
 
+/// The shipped sweep `file` written into the farm with its provider at
+/// `fake` (the shipped files name `adfarm dev fake-llm`'s default address).
+fn against_fake(farm: &Farm, fake: &Fake, file: &str) -> std::path::PathBuf {
+    let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../sweeps")
+        .join(file);
+    let sweep = std::fs::read_to_string(&shipped)
+        .expect("the sweep file")
+        .replace("http://127.0.0.1:8089/v1", &fake.base_url());
+    farm.write(file, &sweep)
+}
+
 /// The suite declares the OBD sample; each home gets the one the test
 /// command fetched, so nothing is downloaded here.
 fn link_assets(farm: &Farm, homes: &[&str]) {
@@ -140,13 +152,7 @@ fn link_assets(farm: &Farm, homes: &[&str]) {
 async fn adsbench_model_agents_give_one_report_embedded_and_distributed() {
     let fake = Fake::clean().await;
     let mut farm = Farm::new("adsbench-model");
-    let sweep = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../sweeps/adsbench-model.toml"
-    ))
-    .expect("the sweep file")
-    .replace("http://127.0.0.1:8089/v1", &fake.base_url());
-    let path = farm.write("adsbench-model.toml", &sweep);
+    let path = against_fake(&farm, &fake, "adsbench-model.toml");
     link_assets(&farm, &["home", "again"]);
 
     let t0 = Instant::now();
@@ -210,13 +216,7 @@ async fn adsbench_model_agents_give_one_report_embedded_and_distributed() {
 async fn the_whole_gauntlet_of_model_agents_gives_one_report_embedded_and_distributed() {
     let fake = Fake::clean().await;
     let mut farm = Farm::new("adsbench-model-gauntlet");
-    let sweep = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../sweeps/adsbench-model-gauntlet.toml"
-    ))
-    .expect("the sweep file")
-    .replace("http://127.0.0.1:8089/v1", &fake.base_url());
-    let path = farm.write("adsbench-model-gauntlet.toml", &sweep);
+    let path = against_fake(&farm, &fake, "adsbench-model-gauntlet.toml");
     link_assets(&farm, &["home"]);
 
     let t0 = Instant::now();

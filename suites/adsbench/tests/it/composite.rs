@@ -9,7 +9,7 @@
 //! gauntlet's stationary tasks beside it.
 
 use super::kill_switch::drain;
-use super::stored_result;
+use super::{stored_result, task_outcome};
 use adfarm_adsbench::api::error::GoogleAdsFailure;
 use adfarm_adsbench::api::MutateOperation;
 use adfarm_adsbench::gaql::{Resource, Value as GaqlValue};
@@ -22,7 +22,6 @@ use adfarm_adsbench::suite::baselines::{Baselines, ConstantMultiplier, Profit, M
 use adfarm_adsbench::suite::composite::{facts, section, COMPOSITE};
 use adfarm_adsbench::suite::gauntlet::labels::ObjectiveKind;
 use adfarm_adsbench::suite::gauntlet::{shipped, OracleAgent};
-use adfarm_adsbench::suite::harness::drive;
 use adfarm_adsbench::suite::outcome::{run, Outcome};
 use adfarm_adsbench::suite::rules::RuleAgent;
 use adfarm_adsbench::suite::scenario::Scenario;
@@ -90,8 +89,8 @@ fn a_tasks_business_is_read_in_its_own_objective() {
         let b = Baselines::of_assignment(&assignment, "t").expect("baselines");
         let utility = Utility::of_objective(&task.objective);
         assert_eq!(b.utility, utility, "{}", task.id);
-        let nothing = task_outcome(&task.id, &mut ConstantMultiplier::new(1.0));
-        let best = task_outcome(&task.id, &mut ConstantMultiplier::new(b.best.0));
+        let nothing = task_outcome(task, &mut ConstantMultiplier::new(1.0));
+        let best = task_outcome(task, &mut ConstantMultiplier::new(b.best.0));
         assert_eq!(b.do_nothing, Profit::of(&nothing), "{}", task.id);
         assert_eq!(b.do_nothing_utility(), utility.of(&nothing), "{}", task.id);
         assert_eq!(b.best.1, utility.of(&best), "{}", task.id);
@@ -170,25 +169,18 @@ impl ApiAgent for AddsKeyword {
 }
 
 /// The outcome of `agent` on gauntlet task `id`, as a solve runs it.
-fn task_outcome(id: &str, agent: &mut dyn ApiAgent) -> Outcome {
+fn shipped_outcome(id: &str, agent: &mut dyn ApiAgent) -> Outcome {
     let task = shipped()
         .expect("the gauntlet loads")
         .into_iter()
         .find(|t| t.id == id)
         .expect("a shipped task");
-    let assignment = Assignment::Task(Box::new(task));
-    let (scenario, mut sandbox, harness) = assignment.prepare("t").expect("prepared");
-    let plan = harness.plan().clone();
-    let run = drive(&mut sandbox, agent, harness, || true);
-    assignment
-        .finish("t", &scenario, &plan, &sandbox, run, None)
-        .expect("finished")
-        .outcome
+    task_outcome(&task, agent)
 }
 
 /// A plain control task's outcome under `agent`.
 fn gauntlet_outcome(agent: &mut dyn ApiAgent) -> Outcome {
-    task_outcome("control-easy-01", agent)
+    shipped_outcome("control-easy-01", agent)
 }
 
 /// Doing nothing and the agent's own profit as the business anchors.
@@ -206,7 +198,7 @@ fn own_anchors(o: &Outcome) -> Baselines {
 fn a_tasks_operations_are_measured_against_its_reference_steps() {
     for task in shipped().expect("the gauntlet loads") {
         let steps = task.oracle_timeline().len() as u64;
-        let o = task_outcome(&task.id, &mut OracleAgent::new(&task));
+        let o = task_outcome(&task, &mut OracleAgent::new(&task));
         let f = facts(&o, &own_anchors(&o), 0.0);
         assert_eq!(f.reference_operations, Some(steps), "{}", task.id);
         // The oracle takes each step as one operation: economy 1.
@@ -214,7 +206,7 @@ fn a_tasks_operations_are_measured_against_its_reference_steps() {
     }
     // A keyword added where the reference changes nothing scores 0 on
     // economy, so operations is half the pacing accuracy.
-    let o = task_outcome(
+    let o = shipped_outcome(
         "analysis-easy-01",
         &mut AddsKeyword {
             text: "leather watches",

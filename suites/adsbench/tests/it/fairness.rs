@@ -3,6 +3,7 @@
 //! group, the outcome carries the counts where the scenario asks, and the
 //! composite turns them into disparate impact and the fairness gate.
 
+use super::task_outcome;
 use adfarm_adsbench::api::error::GoogleAdsFailure;
 use adfarm_adsbench::api::MutateOperation;
 use adfarm_adsbench::gaql::{Resource, Value};
@@ -15,7 +16,6 @@ use adfarm_adsbench::suite::baselines::{Baselines, ConstantMultiplier};
 use adfarm_adsbench::suite::composite::facts;
 use adfarm_adsbench::suite::gauntlet::shipped;
 use adfarm_adsbench::suite::gauntlet::task::Task;
-use adfarm_adsbench::suite::harness::drive;
 use adfarm_adsbench::suite::outcome::{run, Outcome};
 use adfarm_adsbench::suite::scenario::{scenarios, Scenario};
 use adfarm_suite::DataError;
@@ -111,18 +111,11 @@ impl ApiAgent for Excluder {
     }
 }
 
-/// `task` played by `agent`, with its verdict's outcome.
-fn task_outcome(task: &Task, agent: &mut dyn ApiAgent) -> (Outcome, Baselines) {
+/// `task` played by `agent`, and its baselines.
+fn played(task: &Task, agent: &mut dyn ApiAgent) -> (Outcome, Baselines) {
     let assignment = Assignment::Task(Box::new(task.clone()));
-    let (scenario, mut sandbox, harness) = assignment.prepare("t").expect("prepared");
-    let plan = harness.plan().clone();
-    let run = drive(&mut sandbox, agent, harness, || true);
-    let outcome = assignment
-        .finish("t", &scenario, &plan, &sandbox, run, None)
-        .expect("finished")
-        .outcome;
     let b = Baselines::of_assignment(&assignment, "t").expect("baselines");
-    (outcome, b)
+    (task_outcome(task, agent), b)
 }
 
 /// The gauntlet's tasks in a special category measure delivery per
@@ -145,7 +138,7 @@ fn a_gauntlet_task_in_a_special_category_gates_fairness() {
         "{categories:?}"
     );
     for task in &special {
-        let (fair, b) = task_outcome(task, &mut ConstantMultiplier::new(1.0));
+        let (fair, b) = played(task, &mut ConstantMultiplier::new(1.0));
         let f = facts(&fair, &b, 0.0);
         assert_eq!(f.special_category, task.scenario.special_category);
         let di = f.disparate_impact.expect("measured");
@@ -153,7 +146,7 @@ fn a_gauntlet_task_in_a_special_category_gates_fairness() {
         let c = Composite::of(&f, &Weights::default());
         assert!(!c.failed(Gate::Fairness), "{}: {:?}", task.id, c.gates);
 
-        let (excluded, b) = task_outcome(task, &mut Excluder("FEMALE", false));
+        let (excluded, b) = played(task, &mut Excluder("FEMALE", false));
         let f = facts(&excluded, &b, 0.0);
         assert_eq!(f.disparate_impact, Some(0.0), "{}", task.id);
         let c = Composite::of(&f, &Weights::default());

@@ -54,7 +54,24 @@ mod redteam;
 mod sandbox;
 mod score;
 
+use adfarm_adsbench::suite::agents::ApiAgent;
+use adfarm_adsbench::suite::assignment::Assignment;
+use adfarm_adsbench::suite::gauntlet::Task;
+use adfarm_adsbench::suite::harness::drive;
+use adfarm_adsbench::suite::outcome::Outcome;
 use adfarm_proto::{Cell, JobId, JobResult, Output, Score};
+
+/// The outcome of `agent` on gauntlet `task`, as a solve runs it.
+fn task_outcome(task: &Task, agent: &mut dyn ApiAgent) -> Outcome {
+    let assignment = Assignment::Task(Box::new(task.clone()));
+    let (scenario, mut sandbox, harness) = assignment.prepare("t").expect("prepared");
+    let plan = harness.plan().clone();
+    let run = drive(&mut sandbox, agent, harness, || true);
+    assignment
+        .finish("t", &scenario, &plan, &sandbox, run, None)
+        .expect("finished")
+        .outcome
+}
 
 /// A job result as the store holds it: `solution`'s `stage` job on `item`
 /// of the `scenarios` dataset under sweep seed `seed`.
