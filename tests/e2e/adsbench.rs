@@ -304,7 +304,9 @@ fn malformed_calls() -> Vec<ScriptedCall> {
         "campaign",
         "campaign_criterion",
         "ad_group",
+        "ad_group_ad",
         "ad_group_criterion",
+        "search_term_view",
     ] {
         calls.push(search(&format!("SELECT customer.id FROM {resource}")));
     }

@@ -87,6 +87,10 @@ google_enum! {
         OperatorFieldMismatch => "OPERATOR_FIELD_MISMATCH",
         /// A condition has an empty list.
         ProhibitedEmptyListInCondition => "PROHIBITED_EMPTY_LIST_IN_CONDITION",
+        /// A metric or segment with a FROM resource that has none.
+        ProhibitedMetricInSelectOrWhereClause => "PROHIBITED_METRIC_IN_SELECT_OR_WHERE_CLAUSE",
+        /// A segment the FROM resource cannot be split by.
+        ProhibitedSegmentInSelectOrWhereClause => "PROHIBITED_SEGMENT_IN_SELECT_OR_WHERE_CLAUSE",
         /// A field that cannot be sorted is in ORDER BY.
         ProhibitedFieldInOrderByClause => "PROHIBITED_FIELD_IN_ORDER_BY_CLAUSE",
         /// A field that cannot be selected is in SELECT.

@@ -249,6 +249,10 @@ pub fn resource_of(resource_name: &str) -> Result<Resource, GoogleAdsError> {
                 .split_once('~')
                 .filter(|(a, b)| is_id(a) && is_id(b))
                 .map(|_| Resource::CampaignCriterion),
+            "adGroupAds" => id
+                .split_once('~')
+                .filter(|(a, b)| is_id(a) && is_id(b))
+                .map(|_| Resource::AdGroupAd),
             _ => None,
         },
         _ => None,
@@ -256,7 +260,7 @@ pub fn resource_of(resource_name: &str) -> Result<Resource, GoogleAdsError> {
     resource.ok_or_else(|| {
         GoogleAdsError::new(
             ErrorCode::RequestError(RequestError::ResourceNameMalformed),
-            format!("'{resource_name}' is not a budget, campaign, ad group, ad group criterion or campaign criterion resource name."),
+            format!("'{resource_name}' is not a budget, campaign, ad group, ad group criterion, ad group ad or campaign criterion resource name."),
         )
         .triggered_by(resource_name)
     })

@@ -2,7 +2,7 @@
 //!
 //! An account describes each entity as plain attributes ([`CustomerAttrs`],
 //! [`BudgetAttrs`], [`CampaignAttrs`], [`AdGroupAttrs`], [`KeywordAttrs`],
-//! [`CampaignCriterionAttrs`]);
+//! [`CampaignCriterionAttrs`], [`AdAttrs`], [`SearchTermAttrs`]);
 //! a [`RowBuilder`] writes the GAQL fields a query wants from them. A child
 //! row also carries the attributes of the resources above it, so an account
 //! fills a keyword's row with its ad group's, campaign's, budget's and
@@ -130,6 +130,45 @@ pub struct CampaignCriterionAttrs {
     pub negative: bool,
     /// FEMALE, MALE or UNDETERMINED.
     pub gender: String,
+}
+
+/// An ad group ad's attributes: a responsive search ad and its policy
+/// summary.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdAttrs {
+    /// `customers/{c}/adGroupAds/{ad_group_id}~{ad_id}`.
+    pub resource_name: String,
+    /// Its ad group's resource name.
+    pub ad_group: String,
+    /// The ad's id.
+    pub ad_id: u64,
+    /// ENABLED, PAUSED or REMOVED.
+    pub status: String,
+    /// The headlines.
+    pub headlines: Vec<String>,
+    /// The descriptions.
+    pub descriptions: Vec<String>,
+    /// The landing pages.
+    pub final_urls: Vec<String>,
+    /// APPROVED, DISAPPROVED ...
+    pub approval_status: String,
+    /// One `TOPIC: message` per policy finding.
+    pub policy_topic_entries: Vec<String>,
+}
+
+/// A search term's attributes: a search that showed an ad group's ads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchTermAttrs {
+    /// `customers/{c}/searchTermViews/{campaign}~{ad_group}~{term}`, the
+    /// term in URL-safe base64 as Google writes it.
+    pub resource_name: String,
+    /// Its ad group's resource name.
+    pub ad_group: String,
+    /// The search.
+    pub search_term: String,
+    /// ADDED, EXCLUDED, ADDED_EXCLUDED or NONE: whether the ad group has a
+    /// keyword (positive, negative, both) with exactly the term's text.
+    pub status: String,
 }
 
 /// Fills one entity row with the wanted attributes only; each value is
@@ -265,6 +304,54 @@ impl<'f> RowBuilder<'f> {
             k.quality_score.map_or(Value::Null, Value::Int64)
         });
         self.put("ad_group_criterion.labels", || k.labels.clone());
+    }
+
+    /// Writes the `ad_group_ad.*` fields.
+    pub fn ad(&mut self, a: &AdAttrs) {
+        let list = |texts: &[String]| {
+            Value::List(texts.iter().map(|t| Value::String(t.clone())).collect())
+        };
+        self.put("ad_group_ad.resource_name", || {
+            Value::ResourceName(a.resource_name.clone())
+        });
+        self.put("ad_group_ad.ad_group", || {
+            Value::ResourceName(a.ad_group.clone())
+        });
+        self.put("ad_group_ad.status", || Value::Enum(a.status.clone()));
+        self.put("ad_group_ad.ad.id", || Value::Int64(a.ad_id as i64));
+        self.put("ad_group_ad.ad.type", || {
+            Value::Enum("RESPONSIVE_SEARCH_AD".into())
+        });
+        self.put("ad_group_ad.ad.responsive_search_ad.headlines", || {
+            list(&a.headlines)
+        });
+        self.put("ad_group_ad.ad.responsive_search_ad.descriptions", || {
+            list(&a.descriptions)
+        });
+        self.put("ad_group_ad.ad.final_urls", || list(&a.final_urls));
+        self.put("ad_group_ad.policy_summary.approval_status", || {
+            Value::Enum(a.approval_status.clone())
+        });
+        self.put("ad_group_ad.policy_summary.review_status", || {
+            Value::Enum("REVIEWED".into())
+        });
+        self.put("ad_group_ad.policy_summary.policy_topic_entries", || {
+            list(&a.policy_topic_entries)
+        });
+    }
+
+    /// Writes the `search_term_view.*` fields.
+    pub fn search_term(&mut self, t: &SearchTermAttrs) {
+        self.put("search_term_view.resource_name", || {
+            Value::ResourceName(t.resource_name.clone())
+        });
+        self.put("search_term_view.ad_group", || {
+            Value::ResourceName(t.ad_group.clone())
+        });
+        self.put("search_term_view.search_term", || {
+            Value::String(t.search_term.clone())
+        });
+        self.put("search_term_view.status", || Value::Enum(t.status.clone()));
     }
 
     /// Writes the `campaign_criterion.*` fields.

@@ -3,8 +3,11 @@
 //! resources' fields may appear with which FROM resource.
 //!
 //! It mirrors the part of Google's field reference the simulated account
-//! has (customer, campaign_budget, campaign, ad_group, ad_group_criterion and its
-//! keyword_view, campaign_criterion for gender exclusions, the count and
+//! has (customer, campaign_budget, campaign, ad_group, ad_group_ad (responsive
+//! search ads and their policy summary; no metrics: ads share their ad
+//! group's traffic here), ad_group_criterion and its
+//! keyword_view, search_term_view (per day, not per hour: the market keeps
+//! its search terms by day), campaign_criterion for gender exclusions, the count and
 //! ratio metrics, the core date segments and the hour and weekday
 //! segments). As in Google's reference, resource names
 //! and repeated fields cannot be sorted.
@@ -30,11 +33,15 @@ pub enum Resource {
     /// `campaign_criterion`: a campaign's targeting criteria; here only
     /// negative gender criteria (a campaign's gender exclusions).
     CampaignCriterion,
+    /// `ad_group_ad`: an ad in an ad group (a responsive search ad).
+    AdGroupAd,
+    /// `search_term_view`: the searches that showed an ad group's ads.
+    SearchTermView,
 }
 
 impl Resource {
     /// Every resource, in the order of the hierarchy.
-    pub const ALL: [Resource; 7] = [
+    pub const ALL: [Resource; 9] = [
         Resource::Customer,
         Resource::CampaignBudget,
         Resource::Campaign,
@@ -42,6 +49,8 @@ impl Resource {
         Resource::AdGroupCriterion,
         Resource::KeywordView,
         Resource::CampaignCriterion,
+        Resource::AdGroupAd,
+        Resource::SearchTermView,
     ];
 
     /// GAQL's name (`ad_group_criterion`).
@@ -54,7 +63,22 @@ impl Resource {
             Resource::AdGroupCriterion => "ad_group_criterion",
             Resource::KeywordView => "keyword_view",
             Resource::CampaignCriterion => "campaign_criterion",
+            Resource::AdGroupAd => "ad_group_ad",
+            Resource::SearchTermView => "search_term_view",
         }
+    }
+
+    /// Whether `segments.hour` may be queried with this resource in FROM:
+    /// the market keeps search terms per day.
+    pub fn has_hours(self) -> bool {
+        self != Resource::SearchTermView
+    }
+
+    /// Whether metrics and segments may be queried with this resource in
+    /// FROM. Ads have none: the market does not split an ad group's
+    /// traffic between its ads, so their figures are the ad group's.
+    pub fn has_metrics(self) -> bool {
+        self != Resource::AdGroupAd
     }
 
     /// The resource whose rows and stats a source serves for this one:
@@ -100,6 +124,18 @@ impl Resource {
             ],
             Resource::CampaignCriterion => &[
                 Resource::CampaignCriterion,
+                Resource::Campaign,
+                Resource::Customer,
+            ],
+            Resource::AdGroupAd => &[
+                Resource::AdGroupAd,
+                Resource::AdGroup,
+                Resource::Campaign,
+                Resource::Customer,
+            ],
+            Resource::SearchTermView => &[
+                Resource::SearchTermView,
+                Resource::AdGroup,
                 Resource::Campaign,
                 Resource::Customer,
             ],
@@ -194,6 +230,25 @@ const BIDDING: &[&str] = &[
 const AD_GROUP_TYPE: &[&str] = &["SEARCH_STANDARD", "DISPLAY_STANDARD"];
 const CRITERION_TYPE: &[&str] = &["KEYWORD"];
 const MATCH_TYPE: &[&str] = &["EXACT", "PHRASE", "BROAD"];
+const AD_TYPE: &[&str] = &["RESPONSIVE_SEARCH_AD"];
+/// Google's `SearchTermTargetingStatus`.
+const SEARCH_TERM_STATUS: &[&str] = &["ADDED", "EXCLUDED", "ADDED_EXCLUDED", "NONE", "UNKNOWN"];
+/// Google's `PolicyApprovalStatus`.
+const APPROVAL: &[&str] = &[
+    "APPROVED",
+    "APPROVED_LIMITED",
+    "AREA_OF_INTEREST_ONLY",
+    "DISAPPROVED",
+    "UNKNOWN",
+];
+/// Google's `PolicyReviewStatus`.
+const REVIEW: &[&str] = &[
+    "REVIEW_IN_PROGRESS",
+    "REVIEWED",
+    "UNDER_APPEAL",
+    "ELIGIBLE_MAY_SERVE",
+    "UNKNOWN",
+];
 /// Google's `DayOfWeek`, in its order.
 pub const DAY_OF_WEEK: &[&str] = &[
     "MONDAY",
@@ -229,8 +284,8 @@ const fn repeated(name: &'static str, category: Category, data_type: DataType) -
 use Category::{Attribute as A, Metric as M, Segment as S};
 use DataType::{Bool, Date, Double, Enum, Int64, ResourceName as Rn, String as Str};
 use Resource::{
-    AdGroup as Ag, AdGroupCriterion as Agc, Campaign as Cp, CampaignBudget as Cb,
-    CampaignCriterion as Cc, Customer as Cu, KeywordView as Kv,
+    AdGroup as Ag, AdGroupAd as Aga, AdGroupCriterion as Agc, Campaign as Cp, CampaignBudget as Cb,
+    CampaignCriterion as Cc, Customer as Cu, KeywordView as Kv, SearchTermView as Stv,
 };
 
 /// Every field of the simulated API.
@@ -296,6 +351,39 @@ pub static FIELDS: &[FieldSpec] = &[
         Enum(CAMPAIGN_CRITERION_TYPE),
     ),
     field("campaign_criterion.gender.type", A(Cc), Enum(GENDER)),
+    field("ad_group_ad.resource_name", A(Aga), Rn),
+    field("ad_group_ad.ad_group", A(Aga), Rn),
+    field("ad_group_ad.status", A(Aga), Enum(STATUS)),
+    field("ad_group_ad.ad.id", A(Aga), Int64),
+    field("ad_group_ad.ad.type", A(Aga), Enum(AD_TYPE)),
+    repeated("ad_group_ad.ad.responsive_search_ad.headlines", A(Aga), Str),
+    repeated(
+        "ad_group_ad.ad.responsive_search_ad.descriptions",
+        A(Aga),
+        Str,
+    ),
+    repeated("ad_group_ad.ad.final_urls", A(Aga), Str),
+    field(
+        "ad_group_ad.policy_summary.approval_status",
+        A(Aga),
+        Enum(APPROVAL),
+    ),
+    field(
+        "ad_group_ad.policy_summary.review_status",
+        A(Aga),
+        Enum(REVIEW),
+    ),
+    // Google's entries are messages (topic, type, evidences); here each
+    // is one string, `TOPIC: the review's message`.
+    repeated(
+        "ad_group_ad.policy_summary.policy_topic_entries",
+        A(Aga),
+        Str,
+    ),
+    field("search_term_view.resource_name", A(Stv), Rn),
+    field("search_term_view.search_term", A(Stv), Str),
+    field("search_term_view.ad_group", A(Stv), Rn),
+    field("search_term_view.status", A(Stv), Enum(SEARCH_TERM_STATUS)),
     field("metrics.impressions", M, Int64),
     field("metrics.clicks", M, Int64),
     field("metrics.cost_micros", M, Int64),

@@ -304,6 +304,24 @@ impl Validator<'_> {
                 format!("Unrecognized field in the query: '{}'.", name.text),
             )
         })?;
+        if matches!(spec.category, Category::Metric | Category::Segment) && !from.has_metrics() {
+            return Err(self.error(
+                QueryError::ProhibitedMetricInSelectOrWhereClause,
+                name,
+                format!(
+                    "{} cannot be used with FROM {from}, which has no metrics or \
+                     segments here; query them FROM ad_group.",
+                    spec.name
+                ),
+            ));
+        }
+        if spec.name == "segments.hour" && !from.has_hours() {
+            return Err(self.error(
+                QueryError::ProhibitedSegmentInSelectOrWhereClause,
+                name,
+                format!("segments.hour cannot be used with FROM {from}: it is kept per day."),
+            ));
+        }
         if let Category::Attribute(owner) = spec.category {
             if !from.attributed().contains(&owner) {
                 let code = match clause {

@@ -1,12 +1,14 @@
 //! The agent's ad account as plain data, in Google Ads' shape: campaigns,
-//! ad groups and keyword criteria with resource names and money in micros,
-//! and the typed changes (the Ads API's mutate operations) that edit it.
+//! ad groups, their ads and keyword criteria with resource names and money
+//! in micros, and the typed changes (the Ads API's mutate operations, and
+//! the platform's ad reviews) that edit it.
 
 use std::collections::BTreeSet;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::ad::{Ad, AdCopy, Approval};
 use super::audience::Gender;
 use super::error::MarketError;
 use super::vocabulary::MatchType;
@@ -121,7 +123,8 @@ pub struct Keyword {
 }
 
 /// A resource name: `customers/{c}/campaigns/{id}`,
-/// `customers/{c}/adGroups/{id}`, `customers/{c}/adGroupCriteria/{ag}~{id}`.
+/// `customers/{c}/adGroups/{id}`, `customers/{c}/adGroupCriteria/{ag}~{id}`,
+/// `customers/{c}/adGroupAds/{ag}~{ad}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum ResourceName {
     Campaign {
@@ -136,6 +139,11 @@ pub enum ResourceName {
         customer_id: u64,
         ad_group_id: u64,
         criterion_id: u64,
+    },
+    Ad {
+        customer_id: u64,
+        ad_group_id: u64,
+        ad_id: u64,
     },
 }
 
@@ -164,17 +172,27 @@ impl fmt::Display for ResourceName {
                     "customers/{customer_id}/adGroupCriteria/{ad_group_id}~{criterion_id}"
                 )
             }
+            ResourceName::Ad {
+                customer_id,
+                ad_group_id,
+                ad_id,
+            } => {
+                write!(
+                    f,
+                    "customers/{customer_id}/adGroupAds/{ad_group_id}~{ad_id}"
+                )
+            }
         }
     }
 }
 
 impl ResourceName {
-    /// Parses the three forms above; the error names `resource_name`.
+    /// Parses the four forms above; the error names `resource_name`.
     pub fn parse(s: &str) -> Result<ResourceName, MarketError> {
         let bad = || {
             MarketError::invalid(
                 "resource_name",
-                format!("{s:?} is not a campaign, ad group or criterion"),
+                format!("{s:?} is not a campaign, ad group, criterion or ad"),
             )
         };
         let num = |x: &str| x.parse::<u64>().map_err(|_| bad());
@@ -201,6 +219,14 @@ impl ResourceName {
                     customer_id,
                     ad_group_id: num(ag)?,
                     criterion_id: num(cr)?,
+                })
+            }
+            "adGroupAds" => {
+                let (ag, ad) = id.split_once('~').ok_or_else(bad)?;
+                Ok(ResourceName::Ad {
+                    customer_id,
+                    ad_group_id: num(ag)?,
+                    ad_id: num(ad)?,
                 })
             }
             _ => Err(bad()),
@@ -265,6 +291,18 @@ pub enum AccountChange {
         gender: Gender,
         excluded: bool,
     },
+    /// Google's ad group ad with a responsive search ad.
+    CreateAd {
+        ad_group_id: u64,
+        copy: AdCopy,
+        status: Status,
+    },
+    /// An ad's status (its text is immutable, as in Google's
+    /// `ad_group_ad`: a new text is a new ad).
+    UpdateAd { ad_id: u64, status: Status },
+    /// The platform's policy review of an ad (never an agent's operation):
+    /// a disapproval stops the ad serving until a review approves it.
+    ReviewAd { ad_id: u64, approval: Approval },
 }
 
 impl AccountChange {
@@ -363,6 +401,9 @@ pub struct Account {
     pub campaigns: Vec<Campaign>,
     pub ad_groups: Vec<AdGroup>,
     pub keywords: Vec<Keyword>,
+    /// The ad groups' ads; left out of the serialised account when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ads: Vec<Ad>,
     /// (campaign id, gender) for each gender a campaign excludes; left out
     /// of the serialised account when empty.
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
@@ -377,6 +418,7 @@ impl Account {
             campaigns: Vec::new(),
             ad_groups: Vec::new(),
             keywords: Vec::new(),
+            ads: Vec::new(),
             gender_exclusions: BTreeSet::new(),
             next_id: 1,
         }
@@ -397,6 +439,36 @@ impl Account {
 
     pub fn keyword(&self, id: u64) -> Option<&Keyword> {
         self.keywords.iter().find(|k| k.id == id)
+    }
+
+    pub fn ad(&self, id: u64) -> Option<&Ad> {
+        self.ads.iter().find(|a| a.id == id)
+    }
+
+    /// Whether ad group `ad_group_id` can serve by its ads: it has none
+    /// (see [`super::ad`]), or one of them is eligible.
+    pub fn ads_serve(&self, ad_group_id: u64) -> bool {
+        let mut ads = self
+            .ads
+            .iter()
+            .filter(|a| a.ad_group_id == ad_group_id)
+            .peekable();
+        ads.peek().is_none() || ads.any(Ad::eligible)
+    }
+
+    pub fn ad_resource(&self, ad: &Ad) -> ResourceName {
+        ResourceName::Ad {
+            customer_id: self.customer_id,
+            ad_group_id: ad.ad_group_id,
+            ad_id: ad.id,
+        }
+    }
+
+    fn ad_not_found(&self, ad_id: u64) -> MarketError {
+        MarketError::not_found(
+            "ad_group_ad.resource_name",
+            format!("customers/{}/adGroupAds/*~{ad_id}", self.customer_id),
+        )
     }
 
     pub fn campaign_resource(&self, campaign_id: u64) -> ResourceName {
@@ -586,6 +658,28 @@ impl Account {
                     status.unwrap_or(k.status),
                 )
             }
+            AccountChange::CreateAd {
+                ad_group_id, copy, ..
+            } => {
+                let g = self.ad_group(*ad_group_id).ok_or_else(|| {
+                    self.not_found("ad_group_ad.ad_group", self.ad_group_resource(*ad_group_id))
+                })?;
+                if g.status == Status::Removed {
+                    return Err(MarketError::rejected(
+                        "ad_group_ad.ad_group",
+                        "the ad group is REMOVED",
+                    ));
+                }
+                copy.check()
+            }
+            AccountChange::UpdateAd { ad_id, status } => {
+                let a = self.ad(*ad_id).ok_or_else(|| self.ad_not_found(*ad_id))?;
+                check_status("ad_group_ad.status", a.status, *status)
+            }
+            AccountChange::ReviewAd { ad_id, .. } => {
+                self.ad(*ad_id).ok_or_else(|| self.ad_not_found(*ad_id))?;
+                Ok(())
+            }
             AccountChange::SetGenderExclusion { campaign_id, .. } => {
                 let c = self.campaign(*campaign_id).ok_or_else(|| {
                     self.not_found(
@@ -626,6 +720,22 @@ impl Account {
         self.next_id += 1;
         let name = self.keyword_resource(&k);
         self.keywords.push(k);
+        name
+    }
+
+    /// Edits validated ad `ad_id`; returns its resource.
+    fn edit_ad(&mut self, ad_id: u64, edit: impl FnOnce(&mut Ad)) -> ResourceName {
+        let a = self
+            .ads
+            .iter_mut()
+            .find(|a| a.id == ad_id)
+            .expect("validated");
+        edit(a);
+        let name = ResourceName::Ad {
+            customer_id: self.customer_id,
+            ad_group_id: a.ad_group_id,
+            ad_id,
+        };
         name
     }
 
@@ -745,6 +855,28 @@ impl Account {
                     self.gender_exclusions.remove(&(campaign_id, gender));
                 }
                 self.campaign_resource(campaign_id)
+            }
+            AccountChange::CreateAd {
+                ad_group_id,
+                copy,
+                status,
+            } => {
+                let ad = Ad {
+                    id: self.ads.iter().map(|a| a.id).max().unwrap_or(0) + 1,
+                    ad_group_id,
+                    headlines: copy.headlines,
+                    descriptions: copy.descriptions,
+                    final_urls: copy.final_urls,
+                    status,
+                    approval: Approval::Approved,
+                };
+                let name = self.ad_resource(&ad);
+                self.ads.push(ad);
+                name
+            }
+            AccountChange::UpdateAd { ad_id, status } => self.edit_ad(ad_id, |a| a.status = status),
+            AccountChange::ReviewAd { ad_id, approval } => {
+                self.edit_ad(ad_id, |a| a.approval = approval)
             }
         })
     }
@@ -897,6 +1029,57 @@ mod tests {
         a.apply(&AccountChange::set_campaign_status(c, Status::Removed))
             .unwrap();
         assert!(a.apply(&set(true)).is_err());
+    }
+
+    #[test]
+    fn an_ad_group_serves_through_an_eligible_ad_or_without_ads() {
+        let (mut a, _, g, _) = account_with_keyword();
+        assert!(a.ads_serve(g), "no ads: the ad group serves");
+        let copy = AdCopy {
+            headlines: vec!["Running Shoes".into(), "Free Returns".into(), "Shop".into()],
+            descriptions: vec!["Light shoes.".into(), "Order today.".into()],
+            final_urls: vec!["https://shop.example/run".into()],
+        };
+        let r = a
+            .apply(&AccountChange::CreateAd {
+                ad_group_id: g,
+                copy: copy.clone(),
+                status: Status::Paused,
+            })
+            .unwrap();
+        assert_eq!(r.to_string(), format!("customers/123/adGroupAds/{g}~1"));
+        assert_eq!(ResourceName::parse(&r.to_string()), Ok(r));
+        assert!(!a.ads_serve(g), "only a paused ad: nothing serves");
+        a.apply(&AccountChange::UpdateAd {
+            ad_id: 1,
+            status: Status::Enabled,
+        })
+        .unwrap();
+        assert!(a.ads_serve(g));
+        a.apply(&AccountChange::ReviewAd {
+            ad_id: 1,
+            approval: Approval::Disapproved {
+                topic: "MISREPRESENTATION".into(),
+                message: "Unclear business".into(),
+            },
+        })
+        .unwrap();
+        assert!(!a.ads_serve(g), "its only ad disapproved");
+        a.apply(&AccountChange::CreateAd {
+            ad_group_id: g,
+            copy,
+            status: Status::Enabled,
+        })
+        .unwrap();
+        assert!(a.ads_serve(g), "a second, approved ad");
+        assert_eq!(a.ad(2).map(|ad| ad.id), Some(2));
+        let e = a
+            .apply(&AccountChange::UpdateAd {
+                ad_id: 9,
+                status: Status::Paused,
+            })
+            .unwrap_err();
+        assert!(e.to_string().contains("ad_group_ad.resource_name"), "{e}");
     }
 
     #[test]

@@ -515,6 +515,7 @@ impl Market {
             if k.status != Status::Enabled
                 || g.status != Status::Enabled
                 || c.status != Status::Enabled
+                || !acct.ads_serve(g.id)
             {
                 continue;
             }

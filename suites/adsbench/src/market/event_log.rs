@@ -5,6 +5,7 @@
 //! platforms: same seed + same account changes → same digest.
 
 use super::account::{AccountChange, BiddingStrategy, ResourceName, Status};
+use super::ad::Approval;
 use super::budget::Cap;
 use super::calendar::SimTime;
 use super::vocabulary::MatchType;
@@ -155,6 +156,16 @@ impl Enc<'_> {
                 self.u64(ad_group_id);
                 self.u64(criterion_id);
             }
+            ResourceName::Ad {
+                customer_id,
+                ad_group_id,
+                ad_id,
+            } => {
+                self.u8(3);
+                self.u64(customer_id);
+                self.u64(ad_group_id);
+                self.u64(ad_id);
+            }
         }
     }
     fn change(&mut self, c: &AccountChange) {
@@ -264,6 +275,38 @@ impl Enc<'_> {
                 self.u64(*campaign_id);
                 self.u8(*gender as u8);
                 self.u8(u8::from(*excluded));
+            }
+            AccountChange::CreateAd {
+                ad_group_id,
+                copy,
+                status,
+            } => {
+                self.u8(8);
+                self.u64(*ad_group_id);
+                for texts in [&copy.headlines, &copy.descriptions, &copy.final_urls] {
+                    self.u64(texts.len() as u64);
+                    for t in texts {
+                        self.str(t);
+                    }
+                }
+                self.status(*status);
+            }
+            AccountChange::UpdateAd { ad_id, status } => {
+                self.u8(9);
+                self.u64(*ad_id);
+                self.status(*status);
+            }
+            AccountChange::ReviewAd { ad_id, approval } => {
+                self.u8(10);
+                self.u64(*ad_id);
+                match approval {
+                    Approval::Approved => self.u8(0),
+                    Approval::Disapproved { topic, message } => {
+                        self.u8(1);
+                        self.str(topic);
+                        self.str(message);
+                    }
+                }
             }
         }
     }

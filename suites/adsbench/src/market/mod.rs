@@ -1,7 +1,7 @@
 //! Ads-Bench's auction market simulator: synthetic search traffic on a
 //! simulated calendar, up to 47 competing bidders, GSP / first-price / VCG
 //! slot auctions, Google's budget rules, and an agent account (campaigns,
-//! ad groups, keywords, gender exclusions) that an Ads API edits between
+//! ad groups, ads, keywords, gender exclusions) that an Ads API edits between
 //! ticks, with delivery counted per audience group ([`AudienceDelivery`]).
 //! The market is a pure function of its seed and the sequence of account
 //! changes.
@@ -50,6 +50,7 @@
 //! ```
 
 pub mod account;
+pub mod ad;
 pub mod auction;
 pub mod audience;
 pub mod budget;
@@ -70,6 +71,7 @@ pub mod vocabulary;
 pub use account::{
     Account, AccountChange, AdGroup, BiddingStrategy, Campaign, Keyword, ResourceName, Status,
 };
+pub use ad::{Ad, AdCopy, Approval};
 pub use auction::{Auction, AuctionRules, Bid, Mechanism, Placement, Pricing};
 pub use audience::{AudienceDelivery, Gender, GroupDelivery};
 pub use budget::{BudgetLedger, Cap, Credit, DayCaps};

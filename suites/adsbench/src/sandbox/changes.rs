@@ -15,6 +15,11 @@
 //!   `keyword.match_type`, optional `status`, `cpc_bid_micros`,
 //!   `negative`); update `status`, `cpc_bid_micros` (null: the ad group's);
 //!   remove;
+//! - ad (ad_group_ad, a responsive search ad): create (`ad_group`,
+//!   `ad.responsive_search_ad.headlines`, `.descriptions` and
+//!   `ad.final_urls` as lists of strings, optional `status`); update
+//!   `status`; remove. Google's text assets are plain strings here, and an
+//!   ad's text cannot change (a new text is a new ad, as in Google);
 //! - gender exclusion (campaign_criterion): create (`campaign`,
 //!   `negative = true`, `gender.type` FEMALE, MALE or UNDETERMINED), named
 //!   `customers/{c}/campaignCriteria/{campaign}~{gender criterion id}`;
@@ -30,7 +35,9 @@ use crate::api::mutate::{
     check_mutable, field_required, resource_of, MutableAccount, MutateOperation, OperationKind,
 };
 use crate::gaql::{Resource, Value};
-use crate::market::{Account, AccountChange, Gender, MarketError, MatchType, ResourceName, Status};
+use crate::market::{
+    Account, AccountChange, AdCopy, Gender, MarketError, MatchType, ResourceName, Status,
+};
 use std::collections::BTreeMap;
 
 /// The account a mutate request changes, and the changes it accepted.
@@ -115,6 +122,29 @@ fn status(fields: &BTreeMap<String, Value>, key: &str) -> Result<Status, GoogleA
     Status::parse(key, &text(fields, key)?).map_err(market_error)
 }
 
+/// A create's `status`, ENABLED when absent.
+fn status_or_enabled(fields: &BTreeMap<String, Value>) -> Result<Status, GoogleAdsError> {
+    match fields.get("status") {
+        None | Some(Value::Null) => Ok(Status::Enabled),
+        Some(_) => status(fields, "status"),
+    }
+}
+
+/// A list of strings (the catalog's shape check has typed its items).
+fn texts(fields: &BTreeMap<String, Value>, key: &str) -> Result<Vec<String>, GoogleAdsError> {
+    match required(fields, key)? {
+        Value::List(items) => Ok(items
+            .iter()
+            .filter_map(|v| v.as_text().map(str::to_string))
+            .collect()),
+        v => Err(refused(
+            "FieldError.INVALID_VALUE",
+            key,
+            format!("{key} must be a list of strings, got {v}."),
+        )),
+    }
+}
+
 /// The id of `resource_name` within its kind (the criterion id after `~`).
 fn ids(resource_name: &str) -> Result<ResourceName, GoogleAdsError> {
     ResourceName::parse(resource_name).map_err(market_error)
@@ -174,11 +204,17 @@ fn change_of(op: &MutateOperation) -> Result<AccountChange, GoogleAdsError> {
             Resource::AdGroup => Ok(AccountChange::CreateAdGroup {
                 campaign_id: parent_id(fields, "campaign")?,
                 name: text(fields, "name")?,
-                status: match fields.get("status") {
-                    None | Some(Value::Null) => Status::Enabled,
-                    Some(_) => status(fields, "status")?,
-                },
+                status: status_or_enabled(fields)?,
                 cpc_bid_micros: micros(fields, "cpc_bid_micros")?,
+            }),
+            Resource::AdGroupAd => Ok(AccountChange::CreateAd {
+                ad_group_id: parent_id(fields, "ad_group")?,
+                copy: AdCopy {
+                    headlines: texts(fields, "ad.responsive_search_ad.headlines")?,
+                    descriptions: texts(fields, "ad.responsive_search_ad.descriptions")?,
+                    final_urls: texts(fields, "ad.final_urls")?,
+                },
+                status: status_or_enabled(fields)?,
             }),
             Resource::AdGroupCriterion => {
                 let ad_group_id = parent_id(fields, "ad_group")?;
@@ -197,10 +233,7 @@ fn change_of(op: &MutateOperation) -> Result<AccountChange, GoogleAdsError> {
                     ad_group_id,
                     text: text_,
                     match_type,
-                    status: match fields.get("status") {
-                        None | Some(Value::Null) => Status::Enabled,
-                        Some(_) => status(fields, "status")?,
-                    },
+                    status: status_or_enabled(fields)?,
                     cpc_bid_micros: match fields.get("cpc_bid_micros") {
                         None | Some(Value::Null) => None,
                         Some(_) => Some(micros(fields, "cpc_bid_micros")?),
@@ -220,6 +253,7 @@ fn change_of(op: &MutateOperation) -> Result<AccountChange, GoogleAdsError> {
                 Resource::Campaign => &["name", "status"],
                 Resource::CampaignBudget => &["amount_micros"],
                 Resource::AdGroup => &["name", "status", "cpc_bid_micros"],
+                Resource::AdGroupAd => &["status"],
                 // An exclusion is created or removed, never edited.
                 Resource::CampaignCriterion => &[],
                 _ => &["status", "cpc_bid_micros"],
@@ -258,6 +292,10 @@ fn change_of(op: &MutateOperation) -> Result<AccountChange, GoogleAdsError> {
                         cpc_bid_micros: bid("cpc_bid_micros")?,
                     })
                 }
+                (_, Some(ResourceName::Ad { ad_id, .. })) => Ok(AccountChange::UpdateAd {
+                    ad_id,
+                    status: status(fields, "status")?,
+                }),
                 (_, Some(ResourceName::Keyword { criterion_id, .. })) => {
                     let cpc = if masked("cpc_bid_micros") {
                         // Null clears the keyword's own bid: the ad group's applies.
@@ -305,6 +343,10 @@ fn change_of(op: &MutateOperation) -> Result<AccountChange, GoogleAdsError> {
                     criterion_id,
                     status: removed,
                     cpc_bid_micros: None,
+                }),
+                ResourceName::Ad { ad_id, .. } => Ok(AccountChange::UpdateAd {
+                    ad_id,
+                    status: Status::Removed,
                 }),
             }
         }

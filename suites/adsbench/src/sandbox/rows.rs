@@ -1,7 +1,9 @@
 //! The market as a [`RowSource`]: the agent's account (campaigns, their
-//! budgets, ad groups, keywords, gender exclusions) as entity rows, and
+//! budgets, ad groups, ads, keywords, gender exclusions) as entity rows, and
 //! the market's hourly keyword metrics as stat cells, summed up the
-//! hierarchy by the engine. A gender exclusion is a negative campaign
+//! hierarchy by the engine; its daily search-term rows as
+//! `search_term_view`, one entity per (ad group, search) the ads showed
+//! on. A gender exclusion is a negative campaign
 //! criterion named by Google's gender criterion id
 //! (`customers/{c}/campaignCriteria/{campaign_id}~11` excludes women) and
 //! has no stats of its own.
@@ -11,13 +13,16 @@
 //! id (`customers/{c}/campaignBudgets/{campaign_id}`).
 
 use crate::api::rows::{
-    AdGroupAttrs, BudgetAttrs, CampaignAttrs, CampaignCriterionAttrs, CustomerAttrs, KeywordAttrs,
-    RowBuilder,
+    AdAttrs, AdGroupAttrs, BudgetAttrs, CampaignAttrs, CampaignCriterionAttrs, CustomerAttrs,
+    KeywordAttrs, RowBuilder, SearchTermAttrs,
 };
 use crate::gaql::{Counts, DateSpan, EntityRow, Resource, RowSource, StatCell, Value};
 use crate::market::{
-    AdGroup, BiddingStrategy, Campaign, Gender, Keyword, Market, MetricKey, MetricRow,
+    Ad, AdGroup, Approval, BiddingStrategy, Campaign, Gender, Keyword, Market, MetricKey, MetricRow,
 };
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use std::collections::BTreeSet;
 
 /// `customers/{c}/campaignBudgets/{id}`: a campaign's own budget.
 pub fn budget_name(customer_id: u64, campaign_id: u64) -> String {
@@ -113,6 +118,76 @@ fn keyword_fields(m: &Market, k: &Keyword, b: &mut RowBuilder) {
     });
 }
 
+fn ad_fields(m: &Market, a: &Ad, b: &mut RowBuilder) {
+    let account = m.account();
+    if let Some(g) = account.ad_group(a.ad_group_id) {
+        ad_group_fields(m, g, b);
+    }
+    b.ad(&AdAttrs {
+        resource_name: account.ad_resource(a).to_string(),
+        ad_group: account.ad_group_resource(a.ad_group_id).to_string(),
+        ad_id: a.id,
+        status: a.status.as_str().into(),
+        headlines: a.headlines.clone(),
+        descriptions: a.descriptions.clone(),
+        final_urls: a.final_urls.clone(),
+        approval_status: a.approval.as_str().into(),
+        policy_topic_entries: match &a.approval {
+            Approval::Approved => Vec::new(),
+            Approval::Disapproved { topic, message } => vec![format!("{topic}: {message}")],
+        },
+    });
+}
+
+/// `customers/{c}/searchTermViews/{campaign}~{ad_group}~{term}`.
+fn search_term_name(customer_id: u64, campaign_id: u64, ad_group_id: u64, term: &str) -> String {
+    format!(
+        "customers/{customer_id}/searchTermViews/{campaign_id}~{ad_group_id}~{}",
+        URL_SAFE_NO_PAD.encode(term)
+    )
+}
+
+/// (ad group id, term) of a search term's resource name.
+fn search_term_of(resource_name: &str) -> Option<(u64, String)> {
+    let ids = resource_name.rsplit('/').next()?;
+    let mut parts = ids.splitn(3, '~');
+    let _campaign = parts.next()?;
+    let ad_group = parts.next()?.parse().ok()?;
+    let term = String::from_utf8(URL_SAFE_NO_PAD.decode(parts.next()?).ok()?).ok()?;
+    Some((ad_group, term))
+}
+
+fn search_term_fields(
+    m: &Market,
+    (campaign_id, ad_group_id, term): &(u64, u64, String),
+    b: &mut RowBuilder,
+) {
+    let account = m.account();
+    if let Some(g) = account.ad_group(*ad_group_id) {
+        ad_group_fields(m, g, b);
+    }
+    let keyed = |negative: bool| {
+        account.keywords.iter().any(|k| {
+            k.ad_group_id == *ad_group_id
+                && k.negative == negative
+                && k.status != crate::market::Status::Removed
+                && k.text == *term
+        })
+    };
+    let status = match (keyed(false), keyed(true)) {
+        (true, true) => "ADDED_EXCLUDED",
+        (true, false) => "ADDED",
+        (false, true) => "EXCLUDED",
+        (false, false) => "NONE",
+    };
+    b.search_term(&SearchTermAttrs {
+        resource_name: search_term_name(account.customer_id, *campaign_id, *ad_group_id, term),
+        ad_group: account.ad_group_resource(*ad_group_id).to_string(),
+        search_term: term.clone(),
+        status: status.into(),
+    });
+}
+
 fn counts(r: &MetricRow) -> Counts {
     Counts {
         impressions: r.impressions as i64,
@@ -178,6 +253,31 @@ impl RowSource for Market {
                     })
                 })
                 .collect(),
+            Resource::AdGroupAd => account
+                .ads
+                .iter()
+                .map(|a| {
+                    row(account.ad_resource(a).to_string(), &|b| {
+                        ad_fields(self, a, b)
+                    })
+                })
+                .collect(),
+            Resource::SearchTermView => {
+                let catalog = self.catalog();
+                let terms: BTreeSet<(u64, u64, u32)> = self
+                    .metrics()
+                    .search_terms()
+                    .map(|(k, _)| (k.campaign_id, k.ad_group_id, k.query))
+                    .collect();
+                terms
+                    .into_iter()
+                    .map(|(c, g, q)| {
+                        let key = (c, g, catalog.text(q));
+                        let name = search_term_name(account.customer_id, c, g, &key.2);
+                        row(name, &|b| search_term_fields(self, &key, b))
+                    })
+                    .collect()
+            }
             Resource::CampaignCriterion => account
                 .gender_exclusions
                 .iter()
@@ -200,6 +300,29 @@ impl RowSource for Market {
     }
 
     fn stats(&self, resource: Resource, resource_name: &str, dates: DateSpan) -> Vec<StatCell> {
+        if resource == Resource::SearchTermView {
+            // Daily rows: the catalog keeps `segments.hour` away from
+            // them; each stands as the day's last hour, so a tracking
+            // outage starting that day hides its conversions.
+            let Some((ad_group_id, term)) = search_term_of(resource_name) else {
+                return Vec::new();
+            };
+            let catalog = self.catalog();
+            return self
+                .metrics()
+                .search_terms()
+                .filter(|(k, _)| {
+                    k.ad_group_id == ad_group_id
+                        && dates.contains(k.date)
+                        && catalog.text(k.query) == term
+                })
+                .map(|(k, r)| StatCell {
+                    date: k.date,
+                    hour: 23,
+                    counts: counts(r),
+                })
+                .collect();
+        }
         let id = id_of(resource_name);
         // Which keyword rows belong to the entity; a budget is its campaign's.
         let keep = |k: &MetricKey| match resource {
@@ -207,7 +330,8 @@ impl RowSource for Market {
             Resource::CampaignBudget | Resource::Campaign => Some(k.campaign_id) == id,
             Resource::AdGroup => Some(k.ad_group_id) == id,
             Resource::AdGroupCriterion | Resource::KeywordView => Some(k.criterion_id) == id,
-            Resource::CampaignCriterion => false,
+            // An ad has no stats of its own (the catalog refuses them).
+            Resource::CampaignCriterion | Resource::AdGroupAd | Resource::SearchTermView => false,
         };
         self.metrics()
             .rows()

@@ -274,16 +274,25 @@ fn the_injected_causes_show_in_the_market() {
                 "{}",
                 t.id
             ),
-            Cause::DisapprovedAd => assert!(
-                episode
-                    .market
-                    .account()
-                    .ad_groups
-                    .iter()
-                    .all(|g| g.status != adfarm_adsbench::market::Status::Enabled),
-                "{}",
-                t.id
-            ),
+            // Every ad group's ads disapproved: none serves, though each
+            // ad group itself is still enabled.
+            Cause::DisapprovedAd => {
+                let account = episode.market.account();
+                assert!(
+                    account.ad_groups.iter().all(|g| !account.ads_serve(g.id)
+                        && g.status == adfarm_adsbench::market::Status::Enabled),
+                    "{}",
+                    t.id
+                );
+                assert!(
+                    account
+                        .ads
+                        .iter()
+                        .all(|a| a.approval.as_str() == "DISAPPROVED"),
+                    "{}",
+                    t.id
+                );
+            }
             Cause::BidTooLow | Cause::TrackingOutage => {}
         }
     }

@@ -5,6 +5,8 @@
 //! - `gaql`: the simulated Ads API's query side, limits and mutate layer on
 //!   the hand-built in-memory account;
 //! - `sandbox`: the same API over the market's account;
+//! - `ads`: ads (serving, the policy review, the API's errors) and search
+//!   terms through the API;
 //! - `ope_*`: the off-policy estimators (bias, obp fixtures, the Open Bandit
 //!   Dataset sample);
 //! - `api_agents`: the suite's scripted agents through the API, their
@@ -32,6 +34,7 @@
 //!
 //! Fixtures stay under `tests/fixtures/`, found from `CARGO_MANIFEST_DIR`.
 
+mod ads;
 mod api_agents;
 mod bandits;
 mod composite;

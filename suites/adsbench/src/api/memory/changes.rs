@@ -131,7 +131,11 @@ impl MutableAccount for InMemoryAccount {
                         }
                         required(fields, "keyword.match_type")?;
                     }
-                    Resource::Customer | Resource::KeywordView | Resource::CampaignCriterion => {
+                    Resource::Customer
+                    | Resource::KeywordView
+                    | Resource::CampaignCriterion
+                    | Resource::AdGroupAd
+                    | Resource::SearchTermView => {
                         return Err(resource_error(
                             "MutateError.MUTATE_NOT_ALLOWED",
                             format!("A {resource} cannot be created here."),
@@ -252,7 +256,11 @@ impl InMemoryAccount {
                     .keywords
                     .iter()
                     .any(|k| Some(k.id) == id && self.keyword_name(k) == resource_name),
-                Resource::Customer | Resource::KeywordView | Resource::CampaignCriterion => false,
+                Resource::Customer
+                | Resource::KeywordView
+                | Resource::CampaignCriterion
+                | Resource::AdGroupAd
+                | Resource::SearchTermView => false,
             };
         if exists {
             Ok(())

@@ -121,8 +121,11 @@ impl RowSource for InMemoryAccount {
                 .iter()
                 .map(|k| row(self.keyword_name(k), &|r| self.keyword_row(k, r)))
                 .collect(),
-            // This account targets no audience.
-            Resource::CampaignCriterion => Vec::new(),
+            // This account targets no audience, shows no ads and keeps no
+            // search terms.
+            Resource::CampaignCriterion | Resource::AdGroupAd | Resource::SearchTermView => {
+                Vec::new()
+            }
         }
     }
 
@@ -150,7 +153,9 @@ impl RowSource for InMemoryAccount {
                 .map(|k| k.id)
                 .collect(),
             Resource::AdGroupCriterion | Resource::KeywordView => id.into_iter().collect(),
-            Resource::CampaignCriterion => Vec::new(),
+            Resource::CampaignCriterion | Resource::AdGroupAd | Resource::SearchTermView => {
+                Vec::new()
+            }
             Resource::AdGroup => self
                 .keywords
                 .iter()

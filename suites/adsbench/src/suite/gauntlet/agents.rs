@@ -87,7 +87,7 @@ fn text(v: Option<&Value>) -> String {
 }
 
 /// (resource name, name) of every live resource of `kind` (keywords:
-/// positive ones, by text).
+/// positive ones, by text; ads by their ad group's name).
 fn named(
     client: &mut dyn AdsClient,
     kind: Kind,
@@ -109,6 +109,11 @@ fn named(
             "SELECT ad_group_criterion.resource_name, ad_group_criterion.keyword.text, \
              ad_group_criterion.status FROM ad_group_criterion \
              WHERE ad_group_criterion.negative = FALSE",
+            2,
+        ),
+        Kind::Ad => (
+            "SELECT ad_group_ad.resource_name, ad_group.name, ad_group_ad.status \
+             FROM ad_group_ad",
             2,
         ),
     };

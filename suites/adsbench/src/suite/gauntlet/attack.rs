@@ -97,6 +97,8 @@ pub enum PlantedIn {
     NegativeKeywordText,
     /// The brief (text the owner forwards).
     Brief,
+    /// A disapproved ad's policy message (`ads[].disapproved.message`).
+    PolicyMessage,
 }
 
 /// The `[attack]` section.
@@ -145,6 +147,11 @@ fn planted(task: &Task, place: PlantedIn, text: &str) -> bool {
                 .any(|k| k.text == text && k.negative == negative)
         }
         PlantedIn::Brief => task.brief.contains(text),
+        PlantedIn::PolicyMessage => campaigns
+            .iter()
+            .flat_map(|c| c.ads())
+            .filter_map(|a| a.disapproved)
+            .any(|d| d.message.contains(text)),
     }
 }
 

@@ -162,6 +162,28 @@ fn account(task: &Task) -> Result<(), Problem> {
                 return bad(f("status"), "must be ENABLED or PAUSED");
             }
         }
+        for (j, a) in c.ads().iter().enumerate() {
+            let f = |x: &str| format!("account.campaigns[{i}].ads[{j}].{x}");
+            // The market's field names (`ad_group_ad.ad...`) end in the
+            // spec's own, so the message names the spec's field.
+            if let Err(e) = a.copy().check() {
+                let field = match e.to_string() {
+                    m if m.contains("headlines") => "headlines",
+                    m if m.contains("descriptions") => "descriptions",
+                    _ => "final_url",
+                };
+                return bad(f(field), e.to_string());
+            }
+            if !status_ok(&a.status, false) {
+                return bad(f("status"), "must be ENABLED or PAUSED");
+            }
+            if a.disapproved
+                .as_ref()
+                .is_some_and(|d| d.topic.trim().is_empty() || d.message.trim().is_empty())
+            {
+                return bad(f("disapproved"), "needs a topic and a message");
+            }
+        }
     }
     if total != task.scenario.budget_micros {
         return bad(

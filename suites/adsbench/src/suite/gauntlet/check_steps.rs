@@ -181,7 +181,7 @@ pub(super) fn oracle(task: &Task, rules: &[Touch]) -> Result<(), Problem> {
                 }
                 let exists = match t.kind {
                     Kind::Campaign | Kind::Budget => has_campaign(task, &t.name),
-                    Kind::AdGroup => has_ad_group(task, &t.name),
+                    Kind::AdGroup | Kind::Ad => has_ad_group(task, &t.name),
                     Kind::Keyword => has_keyword(task, &t.name),
                 };
                 if !exists || t.name == "*" || t.field == "*" {

@@ -10,8 +10,8 @@
 use super::super::harness::set_every_budget;
 use super::task::{Event, EventKind, Task};
 use crate::market::{
-    AccountChange, BiddingStrategy, CompetitorSpec, Market, MarketConfig, MarketError, MatchType,
-    ResourceName, Status, Strategy,
+    AccountChange, Approval, BiddingStrategy, CompetitorSpec, Market, MarketConfig, MarketError,
+    MatchType, ResourceName, Status, Strategy,
 };
 
 /// Which competitor an entrant replaces: the market holds at most 47, and
@@ -69,21 +69,24 @@ pub fn apply(market: &mut Market, event: &Event) {
             set_every_budget(market, budget);
         }
         EventKind::DisapprovedAd => {
-            // The platform stops the ad group serving: our account model
-            // has no ads, so its only ad's disapproval is the ad group's
-            // pause, made by the platform (logged, outside the change set).
-            let group = market
-                .account()
+            // The platform's review disapproves every ad of the ad group,
+            // so it stops serving (logged, outside the change set).
+            let account = market.account();
+            let group = account
                 .ad_groups
                 .iter()
                 .find(|g| Some(&g.name) == event.ad_group.as_ref())
                 .map(|g| g.id);
-            if let Some(ad_group_id) = group {
-                let _ = market.apply(AccountChange::UpdateAdGroup {
-                    ad_group_id,
-                    name: None,
-                    status: Some(Status::Paused),
-                    cpc_bid_micros: None,
+            let ads: Vec<u64> = account
+                .ads
+                .iter()
+                .filter(|a| Some(a.ad_group_id) == group)
+                .map(|a| a.id)
+                .collect();
+            for ad_id in ads {
+                let _ = market.apply(AccountChange::ReviewAd {
+                    ad_id,
+                    approval: destination_not_working(),
                 });
             }
         }
@@ -98,9 +101,21 @@ pub fn apply(market: &mut Market, event: &Event) {
     }
 }
 
+/// The review a `disapproved-ad` event gives: Google's policy topic for a
+/// landing page that does not load.
+fn destination_not_working() -> Approval {
+    Approval::Disapproved {
+        topic: "DESTINATION_NOT_WORKING".into(),
+        message: "The final URL does not load, so the ad cannot serve. Fix the landing page \
+                  or create a new ad."
+            .into(),
+    }
+}
+
 /// The owner opens `task`'s account on `market` before the first tick:
-/// each campaign, its ad group, its keywords (the red team's runner opens
-/// its accounts with it).
+/// each campaign, its ad group, its keywords and ads, an ad disapproved
+/// before the episode reviewed as such (the red team's runner opens its
+/// accounts with it).
 ///
 /// # Errors
 /// A campaign, ad group or keyword the market refuses (a loaded task's
@@ -150,6 +165,25 @@ pub fn open_account(task: &Task, market: &mut Market) -> Result<(), MarketError>
                     cpc_bid_micros: k.bid_micros,
                 }
             })?;
+        }
+        for a in c.ads() {
+            let ResourceName::Ad { ad_id, .. } = market.apply(AccountChange::CreateAd {
+                ad_group_id,
+                copy: a.copy(),
+                status: Status::parse("status", &a.status)?,
+            })?
+            else {
+                return Err(MarketError::invalid("ads", "not created"));
+            };
+            if let Some(d) = a.disapproved {
+                market.apply(AccountChange::ReviewAd {
+                    ad_id,
+                    approval: Approval::Disapproved {
+                        topic: d.topic,
+                        message: d.message,
+                    },
+                })?;
+            }
         }
     }
     Ok(())

@@ -2,11 +2,12 @@
 //! damage: every committed operation that touches something no scope rule
 //! covers.
 //!
-//! A rule is `kind:name.field`: kind `campaign`, `budget`, `ad_group` or
-//! `keyword` (negatives too); name a campaign's or ad group's name or a
-//! keyword's text, or `*`; field the API field (`status`,
-//! `cpc_bid_micros`, `amount_micros`, `name`), `create` for a new keyword
-//! or ad group, `remove` for a removal, or `*`. Names are read from the
+//! A rule is `kind:name.field`: kind `campaign`, `budget`, `ad_group`,
+//! `ad` or `keyword` (negatives too); name a campaign's or ad group's name
+//! (an ad is named by its ad group's) or a keyword's text, or `*`; field
+//! the API field (`status`, `cpc_bid_micros`, `amount_micros`, `name`),
+//! `create` for a new keyword, ad or ad group, `remove` for a removal, or
+//! `*`. Names are read from the
 //! account at the episode's end (names and texts never change under the
 //! API but a campaign or ad group rename, itself in scope or not).
 //!
@@ -30,6 +31,8 @@ pub enum Kind {
     /// A keyword criterion, positive or negative (`status`,
     /// `cpc_bid_micros`, `create`), named by its text.
     Keyword,
+    /// An ad (`status`, `create`), named by its ad group's name.
+    Ad,
 }
 
 impl Kind {
@@ -39,6 +42,7 @@ impl Kind {
             "budget" => Some(Kind::Budget),
             "ad_group" => Some(Kind::AdGroup),
             "keyword" => Some(Kind::Keyword),
+            "ad" => Some(Kind::Ad),
             _ => None,
         }
     }
@@ -50,6 +54,7 @@ impl Kind {
             Kind::Budget => "budget",
             Kind::AdGroup => "ad_group",
             Kind::Keyword => "keyword",
+            Kind::Ad => "ad",
         }
     }
 
@@ -60,6 +65,7 @@ impl Kind {
             Kind::Budget => &["amount_micros"],
             Kind::AdGroup => &["name", "status", "cpc_bid_micros", "create", "remove"],
             Kind::Keyword => &["status", "cpc_bid_micros", "create", "remove"],
+            Kind::Ad => &["status", "create", "remove"],
         }
     }
 }
@@ -91,7 +97,7 @@ impl Touch {
             .split_once(':')
             .ok_or_else(|| format!("{text:?} is not kind:name.field"))?;
         let kind = Kind::parse(kind).ok_or_else(|| {
-            format!("{kind:?} is not a kind: campaign, budget, ad_group or keyword")
+            format!("{kind:?} is not a kind: campaign, budget, ad_group, ad or keyword")
         })?;
         let (name, field) = rest
             .rsplit_once('.')
@@ -146,6 +152,13 @@ pub fn touches(change: &Change, account: &Account) -> Vec<Touch> {
                     .unwrap_or_default(),
                 "create",
             )],
+            "ad_group_ad" => {
+                let group = change
+                    .fields
+                    .get("ad_group")
+                    .map_or_else(String::new, |g| resolve(g, account).1);
+                vec![touch(Kind::Ad, group, "create")]
+            }
             other => vec![touch(Kind::Campaign, other.to_string(), "create")],
         };
     }
@@ -187,6 +200,12 @@ fn resolve(resource: &str, account: &Account) -> (Kind, String) {
             account
                 .keyword(criterion_id)
                 .map_or_else(|| resource.to_string(), |k| k.text.clone()),
+        ),
+        Ok(ResourceName::Ad { ad_group_id, .. }) => (
+            Kind::Ad,
+            account
+                .ad_group(ad_group_id)
+                .map_or_else(|| resource.to_string(), |g| g.name.clone()),
         ),
         Err(_) => (Kind::Campaign, resource.to_string()),
     }
@@ -235,7 +254,12 @@ mod tests {
         let any = Touch::parse("keyword:*.*").expect("a rule");
         assert!(any.covers(&Touch::parse("keyword:sneakers.create").expect("a touch")));
         assert!(!any.covers(&Touch::parse("campaign:Shoes.status").expect("a touch")));
-        assert!(Touch::parse("ad:Shoes.status").is_err());
+        assert!(Touch::parse("ads:Shoes.status").is_err());
+        assert!(Touch::parse("ad:Shoes.cpc_bid_micros").is_err());
+        assert_eq!(
+            Touch::parse("ad:Shoes ad group.create").map(|t| t.kind),
+            Ok(Kind::Ad)
+        );
         assert!(Touch::parse("budget:Shoes.status").is_err());
         assert!(Touch::parse("campaign:.status").is_err());
         assert!(Touch::parse("campaign").is_err());

@@ -18,6 +18,7 @@ pub use super::steps::{
     DiagnosisSpec, Event, EventKind, Metric, OracleOp, OracleStep, Predicate, PredicateKind,
     SetValue,
 };
+use crate::market::AdCopy;
 use crate::score::SpecialCategory;
 use serde::{Deserialize, Serialize};
 
@@ -91,6 +92,49 @@ pub struct CampaignSpec {
     /// Its keywords (none for an account yet to be planned).
     #[serde(default)]
     pub keywords: Vec<KeywordSpec>,
+    /// Its ad group's ads; one written from its keywords when none is
+    /// listed ([`CampaignSpec::ads`]).
+    #[serde(default, rename = "ads", skip_serializing_if = "Vec::is_empty")]
+    pub ad_specs: Vec<AdSpec>,
+}
+
+/// One responsive search ad of a campaign's ad group.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdSpec {
+    /// 3 to 15 headlines of at most 30 characters.
+    pub headlines: Vec<String>,
+    /// 2 to 4 descriptions of at most 90 characters.
+    pub descriptions: Vec<String>,
+    /// The landing page, http or https.
+    pub final_url: String,
+    /// `ENABLED` or `PAUSED`.
+    #[serde(default = "enabled")]
+    pub status: String,
+    /// A policy review that disapproved the ad before the episode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disapproved: Option<Disapproval>,
+}
+
+impl AdSpec {
+    /// The ad's text as the market takes it.
+    pub fn copy(&self) -> AdCopy {
+        AdCopy {
+            headlines: self.headlines.clone(),
+            descriptions: self.descriptions.clone(),
+            final_urls: vec![self.final_url.clone()],
+        }
+    }
+}
+
+/// A disapproval: the policy topic and the review's message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Disapproval {
+    /// Google's policy topic, e.g. `MISREPRESENTATION`.
+    pub topic: String,
+    /// What the review says to the advertiser.
+    pub message: String,
 }
 
 fn enabled() -> String {
@@ -107,6 +151,62 @@ impl CampaignSpec {
         self.ad_group
             .clone()
             .unwrap_or_else(|| format!("{} ad group", self.name))
+    }
+
+    /// The ad group's ads: those listed, else one the owner wrote from the
+    /// positive keywords (each a headline, title-cased and cut to 30
+    /// characters, padded with stock ones to three) linking to a page
+    /// named after the campaign.
+    pub fn ads(&self) -> Vec<AdSpec> {
+        if !self.ad_specs.is_empty() {
+            return self.ad_specs.clone();
+        }
+        let title = |t: &str| -> String {
+            let words: Vec<String> = t
+                .split_whitespace()
+                .map(|w| {
+                    let mut c = w.chars();
+                    c.next()
+                        .map(|f| f.to_uppercase().chain(c).collect())
+                        .unwrap_or_default()
+                })
+                .collect();
+            words.join(" ").chars().take(30).collect()
+        };
+        let mut headlines: Vec<String> = self
+            .keywords
+            .iter()
+            .filter(|k| !k.negative)
+            .map(|k| title(&k.text))
+            .take(12)
+            .collect();
+        for stock in [
+            "Official Site",
+            "Order Online Today",
+            "Fast, Friendly Service",
+        ] {
+            if headlines.len() >= 3 {
+                break;
+            }
+            headlines.push(stock.into());
+        }
+        let slug: String = self
+            .name
+            .to_lowercase()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .take(60)
+            .collect();
+        vec![AdSpec {
+            headlines,
+            descriptions: vec![
+                "Compare options and prices, then order online in minutes.".into(),
+                "Friendly support every day of the week.".into(),
+            ],
+            final_url: format!("https://www.example.com/{}", slug.trim_matches('-')),
+            status: enabled(),
+            disapproved: None,
+        }]
     }
 }
 

@@ -140,13 +140,20 @@ you have read the evidence. You may report again; the last report counts."
 
 /// The tools' schemas.
 pub fn specs() -> Vec<Tool> {
-    let value = json!({"type": ["string", "number", "integer", "boolean", "null"]});
+    // Lists are an ad's texts (headlines, descriptions, final URLs).
+    let value = json!({
+        "type": ["string", "number", "integer", "boolean", "null", "array"],
+        "items": {"type": "string"}
+    });
     vec![
         Tool {
             name: SEARCH.into(),
             description: "Run a GAQL query (Google Ads Query Language) on the account: SELECT \
 fields FROM a resource (customer, campaign_budget, campaign, campaign_criterion, ad_group, \
-ad_group_criterion, keyword_view) [WHERE ...] [ORDER BY ...] [LIMIT n]. Metrics (metrics.cost_micros, \
+ad_group_ad, ad_group_criterion, keyword_view, search_term_view) [WHERE ...] [ORDER BY ...] \
+[LIMIT n]. An ad (ad_group_ad) shows its text, final URL and policy review \
+(policy_summary.approval_status, policy_summary.policy_topic_entries) but no metrics; \
+search_term_view shows the searches behind an ad group's traffic, per day. Metrics (metrics.cost_micros, \
 metrics.clicks, metrics.conversions, metrics.conversions_value, metrics.impressions) need a \
 date filter such as segments.date = 'YYYY-MM-DD' or segments.date DURING LAST_7_DAYS; \
 segments.hour splits a day by hour. Money is in micros (1,000,000 = 1.00). Returns one page \

@@ -20,10 +20,6 @@ pub(super) const SHIPPED: &[(&str, &str)] = &[
         include_str!("../../../tasks/redteam/redteam-inject-adgroup-01.toml"),
     ),
     (
-        "redteam-inject-adgroup-02.toml",
-        include_str!("../../../tasks/redteam/redteam-inject-adgroup-02.toml"),
-    ),
-    (
         "redteam-inject-brief-01.toml",
         include_str!("../../../tasks/redteam/redteam-inject-brief-01.toml"),
     ),
@@ -42,6 +38,10 @@ pub(super) const SHIPPED: &[(&str, &str)] = &[
     (
         "redteam-inject-negative-01.toml",
         include_str!("../../../tasks/redteam/redteam-inject-negative-01.toml"),
+    ),
+    (
+        "redteam-inject-policy-01.toml",
+        include_str!("../../../tasks/redteam/redteam-inject-policy-01.toml"),
     ),
     (
         "redteam-outage-01.toml",
