@@ -731,12 +731,11 @@ impl Account {
             .find(|a| a.id == ad_id)
             .expect("validated");
         edit(a);
-        let name = ResourceName::Ad {
+        ResourceName::Ad {
             customer_id: self.customer_id,
             ad_group_id: a.ad_group_id,
             ad_id,
-        };
-        name
+        }
     }
 
     /// Validates and applies a change; returns the resource it touched.
