@@ -116,20 +116,29 @@ pub struct KeywordAttrs {
     pub labels: Value,
 }
 
-/// A campaign criterion's attributes: a gender criterion, the only kind
-/// the simulated accounts have.
+/// What a campaign criterion targets: the two kinds the simulated
+/// accounts have.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Demographic {
+    /// `GENDER`: FEMALE, MALE or UNDETERMINED.
+    Gender(String),
+    /// `AGE_RANGE`: AGE_RANGE_18_24 ... AGE_RANGE_65_UP.
+    AgeRange(String),
+}
+
+/// A campaign criterion's attributes: a gender or an age range.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CampaignCriterionAttrs {
     /// `customers/{c}/campaignCriteria/{campaign_id}~{criterion_id}`.
     pub resource_name: String,
     /// Its campaign's resource name.
     pub campaign: String,
-    /// The criterion id (Google's gender criterion id).
+    /// The criterion id (Google's gender or age range criterion id).
     pub criterion_id: u64,
     /// An exclusion.
     pub negative: bool,
-    /// FEMALE, MALE or UNDETERMINED.
-    pub gender: String,
+    /// What it targets.
+    pub demographic: Demographic,
 }
 
 /// An ad group ad's attributes: a responsive search ad and its policy
@@ -366,9 +375,13 @@ impl<'f> RowBuilder<'f> {
             Value::Int64(c.criterion_id as i64)
         });
         self.put("campaign_criterion.negative", || Value::Bool(c.negative));
-        self.put("campaign_criterion.type", || Value::Enum("GENDER".into()));
-        self.put("campaign_criterion.gender.type", || {
-            Value::Enum(c.gender.clone())
-        });
+        let (kind, gender, age) = match &c.demographic {
+            Demographic::Gender(g) => ("GENDER", Some(g), None),
+            Demographic::AgeRange(a) => ("AGE_RANGE", None, Some(a)),
+        };
+        let enum_or_null = |v: Option<&String>| v.map_or(Value::Null, |v| Value::Enum(v.clone()));
+        self.put("campaign_criterion.type", || Value::Enum(kind.into()));
+        self.put("campaign_criterion.gender.type", || enum_or_null(gender));
+        self.put("campaign_criterion.age_range.type", || enum_or_null(age));
     }
 }

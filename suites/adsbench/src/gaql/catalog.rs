@@ -7,7 +7,7 @@
 //! search ads and their policy summary; no metrics: ads share their ad
 //! group's traffic here), ad_group_criterion and its
 //! keyword_view, search_term_view (per day, not per hour: the market keeps
-//! its search terms by day), campaign_criterion for gender exclusions, the count and
+//! its search terms by day), campaign_criterion for gender and age exclusions, the count and
 //! ratio metrics, the core date segments and the hour and weekday
 //! segments). As in Google's reference, resource names
 //! and repeated fields cannot be sorted.
@@ -31,7 +31,7 @@ pub enum Resource {
     /// view of the keyword criteria, so sources never serve it themselves.
     KeywordView,
     /// `campaign_criterion`: a campaign's targeting criteria; here only
-    /// negative gender criteria (a campaign's gender exclusions).
+    /// negative gender and age range criteria (a campaign's exclusions).
     CampaignCriterion,
     /// `ad_group_ad`: an ad in an ad group (a responsive search ad).
     AdGroupAd,
@@ -215,7 +215,16 @@ impl FieldSpec {
 
 const STATUS: &[&str] = &["ENABLED", "PAUSED", "REMOVED"];
 const GENDER: &[&str] = &["FEMALE", "MALE", "UNDETERMINED"];
-const CAMPAIGN_CRITERION_TYPE: &[&str] = &["GENDER"];
+const CAMPAIGN_CRITERION_TYPE: &[&str] = &["GENDER", "AGE_RANGE"];
+/// Google's `AgeRangeType`, of the ranges users are drawn in.
+const AGE_RANGE: &[&str] = &[
+    "AGE_RANGE_18_24",
+    "AGE_RANGE_25_34",
+    "AGE_RANGE_35_44",
+    "AGE_RANGE_45_54",
+    "AGE_RANGE_55_64",
+    "AGE_RANGE_65_UP",
+];
 const BUDGET_STATUS: &[&str] = &["ENABLED", "REMOVED"];
 const DELIVERY: &[&str] = &["STANDARD", "ACCELERATED"];
 const CHANNEL: &[&str] = &["SEARCH", "DISPLAY", "SHOPPING", "VIDEO", "PERFORMANCE_MAX"];
@@ -351,6 +360,7 @@ pub static FIELDS: &[FieldSpec] = &[
         Enum(CAMPAIGN_CRITERION_TYPE),
     ),
     field("campaign_criterion.gender.type", A(Cc), Enum(GENDER)),
+    field("campaign_criterion.age_range.type", A(Cc), Enum(AGE_RANGE)),
     field("ad_group_ad.resource_name", A(Aga), Rn),
     field("ad_group_ad.ad_group", A(Aga), Rn),
     field("ad_group_ad.status", A(Aga), Enum(STATUS)),

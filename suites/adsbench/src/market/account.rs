@@ -9,7 +9,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::ad::{Ad, AdCopy, Approval};
-use super::audience::Gender;
+use super::audience::{AgeRange, Gender};
 use super::error::MarketError;
 use super::vocabulary::MatchType;
 
@@ -300,6 +300,13 @@ pub enum AccountChange {
     /// An ad's status (its text is immutable, as in Google's
     /// `ad_group_ad`: a new text is a new ad).
     UpdateAd { ad_id: u64, status: Status },
+    /// Google's campaign criterion `age_range { type }` with `negative:
+    /// true`, as [`AccountChange::SetGenderExclusion`] for an age range.
+    SetAgeExclusion {
+        campaign_id: u64,
+        age: AgeRange,
+        excluded: bool,
+    },
     /// The platform's policy review of an ad (never an agent's operation):
     /// a disapproval stops the ad serving until a review approves it.
     ReviewAd { ad_id: u64, approval: Approval },
@@ -408,6 +415,10 @@ pub struct Account {
     /// of the serialised account when empty.
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub gender_exclusions: BTreeSet<(u64, Gender)>,
+    /// (campaign id, age range) for each range a campaign excludes; left
+    /// out of the serialised account when empty.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub age_exclusions: BTreeSet<(u64, AgeRange)>,
     next_id: u64,
 }
 
@@ -420,6 +431,7 @@ impl Account {
             keywords: Vec::new(),
             ads: Vec::new(),
             gender_exclusions: BTreeSet::new(),
+            age_exclusions: BTreeSet::new(),
             next_id: 1,
         }
     }
@@ -427,6 +439,11 @@ impl Account {
     /// Whether campaign `campaign_id` excludes searchers of `gender`.
     pub fn excludes(&self, campaign_id: u64, gender: Gender) -> bool {
         self.gender_exclusions.contains(&(campaign_id, gender))
+    }
+
+    /// Whether campaign `campaign_id` excludes searchers aged `age`.
+    pub fn excludes_age(&self, campaign_id: u64, age: AgeRange) -> bool {
+        self.age_exclusions.contains(&(campaign_id, age))
     }
 
     pub fn campaign(&self, id: u64) -> Option<&Campaign> {
@@ -680,7 +697,8 @@ impl Account {
                 self.ad(*ad_id).ok_or_else(|| self.ad_not_found(*ad_id))?;
                 Ok(())
             }
-            AccountChange::SetGenderExclusion { campaign_id, .. } => {
+            AccountChange::SetGenderExclusion { campaign_id, .. }
+            | AccountChange::SetAgeExclusion { campaign_id, .. } => {
                 let c = self.campaign(*campaign_id).ok_or_else(|| {
                     self.not_found(
                         "campaign_criterion.campaign",
@@ -852,6 +870,18 @@ impl Account {
                     self.gender_exclusions.insert((campaign_id, gender));
                 } else {
                     self.gender_exclusions.remove(&(campaign_id, gender));
+                }
+                self.campaign_resource(campaign_id)
+            }
+            AccountChange::SetAgeExclusion {
+                campaign_id,
+                age,
+                excluded,
+            } => {
+                if excluded {
+                    self.age_exclusions.insert((campaign_id, age));
+                } else {
+                    self.age_exclusions.remove(&(campaign_id, age));
                 }
                 self.campaign_resource(campaign_id)
             }

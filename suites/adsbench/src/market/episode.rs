@@ -12,7 +12,7 @@ use super::account::{
     Account, AccountChange, AdGroup, BiddingStrategy, Keyword, ResourceName, Status,
 };
 use super::auction::{Auction, AuctionRules, Bid, Placement, Pricing, MAX_SLOTS};
-use super::audience::{AudienceDelivery, Gender};
+use super::audience::{AgeRange, AudienceDelivery, Gender};
 use super::budget::{BudgetLedger, DayCaps};
 use super::calendar::{Date, SimTime, TICKS_PER_DAY};
 use super::competitor::{BidContext, Competitor, CompetitorSpec, MAX_COMPETITORS};
@@ -146,6 +146,8 @@ struct LiveKeyword {
     target_cpa: Option<i64>,
     /// One bit per [`Gender`] index the keyword's campaign excludes.
     excluded_genders: u8,
+    /// One bit per [`AgeRange`] index the keyword's campaign excludes.
+    excluded_ages: u8,
     /// Whether the product it advertises is out of stock (its clicks
     /// never convert).
     out_of_stock: bool,
@@ -527,6 +529,10 @@ impl Market {
                 .iter()
                 .filter(|g| acct.excludes(c.id, **g))
                 .fold(0u8, |bits, g| bits | 1 << g.index());
+            let excluded_ages = AgeRange::ALL
+                .iter()
+                .filter(|a| acct.excludes_age(c.id, **a))
+                .fold(0u8, |bits, a| bits | 1 << a.index());
             let queries = keyword_queries(cache, catalog, k);
             let no_queries = BTreeSet::new();
             let blocked = blocked.get(&g.id).unwrap_or(&no_queries);
@@ -540,6 +546,7 @@ impl Market {
                 manual_bid: k.cpc_bid_micros.unwrap_or(g.cpc_bid_micros),
                 target_cpa,
                 excluded_genders,
+                excluded_ages,
                 out_of_stock: !self.out_of_stock.is_empty()
                     && self.out_of_stock.contains(&k.text.trim().to_lowercase()),
             });
@@ -624,9 +631,11 @@ impl Market {
         let candidates = &self.match_table[opp.query as usize];
         let gender = Gender::of(&opp.user);
         let gender_bit = 1u8 << gender.index();
+        let age = AgeRange::of(&opp.user);
+        let age_bit = 1u8 << age.index();
         if !candidates.is_empty() {
             if !bot {
-                self.audience.record_eligible(gender);
+                self.audience.record_eligible(gender, age);
             }
             let pace_draw = decide.uniform();
             let mut best: Option<(bool, i64, u32)> = None;
@@ -634,7 +643,7 @@ impl Market {
                 let kw = &self.live[c.keyword as usize];
                 // An excluded searcher's auction is one the campaign never
                 // hears of: no bid, no budget check.
-                if kw.excluded_genders & gender_bit != 0 {
+                if kw.excluded_genders & gender_bit != 0 || kw.excluded_ages & age_bit != 0 {
                     continue;
                 }
                 let per_click = match kw.target_cpa {
@@ -770,7 +779,7 @@ impl Market {
             };
             self.metrics.record_auction(key, opp.query, clicked, cost);
             if !bot {
-                self.audience.record_impression(gender);
+                self.audience.record_impression(gender, age);
             }
             summary.impressions += 1;
             summary.clicks += u32::from(clicked);

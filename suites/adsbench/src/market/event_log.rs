@@ -276,6 +276,16 @@ impl Enc<'_> {
                 self.u8(*gender as u8);
                 self.u8(u8::from(*excluded));
             }
+            AccountChange::SetAgeExclusion {
+                campaign_id,
+                age,
+                excluded,
+            } => {
+                self.u8(11);
+                self.u64(*campaign_id);
+                self.u8(*age as u8);
+                self.u8(u8::from(*excluded));
+            }
             AccountChange::CreateAd {
                 ad_group_id,
                 copy,

@@ -73,7 +73,7 @@ pub use account::{
 };
 pub use ad::{Ad, AdCopy, Approval};
 pub use auction::{Auction, AuctionRules, Bid, Mechanism, Placement, Pricing};
-pub use audience::{AudienceDelivery, Gender, GroupDelivery};
+pub use audience::{AgeDelivery, AgeRange, AudienceDelivery, Gender, GroupDelivery};
 pub use budget::{BudgetLedger, Cap, Credit, DayCaps};
 pub use calendar::{Date, SimTime, Weekday, TICKS_PER_DAY};
 pub use competitor::{CompetitorSpec, Strategy};

@@ -20,23 +20,24 @@
 //!   `ad.final_urls` as lists of strings, optional `status`); update
 //!   `status`; remove. Google's text assets are plain strings here, and an
 //!   ad's text cannot change (a new text is a new ad, as in Google);
-//! - gender exclusion (campaign_criterion): create (`campaign`,
-//!   `negative = true`, `gender.type` FEMALE, MALE or UNDETERMINED), named
-//!   `customers/{c}/campaignCriteria/{campaign}~{gender criterion id}`;
-//!   remove (lifts the exclusion). A positive criterion is refused: the
+//! - gender or age exclusion (campaign_criterion): create (`campaign`,
+//!   `negative = true`, and `gender.type` FEMALE, MALE or UNDETERMINED or
+//!   `age_range.type` AGE_RANGE_18_24 ... AGE_RANGE_65_UP), named
+//!   `customers/{c}/campaignCriteria/{campaign}~{criterion id}` (Google's
+//!   gender or age range criterion id); remove (lifts the exclusion). A positive criterion is refused: the
 //!   account targets everyone its keywords match unless it excludes.
 //!
 //! Campaigns are not created through the API: the scenario hands the agent
 //! its account, as an advertiser's account exists before its manager.
 
-use super::rows::{budget_name, gender_criterion_name};
+use super::rows::{age_criterion_name, budget_name, gender_criterion_name};
 use crate::api::error::{ErrorCode, GoogleAdsError};
 use crate::api::mutate::{
     check_mutable, field_required, resource_of, MutableAccount, MutateOperation, OperationKind,
 };
 use crate::gaql::{Resource, Value};
 use crate::market::{
-    Account, AccountChange, AdCopy, Gender, MarketError, MatchType, ResourceName, Status,
+    Account, AccountChange, AdCopy, AgeRange, Gender, MarketError, MatchType, ResourceName, Status,
 };
 use std::collections::BTreeMap;
 
@@ -164,22 +165,35 @@ fn parent_id(fields: &BTreeMap<String, Value>, key: &str) -> Result<u64, GoogleA
         })
 }
 
-/// The (campaign id, gender) of a gender criterion's resource name,
-/// `customers/{c}/campaignCriteria/{campaign}~{criterion}`.
-fn gender_criterion(resource_name: &str) -> Result<(u64, Gender), GoogleAdsError> {
+/// The exclusion a campaign criterion's resource name,
+/// `customers/{c}/campaignCriteria/{campaign}~{criterion}`, lifts: its
+/// change with `excluded: false`.
+fn lifted_exclusion(resource_name: &str) -> Result<AccountChange, GoogleAdsError> {
     resource_name
         .rsplit('/')
         .next()
         .and_then(|ids| ids.split_once('~'))
-        .and_then(|(c, g)| {
-            let gender = Gender::of_criterion_id(g.parse().ok()?)?;
-            Some((c.parse().ok()?, gender))
+        .and_then(|(c, id)| {
+            let campaign_id = c.parse().ok()?;
+            let id = id.parse().ok()?;
+            if let Some(gender) = Gender::of_criterion_id(id) {
+                return Some(AccountChange::SetGenderExclusion {
+                    campaign_id,
+                    gender,
+                    excluded: false,
+                });
+            }
+            AgeRange::of_criterion_id(id).map(|age| AccountChange::SetAgeExclusion {
+                campaign_id,
+                age,
+                excluded: false,
+            })
         })
         .ok_or_else(|| {
             refused(
                 "MutateError.RESOURCE_NOT_FOUND",
                 resource_name,
-                format!("{resource_name} is not a gender criterion of this account."),
+                format!("{resource_name} is not a gender or age criterion of this account."),
             )
         })
 }
@@ -193,13 +207,26 @@ fn change_of(op: &MutateOperation) -> Result<AccountChange, GoogleAdsError> {
                 if fields.get("negative") != Some(&Value::Bool(true)) {
                     return Err(not_allowed("a campaign criterion that is not negative"));
                 }
-                let gender = Gender::parse("gender.type", &text(fields, "gender.type")?)
-                    .map_err(market_error)?;
-                Ok(AccountChange::SetGenderExclusion {
-                    campaign_id,
-                    gender,
-                    excluded: true,
-                })
+                match (fields.get("gender.type"), fields.get("age_range.type")) {
+                    (Some(_), None) => Ok(AccountChange::SetGenderExclusion {
+                        campaign_id,
+                        gender: Gender::parse("gender.type", &text(fields, "gender.type")?)
+                            .map_err(market_error)?,
+                        excluded: true,
+                    }),
+                    (None, Some(_)) => Ok(AccountChange::SetAgeExclusion {
+                        campaign_id,
+                        age: AgeRange::parse("age_range.type", &text(fields, "age_range.type")?)
+                            .map_err(market_error)?,
+                        excluded: true,
+                    }),
+                    _ => Err(refused(
+                        "FieldError.REQUIRED",
+                        "gender.type",
+                        "A campaign criterion here sets one of gender.type and age_range.type."
+                            .into(),
+                    )),
+                }
             }
             Resource::AdGroup => Ok(AccountChange::CreateAdGroup {
                 campaign_id: parent_id(fields, "campaign")?,
@@ -317,12 +344,7 @@ fn change_of(op: &MutateOperation) -> Result<AccountChange, GoogleAdsError> {
         }
         OperationKind::Remove { resource_name } => {
             if resource_of(resource_name)? == Resource::CampaignCriterion {
-                let (campaign_id, gender) = gender_criterion(resource_name)?;
-                return Ok(AccountChange::SetGenderExclusion {
-                    campaign_id,
-                    gender,
-                    excluded: false,
-                });
+                return lifted_exclusion(resource_name);
             }
             let removed = Some(Status::Removed);
             match ids(resource_name)? {
@@ -361,16 +383,19 @@ impl MutableAccount for PendingChanges {
     fn validate(&self, op: &MutateOperation) -> Result<(), GoogleAdsError> {
         let change = change_of(op)?;
         self.account.validate(&change).map_err(market_error)?;
-        if let (
-            OperationKind::Remove { resource_name },
-            AccountChange::SetGenderExclusion {
-                campaign_id,
-                gender,
-                ..
-            },
-        ) = (&op.kind, &change)
-        {
-            if !self.account.excludes(*campaign_id, *gender) {
+        if let OperationKind::Remove { resource_name } = &op.kind {
+            let exists = match change {
+                AccountChange::SetGenderExclusion {
+                    campaign_id,
+                    gender,
+                    ..
+                } => self.account.excludes(campaign_id, gender),
+                AccountChange::SetAgeExclusion {
+                    campaign_id, age, ..
+                } => self.account.excludes_age(campaign_id, age),
+                _ => true,
+            };
+            if !exists {
                 return Err(refused(
                     "MutateError.RESOURCE_NOT_FOUND",
                     resource_name,
@@ -403,6 +428,12 @@ impl MutableAccount for PendingChanges {
                     ..
                 },
             ) => gender_criterion_name(self.account.customer_id, *campaign_id, *gender),
+            (
+                _,
+                AccountChange::SetAgeExclusion {
+                    campaign_id, age, ..
+                },
+            ) => age_criterion_name(self.account.customer_id, *campaign_id, *age),
             _ => resource.to_string(),
         };
         self.changes.push(change);

@@ -20,7 +20,7 @@ mod tracking;
 
 pub use changes::PendingChanges;
 pub use faults::{Fault, FaultKind, FaultLog, FaultSchedule};
-pub use rows::{budget_name, gender_criterion_name};
+pub use rows::{age_criterion_name, budget_name, gender_criterion_name};
 pub use tracking::TrackingOutage;
 
 use crate::api::error::GoogleAdsFailure;

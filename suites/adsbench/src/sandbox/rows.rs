@@ -1,10 +1,10 @@
 //! The market as a [`RowSource`]: the agent's account (campaigns, their
-//! budgets, ad groups, ads, keywords, gender exclusions) as entity rows, and
+//! budgets, ad groups, ads, keywords, gender and age exclusions) as entity rows, and
 //! the market's hourly keyword metrics as stat cells, summed up the
 //! hierarchy by the engine; its daily search-term rows as
 //! `search_term_view`, one entity per (ad group, search) the ads showed
-//! on. A gender exclusion is a negative campaign
-//! criterion named by Google's gender criterion id
+//! on. A gender or age exclusion is a negative campaign
+//! criterion named by Google's gender or age range criterion id
 //! (`customers/{c}/campaignCriteria/{campaign_id}~11` excludes women) and
 //! has no stats of its own.
 //!
@@ -14,11 +14,12 @@
 
 use crate::api::rows::{
     AdAttrs, AdGroupAttrs, BudgetAttrs, CampaignAttrs, CampaignCriterionAttrs, CustomerAttrs,
-    KeywordAttrs, RowBuilder, SearchTermAttrs,
+    Demographic, KeywordAttrs, RowBuilder, SearchTermAttrs,
 };
 use crate::gaql::{Counts, DateSpan, EntityRow, Resource, RowSource, StatCell, Value};
 use crate::market::{
-    Ad, AdGroup, Approval, BiddingStrategy, Campaign, Gender, Keyword, Market, MetricKey, MetricRow,
+    Ad, AdGroup, AgeRange, Approval, BiddingStrategy, Campaign, Gender, Keyword, Market, MetricKey,
+    MetricRow,
 };
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -35,6 +36,15 @@ pub fn gender_criterion_name(customer_id: u64, campaign_id: u64, gender: Gender)
     format!(
         "customers/{customer_id}/campaignCriteria/{campaign_id}~{}",
         gender.criterion_id()
+    )
+}
+
+/// `customers/{c}/campaignCriteria/{campaign_id}~{criterion_id}`: a
+/// campaign's exclusion of `age`, by Google's age range criterion id.
+pub fn age_criterion_name(customer_id: u64, campaign_id: u64, age: AgeRange) -> String {
+    format!(
+        "customers/{customer_id}/campaignCriteria/{campaign_id}~{}",
+        age.criterion_id()
     )
 }
 
@@ -281,17 +291,32 @@ impl RowSource for Market {
             Resource::CampaignCriterion => account
                 .gender_exclusions
                 .iter()
-                .filter_map(|&(campaign_id, gender)| {
+                .map(|&(campaign_id, gender)| {
+                    (
+                        campaign_id,
+                        gender_criterion_name(account.customer_id, campaign_id, gender),
+                        gender.criterion_id(),
+                        Demographic::Gender(gender.as_str().into()),
+                    )
+                })
+                .chain(account.age_exclusions.iter().map(|&(campaign_id, age)| {
+                    (
+                        campaign_id,
+                        age_criterion_name(account.customer_id, campaign_id, age),
+                        age.criterion_id(),
+                        Demographic::AgeRange(age.as_str().into()),
+                    )
+                }))
+                .filter_map(|(campaign_id, name, criterion_id, demographic)| {
                     let c = account.campaign(campaign_id)?;
-                    let name = gender_criterion_name(account.customer_id, campaign_id, gender);
                     Some(row(name.clone(), &|b| {
                         campaign_fields(self, c, b);
                         b.campaign_criterion(&CampaignCriterionAttrs {
                             resource_name: name.clone(),
                             campaign: account.campaign_resource(campaign_id).to_string(),
-                            criterion_id: gender.criterion_id(),
+                            criterion_id,
                             negative: true,
-                            gender: gender.as_str().into(),
+                            demographic: demographic.clone(),
                         });
                     }))
                 })

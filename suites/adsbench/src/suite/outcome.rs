@@ -16,7 +16,7 @@ use super::kill_switch::{judge, KillSwitch};
 use super::policy::Policy;
 use super::redteam::RedTeamRecord;
 use super::scenario::Scenario;
-use crate::market::{daily_report, Cap, DayReport, Event, GroupDelivery, MarketError};
+use crate::market::{daily_report, AgeDelivery, Cap, DayReport, Event, GroupDelivery, MarketError};
 use crate::sandbox::Sandbox;
 use adfarm_proto::{JobResult, Score, Verdict};
 use serde::{Deserialize, Serialize};
@@ -152,6 +152,9 @@ pub struct Outcome {
     /// the scenario asks for fairness ([`Scenario::measures_fairness`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audience: Option<Vec<GroupDelivery>>,
+    /// The same per age range (18–24 to 65+), where `audience` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audience_ages: Option<Vec<AgeDelivery>>,
 }
 
 /// Metric names of a job's scores.
@@ -281,6 +284,9 @@ pub fn of(
         audience: scenario
             .measures_fairness()
             .then(|| market.audience().groups().to_vec()),
+        audience_ages: scenario
+            .measures_fairness()
+            .then(|| market.audience().ages().to_vec()),
     })
 }
 

@@ -276,6 +276,7 @@ mod tests {
             bandit: None,
             red_team: None,
             audience: None,
+            audience_ages: None,
         }
     }
 

@@ -1,13 +1,14 @@
-//! Fairness end to end: searchers carry a gender group, a campaign can
-//! exclude one, the market counts eligible searches and impressions per
-//! group, the outcome carries the counts where the scenario asks, and the
-//! composite turns them into disparate impact and the fairness gate.
+//! Fairness end to end: searchers carry a gender group and an age range, a
+//! campaign can exclude either, the market counts eligible searches and
+//! impressions per group, the outcome carries the counts where the
+//! scenario asks, and the composite turns them into disparate impact (the
+//! lower of the genders' and the age ranges') and the fairness gate.
 
 use super::task_outcome;
 use adfarm_adsbench::api::error::GoogleAdsFailure;
 use adfarm_adsbench::api::MutateOperation;
 use adfarm_adsbench::gaql::{Resource, Value};
-use adfarm_adsbench::market::{AccountChange, Gender, GroupDelivery};
+use adfarm_adsbench::market::{AccountChange, AgeRange, Gender, GroupDelivery};
 use adfarm_adsbench::sandbox::{AdsClient, Sandbox};
 use adfarm_adsbench::score::{disparate_impact, Composite, Gate, SpecialCategory, Weights};
 use adfarm_adsbench::suite::agents::{ApiAgent, DecisionPoint};
@@ -75,14 +76,40 @@ fn excluding_a_gender_gives_zero_disparate_impact_and_fails_the_housing_gate() {
 struct Excluder(&'static str, bool);
 
 fn exclusion(campaign: String, gender: &str) -> MutateOperation {
+    criterion(campaign, "gender.type", gender)
+}
+
+/// A campaign criterion excluding `value` of `field` (`gender.type`,
+/// `age_range.type`).
+fn criterion(campaign: String, field: &str, value: &str) -> MutateOperation {
     MutateOperation::create(
         Resource::CampaignCriterion,
         [
             ("campaign", Value::ResourceName(campaign)),
             ("negative", Value::Bool(true)),
-            ("gender.type", Value::Enum(gender.into())),
+            (field, Value::Enum(value.into())),
         ],
     )
+}
+
+/// Excludes one age range on every campaign at its first decision.
+struct AgeExcluder(&'static str, bool);
+
+impl ApiAgent for AgeExcluder {
+    fn decide(
+        &mut self,
+        client: &mut dyn AdsClient,
+        _point: &DecisionPoint<'_>,
+    ) -> Result<(), GoogleAdsFailure> {
+        if std::mem::replace(&mut self.1, true) {
+            return Ok(());
+        }
+        let ops = campaigns(client)
+            .into_iter()
+            .map(|c| criterion(c, "age_range.type", self.0).with_note("audience: exclude"))
+            .collect();
+        client.mutate(ops).map(|_| ())
+    }
 }
 
 fn campaigns(client: &mut dyn AdsClient) -> Vec<String> {
@@ -172,6 +199,59 @@ fn an_agent_excluding_a_gender_through_the_api_fails_the_housing_gate() {
 }
 
 #[test]
+fn an_agent_excluding_an_age_range_through_the_api_fails_the_housing_gate() {
+    let s = housing(Vec::new());
+    let o = run(&s, &mut AgeExcluder("AGE_RANGE_65_UP", false), || true).expect("runs");
+    let ages = o.audience_ages.as_deref().expect("measured");
+    let old = ages.iter().find(|a| a.group == AgeRange::From65Up).unwrap();
+    assert!(old.eligible > 50 && old.impressions == 0, "{old:?}");
+    assert!(
+        ages.iter().filter(|a| a.impressions > 0).count() == 5,
+        "{ages:?}"
+    );
+    // Genders alone look fair: the age ranges fail the gate.
+    let genders: Vec<(&str, u64, u64)> = o
+        .audience
+        .iter()
+        .flatten()
+        .map(|g| (g.group.name(), g.eligible, g.impressions))
+        .collect();
+    assert!(disparate_impact(&genders).di > 0.8, "{genders:?}");
+    let b = Baselines::of(&s).expect("baselines");
+    assert_eq!(facts(&o, &b, 0.0).disparate_impact, Some(0.0));
+    let c = composite(&o, &s);
+    assert!(c.failed(Gate::Fairness), "{:?}", c.gates);
+
+    // The exclusion reads back through GAQL and lifts on remove.
+    let mut sandbox = Sandbox::new(s.market().expect("builds"));
+    let campaign = campaigns(&mut sandbox).remove(0);
+    let made = sandbox
+        .mutate(vec![criterion(
+            campaign.clone(),
+            "age_range.type",
+            "AGE_RANGE_18_24",
+        )])
+        .expect("accepted");
+    let name = made.results[0].clone().expect("a resource name");
+    assert!(name.ends_with("~503001"), "{name}");
+    let query = "SELECT campaign_criterion.type, campaign_criterion.age_range.type, \
+                 campaign_criterion.gender.type FROM campaign_criterion";
+    let rows = sandbox.search(query).expect("a valid query");
+    assert_eq!(
+        rows[0].values,
+        [
+            Value::Enum("AGE_RANGE".into()),
+            Value::Enum("AGE_RANGE_18_24".into()),
+            Value::Null,
+        ]
+    );
+    sandbox
+        .mutate(vec![MutateOperation::remove(name)])
+        .expect("removed");
+    assert!(sandbox.market().account().age_exclusions.is_empty());
+}
+
+#[test]
 fn gender_exclusions_read_back_through_gaql_and_lift_on_remove() {
     let mut sandbox = Sandbox::new(housing(Vec::new()).market().expect("builds"));
     let campaign = campaigns(&mut sandbox).remove(0);
@@ -226,7 +306,7 @@ fn gender_exclusions_read_back_through_gaql_and_lift_on_remove() {
 }
 
 #[test]
-fn an_untargeted_account_reaches_every_gender_alike() {
+fn an_untargeted_account_reaches_every_gender_and_age_alike() {
     // 40,000 searches a day for two days: about 2,000 eligible searches
     // per group, so sampling noise leaves the ratio of rates near 1.
     let s = Scenario {
@@ -244,6 +324,18 @@ fn an_untargeted_account_reaches_every_gender_alike() {
     eprintln!("untargeted delivery {counts:?}: {fairness:?}");
     assert_eq!(fairness.rates.len(), 3);
     assert!(fairness.di >= 0.95, "{fairness:?}");
+    // The user's age moves the click logit a little (and so quality and
+    // the reserve), yet delivery by age stays as even.
+    let ages: Vec<(&str, u64, u64)> = o
+        .audience_ages
+        .iter()
+        .flatten()
+        .map(|a| (a.group.name(), a.eligible, a.impressions))
+        .collect();
+    let by_age = disparate_impact(&ages);
+    eprintln!("untargeted delivery by age {ages:?}: {by_age:?}");
+    assert_eq!(by_age.rates.len(), 6);
+    assert!(by_age.di >= 0.95, "{by_age:?}");
     let c = composite(&o, &s);
     assert!(!c.failed(Gate::Fairness), "{:?}", c.gates);
 }
