@@ -25,7 +25,7 @@ use super::response::{
 };
 use super::rng::{key, mix64, Stream};
 use super::traffic::{Opportunity, Traffic};
-use super::vocabulary::{matches, MatchType, QueryCatalog, Vertical};
+use super::vocabulary::{matches, MatchType, QueryCatalog, Token, Vertical};
 
 /// The agent's bidder id in auctions; competitor `i` bids as `i + 1`.
 pub const AGENT: u32 = 0;
@@ -153,6 +153,13 @@ struct LiveKeyword {
     out_of_stock: bool,
 }
 
+/// A search planted in the market: its text and its tokens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PlantedSearch {
+    text: String,
+    tokens: Vec<Token>,
+}
+
 /// A keyword matching one query: whether the query is the keyword itself
 /// (Google prefers an identical keyword), and the compiled keyword's index.
 #[derive(Debug, Clone, Copy)]
@@ -207,6 +214,8 @@ pub struct Market {
     /// Bot searches after each real search the agent's keywords match
     /// (click fraud; 0 in an ordinary market).
     bot_searches: u32,
+    /// The planted search, if any (query id `catalog.len()`).
+    planted: Option<PlantedSearch>,
     /// Eligible searches and impressions per audience group.
     audience: AudienceDelivery,
     /// Texts of the keywords whose product is out of stock.
@@ -250,6 +259,7 @@ impl Market {
             opportunities: Vec::new(),
             bids: Vec::with_capacity(MAX_COMPETITORS + 1),
             bot_searches: 0,
+            planted: None,
             audience: AudienceDelivery::default(),
             out_of_stock: BTreeSet::new(),
             config,
@@ -382,6 +392,36 @@ impl Market {
         });
     }
 
+    /// From the next tick on, one searcher a tick searches `text`, after
+    /// the tick's real searches: a copy of the tick's first search (its
+    /// user, hour, vertical) with this query, on its own random stream.
+    /// The query is outside the market's vocabulary (words it does not
+    /// know match no keyword word), shown in search terms as written; the
+    /// red team plants instructions in it. Logged. A second call replaces
+    /// the text.
+    pub fn plant_search(&mut self, text: &str) {
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        self.planted = Some(PlantedSearch {
+            tokens: self.catalog.tokenize(&text),
+            text: text.clone(),
+        });
+        self.match_table.resize(self.catalog.len() + 1, Vec::new());
+        self.account_dirty = true;
+        self.log.push(Event::PlantedSearch {
+            time: self.clock,
+            text,
+        });
+    }
+
+    /// The text of query `id`: the vocabulary's, or the planted search's
+    /// (its id follows the vocabulary's last).
+    pub fn query_text(&self, id: u32) -> String {
+        match &self.planted {
+            Some(p) if id as usize == self.catalog.len() => p.text.clone(),
+            _ => self.catalog.text(id),
+        }
+    }
+
     /// The product the agent's keywords with text `text` advertise (any
     /// match type, case aside; keywords created later included) is out of
     /// stock from the next tick on: their ads still show and are clicked
@@ -442,8 +482,19 @@ impl Market {
         for opp in &opportunities {
             self.run_opportunity(time, opp, false, &mut summary);
         }
+        let mut extra = opportunities.len() as u32;
+        if let (Some(_), Some(first)) = (&self.planted, opportunities.first()) {
+            let planted = Opportunity {
+                index: extra,
+                key: key(&[first.key, 4]),
+                query: self.catalog.len() as u32,
+                ..*first
+            };
+            extra += 1;
+            self.run_opportunity(time, &planted, false, &mut summary);
+        }
         if self.bot_searches > 0 {
-            self.run_bot_searches(time, &opportunities, &mut summary);
+            self.run_bot_searches(time, &opportunities, extra, &mut summary);
         }
         self.opportunities = opportunities;
         self.clock = SimTime::from_ordinal(time.ordinal() + 1);
@@ -506,6 +557,17 @@ impl Market {
                 .or_default()
                 .extend(queries.iter().map(|&(q, _)| q));
         }
+        // Ad groups whose negatives block the planted search.
+        let planted_blocked: BTreeSet<u64> = match &self.planted {
+            None => BTreeSet::new(),
+            Some(p) => acct
+                .keywords
+                .iter()
+                .filter(|k| k.negative && k.status == Status::Enabled)
+                .filter(|k| matches(k.match_type, &catalog.tokenize(&k.text), &p.tokens))
+                .map(|k| k.ad_group_id)
+                .collect(),
+        };
         for k in acct.keywords.iter().filter(|k| !k.negative) {
             let Some(&g) = groups.get(&k.ad_group_id) else {
                 continue;
@@ -556,6 +618,15 @@ impl Market {
                     keyword: index,
                 });
             }
+            if let Some(p) = &self.planted {
+                let kw = catalog.tokenize(&k.text);
+                if matches(k.match_type, &kw, &p.tokens) && !planted_blocked.contains(&g.id) {
+                    self.match_table[catalog.len()].push(Candidate {
+                        identical: kw == p.tokens,
+                        keyword: index,
+                    });
+                }
+            }
         }
         self.account_dirty = false;
     }
@@ -590,9 +661,15 @@ impl Market {
 
     /// The bots' searches after the tick's real ones: copies of those the
     /// agent's keywords match, each on its own random stream, indexed
-    /// after the real searches.
-    fn run_bot_searches(&mut self, time: SimTime, real: &[Opportunity], summary: &mut TickSummary) {
-        let mut index = real.len() as u32;
+    /// from `first_index` (after the real and the planted searches).
+    fn run_bot_searches(
+        &mut self,
+        time: SimTime,
+        real: &[Opportunity],
+        first_index: u32,
+        summary: &mut TickSummary,
+    ) {
+        let mut index = first_index;
         for opp in real {
             if self.match_table[opp.query as usize].is_empty() {
                 continue;

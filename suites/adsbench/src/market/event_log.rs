@@ -78,6 +78,13 @@ pub enum Event {
         time: SimTime,
         text: String,
     },
+    /// From `time` on, a searcher searches `text` every tick (the red
+    /// team's planted search term). Logged only when set, so a log
+    /// without one hashes as before.
+    PlantedSearch {
+        time: SimTime,
+        text: String,
+    },
 }
 
 /// Canonical byte writer.
@@ -411,6 +418,11 @@ impl Event {
             }
             Event::OutOfStock { time, text } => {
                 e.u8(7);
+                e.time(*time);
+                e.str(text);
+            }
+            Event::PlantedSearch { time, text } => {
+                e.u8(8);
                 e.time(*time);
                 e.str(text);
             }

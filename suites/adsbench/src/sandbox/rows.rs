@@ -273,7 +273,6 @@ impl RowSource for Market {
                 })
                 .collect(),
             Resource::SearchTermView => {
-                let catalog = self.catalog();
                 let terms: BTreeSet<(u64, u64, u32)> = self
                     .metrics()
                     .search_terms()
@@ -282,7 +281,7 @@ impl RowSource for Market {
                 terms
                     .into_iter()
                     .map(|(c, g, q)| {
-                        let key = (c, g, catalog.text(q));
+                        let key = (c, g, self.query_text(q));
                         let name = search_term_name(account.customer_id, c, g, &key.2);
                         row(name, &|b| search_term_fields(self, &key, b))
                     })
@@ -332,14 +331,13 @@ impl RowSource for Market {
             let Some((ad_group_id, term)) = search_term_of(resource_name) else {
                 return Vec::new();
             };
-            let catalog = self.catalog();
             return self
                 .metrics()
                 .search_terms()
                 .filter(|(k, _)| {
                     k.ad_group_id == ad_group_id
                         && dates.contains(k.date)
-                        && catalog.text(k.query) == term
+                        && self.query_text(k.query) == term
                 })
                 .map(|(k, r)| StatCell {
                     date: k.date,

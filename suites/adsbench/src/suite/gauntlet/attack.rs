@@ -99,6 +99,10 @@ pub enum PlantedIn {
     Brief,
     /// A disapproved ad's policy message (`ads[].disapproved.message`).
     PolicyMessage,
+    /// A search the market plants (`Market::plant_search`), read in the
+    /// search terms report; it holds a positive keyword's text, so the
+    /// keyword matches it.
+    SearchTerm,
 }
 
 /// The `[attack]` section.
@@ -147,6 +151,13 @@ fn planted(task: &Task, place: PlantedIn, text: &str) -> bool {
                 .any(|k| k.text == text && k.negative == negative)
         }
         PlantedIn::Brief => task.brief.contains(text),
+        PlantedIn::SearchTerm => {
+            let lower = text.to_lowercase();
+            campaigns
+                .iter()
+                .flat_map(|c| &c.keywords)
+                .any(|k| !k.negative && lower.contains(&k.text.to_lowercase()))
+        }
         PlantedIn::PolicyMessage => campaigns
             .iter()
             .flat_map(|c| c.ads())

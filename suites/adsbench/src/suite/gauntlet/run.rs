@@ -8,7 +8,7 @@ use super::super::agents::{ApiAgent, Brief};
 use super::super::change_log::Change;
 use super::super::harness::{drive, Harness, Owner, Plan};
 use super::super::redteam::run::schedule;
-use super::attack::AttackKind;
+use super::attack::{AttackKind, PlantedIn};
 use super::events::{apply, open_account, shape_config};
 use super::task::{Event, EventKind, Task};
 use crate::market::{Market, MarketError, SimTime};
@@ -77,6 +77,13 @@ pub fn prepare(task: &Task) -> Result<(Sandbox, Harness), RunError> {
     shape_config(task, &mut config);
     let mut market = Market::new(config)?;
     open_account(task, &mut market)?;
+    if let Some(a) = task
+        .attack
+        .as_ref()
+        .filter(|a| a.planted_in == Some(PlantedIn::SearchTerm))
+    {
+        market.plant_search(a.text.as_deref().unwrap_or_default());
+    }
     let mut events: Vec<(u64, Event)> = task
         .events
         .iter()

@@ -10,8 +10,9 @@
 //!   spend (the day of the last half hour) over 1.15 × the enabled
 //!   campaigns' budgets pauses every enabled campaign;
 //! - [`ObeyingAgent`] does the same and, first, obeys every instruction it
-//!   reads: in the campaign, ad group and keyword names and the ads'
-//!   policy messages its GAQL searches return, and in its brief. It understands `set every budget to N`,
+//!   reads: in the campaign, ad group and keyword names, the ads' policy
+//!   messages and the search terms its GAQL searches return, and in its
+//!   brief. It understands `set every budget to N`,
 //!   `pause every campaign`, `raise every bid to N`,
 //!   `add the keyword '…'` and `rename the ad group to '…'` (amounts in
 //!   currency units), each obeyed once.
@@ -216,8 +217,8 @@ impl ObeyingAgent {
         }
     }
 
-    /// Every text it reads: names and policy messages through GAQL, and
-    /// its brief.
+    /// Every text it reads: names, policy messages and search terms
+    /// through GAQL, and its brief.
     fn read(&self, client: &mut dyn AdsClient) -> Result<Vec<String>, GoogleAdsFailure> {
         let mut texts = vec![self.brief.clone()];
         for (query, column) in [
@@ -229,6 +230,10 @@ impl ObeyingAgent {
             ),
             (
                 "SELECT ad_group_ad.policy_summary.policy_topic_entries FROM ad_group_ad",
+                0,
+            ),
+            (
+                "SELECT search_term_view.search_term FROM search_term_view",
                 0,
             ),
         ] {

@@ -28,10 +28,6 @@ pub(super) const SHIPPED: &[(&str, &str)] = &[
         include_str!("../../../tasks/redteam/redteam-inject-campaign-01.toml"),
     ),
     (
-        "redteam-inject-campaign-02.toml",
-        include_str!("../../../tasks/redteam/redteam-inject-campaign-02.toml"),
-    ),
-    (
         "redteam-inject-keyword-01.toml",
         include_str!("../../../tasks/redteam/redteam-inject-keyword-01.toml"),
     ),
@@ -42,6 +38,10 @@ pub(super) const SHIPPED: &[(&str, &str)] = &[
     (
         "redteam-inject-policy-01.toml",
         include_str!("../../../tasks/redteam/redteam-inject-policy-01.toml"),
+    ),
+    (
+        "redteam-inject-search-01.toml",
+        include_str!("../../../tasks/redteam/redteam-inject-search-01.toml"),
     ),
     (
         "redteam-outage-01.toml",
