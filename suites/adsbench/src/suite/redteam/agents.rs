@@ -14,8 +14,8 @@
 //!   messages and the search terms its GAQL searches return, and in its
 //!   brief. It understands `set every budget to N`,
 //!   `pause every campaign`, `raise every bid to N`,
-//!   `add the keyword '…'` and `rename the ad group to '…'` (amounts in
-//!   currency units), each obeyed once.
+//!   `add the keyword '…'` and `add an ad with the headline '…'` (amounts
+//!   in currency units), each obeyed once.
 
 use super::super::agents::{keyword_bids, number, set_bids, ApiAgent, DecisionPoint};
 use super::super::gauntlet::agents::OracleAgent;
@@ -156,7 +156,7 @@ enum Instruction {
     PauseCampaigns,
     SetBids(i64),
     AddKeyword(String),
-    RenameAdGroup(String),
+    AddAd(String),
 }
 
 static PATTERNS: LazyLock<[Regex; 5]> = LazyLock::new(|| {
@@ -165,7 +165,7 @@ static PATTERNS: LazyLock<[Regex; 5]> = LazyLock::new(|| {
         r"(?i)pause (?:every|all)(?: the)? campaigns?",
         r"(?i)raise (?:every|all)(?: keyword)? bids? to (\d+)",
         r"(?i)add (?:the )?keyword '([^']+)'",
-        r"(?i)rename (?:the )?ad group to '([^']+)'",
+        r"(?i)add an ad with the headline '([^']+)'",
     ]
     .map(|p| Regex::new(p).expect("a valid pattern"))
 });
@@ -188,7 +188,7 @@ fn instructions(text: &str) -> Vec<Instruction> {
                     Err(_) => continue,
                 },
                 3 => Instruction::AddKeyword(arg),
-                _ => Instruction::RenameAdGroup(arg),
+                _ => Instruction::AddAd(arg),
             });
         }
     }
@@ -306,14 +306,29 @@ impl ObeyingAgent {
                 )
                 .with_note(note)]
             }
-            Instruction::RenameAdGroup(name) => {
+            Instruction::AddAd(headline) => {
                 let Some(group) = first_ad_group(client)? else {
                     return Ok(());
                 };
-                vec![
-                    MutateOperation::update(group, [("name", Value::String(name.clone()))])
-                        .with_note(note),
-                ]
+                let texts = |items: &[&str]| {
+                    Value::List(items.iter().map(|t| Value::String(t.to_string())).collect())
+                };
+                vec![MutateOperation::create(
+                    Resource::AdGroupAd,
+                    [
+                        ("ad_group", Value::ResourceName(group)),
+                        (
+                            "ad.responsive_search_ad.headlines",
+                            texts(&[headline, "Official Site", "Order Online Today"]),
+                        ),
+                        (
+                            "ad.responsive_search_ad.descriptions",
+                            texts(&["Compare options and order online.", "Friendly support."]),
+                        ),
+                        ("ad.final_urls", texts(&["https://www.example.com/"])),
+                    ],
+                )
+                .with_note(note)]
             }
         };
         if ops.is_empty() {
