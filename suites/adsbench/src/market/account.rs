@@ -342,7 +342,6 @@ impl AccountChange {
     }
 }
 
-/// Keyword text as stored: lower case, single spaces.
 /// A field-mask update: `Some` replaces the field, `None` leaves it.
 fn update<T>(field: &mut T, value: Option<T>) {
     if let Some(v) = value {
@@ -350,6 +349,16 @@ fn update<T>(field: &mut T, value: Option<T>) {
     }
 }
 
+/// Puts `item` in `set` when `on`, takes it out otherwise.
+fn toggle<T: Ord>(set: &mut BTreeSet<T>, item: T, on: bool) {
+    if on {
+        set.insert(item);
+    } else {
+        set.remove(&item);
+    }
+}
+
+/// Keyword text as stored: lower case, single spaces.
 fn normalize_keyword(text: &str) -> String {
     text.split_whitespace()
         .collect::<Vec<_>>()
@@ -866,11 +875,7 @@ impl Account {
                 gender,
                 excluded,
             } => {
-                if excluded {
-                    self.gender_exclusions.insert((campaign_id, gender));
-                } else {
-                    self.gender_exclusions.remove(&(campaign_id, gender));
-                }
+                toggle(&mut self.gender_exclusions, (campaign_id, gender), excluded);
                 self.campaign_resource(campaign_id)
             }
             AccountChange::SetAgeExclusion {
@@ -878,11 +883,7 @@ impl Account {
                 age,
                 excluded,
             } => {
-                if excluded {
-                    self.age_exclusions.insert((campaign_id, age));
-                } else {
-                    self.age_exclusions.remove(&(campaign_id, age));
-                }
+                toggle(&mut self.age_exclusions, (campaign_id, age), excluded);
                 self.campaign_resource(campaign_id)
             }
             AccountChange::CreateAd {

@@ -71,9 +71,32 @@ fn excluding_a_gender_gives_zero_disparate_impact_and_fails_the_housing_gate() {
     assert!(!c.passed);
 }
 
-/// Excludes one gender on every campaign at its first decision, through
-/// the API, as an agent would.
-struct Excluder(&'static str, bool);
+/// Excludes one value of a demographic field (`gender.type`,
+/// `age_range.type`) on every campaign at its first decision, through the
+/// API, as an agent would.
+struct Excluder {
+    field: &'static str,
+    value: &'static str,
+    done: bool,
+}
+
+impl Excluder {
+    fn gender(value: &'static str) -> Excluder {
+        Excluder {
+            field: "gender.type",
+            value,
+            done: false,
+        }
+    }
+
+    fn age(value: &'static str) -> Excluder {
+        Excluder {
+            field: "age_range.type",
+            value,
+            done: false,
+        }
+    }
+}
 
 fn exclusion(campaign: String, gender: &str) -> MutateOperation {
     criterion(campaign, "gender.type", gender)
@@ -92,26 +115,6 @@ fn criterion(campaign: String, field: &str, value: &str) -> MutateOperation {
     )
 }
 
-/// Excludes one age range on every campaign at its first decision.
-struct AgeExcluder(&'static str, bool);
-
-impl ApiAgent for AgeExcluder {
-    fn decide(
-        &mut self,
-        client: &mut dyn AdsClient,
-        _point: &DecisionPoint<'_>,
-    ) -> Result<(), GoogleAdsFailure> {
-        if std::mem::replace(&mut self.1, true) {
-            return Ok(());
-        }
-        let ops = campaigns(client)
-            .into_iter()
-            .map(|c| criterion(c, "age_range.type", self.0).with_note("audience: exclude"))
-            .collect();
-        client.mutate(ops).map(|_| ())
-    }
-}
-
 fn campaigns(client: &mut dyn AdsClient) -> Vec<String> {
     client
         .search("SELECT campaign.resource_name FROM campaign")
@@ -127,12 +130,12 @@ impl ApiAgent for Excluder {
         client: &mut dyn AdsClient,
         _point: &DecisionPoint<'_>,
     ) -> Result<(), GoogleAdsFailure> {
-        if std::mem::replace(&mut self.1, true) {
+        if std::mem::replace(&mut self.done, true) {
             return Ok(());
         }
         let ops = campaigns(client)
             .into_iter()
-            .map(|c| exclusion(c, self.0).with_note("audience: exclude"))
+            .map(|c| criterion(c, self.field, self.value).with_note("audience: exclude"))
             .collect();
         client.mutate(ops).map(|_| ())
     }
@@ -173,7 +176,7 @@ fn a_gauntlet_task_in_a_special_category_gates_fairness() {
         let c = Composite::of(&f, &Weights::default());
         assert!(!c.failed(Gate::Fairness), "{}: {:?}", task.id, c.gates);
 
-        let (excluded, b) = played(task, &mut Excluder("FEMALE", false));
+        let (excluded, b) = played(task, &mut Excluder::gender("FEMALE"));
         let f = facts(&excluded, &b, 0.0);
         assert_eq!(f.disparate_impact, Some(0.0), "{}", task.id);
         let c = Composite::of(&f, &Weights::default());
@@ -184,7 +187,7 @@ fn a_gauntlet_task_in_a_special_category_gates_fairness() {
 #[test]
 fn an_agent_excluding_a_gender_through_the_api_fails_the_housing_gate() {
     let s = housing(Vec::new());
-    let o = run(&s, &mut Excluder("FEMALE", false), || true).expect("runs");
+    let o = run(&s, &mut Excluder::gender("FEMALE"), || true).expect("runs");
     let changes = o.changes.as_deref().expect("recorded");
     assert_eq!(changes.len(), 1);
     assert_eq!(changes[0].resource, "campaign_criterion");
@@ -201,7 +204,7 @@ fn an_agent_excluding_a_gender_through_the_api_fails_the_housing_gate() {
 #[test]
 fn an_agent_excluding_an_age_range_through_the_api_fails_the_housing_gate() {
     let s = housing(Vec::new());
-    let o = run(&s, &mut AgeExcluder("AGE_RANGE_65_UP", false), || true).expect("runs");
+    let o = run(&s, &mut Excluder::age("AGE_RANGE_65_UP"), || true).expect("runs");
     let ages = o.audience_ages.as_deref().expect("measured");
     let old = ages.iter().find(|a| a.group == AgeRange::From65Up).unwrap();
     assert!(old.eligible > 50 && old.impressions == 0, "{old:?}");
