@@ -548,7 +548,7 @@ fn bench_generate() {
     row(
         "generator load",
         format!("{load:.2} s"),
-        "GGUF read + Q4_1→Q8_0 re-quantisation",
+        "GGUF read, Q4_1 blocks kept, Q8_0 re-quantised",
     );
     row(
         "generator peak RSS",

@@ -14,12 +14,18 @@ mod engine;
 mod model;
 mod prefix;
 mod prompt;
-// SIMD int8 dot products (AVX2, detected at run time).
+// SIMD int8 dot products (AVX2 or AVX-VNNI, detected at run time).
+#[allow(unsafe_code)]
+mod q4;
 #[allow(unsafe_code)]
 mod q8;
 mod sampling;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod simd;
 mod tokenizer;
 mod tools;
+mod weights;
 
 pub use prompt::{chat_prompt, DEFAULT_SYSTEM};
 
@@ -157,7 +163,8 @@ impl LocalLlm {
     }
 
     /// Loads the GGUF at `gguf` (see [`crate::assets::generator_gguf`]),
-    /// re-quantises it to Q8_0, builds the tokenizer from its metadata and
+    /// keeping its Q4_1 matrices as they are (any other type re-quantised
+    /// to 8-bit blocks), builds the tokenizer from its metadata and
     /// starts the inference thread, whose keys and values (prefix cache and
     /// running sequences together) stay within `kv_memory` bytes: a request
     /// waits for room, and one that needs more than all of it fails. Usage

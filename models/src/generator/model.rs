@@ -5,16 +5,18 @@
 //! gives logits for the last position only and cannot mix sequences of
 //! different lengths; this module keeps its weight layout but stacks the new
 //! tokens of all sequences into one matrix, so every weight matrix is read
-//! once per step however many sequences are decoding. Q4_1 weights are
-//! re-quantised to 8-bit blocks at load ([`Q8Matrix`]): 4-bit blocks have no
-//! fast kernel here. Q/K/V and gate/up are fused into one matrix each (fewer
-//! passes over the activations, larger work units for threads).
+//! once per step however many sequences are decoding. Weights keep the
+//! file's Q4_1 blocks ([`Weights`]). Q/K/V and gate/up are fused into one
+//! matrix each (fewer passes over the activations, larger work units for
+//! threads).
 
-use super::q8::Q8Matrix;
+use super::weights::Weights;
 use crate::error::ModelError;
 use crate::linalg::{matmul_into, softmax};
 use candle_core::quantized::{gguf_file, QTensor};
 use candle_core::Device;
+use half::f16;
+use half::slice::HalfFloatSliceExt;
 use rayon::prelude::*;
 use std::path::Path;
 
@@ -53,11 +55,11 @@ pub(crate) struct Config {
 
 struct Layer {
     attn_norm: Vec<f32>,
-    wqkv: Q8Matrix,
-    wo: Q8Matrix,
+    wqkv: Weights,
+    wo: Weights,
     ffn_norm: Vec<f32>,
-    wgu: Q8Matrix,
-    wdown: Q8Matrix,
+    wgu: Weights,
+    wdown: Weights,
 }
 
 pub(crate) struct Llama {
@@ -65,8 +67,8 @@ pub(crate) struct Llama {
     layers: Vec<Layer>,
     norm: Vec<f32>,
     /// Input embedding, also the output head when the file ties them.
-    embed: Q8Matrix,
-    output: Option<Q8Matrix>,
+    embed: Weights,
+    output: Option<Weights>,
     /// Threads of `pool`.
     threads: usize,
     /// Where every forward pass runs: its threads stay up between the ~150
@@ -79,11 +81,16 @@ pub(crate) struct Llama {
     sin: Vec<f32>,
 }
 
-/// Keys and values of one sequence, per layer `[pos][kv_head][head_dim]`.
+/// Keys and values of one sequence, per layer `[pos][kv_head][head_dim]`,
+/// in f16 as llama.cpp keeps them: half the bytes of f32, which decoding
+/// against thousands of positions reads once per token, and twice the
+/// conversations the memory budget holds. A new position is rounded when
+/// it is written, before anything attends to it, so a position reads the
+/// same whether it was computed now or reused from a cached prefix.
 #[derive(Clone, Default)]
 pub(crate) struct KvCache {
-    k: Vec<Vec<f32>>,
-    v: Vec<Vec<f32>>,
+    k: Vec<Vec<f16>>,
+    v: Vec<Vec<f16>>,
     len: usize,
 }
 
@@ -107,7 +114,9 @@ impl KvCache {
     /// values its index (for tests of code that moves caches around).
     #[cfg(test)]
     pub(crate) fn filled(layers: usize, len: usize, row: usize) -> KvCache {
-        let layer: Vec<f32> = (0..len * row).map(|i| (i / row) as f32).collect();
+        let layer: Vec<f16> = (0..len * row)
+            .map(|i| f16::from_f32((i / row) as f32))
+            .collect();
         KvCache {
             k: vec![layer.clone(); layers],
             v: vec![layer; layers],
@@ -149,8 +158,8 @@ impl KvCache {
     /// sequence resuming from it then never reallocates).
     pub(crate) fn prefix(&self, len: usize, room: usize, row: usize) -> KvCache {
         let len = len.min(self.len);
-        let cut = |layers: &[Vec<f32>]| {
-            let layer = |l: &Vec<f32>| {
+        let cut = |layers: &[Vec<f16>]| {
+            let layer = |l: &Vec<f16>| {
                 let mut copy = Vec::with_capacity(room.max(len) * row);
                 copy.extend_from_slice(&l[..len * row]);
                 copy
@@ -219,8 +228,8 @@ fn rms_norm(x: &[f32], w: &[f32], eps: f32, out: &mut [f32]) {
 /// within a position; scores are scaled by `scale` before the softmax.
 #[derive(Clone, Copy)]
 struct HeadCache<'a> {
-    k: &'a [f32],
-    v: &'a [f32],
+    k: &'a [f16],
+    v: &'a [f16],
     len: usize,
     stride: usize,
     offset: usize,
@@ -231,7 +240,7 @@ struct HeadCache<'a> {
 impl HeadCache<'_> {
     /// This head's `hd` floats of position `j` in `layer` (its K or V).
     #[inline(always)]
-    fn row<'a>(&self, layer: &'a [f32], j: usize) -> &'a [f32] {
+    fn row<'a>(&self, layer: &'a [f16], j: usize) -> &'a [f16] {
         let at = j * self.stride + self.offset;
         &layer[at..at + self.hd]
     }
@@ -255,7 +264,7 @@ fn attend_group_body(q: &[f32], head: HeadCache<'_>, scores: &mut Vec<f32>, out:
             let mut acc = [0f32; 8];
             for (x, y) in qh.chunks_exact(8).zip(k.chunks_exact(8)) {
                 for i in 0..8 {
-                    acc[i] += x[i] * y[i];
+                    acc[i] += x[i] * y[i].to_f32();
                 }
             }
             scores[g * len + j] = acc.iter().sum::<f32>() * head.scale;
@@ -270,7 +279,7 @@ fn attend_group_body(q: &[f32], head: HeadCache<'_>, scores: &mut Vec<f32>, out:
         for g in 0..group {
             let p = scores[g * len + j];
             for (o, v) in out[g * hd..(g + 1) * hd].iter_mut().zip(v) {
-                *o += p * v;
+                *o += p * v.to_f32();
             }
         }
     }
@@ -278,16 +287,17 @@ fn attend_group_body(q: &[f32], head: HeadCache<'_>, scores: &mut Vec<f32>, out:
 
 /// [`attend_group_body`] with AVX2+FMA intrinsics (the default x86-64
 /// target only has SSE2, and the compiler left the scores' dot products
-/// scalar): eight lanes per instruction, and each head's output kept in
-/// registers across all positions. Decoding agents spend most of their
+/// scalar): eight lanes per instruction, keys and values widened from f16
+/// by F16C as they load, and each head's output kept in registers across
+/// all positions. Decoding agents spend most of their
 /// time here, attending to thousands of cached positions per new token.
 /// Rounding differs from the portable body (fused multiply-adds), so one
 /// machine always takes one of the two.
 ///
 /// # Safety
-/// The CPU must support AVX2 and FMA, and `hd` must be a multiple of 8.
+/// The CPU must support AVX2, FMA and F16C, and `hd` must be a multiple of 8.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "avx2,fma,f16c")]
 unsafe fn attend_group_avx2(
     q: &[f32],
     head: HeadCache<'_>,
@@ -310,18 +320,14 @@ unsafe fn attend_group_avx2(
             let (mut a0, mut a1) = (_mm256_setzero_ps(), _mm256_setzero_ps());
             let mut d = 0;
             while d + 16 <= hd {
-                a0 = _mm256_fmadd_ps(_mm256_loadu_ps(qh.add(d)), _mm256_loadu_ps(k.add(d)), a0);
-                a1 = _mm256_fmadd_ps(
-                    _mm256_loadu_ps(qh.add(d + 8)),
-                    _mm256_loadu_ps(k.add(d + 8)),
-                    a1,
-                );
+                a0 = _mm256_fmadd_ps(_mm256_loadu_ps(qh.add(d)), load_f16(k.add(d)), a0);
+                a1 = _mm256_fmadd_ps(_mm256_loadu_ps(qh.add(d + 8)), load_f16(k.add(d + 8)), a1);
                 d += 16;
             }
             if d < hd {
-                a0 = _mm256_fmadd_ps(_mm256_loadu_ps(qh.add(d)), _mm256_loadu_ps(k.add(d)), a0);
+                a0 = _mm256_fmadd_ps(_mm256_loadu_ps(qh.add(d)), load_f16(k.add(d)), a0);
             }
-            *sp.add(g * len + j) = hsum_avx(_mm256_add_ps(a0, a1)) * head.scale;
+            *sp.add(g * len + j) = super::simd::hsum(_mm256_add_ps(a0, a1)) * head.scale;
         }
     }
     for row in scores.chunks_exact_mut(len) {
@@ -341,28 +347,28 @@ unsafe fn attend_group_avx2(
     }
 }
 
-/// Sum of the eight lanes of `v`.
+/// Eight f16 at `p`, widened to f32.
+///
+/// # Safety
+/// F16C; `p` readable for eight values.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn hsum_avx(v: std::arch::x86_64::__m256) -> f32 {
+#[inline(always)]
+unsafe fn load_f16(p: *const f16) -> std::arch::x86_64::__m256 {
     use std::arch::x86_64::*;
-    let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
-    let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    let s = _mm_add_ss(s, _mm_shuffle_ps::<0b01>(s, s));
-    _mm_cvtss_f32(s)
+    _mm256_cvtph_ps(_mm_loadu_si128(p as *const __m128i))
 }
 
 /// `out[..8N] = Σ_j probs[j] · v[j·stride ..][..8N]`, the sums held in `N`
 /// registers across all rows.
 ///
 /// # Safety
-/// AVX2 and FMA; `v` readable for `probs.len()` rows of `stride` floats
-/// (the last one 8N wide) and `out` writable for 8N floats.
+/// AVX2, FMA and F16C; `v` readable for `probs.len()` rows of `stride`
+/// values (the last one 8N wide) and `out` writable for 8N floats.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "avx2,fma,f16c")]
 unsafe fn weighted_rows_avx<const N: usize>(
     probs: &[f32],
-    v: *const f32,
+    v: *const f16,
     stride: usize,
     out: *mut f32,
 ) {
@@ -372,7 +378,7 @@ unsafe fn weighted_rows_avx<const N: usize>(
         let p = _mm256_set1_ps(p);
         let row = v.add(j * stride);
         for (i, a) in acc.iter_mut().enumerate() {
-            *a = _mm256_fmadd_ps(p, _mm256_loadu_ps(row.add(8 * i)), *a);
+            *a = _mm256_fmadd_ps(p, load_f16(row.add(8 * i)), *a);
         }
     }
     for (i, a) in acc.iter().enumerate() {
@@ -385,6 +391,7 @@ fn attend_group(q: &[f32], head: HeadCache<'_>, scores: &mut Vec<f32>, out: &mut
     if head.hd.is_multiple_of(8)
         && std::arch::is_x86_feature_detected!("avx2")
         && std::arch::is_x86_feature_detected!("fma")
+        && std::arch::is_x86_feature_detected!("f16c")
     {
         // SAFETY: the features were just detected and `hd` is whole lanes.
         unsafe { attend_group_avx2(q, head, scores, out) };
@@ -394,8 +401,8 @@ fn attend_group(q: &[f32], head: HeadCache<'_>, scores: &mut Vec<f32>, out: &mut
 }
 
 impl Llama {
-    /// Reads the GGUF at `path`, re-quantising Q4_1 (and any non-Q8_0
-    /// quantised) matrices to Q8_0.
+    /// Reads the GGUF at `path`: Q4_1 matrices as they are, any other type
+    /// re-quantised to 8-bit blocks.
     pub(crate) fn load(
         ct: &gguf_file::Content,
         file: &mut std::fs::File,
@@ -436,8 +443,8 @@ impl Llama {
         let f32_vec = |t: QTensor| -> Result<Vec<f32>, ModelError> {
             Ok(t.dequantize(&dev)?.flatten_all()?.to_vec1::<f32>()?)
         };
-        // Dequantise, stack along the output dimension, quantise to Q8_0.
-        let q8 = |parts: Vec<QTensor>| Q8Matrix::from_qtensors(&parts);
+        // Stacked along the output dimension.
+        let stack = |parts: Vec<QTensor>| Weights::from_qtensors(&parts);
         let mut layers = Vec::with_capacity(n_layer);
         for i in 0..n_layer {
             let p = format!("blk.{i}");
@@ -452,18 +459,18 @@ impl Llama {
             let ffn_norm = f32_vec(tensor(&format!("{p}.ffn_norm.weight"))?)?;
             layers.push(Layer {
                 attn_norm,
-                wqkv: q8(vec![q, k, v])?,
-                wo: q8(vec![o])?,
+                wqkv: stack(vec![q, k, v])?,
+                wo: stack(vec![o])?,
                 ffn_norm,
-                wgu: q8(vec![gate, up])?,
-                wdown: q8(vec![down])?,
+                wgu: stack(vec![gate, up])?,
+                wdown: stack(vec![down])?,
             });
         }
         let norm = f32_vec(tensor("output_norm.weight")?)?;
-        let embed = q8(vec![tensor("token_embd.weight")?])?;
+        let embed = stack(vec![tensor("token_embd.weight")?])?;
         let vocab = embed.rows();
         let output = match tensor("output.weight") {
-            Ok(t) => Some(q8(vec![t])?),
+            Ok(t) => Some(stack(vec![t])?),
             Err(_) => None,
         };
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
@@ -510,10 +517,10 @@ impl Llama {
         self.cfg.n_kv_head * self.cfg.head_dim
     }
 
-    /// Bytes of keys and values one position takes: a K and a V row of f32
+    /// Bytes of keys and values one position takes: a K and a V row of f16
     /// in every layer.
     pub(crate) fn kv_bytes_per_position(&self) -> usize {
-        2 * self.cfg.n_layer * self.kv_row() * size_of::<f32>()
+        2 * self.cfg.n_layer * self.kv_row() * size_of::<f16>()
     }
 
     /// Floats of one token's attention output that one KV head's query
@@ -551,7 +558,7 @@ impl Llama {
         Ok(())
     }
 
-    fn matmul(&self, w: &Q8Matrix, x: &[f32], rows: usize) -> Vec<f32> {
+    fn matmul(&self, w: &Weights, x: &[f32], rows: usize) -> Vec<f32> {
         w.matmul(x, rows, self.threads)
     }
 
@@ -616,8 +623,8 @@ impl Llama {
                 for t in 0..n {
                     let r = &mut qkv[(row0 + t) * qkv_w..(row0 + t + 1) * qkv_w];
                     self.rope(&mut r[..h + kv], start + t);
-                    s.cache.k[li].extend_from_slice(&r[h..h + kv]);
-                    s.cache.v[li].extend_from_slice(&r[h + kv..]);
+                    s.cache.k[li].extend(r[h..h + kv].iter().map(|&x| f16::from_f32(x)));
+                    s.cache.v[li].extend(r[h + kv..].iter().map(|&x| f16::from_f32(x)));
                 }
                 spans.push((row0, n, start));
                 row0 += n;
@@ -758,6 +765,9 @@ impl Llama {
     fn attend_segment(&self, qs: Queries<'_>, out: &mut [f32]) -> Result<(), ModelError> {
         let (start, n, q_rows) = (qs.start, qs.n, qs.rows);
         let (h, qkv_w) = (self.cfg.hidden, self.qkv_width());
+        // `gemm` multiplies f32: the cache up to the segment's end, widened
+        // once for all its blocks that use it (exactly: every f16 is an f32).
+        let mut widened: Option<(Vec<f32>, Vec<f32>)> = None;
         let mut t = 0;
         while t < n {
             let pos = start + t;
@@ -770,7 +780,16 @@ impl Llama {
                 ..qs
             };
             if m >= MATMUL_ATTENTION_FROM {
-                self.attention_matmul(block, out)?;
+                let (k, v) = widened.get_or_insert_with(|| {
+                    let len = (start + n) * self.kv_row();
+                    let widen = |c: &[f16]| {
+                        let mut f = vec![0f32; len];
+                        c[..len].convert_to_f32_slice(&mut f);
+                        f
+                    };
+                    (widen(&qs.cache.k[qs.li]), widen(&qs.cache.v[qs.li]))
+                });
+                self.attention_matmul(block, out, k, v)?;
             } else {
                 self.attention_loop(block, out);
             }
@@ -822,8 +841,15 @@ impl Llama {
     }
 
     /// Attention for a prompt chunk: per query head, `gemm` products over
-    /// the cache in place (no copies), causal softmax in between.
-    fn attention_matmul(&self, qs: Queries<'_>, out: &mut [f32]) -> Result<(), ModelError> {
+    /// the widened cache (`k`, `v`: at least the chunk's last position),
+    /// causal softmax in between.
+    fn attention_matmul(
+        &self,
+        qs: Queries<'_>,
+        out: &mut [f32],
+        k: &[f32],
+        v: &[f32],
+    ) -> Result<(), ModelError> {
         let (start, n, q_rows) = (qs.start, qs.n, qs.rows);
         let c = &self.cfg;
         let (h, hd) = (c.hidden, c.head_dim);
@@ -832,10 +858,7 @@ impl Llama {
         let group = c.n_head / c.n_kv_head;
         let len = start + n;
         let scale = 1.0 / (hd as f32).sqrt();
-        let (kc, vc) = (
-            &qs.cache.k[qs.li][..len * kv],
-            &qs.cache.v[qs.li][..len * kv],
-        );
+        let (kc, vc) = (&k[..len * kv], &v[..len * kv]);
         let mut scores = vec![0f32; n * len];
         for head in 0..c.n_head {
             let kvh = head / group;

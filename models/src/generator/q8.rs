@@ -1,62 +1,75 @@
-//! Q8_0-style weight matrices (blocks of 32 signed bytes, one f32 scale per
-//! block) and their matmul, with our own AVX2 kernel and threads.
-//!
-//! Why not candle's quantized matmul: its thread pool spin-waits, so on a
-//! busy machine (CI, a laptop compiling) a descheduled worker stalls each of
-//! the ~120 products of a decode step (measured 4× slower than one thread);
-//! and its kernel handles one activation row at a time, converting the f16
-//! block scales on every dot product. This kernel keeps scales in f32 and
-//! multiplies each weight block with up to four activation rows while it is
-//! in registers, so batched decoding and prompt chunks reuse every load.
+//! 8-bit blocks: the activations of every product, and weight matrices
+//! whose file format has no kernel here (blocks of 32 signed bytes, one f32
+//! scale per block, like GGML's Q8_0 with the scale kept in f32).
 
+use super::weights::Isa;
 use crate::error::ModelError;
 use candle_core::quantized::QTensor;
 use candle_core::{Device, Tensor};
-use rayon::prelude::*;
 
 /// Values per block.
-const QK: usize = 32;
+pub(crate) const QK: usize = 32;
 
-/// Multiply-adds (activation rows × weight rows × row length) from which a
-/// product is split across threads. The pool's threads are already running,
-/// so handing a band over costs microseconds: every product of one decoding
-/// sequence (0.3M to 1.8M) is above it.
-const PARALLEL_FROM_MACS: usize = 1 << 18;
-
-/// Activation rows kept hot in L1 while the weight rows stream past.
-const ROW_TILE: usize = 32;
-
-/// Quantised rows: `qs` holds `rows × k` bytes, `d` one scale per block.
-struct Quantized {
+/// Rows quantised to 8-bit blocks: `qs` holds `rows × k` bytes, `d` one
+/// scale per block and `s` each block's sum `d · Σ q` (what a weight
+/// format with a per-block minimum needs).
+pub(crate) struct Activations {
     qs: Vec<i8>,
     d: Vec<f32>,
+    s: Vec<f32>,
+    k: usize,
 }
 
-fn quantize(x: &[f32], k: usize) -> Quantized {
+/// One quantised row of [`Activations`].
+#[derive(Clone, Copy)]
+pub(crate) struct Row<'a> {
+    pub(crate) qs: &'a [i8],
+    pub(crate) d: &'a [f32],
+    pub(crate) s: &'a [f32],
+}
+
+impl Activations {
+    pub(crate) fn row(&self, j: usize) -> Row<'_> {
+        let (k, kb) = (self.k, self.k / QK);
+        Row {
+            qs: &self.qs[j * k..(j + 1) * k],
+            d: &self.d[j * kb..(j + 1) * kb],
+            s: &self.s[j * kb..(j + 1) * kb],
+        }
+    }
+}
+
+pub(crate) fn quantize(x: &[f32], k: usize) -> Activations {
     let mut qs = vec![0i8; x.len()];
     let mut d = vec![0f32; x.len() / QK];
+    let mut s = vec![0f32; x.len() / QK];
     debug_assert!(k.is_multiple_of(QK));
-    for ((src, dst), scale) in x
+    for (((src, dst), scale), sum) in x
         .chunks_exact(QK)
         .zip(qs.chunks_exact_mut(QK))
         .zip(d.iter_mut())
+        .zip(s.iter_mut())
     {
         let amax = src.iter().fold(0f32, |m, v| m.max(v.abs()));
         *scale = amax / 127.0;
         let inv = if amax > 0.0 { 127.0 / amax } else { 0.0 };
+        let mut total = 0i32;
         for (q, v) in dst.iter_mut().zip(src) {
             // Within ±127: the AVX2 kernel relies on never seeing -128.
             *q = (v * inv).round().clamp(-127.0, 127.0) as i8;
+            total += *q as i32;
         }
+        *sum = total as f32 * *scale;
     }
-    Quantized { qs, d }
+    Activations { qs, d, s, k }
 }
 
-/// A `rows × k` quantised matrix, row-major.
+/// A `rows × k` matrix of 8-bit blocks, row-major.
 pub(crate) struct Q8Matrix {
     rows: usize,
     k: usize,
-    w: Quantized,
+    qs: Vec<i8>,
+    d: Vec<f32>,
 }
 
 impl Q8Matrix {
@@ -75,22 +88,23 @@ impl Q8Matrix {
             )));
         }
         let data = t.flatten_all()?.to_vec1::<f32>()?;
-        Ok(Q8Matrix {
-            rows,
-            k,
-            w: quantize(&data, k),
-        })
+        let Activations { qs, d, .. } = quantize(&data, k);
+        Ok(Q8Matrix { rows, k, qs, d })
     }
 
     pub(crate) fn rows(&self) -> usize {
         self.rows
     }
 
+    pub(crate) fn k(&self) -> usize {
+        self.k
+    }
+
     /// Row `r` as floats (embedding lookup).
     pub(crate) fn row_f32(&self, r: usize, out: &mut [f32]) {
         let (k, kb) = (self.k, self.k / QK);
-        let qs = &self.w.qs[r * k..(r + 1) * k];
-        let d = &self.w.d[r * kb..(r + 1) * kb];
+        let qs = &self.qs[r * k..(r + 1) * k];
+        let d = &self.d[r * kb..(r + 1) * kb];
         for ((o, q), s) in out.chunks_exact_mut(QK).zip(qs.chunks_exact(QK)).zip(d) {
             for (o, q) in o.iter_mut().zip(q) {
                 *o = *q as f32 * s;
@@ -98,140 +112,97 @@ impl Q8Matrix {
         }
     }
 
-    /// `x (m × k) · selfᵀ` → `m × rows`, with up to `threads` threads.
-    pub(crate) fn matmul(&self, x: &[f32], m: usize, threads: usize) -> Vec<f32> {
-        let n = self.rows;
-        let xq = quantize(x, self.k);
-        let threads = if m * n * self.k >= PARALLEL_FROM_MACS {
-            threads.clamp(1, n)
-        } else {
-            1
-        };
-        let mut out = vec![0f32; m * n];
-        if threads == 1 {
-            let part = self.band(&xq, m, 0, n);
-            scatter(&mut out, n, m, 0, &part);
-            return out;
+    /// Dot products of weight row `r` with `take` (1..=4) activation rows.
+    pub(crate) fn dot4(&self, isa: Isa, r: usize, xs: [Row<'_>; 4], take: usize) -> [f32; 4] {
+        let (k, kb) = (self.k, self.k / QK);
+        let (wq, wd) = (&self.qs[r * k..(r + 1) * k], &self.d[r * kb..(r + 1) * kb]);
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: `isa` was detected on this CPU; every slice holds
+            // `kb` whole blocks (the layout of both matrices).
+            match isa {
+                Isa::Vnni => return unsafe { avx::dot_vnni(wq, wd, xs, take) },
+                Isa::Avx2 => return unsafe { avx::dot_avx2(wq, wd, xs, take) },
+                Isa::Portable => {}
+            }
         }
-        // Each thread owns a band of weight rows (output columns), on the
-        // pool of whoever calls (the generator's own, or rayon's global).
-        let band = n.div_ceil(threads);
-        let parts: Vec<(usize, Vec<f32>)> = (0..threads)
-            .into_par_iter()
-            .map(|t| {
-                let (lo, hi) = (t * band, ((t + 1) * band).min(n));
-                (lo, self.band(&xq, m, lo, hi))
-            })
-            .collect();
-        for (lo, part) in parts {
-            scatter(&mut out, n, m, lo, &part);
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = isa;
+        let mut out = [0f32; 4];
+        for (o, x) in out.iter_mut().zip(xs).take(take) {
+            *o = wq
+                .chunks_exact(QK)
+                .zip(x.qs.chunks_exact(QK))
+                .zip(wd.iter().zip(x.d))
+                .map(|((a, b), (da, db))| {
+                    let s: i32 = a.iter().zip(b).map(|(&a, &b)| a as i32 * b as i32).sum();
+                    s as f32 * da * db
+                })
+                .sum();
         }
         out
     }
-
-    /// Weight rows `lo..hi` against all `m` activation rows → `m × (hi-lo)`.
-    fn band(&self, xq: &Quantized, m: usize, lo: usize, hi: usize) -> Vec<f32> {
-        let (k, kb, w) = (self.k, self.k / QK, hi - lo);
-        let mut part = vec![0f32; m * w];
-        for tile in (0..m).step_by(ROW_TILE) {
-            let tile_end = (tile + ROW_TILE).min(m);
-            for r in lo..hi {
-                let wq = &self.w.qs[r * k..(r + 1) * k];
-                let wd = &self.w.d[r * kb..(r + 1) * kb];
-                let mut i = tile;
-                while i < tile_end {
-                    let take = (tile_end - i).min(4);
-                    let xs = |j: usize| {
-                        let j = i + j.min(take - 1);
-                        (&xq.qs[j * k..(j + 1) * k], &xq.d[j * kb..(j + 1) * kb])
-                    };
-                    let dots = dot4(wq, wd, [xs(0), xs(1), xs(2), xs(3)], take);
-                    for (j, v) in dots.iter().take(take).enumerate() {
-                        part[(i + j) * w + (r - lo)] = *v;
-                    }
-                    i += take;
-                }
-            }
-        }
-        part
-    }
-}
-
-fn scatter(out: &mut [f32], n: usize, m: usize, lo: usize, part: &[f32]) {
-    let w = part.len() / m.max(1);
-    for i in 0..m {
-        out[i * n + lo..i * n + lo + w].copy_from_slice(&part[i * w..(i + 1) * w]);
-    }
-}
-
-type Row<'a> = (&'a [i8], &'a [f32]);
-
-/// Dot products of one weight row with `take` (1..=4) activation rows.
-fn dot4(wq: &[i8], wd: &[f32], xs: [Row<'_>; 4], take: usize) -> [f32; 4] {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the features were just detected; slices are equal-length
-        // whole blocks (checked by the callers' layout).
-        return unsafe {
-            match take {
-                1 => avx2::dot::<1>(wq, wd, xs),
-                2 => avx2::dot::<2>(wq, wd, xs),
-                3 => avx2::dot::<3>(wq, wd, xs),
-                _ => avx2::dot::<4>(wq, wd, xs),
-            }
-        };
-    }
-    let mut out = [0f32; 4];
-    for (o, (xq, xd)) in out.iter_mut().zip(xs).take(take) {
-        *o = wq
-            .chunks_exact(QK)
-            .zip(xq.chunks_exact(QK))
-            .zip(wd.iter().zip(xd))
-            .map(|((a, b), (da, db))| {
-                let s: i32 = a.iter().zip(b).map(|(&a, &b)| a as i32 * b as i32).sum();
-                s as f32 * da * db
-            })
-            .sum();
-    }
-    out
 }
 
 #[cfg(target_arch = "x86_64")]
-mod avx2 {
+mod avx {
+    use super::super::simd::{hsum, Avx2, ByteDot, Vnni};
     use super::{Row, QK};
     use std::arch::x86_64::*;
 
     /// # Safety
-    /// AVX2 and FMA must be available; every slice holds `wd.len()` blocks.
+    /// AVX2 and FMA; every slice holds `wd.len()` blocks.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn dot<const R: usize>(
+    pub(super) unsafe fn dot_avx2(
         wq: &[i8],
         wd: &[f32],
         xs: [Row<'_>; 4],
-        // All R rows are valid.
+        take: usize,
     ) -> [f32; 4] {
-        let kb = wd.len();
-        let ones = _mm256_set1_epi16(1);
+        rows::<Avx2>(wq, wd, xs, take)
+    }
+
+    /// # Safety
+    /// AVX2, FMA and AVX-VNNI; every slice holds `wd.len()` blocks.
+    #[target_feature(enable = "avx2,fma,avxvnni")]
+    pub(super) unsafe fn dot_vnni(
+        wq: &[i8],
+        wd: &[f32],
+        xs: [Row<'_>; 4],
+        take: usize,
+    ) -> [f32; 4] {
+        rows::<Vnni>(wq, wd, xs, take)
+    }
+
+    /// [`dot`] for `take` rows, their count a constant in each arm.
+    #[inline(always)]
+    unsafe fn rows<D: ByteDot>(wq: &[i8], wd: &[f32], xs: [Row<'_>; 4], take: usize) -> [f32; 4] {
+        match take {
+            1 => dot::<D, 1>(wq, wd, xs),
+            2 => dot::<D, 2>(wq, wd, xs),
+            3 => dot::<D, 3>(wq, wd, xs),
+            _ => dot::<D, 4>(wq, wd, xs),
+        }
+    }
+
+    /// The first `R` rows of `xs` against one weight row.
+    #[inline(always)]
+    unsafe fn dot<D: ByteDot, const R: usize>(wq: &[i8], wd: &[f32], xs: [Row<'_>; 4]) -> [f32; 4] {
         let mut acc = [_mm256_setzero_ps(); R];
-        for b in 0..kb {
+        for b in 0..wd.len() {
             let wv = _mm256_loadu_si256(wq.as_ptr().add(b * QK) as *const __m256i);
-            // maddubs takes unsigned × signed: move w's sign onto x.
+            // The byte products take unsigned × signed: move w's sign onto x.
             let wabs = _mm256_sign_epi8(wv, wv);
             for j in 0..R {
-                let xv = _mm256_loadu_si256(xs[j].0.as_ptr().add(b * QK) as *const __m256i);
-                let p16 = _mm256_maddubs_epi16(wabs, _mm256_sign_epi8(xv, wv));
-                let p32 = _mm256_madd_epi16(p16, ones);
-                let scale = _mm256_set1_ps(*wd.get_unchecked(b) * *xs[j].1.get_unchecked(b));
+                let xv = _mm256_loadu_si256(xs[j].qs.as_ptr().add(b * QK) as *const __m256i);
+                let p32 = D::dot(wabs, _mm256_sign_epi8(xv, wv));
+                let scale = _mm256_set1_ps(*wd.get_unchecked(b) * *xs[j].d.get_unchecked(b));
                 acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p32), scale, acc[j]);
             }
         }
         let mut out = [0f32; 4];
         for j in 0..R {
-            let v = acc[j];
-            let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-            let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-            let s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
-            out[j] = _mm_cvtss_f32(s);
+            out[j] = hsum(acc[j]);
         }
         out
     }
@@ -239,6 +210,7 @@ mod avx2 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::weights::Weights;
     use super::*;
     use candle_core::quantized::GgmlDType;
 
@@ -253,7 +225,7 @@ mod tests {
             .collect();
         let t = Tensor::from_vec(w.clone(), (n, k), &Device::Cpu).unwrap();
         let q = QTensor::quantize(&t, GgmlDType::F32).unwrap();
-        let mat = Q8Matrix::from_qtensors(&[q]).unwrap();
+        let mat = Weights::Q8(Q8Matrix::from_qtensors(&[q]).unwrap());
         let one = mat.matmul(&x, m, 1);
         let three = mat.matmul(&x, m, 3);
         assert_eq!(one, three);
@@ -301,7 +273,7 @@ mod tests {
             .to_vec1::<f32>()
             .unwrap();
         let q = QTensor::quantize(&wt, GgmlDType::F32).unwrap();
-        let ours = Q8Matrix::from_qtensors(&[q]).unwrap().matmul(&x, m, 2);
+        let ours = Weights::Q8(Q8Matrix::from_qtensors(&[q]).unwrap()).matmul(&x, m, 2);
         let (mut e_ours, mut e_theirs) = (0f64, 0f64);
         for i in 0..m {
             for r in 0..n {
@@ -314,5 +286,39 @@ mod tests {
             e_ours <= e_theirs * 1.1,
             "ours {e_ours} vs candle {e_theirs}"
         );
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn vnni_and_avx2_give_the_same_bits() {
+        if Isa::detect() != Isa::Vnni {
+            eprintln!("this CPU has no AVX-VNNI: nothing to compare");
+            return;
+        }
+        let (n, k) = (9, 256);
+        let w: Vec<f32> = (0..n * k)
+            .map(|i| ((i * 7 % 255) as f32 - 127.0) / 9.0)
+            .collect();
+        let w = quantize(&w, k);
+        let x = quantize(
+            &(0..4 * k)
+                .map(|i| ((i * 5 % 253) as f32 - 126.0) / 7.0)
+                .collect::<Vec<_>>(),
+            k,
+        );
+        let xs = std::array::from_fn(|j| x.row(j));
+        for r in 0..n {
+            let row = w.row(r);
+            for take in 1..=4 {
+                // SAFETY: VNNI (and so AVX2 and FMA) was detected above.
+                let (a, v) = unsafe {
+                    (
+                        avx::dot_avx2(row.qs, row.d, xs, take),
+                        avx::dot_vnni(row.qs, row.d, xs, take),
+                    )
+                };
+                assert_eq!(a, v, "row {r}, {take} rows");
+            }
+        }
     }
 }

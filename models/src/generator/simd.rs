@@ -1,0 +1,49 @@
+//! x86-64 building blocks the block kernels share.
+//!
+//! The 8-bit products come in two instruction sets that give the same
+//! integers: AVX2 (`maddubs` to 16-bit pairs, then `madd` to 32 bits; a
+//! pair never saturates, since one side stays within ±127 and the other
+//! within 0..=127) and AVX-VNNI (`dpbusd`, one instruction). The float work
+//! around them is shared code, so a kernel gives the same bits on either,
+//! and VNNI is only faster.
+
+use std::arch::x86_64::*;
+
+/// Eight 32-bit sums of four `u8 × i8` products each, over 32 byte pairs.
+pub(super) trait ByteDot {
+    /// # Safety
+    /// The instruction set of the implementor must be available.
+    unsafe fn dot(u: __m256i, s: __m256i) -> __m256i;
+}
+
+/// AVX2: `maddubs` then `madd` with ones.
+pub(super) struct Avx2;
+
+/// AVX-VNNI's `dpbusd`.
+pub(super) struct Vnni;
+
+impl ByteDot for Avx2 {
+    #[inline(always)]
+    unsafe fn dot(u: __m256i, s: __m256i) -> __m256i {
+        _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1))
+    }
+}
+
+impl ByteDot for Vnni {
+    #[inline(always)]
+    unsafe fn dot(u: __m256i, s: __m256i) -> __m256i {
+        _mm256_dpbusd_avx_epi32(_mm256_setzero_si256(), u, s)
+    }
+}
+
+/// Sum of the eight lanes of `v`, in a fixed order.
+///
+/// # Safety
+/// AVX must be available.
+#[inline(always)]
+pub(super) unsafe fn hsum(v: __m256) -> f32 {
+    let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
+    let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    let s = _mm_add_ss(s, _mm_shuffle_ps::<0b01>(s, s));
+    _mm_cvtss_f32(s)
+}

@@ -1,0 +1,168 @@
+//! The generator's weight matrices and their product with activations.
+//!
+//! A matrix keeps the block format its file gives when a kernel here
+//! multiplies that format ([`Q4Matrix`] for Q4_1, the SmolLM2 file's), and
+//! is re-quantised to 8-bit blocks ([`Q8Matrix`]) otherwise. Either way the
+//! activations are quantised to 8-bit blocks once per product, and each
+//! weight row meets up to four activation rows while it is in registers,
+//! so batched decoding and prompt chunks reuse every load.
+//!
+//! Why not candle's quantized matmul: its thread pool spin-waits, so on a
+//! busy machine (CI, a laptop compiling) a descheduled worker stalls each of
+//! the ~120 products of a decode step (measured 4× slower than one thread);
+//! and its kernel handles one activation row at a time, converting the f16
+//! block scales on every dot product.
+
+use super::q4::Q4Matrix;
+use super::q8::{quantize, Activations, Q8Matrix, QK};
+use crate::error::ModelError;
+use candle_core::quantized::{GgmlDType, QTensor};
+use rayon::prelude::*;
+
+/// Multiply-adds (activation rows × weight rows × row length) from which a
+/// product is split across threads. The pool's threads are already running,
+/// so handing a band over costs microseconds: every product of one decoding
+/// sequence (0.3M to 1.8M) is above it.
+const PARALLEL_FROM_MACS: usize = 1 << 18;
+
+/// Activation rows kept hot in L1 while the weight rows stream past.
+const ROW_TILE: usize = 32;
+
+/// Which instruction set the block kernels run: AVX-VNNI or AVX2 (the same
+/// integers, so the same bits), or the portable code. Detected once per
+/// band of a product, not per dot product.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Isa {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    #[cfg(target_arch = "x86_64")]
+    Vnni,
+}
+
+impl Isa {
+    pub(crate) fn detect() -> Isa {
+        #[cfg(target_arch = "x86_64")]
+        if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+            return if is_x86_feature_detected!("avxvnni") {
+                Isa::Vnni
+            } else {
+                Isa::Avx2
+            };
+        }
+        Isa::Portable
+    }
+}
+
+/// A `rows × k` weight matrix, row-major, in one block format.
+pub(crate) enum Weights {
+    Q8(Q8Matrix),
+    Q4(Q4Matrix),
+}
+
+impl Weights {
+    /// Stacks `parts` (each `n_i × k`) along the rows: kept as Q4_1 blocks
+    /// when every part is Q4_1, otherwise dequantised and re-quantised to
+    /// 8-bit blocks.
+    pub(crate) fn from_qtensors(parts: &[QTensor]) -> Result<Weights, ModelError> {
+        if let Some(k) = parts.iter().find_map(|p| p.shape().dims().last().copied()) {
+            if !k.is_multiple_of(QK) {
+                return Err(ModelError::Inference(format!(
+                    "row length {k} is not a multiple of {QK}"
+                )));
+            }
+        }
+        if !parts.is_empty() && parts.iter().all(|p| p.dtype() == GgmlDType::Q4_1) {
+            Ok(Weights::Q4(Q4Matrix::from_qtensors(parts)?))
+        } else {
+            Ok(Weights::Q8(Q8Matrix::from_qtensors(parts)?))
+        }
+    }
+
+    pub(crate) fn rows(&self) -> usize {
+        match self {
+            Weights::Q8(w) => w.rows(),
+            Weights::Q4(w) => w.rows(),
+        }
+    }
+
+    fn k(&self) -> usize {
+        match self {
+            Weights::Q8(w) => w.k(),
+            Weights::Q4(w) => w.k(),
+        }
+    }
+
+    /// Row `r` as floats (embedding lookup).
+    pub(crate) fn row_f32(&self, r: usize, out: &mut [f32]) {
+        match self {
+            Weights::Q8(w) => w.row_f32(r, out),
+            Weights::Q4(w) => w.row_f32(r, out),
+        }
+    }
+
+    /// `x (m × k) · selfᵀ` → `m × rows`, with up to `threads` threads. Each
+    /// output is computed by the same code whatever `m`, `threads` or the
+    /// band it falls in, so a row's result never depends on its batch.
+    pub(crate) fn matmul(&self, x: &[f32], m: usize, threads: usize) -> Vec<f32> {
+        let n = self.rows();
+        let xq = quantize(x, self.k());
+        let threads = if m * n * self.k() >= PARALLEL_FROM_MACS {
+            threads.clamp(1, n)
+        } else {
+            1
+        };
+        let mut out = vec![0f32; m * n];
+        if threads == 1 {
+            let part = self.band(&xq, m, 0, n);
+            scatter(&mut out, n, m, 0, &part);
+            return out;
+        }
+        // Each thread owns a band of weight rows (output columns), on the
+        // pool of whoever calls (the generator's own, or rayon's global).
+        let band = n.div_ceil(threads);
+        let parts: Vec<(usize, Vec<f32>)> = (0..threads)
+            .into_par_iter()
+            .map(|t| {
+                let (lo, hi) = (t * band, ((t + 1) * band).min(n));
+                (lo, self.band(&xq, m, lo, hi))
+            })
+            .collect();
+        for (lo, part) in parts {
+            scatter(&mut out, n, m, lo, &part);
+        }
+        out
+    }
+
+    /// Weight rows `lo..hi` against all `m` activation rows → `m × (hi-lo)`.
+    fn band(&self, xq: &Activations, m: usize, lo: usize, hi: usize) -> Vec<f32> {
+        let (w, isa) = (hi - lo, Isa::detect());
+        let mut part = vec![0f32; m * w];
+        for tile in (0..m).step_by(ROW_TILE) {
+            let tile_end = (tile + ROW_TILE).min(m);
+            for r in lo..hi {
+                let mut i = tile;
+                while i < tile_end {
+                    let take = (tile_end - i).min(4);
+                    let xs = std::array::from_fn(|j| xq.row(i + j.min(take - 1)));
+                    let dots = match self {
+                        Weights::Q8(wm) => wm.dot4(isa, r, xs, take),
+                        Weights::Q4(wm) => wm.dot4(isa, r, xs, take),
+                    };
+                    for (j, v) in dots.iter().take(take).enumerate() {
+                        part[(i + j) * w + (r - lo)] = *v;
+                    }
+                    i += take;
+                }
+            }
+        }
+        part
+    }
+}
+
+fn scatter(out: &mut [f32], n: usize, m: usize, lo: usize, part: &[f32]) {
+    let w = part.len() / m.max(1);
+    for i in 0..m {
+        out[i * n + lo..i * n + lo + w].copy_from_slice(&part[i * w..(i + 1) * w]);
+    }
+}
