@@ -8,6 +8,16 @@
 //! by those bytes. Against activations quantised to 8-bit blocks (`dx`,
 //! `qx`, block sum `sx = dx · Σ qx`), a block contributes
 //! `d · dx · Σ q·qx + m · sx`.
+//!
+//! Rows are interleaved in groups of eight, four bytes at a time, so one
+//! 256-bit vector holds the same four values of eight rows: each vector
+//! lane is one row, and a block of eight rows costs one scale product and
+//! no horizontal sums. One activation row then keeps eight independent
+//! accumulators busy, where a single row's dot product waited on one
+//! chain of dependent additions (the bound of a decoding step). Each lane
+//! sums its row's four-value chunks exactly as a one-row kernel whose lane
+//! `c` holds chunk `c` would, and adds the eight chunk sums in the same
+//! tree, so the layout changes the speed, not a bit of any product.
 
 use super::q8::{Row, QK};
 use super::weights::Isa;
@@ -19,13 +29,24 @@ use candle_core::quantized::{GgmlDType, QTensor};
 /// high nibble).
 const BLOCK_BYTES: usize = 4 + QK / 2;
 
-/// A `rows × k` matrix of Q4_1 blocks, row-major.
+/// Rows interleaved together; a matrix's rows are padded to a multiple.
+pub(crate) const GROUP: usize = 8;
+
+/// Nibble bytes of one block of a group: four vectors, vector `c` holding
+/// bytes `4c..4c+4` of each row in turn (low nibbles: values `4c..4c+4`;
+/// high nibbles: values `16+4c..16+4c+4`).
+const GROUP_BLOCK_BYTES: usize = GROUP * QK / 2;
+
+/// A `rows × k` matrix of Q4_1 blocks, rows interleaved in groups of
+/// [`GROUP`].
 pub(crate) struct Q4Matrix {
     rows: usize,
     k: usize,
-    /// `rows × k / 2` bytes of nibbles, in the file's order.
+    /// `groups × k/32 × 128` bytes: group, block, then the four vectors.
     qs: Vec<u8>,
+    /// Per group and block, the eight rows' scales (padding rows: 0).
     d: Vec<f32>,
+    /// Per group and block, the eight rows' minima (padding rows: 0).
     m: Vec<f32>,
 }
 
@@ -33,7 +54,7 @@ impl Q4Matrix {
     /// Stacks `parts` (each `n_i × k`, every one Q4_1) along the rows.
     pub(crate) fn from_qtensors(parts: &[QTensor]) -> Result<Q4Matrix, ModelError> {
         let (mut rows, mut k) = (0, None);
-        let (mut qs, mut d, mut m) = (Vec::new(), Vec::new(), Vec::new());
+        let mut blocks: Vec<u8> = Vec::new();
         for part in parts {
             if part.dtype() != GgmlDType::Q4_1 {
                 return Err(ModelError::Inference(format!(
@@ -55,21 +76,27 @@ impl Q4Matrix {
                     data.len()
                 )));
             }
-            for block in data.chunks_exact(BLOCK_BYTES) {
-                let f16 = |at: usize| half::f16::from_le_bytes([block[at], block[at + 1]]).to_f32();
-                d.push(f16(0));
-                m.push(f16(2));
-                qs.extend_from_slice(&block[4..]);
-            }
+            blocks.extend_from_slice(&data);
             rows += n;
         }
-        Ok(Q4Matrix {
-            rows,
-            k: k.unwrap_or(0),
-            qs,
-            d,
-            m,
-        })
+        let k = k.unwrap_or(0);
+        let (kb, groups) = (k / QK, rows.div_ceil(GROUP));
+        let mut qs = vec![0u8; groups * kb * GROUP_BLOCK_BYTES];
+        let mut d = vec![0f32; groups * kb * GROUP];
+        let mut m = vec![0f32; groups * kb * GROUP];
+        for (at, block) in blocks.chunks_exact(BLOCK_BYTES).enumerate() {
+            let (r, b) = (at / kb, at % kb);
+            let (g, t) = (r / GROUP, r % GROUP);
+            let f16 = |i: usize| half::f16::from_le_bytes([block[i], block[i + 1]]).to_f32();
+            d[(g * kb + b) * GROUP + t] = f16(0);
+            m[(g * kb + b) * GROUP + t] = f16(2);
+            let base = (g * kb + b) * GROUP_BLOCK_BYTES;
+            for c in 0..4 {
+                let to = base + c * GROUP * 4 + t * 4;
+                qs[to..to + 4].copy_from_slice(&block[4 + 4 * c..8 + 4 * c]);
+            }
+        }
+        Ok(Q4Matrix { rows, k, qs, d, m })
     }
 
     pub(crate) fn rows(&self) -> usize {
@@ -83,63 +110,63 @@ impl Q4Matrix {
     /// Row `r` as floats (embedding lookup), as GGML dequantises it.
     pub(crate) fn row_f32(&self, r: usize, out: &mut [f32]) {
         let kb = self.k / QK;
+        let (g, t) = (r / GROUP, r % GROUP);
         for (b, o) in out.chunks_exact_mut(QK).enumerate().take(kb) {
-            let at = r * kb + b;
+            let at = (g * kb + b) * GROUP + t;
             let (d, m) = (self.d[at], self.m[at]);
-            let qs = &self.qs[at * QK / 2..(at + 1) * QK / 2];
-            for (i, &q) in qs.iter().enumerate() {
+            let base = (g * kb + b) * GROUP_BLOCK_BYTES + t * 4;
+            for i in 0..QK / 2 {
+                let q = self.qs[base + (i / 4) * GROUP * 4 + i % 4];
                 o[i] = (q & 0x0F) as f32 * d + m;
                 o[i + QK / 2] = (q >> 4) as f32 * d + m;
             }
         }
     }
 
-    /// Dot products of weight row `r` with `take` (1..=4) activation rows.
-    pub(crate) fn dot4(&self, isa: Isa, r: usize, xs: [Row<'_>; 4], take: usize) -> [f32; 4] {
+    /// Dot products of the rows of group `g` (rows `8g..8g+8`, padding rows
+    /// giving 0) with the activation row `x`.
+    pub(crate) fn dot8(&self, isa: Isa, g: usize, x: Row<'_>) -> [f32; GROUP] {
         let kb = self.k / QK;
-        let w = Blocks {
-            qs: &self.qs[r * kb * QK / 2..(r + 1) * kb * QK / 2],
-            d: &self.d[r * kb..(r + 1) * kb],
-            m: &self.m[r * kb..(r + 1) * kb],
+        debug_assert_eq!(x.s.len(), kb, "Q4_1 needs block sums");
+        let w = Group {
+            qs: &self.qs[g * kb * GROUP_BLOCK_BYTES..(g + 1) * kb * GROUP_BLOCK_BYTES],
+            d: &self.d[g * kb * GROUP..(g + 1) * kb * GROUP],
+            m: &self.m[g * kb * GROUP..(g + 1) * kb * GROUP],
         };
         #[cfg(target_arch = "x86_64")]
         {
             // SAFETY: `isa` was detected on this CPU; every slice holds
-            // `kb` whole blocks (the layout of both matrices).
+            // `kb` whole blocks (the layout of both operands).
             match isa {
-                Isa::Vnni => return unsafe { avx::dot_vnni(w, xs, take) },
-                Isa::Avx2 => return unsafe { avx::dot_avx2(w, xs, take) },
+                Isa::Vnni => return unsafe { avx::dot_vnni(w, x) },
+                Isa::Avx2 => return unsafe { avx::dot_avx2(w, x) },
                 Isa::Portable => {}
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = isa;
-        let mut out = [0f32; 4];
-        for (o, x) in out.iter_mut().zip(xs).take(take) {
-            let mut scaled = 0f32;
-            let mut minima = 0f32;
-            for b in 0..w.d.len() {
-                let qs = &w.qs[b * QK / 2..(b + 1) * QK / 2];
+        std::array::from_fn(|t| {
+            let (mut scaled, mut minima) = (0f32, 0f32);
+            for b in 0..kb {
+                let base = b * GROUP_BLOCK_BYTES + t * 4;
                 let qx = &x.qs[b * QK..(b + 1) * QK];
-                let s: i32 = qs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &q)| {
+                let s: i32 = (0..QK / 2)
+                    .map(|i| {
+                        let q = w.qs[base + (i / 4) * GROUP * 4 + i % 4];
                         (q & 0x0F) as i32 * qx[i] as i32 + (q >> 4) as i32 * qx[i + QK / 2] as i32
                     })
                     .sum();
-                scaled += s as f32 * (w.d[b] * x.d[b]);
-                minima += w.m[b] * x.s[b];
+                scaled += s as f32 * (w.d[b * GROUP + t] * x.d[b]);
+                minima += w.m[b * GROUP + t] * x.s[b];
             }
-            *o = scaled + minima;
-        }
-        out
+            scaled + minima
+        })
     }
 }
 
-/// One weight row's blocks.
+/// One group's blocks.
 #[derive(Clone, Copy)]
-struct Blocks<'a> {
+struct Group<'a> {
     qs: &'a [u8],
     d: &'a [f32],
     m: &'a [f32],
@@ -147,79 +174,80 @@ struct Blocks<'a> {
 
 #[cfg(target_arch = "x86_64")]
 mod avx {
-    use super::super::simd::{hsum, Avx2, ByteDot, Vnni};
-    use super::{Blocks, Row, QK};
+    use super::super::simd::{Avx2, ByteDot, Vnni};
+    use super::{Group, Row, GROUP, GROUP_BLOCK_BYTES, QK};
     use std::arch::x86_64::*;
 
     /// # Safety
-    /// AVX2 and FMA; every slice holds `w.d.len()` blocks.
+    /// AVX2 and FMA; every slice holds `x.d.len()` blocks.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn dot_avx2(w: Blocks<'_>, xs: [Row<'_>; 4], take: usize) -> [f32; 4] {
-        rows::<Avx2>(w, xs, take)
+    pub(super) unsafe fn dot_avx2(w: Group<'_>, x: Row<'_>) -> [f32; GROUP] {
+        dot::<Avx2>(w, x)
     }
 
     /// # Safety
-    /// AVX2, FMA and AVX-VNNI; every slice holds `w.d.len()` blocks.
+    /// AVX2, FMA and AVX-VNNI; every slice holds `x.d.len()` blocks.
     #[target_feature(enable = "avx2,fma,avxvnni")]
-    pub(super) unsafe fn dot_vnni(w: Blocks<'_>, xs: [Row<'_>; 4], take: usize) -> [f32; 4] {
-        rows::<Vnni>(w, xs, take)
+    pub(super) unsafe fn dot_vnni(w: Group<'_>, x: Row<'_>) -> [f32; GROUP] {
+        dot::<Vnni>(w, x)
     }
 
-    /// [`dot`] for `take` rows, their count a constant in each arm.
+    /// Lane `t` of `((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7))`: the
+    /// order in which a horizontal sum adds the eight lanes of one vector.
     #[inline(always)]
-    unsafe fn rows<D: ByteDot>(w: Blocks<'_>, xs: [Row<'_>; 4], take: usize) -> [f32; 4] {
-        match take {
-            1 => dot::<D, 1>(w, xs),
-            2 => dot::<D, 2>(w, xs),
-            3 => dot::<D, 3>(w, xs),
-            _ => dot::<D, 4>(w, xs),
-        }
+    unsafe fn tree(v: [__m256; 8]) -> __m256 {
+        _mm256_add_ps(
+            _mm256_add_ps(_mm256_add_ps(v[0], v[4]), _mm256_add_ps(v[2], v[6])),
+            _mm256_add_ps(_mm256_add_ps(v[1], v[5]), _mm256_add_ps(v[3], v[7])),
+        )
     }
 
-    /// The first `R` rows of `xs` against one weight row. The minima's
-    /// term `Σ m · sx` is a dot product of its own, after the blocks.
+    /// Eight rows against `x`: accumulator `c` holds, per row, the scaled
+    /// sums of chunk `c` (values `4c..4c+4` of each block), block after
+    /// block; the minima's term `Σ m · sx` follows, eight blocks to an
+    /// accumulator, then the blocks left over in order.
     #[inline(always)]
-    unsafe fn dot<D: ByteDot, const R: usize>(w: Blocks<'_>, xs: [Row<'_>; 4]) -> [f32; 4] {
+    unsafe fn dot<D: ByteDot>(w: Group<'_>, x: Row<'_>) -> [f32; GROUP] {
+        let kb = x.d.len();
         let low = _mm256_set1_epi8(0x0F);
-        let mut acc = [_mm256_setzero_ps(); R];
-        for b in 0..w.d.len() {
-            let raw = _mm_loadu_si128(w.qs.as_ptr().add(b * QK / 2) as *const __m128i);
-            // Values 0..16 from the low nibbles, 16..32 from the high ones.
-            let wv = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16::<4>(raw), raw), low);
-            let d = *w.d.get_unchecked(b);
-            for j in 0..R {
-                let xv = _mm256_loadu_si256(xs[j].qs.as_ptr().add(b * QK) as *const __m256i);
-                let p32 = D::dot(wv, xv);
-                let scale = _mm256_set1_ps(d * *xs[j].d.get_unchecked(b));
-                acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p32), scale, acc[j]);
+        let mut acc = [_mm256_setzero_ps(); 8];
+        for b in 0..kb {
+            let base = w.qs.as_ptr().add(b * GROUP_BLOCK_BYTES);
+            let xq = x.qs.as_ptr().add(b * QK);
+            let scale = _mm256_mul_ps(
+                _mm256_loadu_ps(w.d.as_ptr().add(b * GROUP)),
+                _mm256_set1_ps(*x.d.get_unchecked(b)),
+            );
+            for c in 0..4 {
+                let raw = _mm256_loadu_si256(base.add(c * GROUP * 4) as *const __m256i);
+                let lo = _mm256_and_si256(raw, low);
+                let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(raw), low);
+                let xlo = _mm256_set1_epi32((xq.add(4 * c) as *const i32).read_unaligned());
+                let xhi = _mm256_set1_epi32((xq.add(16 + 4 * c) as *const i32).read_unaligned());
+                acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(D::dot(lo, xlo)), scale, acc[c]);
+                acc[c + 4] =
+                    _mm256_fmadd_ps(_mm256_cvtepi32_ps(D::dot(hi, xhi)), scale, acc[c + 4]);
             }
         }
-        let mut out = [0f32; 4];
-        for j in 0..R {
-            out[j] = hsum(acc[j]) + minima(w.m, xs[j].s);
+        let scaled = tree(acc);
+        let mut lanes = [_mm256_setzero_ps(); 8];
+        let whole = kb / 8 * 8;
+        for b in 0..whole {
+            let m = _mm256_loadu_ps(w.m.as_ptr().add(b * GROUP));
+            let s = _mm256_set1_ps(*x.s.get_unchecked(b));
+            lanes[b % 8] = _mm256_fmadd_ps(m, s, lanes[b % 8]);
         }
-        out
-    }
-
-    /// `Σ_b m[b] · s[b]`, eight blocks to a lane, then the rest in order.
-    #[inline(always)]
-    unsafe fn minima(m: &[f32], s: &[f32]) -> f32 {
-        let mut acc = _mm256_setzero_ps();
-        let mut b = 0;
-        while b + 8 <= m.len() {
-            acc = _mm256_fmadd_ps(
-                _mm256_loadu_ps(m.as_ptr().add(b)),
-                _mm256_loadu_ps(s.as_ptr().add(b)),
-                acc,
+        let mut minima = tree(lanes);
+        for b in whole..kb {
+            let m = _mm256_loadu_ps(w.m.as_ptr().add(b * GROUP));
+            minima = _mm256_add_ps(
+                minima,
+                _mm256_mul_ps(m, _mm256_set1_ps(*x.s.get_unchecked(b))),
             );
-            b += 8;
         }
-        let mut sum = hsum(acc);
-        while b < m.len() {
-            sum += m[b] * s[b];
-            b += 1;
-        }
-        sum
+        let mut out = [0f32; GROUP];
+        _mm256_storeu_ps(out.as_mut_ptr(), _mm256_add_ps(scaled, minima));
+        out
     }
 }
 
@@ -308,35 +336,24 @@ mod tests {
         }
     }
 
-    #[cfg(target_arch = "x86_64")]
     #[test]
-    fn vnni_and_avx2_give_the_same_bits() {
+    fn every_kernel_this_cpu_runs_gives_the_portable_products() {
         use super::super::q8::quantize;
-        if Isa::detect() != Isa::Vnni {
-            eprintln!("this CPU has no AVX-VNNI: nothing to compare");
-            return;
-        }
-        let (n, k) = (9, 256);
+        use super::super::weights::assert_kernels_agree;
+        // Two whole groups and a padded third.
+        let (n, k) = (21, 256);
         let w = Q4Matrix::from_qtensors(&[q4_1(&spread(n * k, 13), n, k)]).unwrap();
-        let x = quantize(&spread(4 * k, 17), k);
-        for r in 0..n {
-            let xs = std::array::from_fn(|j| x.row(j));
-            let kb = k / QK;
-            let blocks = Blocks {
-                qs: &w.qs[r * kb * QK / 2..(r + 1) * kb * QK / 2],
-                d: &w.d[r * kb..(r + 1) * kb],
-                m: &w.m[r * kb..(r + 1) * kb],
-            };
-            for take in 1..=4 {
-                // SAFETY: VNNI (and so AVX2 and FMA) was detected above.
-                let (a, v) = unsafe {
-                    (
-                        avx::dot_avx2(blocks, xs, take),
-                        avx::dot_vnni(blocks, xs, take),
-                    )
-                };
-                assert_eq!(a, v, "row {r}, {take} rows");
-            }
-        }
+        let x = quantize(&spread(4 * k, 17), k, true);
+        // Rounding of 256 terms of up to 4 × 4 each.
+        assert_kernels_agree(n, 1e-6 * (k as f32) * 16.0, |isa, r, take| {
+            std::array::from_fn(|j| {
+                let dots = w.dot8(isa, r / GROUP, x.row(j.min(take - 1)));
+                if j < take {
+                    dots[r % GROUP]
+                } else {
+                    0.0
+                }
+            })
+        });
     }
 }

@@ -11,8 +11,8 @@ use candle_core::{Device, Tensor};
 pub(crate) const QK: usize = 32;
 
 /// Rows quantised to 8-bit blocks: `qs` holds `rows × k` bytes, `d` one
-/// scale per block and `s` each block's sum `d · Σ q` (what a weight
-/// format with a per-block minimum needs).
+/// scale per block and, when asked for, `s` each block's sum `d · Σ q`
+/// (what a weight format with a per-block minimum needs; empty otherwise).
 pub(crate) struct Activations {
     qs: Vec<i8>,
     d: Vec<f32>,
@@ -20,7 +20,7 @@ pub(crate) struct Activations {
     k: usize,
 }
 
-/// One quantised row of [`Activations`].
+/// One quantised row of [`Activations`] (`s` empty when no sums were made).
 #[derive(Clone, Copy)]
 pub(crate) struct Row<'a> {
     pub(crate) qs: &'a [i8],
@@ -34,34 +34,51 @@ impl Activations {
         Row {
             qs: &self.qs[j * k..(j + 1) * k],
             d: &self.d[j * kb..(j + 1) * kb],
-            s: &self.s[j * kb..(j + 1) * kb],
+            s: self.s.get(j * kb..(j + 1) * kb).unwrap_or_default(),
         }
     }
 }
 
-pub(crate) fn quantize(x: &[f32], k: usize) -> Activations {
+/// Quantises rows of length `k` to 8-bit blocks, with each block's sum when
+/// `sums` is set.
+pub(crate) fn quantize(x: &[f32], k: usize, sums: bool) -> Activations {
     let mut qs = vec![0i8; x.len()];
     let mut d = vec![0f32; x.len() / QK];
-    let mut s = vec![0f32; x.len() / QK];
     debug_assert!(k.is_multiple_of(QK));
-    for (((src, dst), scale), sum) in x
+    for ((src, dst), scale) in x
         .chunks_exact(QK)
         .zip(qs.chunks_exact_mut(QK))
         .zip(d.iter_mut())
-        .zip(s.iter_mut())
     {
         let amax = src.iter().fold(0f32, |m, v| m.max(v.abs()));
         *scale = amax / 127.0;
         let inv = if amax > 0.0 { 127.0 / amax } else { 0.0 };
-        let mut total = 0i32;
         for (q, v) in dst.iter_mut().zip(src) {
             // Within ±127: the AVX2 kernel relies on never seeing -128.
-            *q = (v * inv).round().clamp(-127.0, 127.0) as i8;
-            total += *q as i32;
+            *q = round_to_i8(v * inv);
         }
-        *sum = total as f32 * *scale;
     }
+    let s = if sums {
+        qs.chunks_exact(QK)
+            .zip(&d)
+            .map(|(q, scale)| q.iter().map(|&q| q as i32).sum::<i32>() as f32 * scale)
+            .collect()
+    } else {
+        Vec::new()
+    };
     Activations { qs, d, s, k }
+}
+
+/// `v` rounded half away from zero (as `f32::round`) and clamped to ±127,
+/// without a call into libm: the cast truncates, and `v - t` is exact, so
+/// comparing the dropped fraction with one half decides as `round` does.
+/// NaN gives 0, as `NaN.round() as i8` does.
+#[inline(always)]
+fn round_to_i8(v: f32) -> i8 {
+    let v = v.clamp(-128.0, 128.0);
+    let t = v as i32;
+    let f = v - t as f32;
+    (t + (f >= 0.5) as i32 - (f <= -0.5) as i32).clamp(-127, 127) as i8
 }
 
 /// A `rows × k` matrix of 8-bit blocks, row-major.
@@ -88,7 +105,7 @@ impl Q8Matrix {
             )));
         }
         let data = t.flatten_all()?.to_vec1::<f32>()?;
-        let Activations { qs, d, .. } = quantize(&data, k);
+        let Activations { qs, d, .. } = quantize(&data, k, false);
         Ok(Q8Matrix { rows, k, qs, d })
     }
 
@@ -288,37 +305,57 @@ mod tests {
         );
     }
 
-    #[cfg(target_arch = "x86_64")]
     #[test]
-    fn vnni_and_avx2_give_the_same_bits() {
-        if Isa::detect() != Isa::Vnni {
-            eprintln!("this CPU has no AVX-VNNI: nothing to compare");
-            return;
-        }
+    fn every_kernel_this_cpu_runs_gives_the_portable_products() {
+        use super::super::weights::assert_kernels_agree;
         let (n, k) = (9, 256);
         let w: Vec<f32> = (0..n * k)
             .map(|i| ((i * 7 % 255) as f32 - 127.0) / 9.0)
             .collect();
-        let w = quantize(&w, k);
+        let t = Tensor::from_vec(w, (n, k), &Device::Cpu).unwrap();
+        let w = Q8Matrix::from_qtensors(&[QTensor::quantize(&t, GgmlDType::F32).unwrap()]).unwrap();
         let x = quantize(
             &(0..4 * k)
                 .map(|i| ((i * 5 % 253) as f32 - 126.0) / 7.0)
                 .collect::<Vec<_>>(),
             k,
+            false,
         );
         let xs = std::array::from_fn(|j| x.row(j));
-        for r in 0..n {
-            let row = w.row(r);
-            for take in 1..=4 {
-                // SAFETY: VNNI (and so AVX2 and FMA) was detected above.
-                let (a, v) = unsafe {
-                    (
-                        avx::dot_avx2(row.qs, row.d, xs, take),
-                        avx::dot_vnni(row.qs, row.d, xs, take),
-                    )
-                };
-                assert_eq!(a, v, "row {r}, {take} rows");
+        // Rounding of 256 terms of up to 14 × 18 each.
+        assert_kernels_agree(n, 1e-6 * (k as f32) * 14.2 * 18.0, |isa, r, take| {
+            w.dot4(isa, r, xs, take)
+        });
+    }
+
+    #[test]
+    fn rounding_without_libm_matches_f32_round() {
+        let round = |v: f32| v.round().clamp(-127.0, 127.0) as i8;
+        // Every half-way point and its float neighbours, where truncating
+        // and rounding part ways, then a sweep over the whole range.
+        for n in -130..=130 {
+            let half = n as f32 + 0.5;
+            for v in [half, half.next_up(), half.next_down(), n as f32] {
+                for v in [v, v.next_up(), v.next_down()] {
+                    assert_eq!(round_to_i8(v), round(v), "{v:e}");
+                }
             }
+        }
+        let mut v = -200f32;
+        while v < 200.0 {
+            assert_eq!(round_to_i8(v), round(v), "{v:e}");
+            v += 0.000_731;
+        }
+        for v in [
+            0.0,
+            -0.0,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            1e30,
+            -1e30,
+        ] {
+            assert_eq!(round_to_i8(v), round(v), "{v:e}");
         }
     }
 }

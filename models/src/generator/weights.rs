@@ -3,9 +3,11 @@
 //! A matrix keeps the block format its file gives when a kernel here
 //! multiplies that format ([`Q4Matrix`] for Q4_1, the SmolLM2 file's), and
 //! is re-quantised to 8-bit blocks ([`Q8Matrix`]) otherwise. Either way the
-//! activations are quantised to 8-bit blocks once per product, and each
-//! weight row meets up to four activation rows while it is in registers,
-//! so batched decoding and prompt chunks reuse every load.
+//! activations are quantised to 8-bit blocks once per product. A Q4_1
+//! group of eight weight rows meets each activation row of a tile while
+//! the group is in cache; an 8-bit weight row meets up to four activation
+//! rows while it is in registers. Batched decoding and prompt chunks reuse
+//! every load.
 //!
 //! Why not candle's quantized matmul: its thread pool spin-waits, so on a
 //! busy machine (CI, a laptop compiling) a descheduled worker stalls each of
@@ -13,8 +15,8 @@
 //! and its kernel handles one activation row at a time, converting the f16
 //! block scales on every dot product.
 
-use super::q4::Q4Matrix;
-use super::q8::{quantize, Activations, Q8Matrix, QK};
+use super::q4::{Q4Matrix, GROUP};
+use super::q8::{quantize, Activations, Q8Matrix, Row};
 use crate::error::ModelError;
 use candle_core::quantized::{GgmlDType, QTensor};
 use rayon::prelude::*;
@@ -52,6 +54,19 @@ impl Isa {
         }
         Isa::Portable
     }
+
+    /// Every instruction set this CPU runs, the portable code first.
+    #[cfg(test)]
+    pub(crate) fn all_here() -> Vec<Isa> {
+        let mut all = vec![Isa::Portable];
+        #[cfg(target_arch = "x86_64")]
+        match Isa::detect() {
+            Isa::Vnni => all.extend([Isa::Avx2, Isa::Vnni]),
+            Isa::Avx2 => all.push(Isa::Avx2),
+            Isa::Portable => {}
+        }
+        all
+    }
 }
 
 /// A `rows × k` weight matrix, row-major, in one block format.
@@ -65,13 +80,6 @@ impl Weights {
     /// when every part is Q4_1, otherwise dequantised and re-quantised to
     /// 8-bit blocks.
     pub(crate) fn from_qtensors(parts: &[QTensor]) -> Result<Weights, ModelError> {
-        if let Some(k) = parts.iter().find_map(|p| p.shape().dims().last().copied()) {
-            if !k.is_multiple_of(QK) {
-                return Err(ModelError::Inference(format!(
-                    "row length {k} is not a multiple of {QK}"
-                )));
-            }
-        }
         if !parts.is_empty() && parts.iter().all(|p| p.dtype() == GgmlDType::Q4_1) {
             Ok(Weights::Q4(Q4Matrix::from_qtensors(parts)?))
         } else {
@@ -106,7 +114,7 @@ impl Weights {
     /// band it falls in, so a row's result never depends on its batch.
     pub(crate) fn matmul(&self, x: &[f32], m: usize, threads: usize) -> Vec<f32> {
         let n = self.rows();
-        let xq = quantize(x, self.k());
+        let xq = quantize(x, self.k(), matches!(self, Weights::Q4(_)));
         let threads = if m * n * self.k() >= PARALLEL_FROM_MACS {
             threads.clamp(1, n)
         } else {
@@ -118,10 +126,11 @@ impl Weights {
             scatter(&mut out, n, m, 0, &part);
             return out;
         }
-        // Each thread owns a band of weight rows (output columns), on the
-        // pool of whoever calls (the generator's own, or rayon's global).
-        let band = n.div_ceil(threads);
-        let parts: Vec<(usize, Vec<f32>)> = (0..threads)
+        // Each thread owns a band of weight rows (output columns), whole
+        // row groups of the matrix, on the pool of whoever calls (the
+        // generator's own, or rayon's global).
+        let band = n.div_ceil(threads).next_multiple_of(self.row_group());
+        let parts: Vec<(usize, Vec<f32>)> = (0..n.div_ceil(band))
             .into_par_iter()
             .map(|t| {
                 let (lo, hi) = (t * band, ((t + 1) * band).min(n));
@@ -134,25 +143,52 @@ impl Weights {
         out
     }
 
+    /// Rows a kernel computes together: a band starts at a multiple.
+    fn row_group(&self) -> usize {
+        match self {
+            Weights::Q8(_) => 1,
+            Weights::Q4(_) => GROUP,
+        }
+    }
+
     /// Weight rows `lo..hi` against all `m` activation rows → `m × (hi-lo)`.
     fn band(&self, xq: &Activations, m: usize, lo: usize, hi: usize) -> Vec<f32> {
         let (w, isa) = (hi - lo, Isa::detect());
         let mut part = vec![0f32; m * w];
         for tile in (0..m).step_by(ROW_TILE) {
             let tile_end = (tile + ROW_TILE).min(m);
-            for r in lo..hi {
-                let mut i = tile;
-                while i < tile_end {
-                    let take = (tile_end - i).min(4);
-                    let xs = std::array::from_fn(|j| xq.row(i + j.min(take - 1)));
-                    let dots = match self {
-                        Weights::Q8(wm) => wm.dot4(isa, r, xs, take),
-                        Weights::Q4(wm) => wm.dot4(isa, r, xs, take),
-                    };
-                    for (j, v) in dots.iter().take(take).enumerate() {
-                        part[(i + j) * w + (r - lo)] = *v;
+            match self {
+                Weights::Q4(wm) => {
+                    // Eight weight rows against one activation row at a time,
+                    // the group's blocks kept in cache across the tile.
+                    for g in lo / GROUP..hi.div_ceil(GROUP) {
+                        let (r0, rows) = (g * GROUP, (hi - g * GROUP).min(GROUP));
+                        for i in tile..tile_end {
+                            let dots = wm.dot8(isa, g, xq.row(i));
+                            let at = i * w + r0 - lo;
+                            part[at..at + rows].copy_from_slice(&dots[..rows]);
+                        }
                     }
-                    i += take;
+                }
+                Weights::Q8(wm) => {
+                    // The tile's activation rows in groups of up to four,
+                    // each padded with its last row (never read past `take`).
+                    let fours: Vec<(usize, usize, [Row<'_>; 4])> = (tile..tile_end)
+                        .step_by(4)
+                        .map(|i| {
+                            let take = (tile_end - i).min(4);
+                            let xs = std::array::from_fn(|j| xq.row(i + j.min(take - 1)));
+                            (i, take, xs)
+                        })
+                        .collect();
+                    for r in lo..hi {
+                        for &(i, take, xs) in &fours {
+                            let dots = wm.dot4(isa, r, xs, take);
+                            for (j, v) in dots.iter().take(take).enumerate() {
+                                part[(i + j) * w + (r - lo)] = *v;
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -164,5 +200,43 @@ fn scatter(out: &mut [f32], n: usize, m: usize, lo: usize, part: &[f32]) {
     let w = part.len() / m.max(1);
     for i in 0..m {
         out[i * n + lo..i * n + lo + w].copy_from_slice(&part[i * w..(i + 1) * w]);
+    }
+}
+
+/// Checks every kernel this CPU runs against the portable code for weight
+/// rows `0..rows` and 1 to 4 activation rows: `dot(isa, r, take)` gives a
+/// kernel's products. The SIMD kernels sum in another order than the
+/// portable loop, so they agree within `tol` (rounding, which scales with
+/// the terms, not with their sum), and give one another's bits.
+#[cfg(test)]
+pub(crate) fn assert_kernels_agree(
+    rows: usize,
+    tol: f32,
+    dot: impl Fn(Isa, usize, usize) -> [f32; 4],
+) {
+    let isas = Isa::all_here();
+    #[cfg(target_arch = "x86_64")]
+    if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+        assert!(isas.len() >= 2, "an AVX2 CPU runs a SIMD kernel");
+    }
+    for r in 0..rows {
+        for take in 1..=4 {
+            let portable = dot(Isa::Portable, r, take);
+            let mut simd: Option<[f32; 4]> = None;
+            for &isa in &isas[1..] {
+                let got = dot(isa, r, take);
+                for (a, b) in got.iter().zip(&portable).take(take) {
+                    assert!(
+                        (a - b).abs() <= tol,
+                        "{isa:?}, row {r}, {take} rows: {a} vs portable {b}"
+                    );
+                }
+                assert_eq!(
+                    got,
+                    *simd.get_or_insert(got),
+                    "{isa:?}, row {r}, {take} rows"
+                );
+            }
+        }
     }
 }
