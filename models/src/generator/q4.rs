@@ -19,7 +19,7 @@
 //! `c` holds chunk `c` would, and adds the eight chunk sums in the same
 //! tree, so the layout changes the speed, not a bit of any product.
 
-use super::q8::{Row, QK};
+use super::q8::{Row, GROUP, QK};
 use super::weights::Isa;
 use crate::error::ModelError;
 use candle_core::quantized::{GgmlDType, QTensor};
@@ -28,9 +28,6 @@ use candle_core::quantized::{GgmlDType, QTensor};
 /// nibbles (value `i` in the low nibble of byte `i`, value `i + 16` in its
 /// high nibble).
 const BLOCK_BYTES: usize = 4 + QK / 2;
-
-/// Rows interleaved together; a matrix's rows are padded to a multiple.
-pub(crate) const GROUP: usize = 8;
 
 /// Nibble bytes of one block of a group: four vectors, vector `c` holding
 /// bytes `4c..4c+4` of each row in turn (low nibbles: values `4c..4c+4`;
@@ -174,7 +171,7 @@ struct Group<'a> {
 
 #[cfg(target_arch = "x86_64")]
 mod avx {
-    use super::super::simd::{Avx2, ByteDot, Vnni};
+    use super::super::simd::{tree, Avx2, ByteDot, Vnni};
     use super::{Group, Row, GROUP, GROUP_BLOCK_BYTES, QK};
     use std::arch::x86_64::*;
 
@@ -190,16 +187,6 @@ mod avx {
     #[target_feature(enable = "avx2,fma,avxvnni")]
     pub(super) unsafe fn dot_vnni(w: Group<'_>, x: Row<'_>) -> [f32; GROUP] {
         dot::<Vnni>(w, x)
-    }
-
-    /// Lane `t` of `((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7))`: the
-    /// order in which a horizontal sum adds the eight lanes of one vector.
-    #[inline(always)]
-    unsafe fn tree(v: [__m256; 8]) -> __m256 {
-        _mm256_add_ps(
-            _mm256_add_ps(_mm256_add_ps(v[0], v[4]), _mm256_add_ps(v[2], v[6])),
-            _mm256_add_ps(_mm256_add_ps(v[1], v[5]), _mm256_add_ps(v[3], v[7])),
-        )
     }
 
     /// Eight rows against `x`: accumulator `c` holds, per row, the scaled
@@ -345,15 +332,8 @@ mod tests {
         let w = Q4Matrix::from_qtensors(&[q4_1(&spread(n * k, 13), n, k)]).unwrap();
         let x = quantize(&spread(4 * k, 17), k, true);
         // Rounding of 256 terms of up to 4 × 4 each.
-        assert_kernels_agree(n, 1e-6 * (k as f32) * 16.0, |isa, r, take| {
-            std::array::from_fn(|j| {
-                let dots = w.dot8(isa, r / GROUP, x.row(j.min(take - 1)));
-                if j < take {
-                    dots[r % GROUP]
-                } else {
-                    0.0
-                }
-            })
+        assert_kernels_agree(n, 4, 1e-6 * (k as f32) * 16.0, |isa, g, j| {
+            w.dot8(isa, g, x.row(j))
         });
     }
 }

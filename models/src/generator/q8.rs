@@ -10,6 +10,10 @@ use candle_core::{Device, Tensor};
 /// Values per block.
 pub(crate) const QK: usize = 32;
 
+/// Weight rows a kernel computes together, one per lane of a 256-bit
+/// vector of f32; a matrix's rows are padded to a multiple.
+pub(crate) const GROUP: usize = 8;
+
 /// Rows quantised to 8-bit blocks: `qs` holds `rows × k` bytes, `d` one
 /// scale per block and, when asked for, `s` each block's sum `d · Σ q`
 /// (what a weight format with a per-block minimum needs; empty otherwise).
@@ -81,13 +85,21 @@ fn round_to_i8(v: f32) -> i8 {
     (t + (f >= 0.5) as i32 - (f <= -0.5) as i32).clamp(-127, 127) as i8
 }
 
-/// A `rows × k` matrix of 8-bit blocks, row-major.
+/// A `rows × k` matrix of 8-bit blocks, rows interleaved in groups of
+/// [`GROUP`] four bytes at a time as [`super::q4`] lays out its nibbles:
+/// one vector holds the same four values of eight rows, one row per lane.
 pub(crate) struct Q8Matrix {
     rows: usize,
     k: usize,
+    /// `groups × k/32 × 256` bytes: group, block, then eight vectors,
+    /// vector `c` holding bytes `4c..4c+4` of each row in turn.
     qs: Vec<i8>,
+    /// Per group and block, the eight rows' scales (padding rows: 0).
     d: Vec<f32>,
 }
+
+/// Bytes of one block of a group.
+const GROUP_BLOCK_BYTES: usize = GROUP * QK;
 
 impl Q8Matrix {
     /// Stacks `parts` (each `n_i × k`, any GGML type) along the rows and
@@ -105,7 +117,24 @@ impl Q8Matrix {
             )));
         }
         let data = t.flatten_all()?.to_vec1::<f32>()?;
-        let Activations { qs, d, .. } = quantize(&data, k, false);
+        let Activations {
+            qs: flat,
+            d: scales,
+            ..
+        } = quantize(&data, k, false);
+        let (kb, groups) = (k / QK, rows.div_ceil(GROUP));
+        let mut qs = vec![0i8; groups * kb * GROUP_BLOCK_BYTES];
+        let mut d = vec![0f32; groups * kb * GROUP];
+        for (at, (block, scale)) in flat.chunks_exact(QK).zip(scales).enumerate() {
+            let (r, b) = (at / kb, at % kb);
+            let (g, t) = (r / GROUP, r % GROUP);
+            d[(g * kb + b) * GROUP + t] = scale;
+            let base = (g * kb + b) * GROUP_BLOCK_BYTES;
+            for (c, four) in block.chunks_exact(4).enumerate() {
+                let to = base + c * GROUP * 4 + t * 4;
+                qs[to..to + 4].copy_from_slice(four);
+            }
+        }
         Ok(Q8Matrix { rows, k, qs, d })
     }
 
@@ -119,108 +148,93 @@ impl Q8Matrix {
 
     /// Row `r` as floats (embedding lookup).
     pub(crate) fn row_f32(&self, r: usize, out: &mut [f32]) {
-        let (k, kb) = (self.k, self.k / QK);
-        let qs = &self.qs[r * k..(r + 1) * k];
-        let d = &self.d[r * kb..(r + 1) * kb];
-        for ((o, q), s) in out.chunks_exact_mut(QK).zip(qs.chunks_exact(QK)).zip(d) {
-            for (o, q) in o.iter_mut().zip(q) {
-                *o = *q as f32 * s;
+        let kb = self.k / QK;
+        let (g, t) = (r / GROUP, r % GROUP);
+        for (b, o) in out.chunks_exact_mut(QK).enumerate().take(kb) {
+            let scale = self.d[(g * kb + b) * GROUP + t];
+            let base = (g * kb + b) * GROUP_BLOCK_BYTES + t * 4;
+            for (i, o) in o.iter_mut().enumerate() {
+                *o = self.qs[base + (i / 4) * GROUP * 4 + i % 4] as f32 * scale;
             }
         }
     }
 
-    /// Dot products of weight row `r` with `take` (1..=4) activation rows.
-    pub(crate) fn dot4(&self, isa: Isa, r: usize, xs: [Row<'_>; 4], take: usize) -> [f32; 4] {
-        let (k, kb) = (self.k, self.k / QK);
-        let (wq, wd) = (&self.qs[r * k..(r + 1) * k], &self.d[r * kb..(r + 1) * kb]);
+    /// Dot products of the rows of group `g` (rows `8g..8g+8`, padding rows
+    /// giving 0) with the activation row `x`.
+    pub(crate) fn dot8(&self, isa: Isa, g: usize, x: Row<'_>) -> [f32; GROUP] {
+        let kb = self.k / QK;
+        let wq = &self.qs[g * kb * GROUP_BLOCK_BYTES..(g + 1) * kb * GROUP_BLOCK_BYTES];
+        let wd = &self.d[g * kb * GROUP..(g + 1) * kb * GROUP];
         #[cfg(target_arch = "x86_64")]
         {
             // SAFETY: `isa` was detected on this CPU; every slice holds
-            // `kb` whole blocks (the layout of both matrices).
+            // `kb` whole blocks (the layout of both operands).
             match isa {
-                Isa::Vnni => return unsafe { avx::dot_vnni(wq, wd, xs, take) },
-                Isa::Avx2 => return unsafe { avx::dot_avx2(wq, wd, xs, take) },
+                Isa::Vnni => return unsafe { avx::dot_vnni(wq, wd, x) },
+                Isa::Avx2 => return unsafe { avx::dot_avx2(wq, wd, x) },
                 Isa::Portable => {}
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = isa;
-        let mut out = [0f32; 4];
-        for (o, x) in out.iter_mut().zip(xs).take(take) {
-            *o = wq
-                .chunks_exact(QK)
-                .zip(x.qs.chunks_exact(QK))
-                .zip(wd.iter().zip(x.d))
-                .map(|((a, b), (da, db))| {
-                    let s: i32 = a.iter().zip(b).map(|(&a, &b)| a as i32 * b as i32).sum();
-                    s as f32 * da * db
+        std::array::from_fn(|t| {
+            (0..kb)
+                .map(|b| {
+                    let base = b * GROUP_BLOCK_BYTES + t * 4;
+                    let qx = &x.qs[b * QK..(b + 1) * QK];
+                    let s: i32 = (0..QK)
+                        .map(|i| wq[base + (i / 4) * GROUP * 4 + i % 4] as i32 * qx[i] as i32)
+                        .sum();
+                    s as f32 * (wd[b * GROUP + t] * x.d[b])
                 })
-                .sum();
-        }
-        out
+                .sum()
+        })
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 mod avx {
-    use super::super::simd::{hsum, Avx2, ByteDot, Vnni};
-    use super::{Row, QK};
+    use super::super::simd::{tree, Avx2, ByteDot, Vnni};
+    use super::{Row, GROUP, GROUP_BLOCK_BYTES, QK};
     use std::arch::x86_64::*;
 
     /// # Safety
-    /// AVX2 and FMA; every slice holds `wd.len()` blocks.
+    /// AVX2 and FMA; every slice holds `x.d.len()` blocks.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn dot_avx2(
-        wq: &[i8],
-        wd: &[f32],
-        xs: [Row<'_>; 4],
-        take: usize,
-    ) -> [f32; 4] {
-        rows::<Avx2>(wq, wd, xs, take)
+    pub(super) unsafe fn dot_avx2(wq: &[i8], wd: &[f32], x: Row<'_>) -> [f32; GROUP] {
+        dot::<Avx2>(wq, wd, x)
     }
 
     /// # Safety
-    /// AVX2, FMA and AVX-VNNI; every slice holds `wd.len()` blocks.
+    /// AVX2, FMA and AVX-VNNI; every slice holds `x.d.len()` blocks.
     #[target_feature(enable = "avx2,fma,avxvnni")]
-    pub(super) unsafe fn dot_vnni(
-        wq: &[i8],
-        wd: &[f32],
-        xs: [Row<'_>; 4],
-        take: usize,
-    ) -> [f32; 4] {
-        rows::<Vnni>(wq, wd, xs, take)
+    pub(super) unsafe fn dot_vnni(wq: &[i8], wd: &[f32], x: Row<'_>) -> [f32; GROUP] {
+        dot::<Vnni>(wq, wd, x)
     }
 
-    /// [`dot`] for `take` rows, their count a constant in each arm.
+    /// Eight rows against `x`: accumulator `c` holds, per row, the scaled
+    /// sums of chunk `c` (values `4c..4c+4` of each block), block after
+    /// block.
     #[inline(always)]
-    unsafe fn rows<D: ByteDot>(wq: &[i8], wd: &[f32], xs: [Row<'_>; 4], take: usize) -> [f32; 4] {
-        match take {
-            1 => dot::<D, 1>(wq, wd, xs),
-            2 => dot::<D, 2>(wq, wd, xs),
-            3 => dot::<D, 3>(wq, wd, xs),
-            _ => dot::<D, 4>(wq, wd, xs),
-        }
-    }
-
-    /// The first `R` rows of `xs` against one weight row.
-    #[inline(always)]
-    unsafe fn dot<D: ByteDot, const R: usize>(wq: &[i8], wd: &[f32], xs: [Row<'_>; 4]) -> [f32; 4] {
-        let mut acc = [_mm256_setzero_ps(); R];
-        for b in 0..wd.len() {
-            let wv = _mm256_loadu_si256(wq.as_ptr().add(b * QK) as *const __m256i);
-            // The byte products take unsigned × signed: move w's sign onto x.
-            let wabs = _mm256_sign_epi8(wv, wv);
-            for j in 0..R {
-                let xv = _mm256_loadu_si256(xs[j].qs.as_ptr().add(b * QK) as *const __m256i);
-                let p32 = D::dot(wabs, _mm256_sign_epi8(xv, wv));
-                let scale = _mm256_set1_ps(*wd.get_unchecked(b) * *xs[j].d.get_unchecked(b));
-                acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p32), scale, acc[j]);
+    unsafe fn dot<D: ByteDot>(wq: &[i8], wd: &[f32], x: Row<'_>) -> [f32; GROUP] {
+        let mut acc = [_mm256_setzero_ps(); 8];
+        for b in 0..x.d.len() {
+            let base = wq.as_ptr().add(b * GROUP_BLOCK_BYTES);
+            let xq = x.qs.as_ptr().add(b * QK);
+            let scale = _mm256_mul_ps(
+                _mm256_loadu_ps(wd.as_ptr().add(b * GROUP)),
+                _mm256_set1_ps(*x.d.get_unchecked(b)),
+            );
+            for (c, acc) in acc.iter_mut().enumerate() {
+                let wv = _mm256_loadu_si256(base.add(c * GROUP * 4) as *const __m256i);
+                let xv = _mm256_set1_epi32((xq.add(4 * c) as *const i32).read_unaligned());
+                // The byte products take unsigned × signed: move w's sign onto x.
+                let p32 = D::dot(_mm256_sign_epi8(wv, wv), _mm256_sign_epi8(xv, wv));
+                *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p32), scale, *acc);
             }
         }
-        let mut out = [0f32; 4];
-        for j in 0..R {
-            out[j] = hsum(acc[j]);
-        }
+        let mut out = [0f32; GROUP];
+        _mm256_storeu_ps(out.as_mut_ptr(), tree(acc));
         out
     }
 }
@@ -308,7 +322,7 @@ mod tests {
     #[test]
     fn every_kernel_this_cpu_runs_gives_the_portable_products() {
         use super::super::weights::assert_kernels_agree;
-        let (n, k) = (9, 256);
+        let (n, k) = (21, 256);
         let w: Vec<f32> = (0..n * k)
             .map(|i| ((i * 7 % 255) as f32 - 127.0) / 9.0)
             .collect();
@@ -321,10 +335,9 @@ mod tests {
             k,
             false,
         );
-        let xs = std::array::from_fn(|j| x.row(j));
         // Rounding of 256 terms of up to 14 × 18 each.
-        assert_kernels_agree(n, 1e-6 * (k as f32) * 14.2 * 18.0, |isa, r, take| {
-            w.dot4(isa, r, xs, take)
+        assert_kernels_agree(n, 4, 1e-6 * (k as f32) * 14.2 * 18.0, |isa, g, j| {
+            w.dot8(isa, g, x.row(j))
         });
     }
 

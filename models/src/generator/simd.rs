@@ -47,3 +47,18 @@ pub(super) unsafe fn hsum(v: __m256) -> f32 {
     let s = _mm_add_ss(s, _mm_shuffle_ps::<0b01>(s, s));
     _mm_cvtss_f32(s)
 }
+
+/// Lane `t` of `((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7))`: the
+/// order in which [`hsum`] adds the eight lanes of one vector, so eight
+/// rows kept one per lane sum their chunks as one row kept in one vector
+/// would.
+///
+/// # Safety
+/// AVX must be available.
+#[inline(always)]
+pub(super) unsafe fn tree(v: [__m256; 8]) -> __m256 {
+    _mm256_add_ps(
+        _mm256_add_ps(_mm256_add_ps(v[0], v[4]), _mm256_add_ps(v[2], v[6])),
+        _mm256_add_ps(_mm256_add_ps(v[1], v[5]), _mm256_add_ps(v[3], v[7])),
+    )
+}

@@ -3,11 +3,10 @@
 //! A matrix keeps the block format its file gives when a kernel here
 //! multiplies that format ([`Q4Matrix`] for Q4_1, the SmolLM2 file's), and
 //! is re-quantised to 8-bit blocks ([`Q8Matrix`]) otherwise. Either way the
-//! activations are quantised to 8-bit blocks once per product. A Q4_1
-//! group of eight weight rows meets each activation row of a tile while
-//! the group is in cache; an 8-bit weight row meets up to four activation
-//! rows while it is in registers. Batched decoding and prompt chunks reuse
-//! every load.
+//! activations are quantised to 8-bit blocks once per product. Both
+//! formats interleave their rows in groups of eight, one row per vector
+//! lane, and a group meets each activation row of a tile while it is in
+//! cache, so batched decoding and prompt chunks reuse every load.
 //!
 //! Why not candle's quantized matmul: its thread pool spin-waits, so on a
 //! busy machine (CI, a laptop compiling) a descheduled worker stalls each of
@@ -15,8 +14,8 @@
 //! and its kernel handles one activation row at a time, converting the f16
 //! block scales on every dot product.
 
-use super::q4::{Q4Matrix, GROUP};
-use super::q8::{quantize, Activations, Q8Matrix, Row};
+use super::q4::Q4Matrix;
+use super::q8::{quantize, Activations, Q8Matrix, GROUP};
 use crate::error::ModelError;
 use candle_core::quantized::{GgmlDType, QTensor};
 use rayon::prelude::*;
@@ -27,7 +26,7 @@ use rayon::prelude::*;
 /// sequence (0.3M to 1.8M) is above it.
 const PARALLEL_FROM_MACS: usize = 1 << 18;
 
-/// Activation rows kept hot in L1 while the weight rows stream past.
+/// Activation rows a weight group meets before the next group is read.
 const ROW_TILE: usize = 32;
 
 /// Which instruction set the block kernels run: AVX-VNNI or AVX2 (the same
@@ -127,9 +126,9 @@ impl Weights {
             return out;
         }
         // Each thread owns a band of weight rows (output columns), whole
-        // row groups of the matrix, on the pool of whoever calls (the
+        // groups of eight, on the pool of whoever calls (the
         // generator's own, or rayon's global).
-        let band = n.div_ceil(threads).next_multiple_of(self.row_group());
+        let band = n.div_ceil(threads).next_multiple_of(GROUP);
         let parts: Vec<(usize, Vec<f32>)> = (0..n.div_ceil(band))
             .into_par_iter()
             .map(|t| {
@@ -143,52 +142,23 @@ impl Weights {
         out
     }
 
-    /// Rows a kernel computes together: a band starts at a multiple.
-    fn row_group(&self) -> usize {
-        match self {
-            Weights::Q8(_) => 1,
-            Weights::Q4(_) => GROUP,
-        }
-    }
-
-    /// Weight rows `lo..hi` against all `m` activation rows → `m × (hi-lo)`.
+    /// Weight rows `lo..hi` (`lo` a multiple of [`GROUP`]) against all `m`
+    /// activation rows → `m × (hi-lo)`: eight weight rows against one
+    /// activation row at a time, the group's blocks kept in cache across
+    /// a tile of activation rows.
     fn band(&self, xq: &Activations, m: usize, lo: usize, hi: usize) -> Vec<f32> {
         let (w, isa) = (hi - lo, Isa::detect());
         let mut part = vec![0f32; m * w];
         for tile in (0..m).step_by(ROW_TILE) {
-            let tile_end = (tile + ROW_TILE).min(m);
-            match self {
-                Weights::Q4(wm) => {
-                    // Eight weight rows against one activation row at a time,
-                    // the group's blocks kept in cache across the tile.
-                    for g in lo / GROUP..hi.div_ceil(GROUP) {
-                        let (r0, rows) = (g * GROUP, (hi - g * GROUP).min(GROUP));
-                        for i in tile..tile_end {
-                            let dots = wm.dot8(isa, g, xq.row(i));
-                            let at = i * w + r0 - lo;
-                            part[at..at + rows].copy_from_slice(&dots[..rows]);
-                        }
-                    }
-                }
-                Weights::Q8(wm) => {
-                    // The tile's activation rows in groups of up to four,
-                    // each padded with its last row (never read past `take`).
-                    let fours: Vec<(usize, usize, [Row<'_>; 4])> = (tile..tile_end)
-                        .step_by(4)
-                        .map(|i| {
-                            let take = (tile_end - i).min(4);
-                            let xs = std::array::from_fn(|j| xq.row(i + j.min(take - 1)));
-                            (i, take, xs)
-                        })
-                        .collect();
-                    for r in lo..hi {
-                        for &(i, take, xs) in &fours {
-                            let dots = wm.dot4(isa, r, xs, take);
-                            for (j, v) in dots.iter().take(take).enumerate() {
-                                part[(i + j) * w + (r - lo)] = *v;
-                            }
-                        }
-                    }
+            for g in lo / GROUP..hi.div_ceil(GROUP) {
+                let (r0, rows) = (g * GROUP, (hi - g * GROUP).min(GROUP));
+                for i in tile..(tile + ROW_TILE).min(m) {
+                    let dots = match self {
+                        Weights::Q8(wm) => wm.dot8(isa, g, xq.row(i)),
+                        Weights::Q4(wm) => wm.dot8(isa, g, xq.row(i)),
+                    };
+                    let at = i * w + r0 - lo;
+                    part[at..at + rows].copy_from_slice(&dots[..rows]);
                 }
             }
         }
@@ -203,38 +173,42 @@ fn scatter(out: &mut [f32], n: usize, m: usize, lo: usize, part: &[f32]) {
     }
 }
 
-/// Checks every kernel this CPU runs against the portable code for weight
-/// rows `0..rows` and 1 to 4 activation rows: `dot(isa, r, take)` gives a
-/// kernel's products. The SIMD kernels sum in another order than the
-/// portable loop, so they agree within `tol` (rounding, which scales with
-/// the terms, not with their sum), and give one another's bits.
+/// Checks every kernel this CPU runs against the portable code for the
+/// weight rows `0..rows` and activation rows `0..acts`: `dot(isa, g, j)`
+/// gives a kernel's products of group `g` with activation row `j`. The
+/// SIMD kernels sum in another order than the portable loop, so they agree
+/// within `tol` (rounding, which scales with the terms, not with their
+/// sum), and give one another's bits.
 #[cfg(test)]
 pub(crate) fn assert_kernels_agree(
     rows: usize,
+    acts: usize,
     tol: f32,
-    dot: impl Fn(Isa, usize, usize) -> [f32; 4],
+    dot: impl Fn(Isa, usize, usize) -> [f32; GROUP],
 ) {
     let isas = Isa::all_here();
     #[cfg(target_arch = "x86_64")]
     if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
         assert!(isas.len() >= 2, "an AVX2 CPU runs a SIMD kernel");
     }
-    for r in 0..rows {
-        for take in 1..=4 {
-            let portable = dot(Isa::Portable, r, take);
-            let mut simd: Option<[f32; 4]> = None;
+    for g in 0..rows.div_ceil(GROUP) {
+        let lanes = (rows - g * GROUP).min(GROUP);
+        for j in 0..acts {
+            let portable = dot(Isa::Portable, g, j);
+            let mut simd: Option<[f32; GROUP]> = None;
             for &isa in &isas[1..] {
-                let got = dot(isa, r, take);
-                for (a, b) in got.iter().zip(&portable).take(take) {
+                let got = dot(isa, g, j);
+                for (t, (a, b)) in got.iter().zip(&portable).take(lanes).enumerate() {
                     assert!(
                         (a - b).abs() <= tol,
-                        "{isa:?}, row {r}, {take} rows: {a} vs portable {b}"
+                        "{isa:?}, row {}, activation {j}: {a} vs portable {b}",
+                        g * GROUP + t
                     );
                 }
                 assert_eq!(
                     got,
                     *simd.get_or_insert(got),
-                    "{isa:?}, row {r}, {take} rows"
+                    "{isa:?}, group {g}, activation {j}"
                 );
             }
         }
