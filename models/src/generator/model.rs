@@ -30,7 +30,7 @@ pub(crate) const PREFILL_CHUNK: usize = 512;
 const MATMUL_ATTENTION_FROM: usize = 8;
 
 /// Attention work (query rows × attended positions, all sequences) from
-/// which decoding sequences' KV heads are shared among the pool's threads:
+/// which decoding sequences' query heads are shared among the pool's threads:
 /// below it, handing work over costs more than it saves.
 const PARALLEL_ATTENTION_FROM: usize = 512;
 
@@ -684,7 +684,7 @@ impl Llama {
     /// tokens, first position) into its rows of `out`. Each segment reads
     /// only its own cache and writes only its own rows. Prompt chunks go
     /// first, one at a time, each spreading its products over the threads;
-    /// then the decoding segments (the plain loop), each KV head of each
+    /// then the decoding segments (the plain loop), each query head of each
     /// one an item for the pool when there is enough work: the same code
     /// per head, so the same bits, whichever thread ran it.
     fn attention(
@@ -729,31 +729,34 @@ impl Llama {
             }
             return Ok(());
         }
-        // One item per decoding segment and KV head, on the pool: the same
-        // code per head as the loop, so the same bits whichever thread ran it.
+        // One item per decoding segment and query head, on the pool (three
+        // KV heads would leave one of two threads idle a third of the time):
+        // a head's scores, softmax and weighted values are the same code as
+        // in the loop, which takes a KV head's query heads together, so the
+        // same bits whichever thread ran it.
+        let hd = self.cfg.head_dim;
         let items: Vec<(usize, usize)> = decode_rows
             .iter()
-            .flat_map(|&(i, _)| (0..self.cfg.n_kv_head).map(move |kvh| (i, kvh)))
+            .flat_map(|&(i, _)| (0..self.cfg.n_head).map(move |head| (i, head)))
             .collect();
         let heads: Vec<Vec<f32>> = items
             .par_iter()
-            .map(|&(i, kvh)| {
+            .map(|&(i, head)| {
                 let qs = queries(i);
-                let width = self.group_width();
-                let mut out = vec![0f32; qs.n * width];
+                let mut out = vec![0f32; qs.n * hd];
                 let mut scores = Vec::new();
-                for (t, out) in out.chunks_exact_mut(width).enumerate() {
-                    self.attend_kv_head(qs, t, kvh, &mut scores, out);
+                for (t, out) in out.chunks_exact_mut(hd).enumerate() {
+                    self.attend_heads(qs, t, head..head + 1, &mut scores, out);
                 }
                 out
             })
             .collect();
-        let (mut heads, width) = (heads.into_iter(), self.group_width());
+        let mut heads = heads.into_iter();
         for (_, rows) in decode_rows {
-            for kvh in 0..self.cfg.n_kv_head {
+            for head in 0..self.cfg.n_head {
                 let part = heads.next().expect("one result per item");
-                for (row, part) in rows.chunks_exact_mut(h).zip(part.chunks_exact(width)) {
-                    row[kvh * width..(kvh + 1) * width].copy_from_slice(part);
+                for (row, part) in rows.chunks_exact_mut(h).zip(part.chunks_exact(hd)) {
+                    row[head * hd..(head + 1) * hd].copy_from_slice(part);
                 }
             }
         }
@@ -804,24 +807,26 @@ impl Llama {
         let mut scores = Vec::new();
         for (t, row) in out.chunks_exact_mut(h).take(qs.n).enumerate() {
             for (kvh, out) in row.chunks_exact_mut(width).enumerate() {
-                self.attend_kv_head(qs, t, kvh, &mut scores, out);
+                let group = width / self.cfg.head_dim;
+                self.attend_heads(qs, t, kvh * group..(kvh + 1) * group, &mut scores, out);
             }
         }
     }
 
-    /// New token `t` of `qs`, the query heads of KV head `kvh`, into `out`
-    /// (their `group × head_dim` columns).
-    fn attend_kv_head(
+    /// New token `t` of `qs`, query heads `heads` (all of one KV head's
+    /// group, or some of them), into `out` (their `heads × head_dim`
+    /// columns).
+    fn attend_heads(
         &self,
         qs: Queries<'_>,
         t: usize,
-        kvh: usize,
+        heads: std::ops::Range<usize>,
         scores: &mut Vec<f32>,
         out: &mut [f32],
     ) {
         let c = &self.cfg;
         let (h, hd, kv) = (c.hidden, c.head_dim, c.n_kv_head * c.head_dim);
-        let group = c.n_head / c.n_kv_head;
+        let kvh = heads.start / (c.n_head / c.n_kv_head);
         let q = &qs.rows[t * (h + 2 * kv)..t * (h + 2 * kv) + h];
         let head = HeadCache {
             k: &qs.cache.k[qs.li],
@@ -832,12 +837,7 @@ impl Llama {
             hd,
             scale: 1.0 / (hd as f32).sqrt(),
         };
-        attend_group(
-            &q[kvh * group * hd..(kvh + 1) * group * hd],
-            head,
-            scores,
-            out,
-        );
+        attend_group(&q[heads.start * hd..heads.end * hd], head, scores, out);
     }
 
     /// Attention for a prompt chunk: per query head, `gemm` products over
