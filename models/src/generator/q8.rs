@@ -54,13 +54,7 @@ pub(crate) fn quantize(x: &[f32], k: usize, sums: bool) -> Activations {
         .zip(qs.chunks_exact_mut(QK))
         .zip(d.iter_mut())
     {
-        let amax = src.iter().fold(0f32, |m, v| m.max(v.abs()));
-        *scale = amax / 127.0;
-        let inv = if amax > 0.0 { 127.0 / amax } else { 0.0 };
-        for (q, v) in dst.iter_mut().zip(src) {
-            // Within ±127: the AVX2 kernel relies on never seeing -128.
-            *q = round_to_i8(v * inv);
-        }
+        *scale = quantize_block(src, dst);
     }
     let s = if sums {
         qs.chunks_exact(QK)
@@ -71,6 +65,27 @@ pub(crate) fn quantize(x: &[f32], k: usize, sums: bool) -> Activations {
         Vec::new()
     };
     Activations { qs, d, s, k }
+}
+
+/// One block of `QK` values into `dst`; returns its scale.
+fn quantize_block(src: &[f32], dst: &mut [i8]) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    if is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 was just detected; both blocks hold `QK` values.
+        return unsafe { avx::quantize_block(src, dst) };
+    }
+    quantize_block_portable(src, dst)
+}
+
+/// [`quantize_block`] in plain code.
+fn quantize_block_portable(src: &[f32], dst: &mut [i8]) -> f32 {
+    let amax = src.iter().fold(0f32, |m, v| m.max(v.abs()));
+    let inv = if amax > 0.0 { 127.0 / amax } else { 0.0 };
+    for (q, v) in dst.iter_mut().zip(src) {
+        // Within ±127: the AVX2 kernel relies on never seeing -128.
+        *q = round_to_i8(v * inv);
+    }
+    amax / 127.0
 }
 
 /// `v` rounded half away from zero (as `f32::round`) and clamped to ±127,
@@ -212,6 +227,54 @@ mod avx {
         dot::<Vnni>(wq, wd, x)
     }
 
+    /// [`super::quantize_block_portable`] eight lanes at a time, to the same bytes:
+    /// the largest magnitude skips NaN as `f32::max` does, and each value
+    /// is rounded as [`super::round_to_i8`] rounds it (NaN to 0).
+    ///
+    /// # Safety
+    /// AVX2; `src` and `dst` hold `QK` values.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn quantize_block(src: &[f32], dst: &mut [i8]) -> f32 {
+        debug_assert!(src.len() == QK && dst.len() == QK);
+        let p = src.as_ptr();
+        let v: [__m256; 4] = std::array::from_fn(|i| _mm256_loadu_ps(p.add(8 * i)));
+        let magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFF_FFFF));
+        let mut top = _mm256_setzero_ps();
+        for v in v {
+            // `max_ps` answers its second operand when either is NaN.
+            top = _mm256_max_ps(_mm256_and_ps(v, magnitude), top);
+        }
+        let top = _mm_max_ps(_mm256_castps256_ps128(top), _mm256_extractf128_ps::<1>(top));
+        let top = _mm_max_ps(top, _mm_movehl_ps(top, top));
+        let amax = _mm_cvtss_f32(_mm_max_ss(top, _mm_shuffle_ps::<0b01>(top, top)));
+        let inv = _mm256_set1_ps(if amax > 0.0 { 127.0 / amax } else { 0.0 });
+        let (lo, hi) = (_mm256_set1_ps(-128.0), _mm256_set1_ps(128.0));
+        let (half, neg_half) = (_mm256_set1_ps(0.5), _mm256_set1_ps(-0.5));
+        let q: [__m256i; 4] = std::array::from_fn(|i| {
+            // Clamped with NaN kept (it stays in the second operand).
+            let x = _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_mul_ps(v[i], inv)));
+            let ordered = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_ORD_Q>(x, x));
+            let t = _mm256_and_si256(_mm256_cvttps_epi32(x), ordered);
+            let f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(t));
+            let up = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GE_OQ>(f, half));
+            let down = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LE_OQ>(f, neg_half));
+            let r = _mm256_add_epi32(_mm256_sub_epi32(t, up), down);
+            _mm256_max_epi32(
+                _mm256_set1_epi32(-127),
+                _mm256_min_epi32(r, _mm256_set1_epi32(127)),
+            )
+        });
+        // Packing works within 128-bit halves; the permutation puts the
+        // four vectors' values back in order.
+        let bytes = _mm256_packs_epi16(
+            _mm256_packs_epi32(q[0], q[1]),
+            _mm256_packs_epi32(q[2], q[3]),
+        );
+        let bytes = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        _mm256_storeu_si256(dst.as_mut_ptr() as *mut __m256i, bytes);
+        amax / 127.0
+    }
+
     /// Eight rows against `x`: accumulator `c` holds, per row, the scaled
     /// sums of chunk `c` (values `4c..4c+4` of each block), block after
     /// block.
@@ -339,6 +402,50 @@ mod tests {
         assert_kernels_agree(n, 4, 1e-6 * (k as f32) * 14.2 * 18.0, |isa, g, j| {
             w.dot8(isa, g, x.row(j))
         });
+    }
+
+    #[test]
+    fn blocks_quantise_to_the_same_bytes_on_every_path() {
+        let mut seed = 5u64;
+        let mut rnd = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as f32 / (1u64 << 31) as f32 - 0.5
+        };
+        let mut blocks: Vec<Vec<f32>> = (0..200)
+            .map(|b| (0..QK).map(|_| rnd() * (b as f32 + 1.0)).collect())
+            .collect();
+        // Values landing on halves after scaling, zeros, and non-finite ones.
+        // With 127 the largest magnitude the scale is 1, so these stay
+        // exact halves and their float neighbours.
+        let mut halves: Vec<f32> = (0..QK).map(|i| i as f32 * 7.0 - 108.5).collect();
+        halves[0] = 127.0;
+        halves[1] = 0.5f32.next_down();
+        halves[2] = -0.5f32.next_up();
+        halves[3] = 2.5f32.next_up();
+        halves[4] = -2.5;
+        blocks.push(halves);
+        blocks.push(vec![0.0; QK]);
+        let mut odd = vec![-0.0; QK];
+        odd[3] = f32::NAN;
+        odd[7] = 2.5;
+        odd[9] = -1e-30;
+        blocks.push(odd.clone());
+        odd[11] = f32::INFINITY;
+        blocks.push(odd);
+        for (b, block) in blocks.iter().enumerate() {
+            let mut want = [0i8; QK];
+            let scale = quantize_block_portable(block, &mut want);
+            #[cfg(target_arch = "x86_64")]
+            if is_x86_feature_detected!("avx2") {
+                let mut got = [0i8; QK];
+                // SAFETY: AVX2 was just detected; both blocks hold QK values.
+                let got_scale = unsafe { avx::quantize_block(block, &mut got) };
+                assert_eq!(got, want, "block {b}");
+                assert_eq!(got_scale.to_bits(), scale.to_bits(), "block {b}");
+            }
+        }
     }
 
     #[test]
