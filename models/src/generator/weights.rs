@@ -68,7 +68,7 @@ impl Isa {
     }
 }
 
-/// A `rows × k` weight matrix, row-major, in one block format.
+/// A `rows × k` weight matrix in one block format.
 pub(crate) enum Weights {
     Q8(Q8Matrix),
     Q4(Q4Matrix),
