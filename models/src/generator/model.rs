@@ -630,7 +630,7 @@ impl Llama {
                 row0 += n;
             }
             let caches: Vec<&KvCache> = segs.iter().map(|s| &*s.cache).collect();
-            self.attention(li, &caches, &spans, &qkv, &mut attn)?;
+            self.attention(li, &caches, &spans, &qkv, &mut attn);
             let o = self.matmul(&layer.wo, &attn, total);
             for (a, b) in x.iter_mut().zip(&o) {
                 *a += b;
@@ -683,10 +683,10 @@ impl Llama {
     /// Attention of every segment's new tokens (`spans`: first row, new
     /// tokens, first position) into its rows of `out`. Each segment reads
     /// only its own cache and writes only its own rows. Prompt chunks go
-    /// first, one at a time, each spreading its products over the threads;
-    /// then the decoding segments (the plain loop), each query head of each
-    /// one an item for the pool when there is enough work: the same code
-    /// per head, so the same bits, whichever thread ran it.
+    /// first, one at a time, each spreading its blocks and KV heads over the
+    /// threads; then the decoding segments (the plain loop), each query head
+    /// of each one an item for the pool when there is enough work: the same
+    /// code per head, so the same bits, whichever thread ran it.
     fn attention(
         &self,
         li: usize,
@@ -694,7 +694,7 @@ impl Llama {
         spans: &[(usize, usize, usize)],
         qkv: &[f32],
         out: &mut [f32],
-    ) -> Result<(), ModelError> {
+    ) {
         let (h, qkv_w) = (self.cfg.hidden, self.qkv_width());
         // Work of a segment: query rows × positions they attend to.
         let cost = |&(_, n, start): &(usize, usize, usize)| n * (start + n);
@@ -719,15 +719,15 @@ impl Llama {
             if decoding(span) {
                 decode_rows.push((i, rows));
             } else {
-                run(i, rows)?;
+                run(i, rows);
             }
         }
         let work: usize = decode_rows.iter().map(|&(i, _)| cost(&spans[i])).sum();
         if self.threads < 2 || work < PARALLEL_ATTENTION_FROM {
             for (i, rows) in decode_rows {
-                run(i, rows)?;
+                run(i, rows);
             }
-            return Ok(());
+            return;
         }
         // One item per decoding segment and query head, on the pool (three
         // KV heads would leave one of two threads idle a third of the time):
@@ -760,45 +760,39 @@ impl Llama {
                 }
             }
         }
-        Ok(())
     }
 
     /// Attention of one segment's `n` new tokens from position `start`, in
     /// blocks aligned to [`ATTENTION_BLOCK`].
-    fn attend_segment(&self, qs: Queries<'_>, out: &mut [f32]) -> Result<(), ModelError> {
-        let (start, n, q_rows) = (qs.start, qs.n, qs.rows);
-        let (h, qkv_w) = (self.cfg.hidden, self.qkv_width());
-        // `gemm` multiplies f32: the cache up to the segment's end, widened
-        // once for all its blocks that use it (exactly: every f16 is an f32).
-        let mut widened: Option<(Vec<f32>, Vec<f32>)> = None;
+    fn attend_segment(&self, qs: Queries<'_>, out: &mut [f32]) {
+        let (start, n) = (qs.start, qs.n);
+        let h = self.cfg.hidden;
+        // (first new token, tokens) of each block; a block shorter than
+        // `MATMUL_ATTENTION_FROM` (the prompt's ragged first or last) takes
+        // the plain loop.
+        let mut blocks = Vec::new();
         let mut t = 0;
         while t < n {
             let pos = start + t;
             let m = ((pos / ATTENTION_BLOCK + 1) * ATTENTION_BLOCK).min(start + n) - pos;
-            let out = &mut out[t * h..(t + m) * h];
-            let block = Queries {
-                start: pos,
-                n: m,
-                rows: &q_rows[t * qkv_w..(t + m) * qkv_w],
-                ..qs
-            };
-            if m >= MATMUL_ATTENTION_FROM {
-                let (k, v) = widened.get_or_insert_with(|| {
-                    let len = (start + n) * self.kv_row();
-                    let widen = |c: &[f16]| {
-                        let mut f = vec![0f32; len];
-                        c[..len].convert_to_f32_slice(&mut f);
-                        f
-                    };
-                    (widen(&qs.cache.k[qs.li]), widen(&qs.cache.v[qs.li]))
-                });
-                self.attention_matmul(block, out, k, v)?;
-            } else {
-                self.attention_loop(block, out);
-            }
+            blocks.push((t, m));
             t += m;
         }
-        Ok(())
+        let (large, small): (Vec<_>, Vec<_>) = blocks
+            .into_iter()
+            .partition(|&(_, m)| m >= MATMUL_ATTENTION_FROM);
+        for (t, m) in small {
+            let block = Queries {
+                start: start + t,
+                n: m,
+                rows: &qs.rows[t * self.qkv_width()..(t + m) * self.qkv_width()],
+                ..qs
+            };
+            self.attention_loop(block, &mut out[t * h..(t + m) * h]);
+        }
+        if !large.is_empty() {
+            self.attention_matmul(qs, &large, out);
+        }
     }
 
     /// Attention for a few new tokens: plain loops over the cache, no copies.
@@ -840,16 +834,14 @@ impl Llama {
         attend_group(&q[heads.start * hd..heads.end * hd], head, scores, out);
     }
 
-    /// Attention for a prompt chunk: per query head, `gemm` products over
-    /// the widened cache (`k`, `v`: at least the chunk's last position),
-    /// causal softmax in between.
-    fn attention_matmul(
-        &self,
-        qs: Queries<'_>,
-        out: &mut [f32],
-        k: &[f32],
-        v: &[f32],
-    ) -> Result<(), ModelError> {
+    /// Attention for the `blocks` (first new token, tokens) of a prompt
+    /// chunk: per query head, `gemm` products over the cache up to the
+    /// chunk's end, widened to f32 once (exactly: every f16 is an f32), with
+    /// the causal softmax in between. Each block and KV head is an item for
+    /// the pool, its products single-threaded: the same code per item, so
+    /// the same bits whichever thread ran it, and the softmax runs on every
+    /// thread rather than between two threaded products.
+    fn attention_matmul(&self, qs: Queries<'_>, blocks: &[(usize, usize)], out: &mut [f32]) {
         let (start, n, q_rows) = (qs.start, qs.n, qs.rows);
         let c = &self.cfg;
         let (h, hd) = (c.hidden, c.head_dim);
@@ -858,42 +850,65 @@ impl Llama {
         let group = c.n_head / c.n_kv_head;
         let len = start + n;
         let scale = 1.0 / (hd as f32).sqrt();
-        let (kc, vc) = (&k[..len * kv], &v[..len * kv]);
-        let mut scores = vec![0f32; n * len];
-        for head in 0..c.n_head {
-            let kvh = head / group;
-            // scores (n × len) = Q_head (row stride qkv_w) · Kᵀ ((d, j) at j·kv + kvh·hd + d).
-            matmul_into(
-                &mut scores,
-                false,
-                n,
-                len,
-                hd,
-                (&q_rows[head * hd..], qkv_w, 1),
-                (&kc[kvh * hd..], 1, kv),
-                len,
-                self.threads,
-            );
-            for (t, row) in scores.chunks_exact_mut(len).enumerate() {
-                let visible = start + t + 1;
-                let (row, hidden) = row.split_at_mut(visible);
-                softmax(row, scale);
-                hidden.fill(0.0);
+        let widen = |c: &[f16]| {
+            let mut f = vec![0f32; len * kv];
+            c[..len * kv].convert_to_f32_slice(&mut f);
+            f
+        };
+        let (kc, vc) = (widen(&qs.cache.k[qs.li]), widen(&qs.cache.v[qs.li]));
+        let items: Vec<(usize, usize, usize)> = blocks
+            .iter()
+            .flat_map(|&(t, m)| (0..c.n_kv_head).map(move |kvh| (t, m, kvh)))
+            .collect();
+        let parts: Vec<Vec<f32>> = items
+            .par_iter()
+            .map(|&(t, m, kvh)| {
+                let width = group * hd;
+                let mut part = vec![0f32; m * width];
+                let mut scores = vec![0f32; m * len];
+                for g in 0..group {
+                    let head = kvh * group + g;
+                    // scores (m × len) = Q_head (row stride qkv_w) · Kᵀ ((d, j) at j·kv + kvh·hd + d).
+                    matmul_into(
+                        &mut scores,
+                        false,
+                        m,
+                        len,
+                        hd,
+                        (&q_rows[t * qkv_w + head * hd..], qkv_w, 1),
+                        (&kc[kvh * hd..], 1, kv),
+                        len,
+                        1,
+                    );
+                    for (i, row) in scores.chunks_exact_mut(len).enumerate() {
+                        let visible = start + t + i + 1;
+                        let (row, hidden) = row.split_at_mut(visible);
+                        softmax(row, scale);
+                        hidden.fill(0.0);
+                    }
+                    // This head's columns of the part = P (m × len) · V ((j, d) at j·kv + kvh·hd + d).
+                    matmul_into(
+                        &mut part[g * hd..],
+                        false,
+                        m,
+                        hd,
+                        len,
+                        (&scores, len, 1),
+                        (&vc[kvh * hd..], kv, 1),
+                        width,
+                        1,
+                    );
+                }
+                part
+            })
+            .collect();
+        let width = group * hd;
+        for (&(t, m, kvh), part) in items.iter().zip(&parts) {
+            for (i, row) in part.chunks_exact(width).enumerate().take(m) {
+                let at = (t + i) * h + kvh * width;
+                out[at..at + width].copy_from_slice(row);
             }
-            // out rows, this head's columns = P (n × len) · V ((j, d) at j·kv + kvh·hd + d).
-            matmul_into(
-                &mut out[head * hd..],
-                false,
-                n,
-                hd,
-                len,
-                (&scores, len, 1),
-                (&vc[kvh * hd..], kv, 1),
-                h,
-                self.threads,
-            );
         }
-        Ok(())
     }
 }
 

@@ -19,7 +19,7 @@
 //! `c` holds chunk `c` would, and adds the eight chunk sums in the same
 //! tree, so the layout changes the speed, not a bit of any product.
 
-use super::q8::{Row, GROUP, QK};
+use super::q8::{interleaved, Row, CHUNK_STRIDE, GROUP, QK};
 use super::weights::Isa;
 use crate::error::ModelError;
 use candle_core::quantized::{GgmlDType, QTensor};
@@ -82,14 +82,12 @@ impl Q4Matrix {
         let mut d = vec![0f32; groups * kb * GROUP];
         let mut m = vec![0f32; groups * kb * GROUP];
         for (at, block) in blocks.chunks_exact(BLOCK_BYTES).enumerate() {
-            let (r, b) = (at / kb, at % kb);
-            let (g, t) = (r / GROUP, r % GROUP);
+            let (scale_at, base) = interleaved(at / kb, at % kb, kb, GROUP_BLOCK_BYTES);
             let f16 = |i: usize| half::f16::from_le_bytes([block[i], block[i + 1]]).to_f32();
-            d[(g * kb + b) * GROUP + t] = f16(0);
-            m[(g * kb + b) * GROUP + t] = f16(2);
-            let base = (g * kb + b) * GROUP_BLOCK_BYTES;
+            d[scale_at] = f16(0);
+            m[scale_at] = f16(2);
             for c in 0..4 {
-                let to = base + c * GROUP * 4 + t * 4;
+                let to = base + c * CHUNK_STRIDE;
                 qs[to..to + 4].copy_from_slice(&block[4 + 4 * c..8 + 4 * c]);
             }
         }
@@ -107,13 +105,11 @@ impl Q4Matrix {
     /// Row `r` as floats (embedding lookup), as GGML dequantises it.
     pub(crate) fn row_f32(&self, r: usize, out: &mut [f32]) {
         let kb = self.k / QK;
-        let (g, t) = (r / GROUP, r % GROUP);
         for (b, o) in out.chunks_exact_mut(QK).enumerate().take(kb) {
-            let at = (g * kb + b) * GROUP + t;
+            let (at, base) = interleaved(r, b, kb, GROUP_BLOCK_BYTES);
             let (d, m) = (self.d[at], self.m[at]);
-            let base = (g * kb + b) * GROUP_BLOCK_BYTES + t * 4;
             for i in 0..QK / 2 {
-                let q = self.qs[base + (i / 4) * GROUP * 4 + i % 4];
+                let q = self.qs[base + (i / 4) * CHUNK_STRIDE + i % 4];
                 o[i] = (q & 0x0F) as f32 * d + m;
                 o[i + QK / 2] = (q >> 4) as f32 * d + m;
             }
@@ -149,7 +145,7 @@ impl Q4Matrix {
                 let qx = &x.qs[b * QK..(b + 1) * QK];
                 let s: i32 = (0..QK / 2)
                     .map(|i| {
-                        let q = w.qs[base + (i / 4) * GROUP * 4 + i % 4];
+                        let q = w.qs[base + (i / 4) * CHUNK_STRIDE + i % 4];
                         (q & 0x0F) as i32 * qx[i] as i32 + (q >> 4) as i32 * qx[i + QK / 2] as i32
                     })
                     .sum();
@@ -172,7 +168,7 @@ struct Group<'a> {
 #[cfg(target_arch = "x86_64")]
 mod avx {
     use super::super::simd::{tree, Avx2, ByteDot, Vnni};
-    use super::{Group, Row, GROUP, GROUP_BLOCK_BYTES, QK};
+    use super::{Group, Row, CHUNK_STRIDE, GROUP, GROUP_BLOCK_BYTES, QK};
     use std::arch::x86_64::*;
 
     /// # Safety
@@ -206,7 +202,7 @@ mod avx {
                 _mm256_set1_ps(*x.d.get_unchecked(b)),
             );
             for c in 0..4 {
-                let raw = _mm256_loadu_si256(base.add(c * GROUP * 4) as *const __m256i);
+                let raw = _mm256_loadu_si256(base.add(c * CHUNK_STRIDE) as *const __m256i);
                 let lo = _mm256_and_si256(raw, low);
                 let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(raw), low);
                 let xlo = _mm256_set1_epi32((xq.add(4 * c) as *const i32).read_unaligned());

@@ -14,6 +14,19 @@ pub(crate) const QK: usize = 32;
 /// vector of f32; a matrix's rows are padded to a multiple.
 pub(crate) const GROUP: usize = 8;
 
+/// Where block `b` of row `r` lies in a matrix of `kb` blocks per row
+/// whose rows are interleaved in groups of [`GROUP`], four bytes at a time:
+/// the index of its scale (per group and block, one per row), and the
+/// offset of its first four bytes among `block_bytes` bytes per group and
+/// block (each next four bytes of the row lie [`CHUNK_STRIDE`] further).
+pub(crate) fn interleaved(r: usize, b: usize, kb: usize, block_bytes: usize) -> (usize, usize) {
+    let (g, t) = (r / GROUP, r % GROUP);
+    ((g * kb + b) * GROUP + t, (g * kb + b) * block_bytes + t * 4)
+}
+
+/// Bytes from four bytes of an interleaved row to its next four.
+pub(crate) const CHUNK_STRIDE: usize = GROUP * 4;
+
 /// Rows quantised to 8-bit blocks: `qs` holds `rows × k` bytes, `d` one
 /// scale per block and, when asked for, `s` each block's sum `d · Σ q`
 /// (what a weight format with a per-block minimum needs; empty otherwise).
@@ -49,12 +62,13 @@ pub(crate) fn quantize(x: &[f32], k: usize, sums: bool) -> Activations {
     let mut qs = vec![0i8; x.len()];
     let mut d = vec![0f32; x.len() / QK];
     debug_assert!(k.is_multiple_of(QK));
+    let block = quantizer();
     for ((src, dst), scale) in x
         .chunks_exact(QK)
         .zip(qs.chunks_exact_mut(QK))
         .zip(d.iter_mut())
     {
-        *scale = quantize_block(src, dst);
+        *scale = block(src, dst);
     }
     let s = if sums {
         qs.chunks_exact(QK)
@@ -67,17 +81,22 @@ pub(crate) fn quantize(x: &[f32], k: usize, sums: bool) -> Activations {
     Activations { qs, d, s, k }
 }
 
-/// One block of `QK` values into `dst`; returns its scale.
-fn quantize_block(src: &[f32], dst: &mut [i8]) -> f32 {
+/// The block quantiser this CPU runs: it takes `QK` values into `dst` and
+/// returns their scale. Chosen once per product, not per block.
+fn quantizer() -> fn(&[f32], &mut [i8]) -> f32 {
     #[cfg(target_arch = "x86_64")]
     if is_x86_feature_detected!("avx2") {
-        // SAFETY: AVX2 was just detected; both blocks hold `QK` values.
-        return unsafe { avx::quantize_block(src, dst) };
+        return |src, dst| {
+            assert!(src.len() == QK && dst.len() == QK);
+            // SAFETY: AVX2 was detected when this closure was chosen; both
+            // blocks hold `QK` values.
+            unsafe { avx::quantize_block(src, dst) }
+        };
     }
-    quantize_block_portable(src, dst)
+    quantize_block_portable
 }
 
-/// [`quantize_block`] in plain code.
+/// One block of `QK` values into `dst`, in plain code; returns its scale.
 fn quantize_block_portable(src: &[f32], dst: &mut [i8]) -> f32 {
     let amax = src.iter().fold(0f32, |m, v| m.max(v.abs()));
     let inv = if amax > 0.0 { 127.0 / amax } else { 0.0 };
@@ -141,12 +160,10 @@ impl Q8Matrix {
         let mut qs = vec![0i8; groups * kb * GROUP_BLOCK_BYTES];
         let mut d = vec![0f32; groups * kb * GROUP];
         for (at, (block, scale)) in flat.chunks_exact(QK).zip(scales).enumerate() {
-            let (r, b) = (at / kb, at % kb);
-            let (g, t) = (r / GROUP, r % GROUP);
-            d[(g * kb + b) * GROUP + t] = scale;
-            let base = (g * kb + b) * GROUP_BLOCK_BYTES;
+            let (scale_at, base) = interleaved(at / kb, at % kb, kb, GROUP_BLOCK_BYTES);
+            d[scale_at] = scale;
             for (c, four) in block.chunks_exact(4).enumerate() {
-                let to = base + c * GROUP * 4 + t * 4;
+                let to = base + c * CHUNK_STRIDE;
                 qs[to..to + 4].copy_from_slice(four);
             }
         }
@@ -164,12 +181,11 @@ impl Q8Matrix {
     /// Row `r` as floats (embedding lookup).
     pub(crate) fn row_f32(&self, r: usize, out: &mut [f32]) {
         let kb = self.k / QK;
-        let (g, t) = (r / GROUP, r % GROUP);
         for (b, o) in out.chunks_exact_mut(QK).enumerate().take(kb) {
-            let scale = self.d[(g * kb + b) * GROUP + t];
-            let base = (g * kb + b) * GROUP_BLOCK_BYTES + t * 4;
+            let (scale_at, base) = interleaved(r, b, kb, GROUP_BLOCK_BYTES);
+            let scale = self.d[scale_at];
             for (i, o) in o.iter_mut().enumerate() {
-                *o = self.qs[base + (i / 4) * GROUP * 4 + i % 4] as f32 * scale;
+                *o = self.qs[base + (i / 4) * CHUNK_STRIDE + i % 4] as f32 * scale;
             }
         }
     }
@@ -198,7 +214,7 @@ impl Q8Matrix {
                     let base = b * GROUP_BLOCK_BYTES + t * 4;
                     let qx = &x.qs[b * QK..(b + 1) * QK];
                     let s: i32 = (0..QK)
-                        .map(|i| wq[base + (i / 4) * GROUP * 4 + i % 4] as i32 * qx[i] as i32)
+                        .map(|i| wq[base + (i / 4) * CHUNK_STRIDE + i % 4] as i32 * qx[i] as i32)
                         .sum();
                     s as f32 * (wd[b * GROUP + t] * x.d[b])
                 })
@@ -210,7 +226,7 @@ impl Q8Matrix {
 #[cfg(target_arch = "x86_64")]
 mod avx {
     use super::super::simd::{tree, Avx2, ByteDot, Vnni};
-    use super::{Row, GROUP, GROUP_BLOCK_BYTES, QK};
+    use super::{Row, CHUNK_STRIDE, GROUP, GROUP_BLOCK_BYTES, QK};
     use std::arch::x86_64::*;
 
     /// # Safety
@@ -289,7 +305,7 @@ mod avx {
                 _mm256_set1_ps(*x.d.get_unchecked(b)),
             );
             for (c, acc) in acc.iter_mut().enumerate() {
-                let wv = _mm256_loadu_si256(base.add(c * GROUP * 4) as *const __m256i);
+                let wv = _mm256_loadu_si256(base.add(c * CHUNK_STRIDE) as *const __m256i);
                 let xv = _mm256_set1_epi32((xq.add(4 * c) as *const i32).read_unaligned());
                 // The byte products take unsigned × signed: move w's sign onto x.
                 let p32 = D::dot(_mm256_sign_epi8(wv, wv), _mm256_sign_epi8(xv, wv));
