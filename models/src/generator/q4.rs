@@ -12,12 +12,10 @@
 //! Rows are interleaved in groups of eight, four bytes at a time, so one
 //! 256-bit vector holds the same four values of eight rows: each vector
 //! lane is one row, and a block of eight rows costs one scale product and
-//! no horizontal sums. One activation row then keeps eight independent
-//! accumulators busy, where a single row's dot product waited on one
-//! chain of dependent additions (the bound of a decoding step). Each lane
-//! sums its row's four-value chunks exactly as a one-row kernel whose lane
-//! `c` holds chunk `c` would, and adds the eight chunk sums in the same
-//! tree, so the layout changes the speed, not a bit of any product.
+//! no horizontal sums: one activation row keeps the eight rows' sums in the
+//! lanes of one accumulator. Each row's 32 products of a
+//! block are summed in 32-bit integers, exactly (at most 32 · 15 · 127),
+//! and converted and scaled once per block, as GGML's kernels do.
 
 use super::q8::{interleaved, Row, CHUNK_STRIDE, GROUP, QK};
 use super::weights::Isa;
@@ -167,7 +165,7 @@ struct Group<'a> {
 
 #[cfg(target_arch = "x86_64")]
 mod avx {
-    use super::super::simd::{tree, Avx2, ByteDot, Vnni};
+    use super::super::simd::{Avx2, ByteDot, Vnni};
     use super::{Group, Row, CHUNK_STRIDE, GROUP, GROUP_BLOCK_BYTES, QK};
     use std::arch::x86_64::*;
 
@@ -185,48 +183,34 @@ mod avx {
         dot::<Vnni>(w, x)
     }
 
-    /// Eight rows against `x`: accumulator `c` holds, per row, the scaled
-    /// sums of chunk `c` (values `4c..4c+4` of each block), block after
-    /// block; the minima's term `Σ m · sx` follows, eight blocks to an
-    /// accumulator, then the blocks left over in order.
+    /// Eight rows against `x`: per block, each row's products summed in
+    /// its lane in integers (low and high nibbles in two sums), then
+    /// scaled into one accumulator; the minima's term `Σ m · sx` in another.
     #[inline(always)]
     unsafe fn dot<D: ByteDot>(w: Group<'_>, x: Row<'_>) -> [f32; GROUP] {
-        let kb = x.d.len();
         let low = _mm256_set1_epi8(0x0F);
-        let mut acc = [_mm256_setzero_ps(); 8];
-        for b in 0..kb {
+        let (mut scaled, mut minima) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+        for b in 0..x.d.len() {
             let base = w.qs.as_ptr().add(b * GROUP_BLOCK_BYTES);
             let xq = x.qs.as_ptr().add(b * QK);
-            let scale = _mm256_mul_ps(
-                _mm256_loadu_ps(w.d.as_ptr().add(b * GROUP)),
-                _mm256_set1_ps(*x.d.get_unchecked(b)),
-            );
+            let (mut lo_sum, mut hi_sum) = (_mm256_setzero_si256(), _mm256_setzero_si256());
             for c in 0..4 {
                 let raw = _mm256_loadu_si256(base.add(c * CHUNK_STRIDE) as *const __m256i);
                 let lo = _mm256_and_si256(raw, low);
                 let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(raw), low);
                 let xlo = _mm256_set1_epi32((xq.add(4 * c) as *const i32).read_unaligned());
                 let xhi = _mm256_set1_epi32((xq.add(16 + 4 * c) as *const i32).read_unaligned());
-                acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(D::dot(lo, xlo)), scale, acc[c]);
-                acc[c + 4] =
-                    _mm256_fmadd_ps(_mm256_cvtepi32_ps(D::dot(hi, xhi)), scale, acc[c + 4]);
+                lo_sum = D::dot_add(lo_sum, lo, xlo);
+                hi_sum = D::dot_add(hi_sum, hi, xhi);
             }
-        }
-        let scaled = tree(acc);
-        let mut lanes = [_mm256_setzero_ps(); 8];
-        let whole = kb / 8 * 8;
-        for b in 0..whole {
-            let m = _mm256_loadu_ps(w.m.as_ptr().add(b * GROUP));
-            let s = _mm256_set1_ps(*x.s.get_unchecked(b));
-            lanes[b % 8] = _mm256_fmadd_ps(m, s, lanes[b % 8]);
-        }
-        let mut minima = tree(lanes);
-        for b in whole..kb {
-            let m = _mm256_loadu_ps(w.m.as_ptr().add(b * GROUP));
-            minima = _mm256_add_ps(
-                minima,
-                _mm256_mul_ps(m, _mm256_set1_ps(*x.s.get_unchecked(b))),
+            let sum = _mm256_cvtepi32_ps(_mm256_add_epi32(lo_sum, hi_sum));
+            let scale = _mm256_mul_ps(
+                _mm256_loadu_ps(w.d.as_ptr().add(b * GROUP)),
+                _mm256_set1_ps(*x.d.get_unchecked(b)),
             );
+            scaled = _mm256_fmadd_ps(sum, scale, scaled);
+            let m = _mm256_loadu_ps(w.m.as_ptr().add(b * GROUP));
+            minima = _mm256_fmadd_ps(m, _mm256_set1_ps(*x.s.get_unchecked(b)), minima);
         }
         let mut out = [0f32; GROUP];
         _mm256_storeu_ps(out.as_mut_ptr(), _mm256_add_ps(scaled, minima));

@@ -225,7 +225,7 @@ impl Q8Matrix {
 
 #[cfg(target_arch = "x86_64")]
 mod avx {
-    use super::super::simd::{tree, Avx2, ByteDot, Vnni};
+    use super::super::simd::{Avx2, ByteDot, Vnni};
     use super::{Row, CHUNK_STRIDE, GROUP, GROUP_BLOCK_BYTES, QK};
     use std::arch::x86_64::*;
 
@@ -291,29 +291,35 @@ mod avx {
         amax / 127.0
     }
 
-    /// Eight rows against `x`: accumulator `c` holds, per row, the scaled
-    /// sums of chunk `c` (values `4c..4c+4` of each block), block after
-    /// block.
+    /// Eight rows against `x`: per block, each row's 32 products summed in
+    /// its lane in integers, exactly (at most 32 · 127 · 127), then scaled
+    /// into one accumulator.
     #[inline(always)]
     unsafe fn dot<D: ByteDot>(wq: &[i8], wd: &[f32], x: Row<'_>) -> [f32; GROUP] {
-        let mut acc = [_mm256_setzero_ps(); 8];
+        let mut acc = _mm256_setzero_ps();
         for b in 0..x.d.len() {
             let base = wq.as_ptr().add(b * GROUP_BLOCK_BYTES);
             let xq = x.qs.as_ptr().add(b * QK);
+            let mut sums = [_mm256_setzero_si256(); 2];
+            for c in 0..8 {
+                let wv = _mm256_loadu_si256(base.add(c * CHUNK_STRIDE) as *const __m256i);
+                let xv = _mm256_set1_epi32((xq.add(4 * c) as *const i32).read_unaligned());
+                // The byte products take unsigned × signed: move w's sign onto x.
+                sums[c % 2] = D::dot_add(
+                    sums[c % 2],
+                    _mm256_sign_epi8(wv, wv),
+                    _mm256_sign_epi8(xv, wv),
+                );
+            }
             let scale = _mm256_mul_ps(
                 _mm256_loadu_ps(wd.as_ptr().add(b * GROUP)),
                 _mm256_set1_ps(*x.d.get_unchecked(b)),
             );
-            for (c, acc) in acc.iter_mut().enumerate() {
-                let wv = _mm256_loadu_si256(base.add(c * CHUNK_STRIDE) as *const __m256i);
-                let xv = _mm256_set1_epi32((xq.add(4 * c) as *const i32).read_unaligned());
-                // The byte products take unsigned × signed: move w's sign onto x.
-                let p32 = D::dot(_mm256_sign_epi8(wv, wv), _mm256_sign_epi8(xv, wv));
-                *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p32), scale, *acc);
-            }
+            let sum = _mm256_cvtepi32_ps(_mm256_add_epi32(sums[0], sums[1]));
+            acc = _mm256_fmadd_ps(sum, scale, acc);
         }
         let mut out = [0f32; GROUP];
-        _mm256_storeu_ps(out.as_mut_ptr(), tree(acc));
+        _mm256_storeu_ps(out.as_mut_ptr(), acc);
         out
     }
 }

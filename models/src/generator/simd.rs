@@ -3,20 +3,22 @@
 //! The 8-bit products come in two instruction sets that give the same
 //! integers: AVX2 (`maddubs` to 16-bit pairs, then `madd` to 32 bits; a
 //! pair never saturates, since one side stays within ±127 and the other
-//! within 0..=127) and AVX-VNNI (`dpbusd`, one instruction). The float work
-//! around them is shared code, so a kernel gives the same bits on either,
-//! and VNNI is only faster.
+//! within 0..=127) and AVX-VNNI (`dpbusd`, one instruction). A block's
+//! products are summed in integers, exactly, and the float work around them
+//! is shared code, so a kernel gives the same bits on either, and VNNI is
+//! only faster.
 
 use std::arch::x86_64::*;
 
-/// Eight 32-bit sums of four `u8 × i8` products each, over 32 byte pairs.
+/// Adds to each of eight 32-bit lanes of `acc` the four `u8 × i8` products
+/// of its four byte pairs.
 pub(super) trait ByteDot {
     /// # Safety
     /// The instruction set of the implementor must be available.
-    unsafe fn dot(u: __m256i, s: __m256i) -> __m256i;
+    unsafe fn dot_add(acc: __m256i, u: __m256i, s: __m256i) -> __m256i;
 }
 
-/// AVX2: `maddubs` then `madd` with ones.
+/// AVX2: `maddubs` then `madd` with ones, then an add.
 pub(super) struct Avx2;
 
 /// AVX-VNNI's `dpbusd`.
@@ -24,15 +26,16 @@ pub(super) struct Vnni;
 
 impl ByteDot for Avx2 {
     #[inline(always)]
-    unsafe fn dot(u: __m256i, s: __m256i) -> __m256i {
-        _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1))
+    unsafe fn dot_add(acc: __m256i, u: __m256i, s: __m256i) -> __m256i {
+        let pairs = _mm256_maddubs_epi16(u, s);
+        _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)))
     }
 }
 
 impl ByteDot for Vnni {
     #[inline(always)]
-    unsafe fn dot(u: __m256i, s: __m256i) -> __m256i {
-        _mm256_dpbusd_avx_epi32(_mm256_setzero_si256(), u, s)
+    unsafe fn dot_add(acc: __m256i, u: __m256i, s: __m256i) -> __m256i {
+        _mm256_dpbusd_avx_epi32(acc, u, s)
     }
 }
 
@@ -46,19 +49,4 @@ pub(super) unsafe fn hsum(v: __m256) -> f32 {
     let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
     let s = _mm_add_ss(s, _mm_shuffle_ps::<0b01>(s, s));
     _mm_cvtss_f32(s)
-}
-
-/// Lane `t` of `((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7))`: the
-/// order in which [`hsum`] adds the eight lanes of one vector, so eight
-/// rows kept one per lane sum their chunks as one row kept in one vector
-/// would.
-///
-/// # Safety
-/// AVX must be available.
-#[inline(always)]
-pub(super) unsafe fn tree(v: [__m256; 8]) -> __m256 {
-    _mm256_add_ps(
-        _mm256_add_ps(_mm256_add_ps(v[0], v[4]), _mm256_add_ps(v[2], v[6])),
-        _mm256_add_ps(_mm256_add_ps(v[1], v[5]), _mm256_add_ps(v[3], v[7])),
-    )
 }
