@@ -116,9 +116,23 @@ impl Q4Matrix {
 
     /// Dot products of the rows of group `g` (rows `8g..8g+8`, padding rows
     /// giving 0) with the activation row `x`.
+    #[cfg(test)]
     pub(crate) fn dot8(&self, isa: Isa, g: usize, x: Row<'_>) -> [f32; GROUP] {
+        let [dots] = self.dots(isa, g, [x]);
+        dots
+    }
+
+    /// [`Q4Matrix::dot8`] for `R` activation rows at once: each weight
+    /// vector is loaded and unpacked once for all of them, and each row's
+    /// lanes see the operations they see alone, so the same bits.
+    pub(crate) fn dots<const R: usize>(
+        &self,
+        isa: Isa,
+        g: usize,
+        xs: [Row<'_>; R],
+    ) -> [[f32; GROUP]; R] {
         let kb = self.k / QK;
-        debug_assert_eq!(x.s.len(), kb, "Q4_1 needs block sums");
+        debug_assert!(xs.iter().all(|x| x.s.len() == kb), "Q4_1 needs block sums");
         let w = Group {
             qs: &self.qs[g * kb * GROUP_BLOCK_BYTES..(g + 1) * kb * GROUP_BLOCK_BYTES],
             d: &self.d[g * kb * GROUP..(g + 1) * kb * GROUP],
@@ -129,28 +143,31 @@ impl Q4Matrix {
             // SAFETY: `isa` was detected on this CPU; every slice holds
             // `kb` whole blocks (the layout of both operands).
             match isa {
-                Isa::Vnni => return unsafe { avx::dot_vnni(w, x) },
-                Isa::Avx2 => return unsafe { avx::dot_avx2(w, x) },
+                Isa::Vnni => return unsafe { avx::dot_vnni(w, xs) },
+                Isa::Avx2 => return unsafe { avx::dot_avx2(w, xs) },
                 Isa::Portable => {}
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = isa;
-        std::array::from_fn(|t| {
-            let (mut scaled, mut minima) = (0f32, 0f32);
-            for b in 0..kb {
-                let base = b * GROUP_BLOCK_BYTES + t * 4;
-                let qx = &x.qs[b * QK..(b + 1) * QK];
-                let s: i32 = (0..QK / 2)
-                    .map(|i| {
-                        let q = w.qs[base + (i / 4) * CHUNK_STRIDE + i % 4];
-                        (q & 0x0F) as i32 * qx[i] as i32 + (q >> 4) as i32 * qx[i + QK / 2] as i32
-                    })
-                    .sum();
-                scaled += s as f32 * (w.d[b * GROUP + t] * x.d[b]);
-                minima += w.m[b * GROUP + t] * x.s[b];
-            }
-            scaled + minima
+        xs.map(|x| {
+            std::array::from_fn(|t| {
+                let (mut scaled, mut minima) = (0f32, 0f32);
+                for b in 0..kb {
+                    let base = b * GROUP_BLOCK_BYTES + t * 4;
+                    let qx = &x.qs[b * QK..(b + 1) * QK];
+                    let s: i32 = (0..QK / 2)
+                        .map(|i| {
+                            let q = w.qs[base + (i / 4) * CHUNK_STRIDE + i % 4];
+                            (q & 0x0F) as i32 * qx[i] as i32
+                                + (q >> 4) as i32 * qx[i + QK / 2] as i32
+                        })
+                        .sum();
+                    scaled += s as f32 * (w.d[b * GROUP + t] * x.d[b]);
+                    minima += w.m[b * GROUP + t] * x.s[b];
+                }
+                scaled + minima
+            })
         })
     }
 }
@@ -170,50 +187,65 @@ mod avx {
     use std::arch::x86_64::*;
 
     /// # Safety
-    /// AVX2 and FMA; every slice holds `x.d.len()` blocks.
+    /// AVX2 and FMA; every slice holds `x.d.len()` blocks of each `x`.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn dot_avx2(w: Group<'_>, x: Row<'_>) -> [f32; GROUP] {
-        dot::<Avx2>(w, x)
+    pub(super) unsafe fn dot_avx2<const R: usize>(
+        w: Group<'_>,
+        xs: [Row<'_>; R],
+    ) -> [[f32; GROUP]; R] {
+        dot::<Avx2, R>(w, xs)
     }
 
     /// # Safety
-    /// AVX2, FMA and AVX-VNNI; every slice holds `x.d.len()` blocks.
+    /// AVX2, FMA and AVX-VNNI; every slice holds `x.d.len()` blocks of each `x`.
     #[target_feature(enable = "avx2,fma,avxvnni")]
-    pub(super) unsafe fn dot_vnni(w: Group<'_>, x: Row<'_>) -> [f32; GROUP] {
-        dot::<Vnni>(w, x)
+    pub(super) unsafe fn dot_vnni<const R: usize>(
+        w: Group<'_>,
+        xs: [Row<'_>; R],
+    ) -> [[f32; GROUP]; R] {
+        dot::<Vnni, R>(w, xs)
     }
 
-    /// Eight rows against `x`: per block, each row's products summed in
+    /// Eight rows against each `x`: per block, each row's products summed in
     /// its lane in integers (low and high nibbles in two sums), then
     /// scaled into one accumulator; the minima's term `Σ m · sx` in another.
+    /// The weights are loaded and unpacked once for all `R` activation rows.
     #[inline(always)]
-    unsafe fn dot<D: ByteDot>(w: Group<'_>, x: Row<'_>) -> [f32; GROUP] {
+    unsafe fn dot<D: ByteDot, const R: usize>(w: Group<'_>, xs: [Row<'_>; R]) -> [[f32; GROUP]; R] {
         let low = _mm256_set1_epi8(0x0F);
-        let (mut scaled, mut minima) = (_mm256_setzero_ps(), _mm256_setzero_ps());
-        for b in 0..x.d.len() {
+        let mut scaled = [_mm256_setzero_ps(); R];
+        let mut minima = [_mm256_setzero_ps(); R];
+        for b in 0..w.d.len() / GROUP {
             let base = w.qs.as_ptr().add(b * GROUP_BLOCK_BYTES);
-            let xq = x.qs.as_ptr().add(b * QK);
-            let (mut lo_sum, mut hi_sum) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+            let mut lo_sum = [_mm256_setzero_si256(); R];
+            let mut hi_sum = [_mm256_setzero_si256(); R];
             for c in 0..4 {
                 let raw = _mm256_loadu_si256(base.add(c * CHUNK_STRIDE) as *const __m256i);
                 let lo = _mm256_and_si256(raw, low);
                 let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(raw), low);
-                let xlo = _mm256_set1_epi32((xq.add(4 * c) as *const i32).read_unaligned());
-                let xhi = _mm256_set1_epi32((xq.add(16 + 4 * c) as *const i32).read_unaligned());
-                lo_sum = D::dot_add(lo_sum, lo, xlo);
-                hi_sum = D::dot_add(hi_sum, hi, xhi);
+                for r in 0..R {
+                    let xq = xs[r].qs.as_ptr().add(b * QK);
+                    let xlo = _mm256_set1_epi32((xq.add(4 * c) as *const i32).read_unaligned());
+                    let xhi =
+                        _mm256_set1_epi32((xq.add(16 + 4 * c) as *const i32).read_unaligned());
+                    lo_sum[r] = D::dot_add(lo_sum[r], lo, xlo);
+                    hi_sum[r] = D::dot_add(hi_sum[r], hi, xhi);
+                }
             }
-            let sum = _mm256_cvtepi32_ps(_mm256_add_epi32(lo_sum, hi_sum));
-            let scale = _mm256_mul_ps(
-                _mm256_loadu_ps(w.d.as_ptr().add(b * GROUP)),
-                _mm256_set1_ps(*x.d.get_unchecked(b)),
-            );
-            scaled = _mm256_fmadd_ps(sum, scale, scaled);
+            let d = _mm256_loadu_ps(w.d.as_ptr().add(b * GROUP));
             let m = _mm256_loadu_ps(w.m.as_ptr().add(b * GROUP));
-            minima = _mm256_fmadd_ps(m, _mm256_set1_ps(*x.s.get_unchecked(b)), minima);
+            for r in 0..R {
+                let sum = _mm256_cvtepi32_ps(_mm256_add_epi32(lo_sum[r], hi_sum[r]));
+                let scale = _mm256_mul_ps(d, _mm256_set1_ps(*xs[r].d.get_unchecked(b)));
+                scaled[r] = _mm256_fmadd_ps(sum, scale, scaled[r]);
+                minima[r] =
+                    _mm256_fmadd_ps(m, _mm256_set1_ps(*xs[r].s.get_unchecked(b)), minima[r]);
+            }
         }
-        let mut out = [0f32; GROUP];
-        _mm256_storeu_ps(out.as_mut_ptr(), _mm256_add_ps(scaled, minima));
+        let mut out = [[0f32; GROUP]; R];
+        for (r, out) in out.iter_mut().enumerate() {
+            _mm256_storeu_ps(out.as_mut_ptr(), _mm256_add_ps(scaled[r], minima[r]));
+        }
         out
     }
 }
@@ -315,5 +347,28 @@ mod tests {
         assert_kernels_agree(n, 4, 1e-6 * (k as f32) * 16.0, |isa, g, j| {
             w.dot8(isa, g, x.row(j))
         });
+    }
+
+    #[test]
+    fn two_activation_rows_at_once_give_the_bits_each_gives_alone() {
+        use super::super::q8::quantize;
+        let (n, k) = (21, 256);
+        let w = Q4Matrix::from_qtensors(&[q4_1(&spread(n * k, 19), n, k)]).unwrap();
+        let x = quantize(&spread(3 * k, 23), k, true);
+        for isa in Isa::all_here() {
+            for g in 0..n.div_ceil(GROUP) {
+                for j in 0..2 {
+                    let pair = w.dots(isa, g, [x.row(j), x.row(j + 1)]);
+                    let alone = [w.dot8(isa, g, x.row(j)), w.dot8(isa, g, x.row(j + 1))];
+                    let bits = |v: [[f32; GROUP]; 2]| v.map(|r| r.map(f32::to_bits));
+                    assert_eq!(
+                        bits(pair),
+                        bits(alone),
+                        "{isa:?}, group {g}, rows {j} and {}",
+                        j + 1
+                    );
+                }
+            }
+        }
     }
 }

@@ -15,7 +15,7 @@
 //! block scales on every dot product.
 
 use super::q4::Q4Matrix;
-use super::q8::{quantize, Activations, Q8Matrix, GROUP};
+use super::q8::{quantize, Activations, Q8Matrix, Row, GROUP};
 use crate::error::ModelError;
 use candle_core::quantized::{GgmlDType, QTensor};
 use rayon::prelude::*;
@@ -143,26 +143,43 @@ impl Weights {
     }
 
     /// Weight rows `lo..hi` (`lo` a multiple of [`GROUP`]) against all `m`
-    /// activation rows → `m × (hi-lo)`: eight weight rows against one
-    /// activation row at a time, the group's blocks kept in cache across
-    /// a tile of activation rows.
+    /// activation rows → `m × (hi-lo)`: eight weight rows against two
+    /// activation rows at a time (the last one alone), the group's blocks
+    /// kept in cache across a tile of activation rows.
     fn band(&self, xq: &Activations, m: usize, lo: usize, hi: usize) -> Vec<f32> {
         let (w, isa) = (hi - lo, Isa::detect());
         let mut part = vec![0f32; m * w];
         for tile in (0..m).step_by(ROW_TILE) {
+            let end = (tile + ROW_TILE).min(m);
             for g in lo / GROUP..hi.div_ceil(GROUP) {
                 let (r0, rows) = (g * GROUP, (hi - g * GROUP).min(GROUP));
-                for i in tile..(tile + ROW_TILE).min(m) {
-                    let dots = match self {
-                        Weights::Q8(wm) => wm.dot8(isa, g, xq.row(i)),
-                        Weights::Q4(wm) => wm.dot8(isa, g, xq.row(i)),
-                    };
+                let mut put = |i: usize, dots: &[f32; GROUP]| {
                     let at = i * w + r0 - lo;
                     part[at..at + rows].copy_from_slice(&dots[..rows]);
+                };
+                let mut i = tile;
+                while i + 1 < end {
+                    let [a, b] = self.dots(isa, g, [xq.row(i), xq.row(i + 1)]);
+                    put(i, &a);
+                    put(i + 1, &b);
+                    i += 2;
+                }
+                if i < end {
+                    let [a] = self.dots(isa, g, [xq.row(i)]);
+                    put(i, &a);
                 }
             }
         }
         part
+    }
+
+    /// Group `g`'s products with each of `xs`; the same bits whether an
+    /// activation row comes alone or with others.
+    fn dots<const R: usize>(&self, isa: Isa, g: usize, xs: [Row<'_>; R]) -> [[f32; GROUP]; R] {
+        match self {
+            Weights::Q8(wm) => xs.map(|x| wm.dot8(isa, g, x)),
+            Weights::Q4(wm) => wm.dots(isa, g, xs),
+        }
     }
 }
 
