@@ -848,6 +848,7 @@ impl Llama {
         let kv = c.n_kv_head * hd;
         let qkv_w = h + 2 * kv;
         let group = c.n_head / c.n_kv_head;
+        let width = group * hd;
         let len = start + n;
         let scale = 1.0 / (hd as f32).sqrt();
         let widen = |c: &[f16]| {
@@ -863,7 +864,6 @@ impl Llama {
         let parts: Vec<Vec<f32>> = items
             .par_iter()
             .map(|&(t, m, kvh)| {
-                let width = group * hd;
                 let mut part = vec![0f32; m * width];
                 let mut scores = vec![0f32; m * len];
                 for g in 0..group {
@@ -902,7 +902,6 @@ impl Llama {
                 part
             })
             .collect();
-        let width = group * hd;
         for (&(t, m, kvh), part) in items.iter().zip(&parts) {
             for (i, row) in part.chunks_exact(width).enumerate().take(m) {
                 let at = (t + i) * h + kvh * width;
