@@ -114,17 +114,17 @@ impl Q4Matrix {
         }
     }
 
-    /// Dot products of the rows of group `g` (rows `8g..8g+8`, padding rows
-    /// giving 0) with the activation row `x`.
+    /// [`Q4Matrix::dots`] with one activation row `x`.
     #[cfg(test)]
     pub(crate) fn dot8(&self, isa: Isa, g: usize, x: Row<'_>) -> [f32; GROUP] {
         let [dots] = self.dots(isa, g, [x]);
         dots
     }
 
-    /// [`Q4Matrix::dot8`] for `R` activation rows at once: each weight
-    /// vector is loaded and unpacked once for all of them, and each row's
-    /// lanes see the operations they see alone, so the same bits.
+    /// Dot products of the rows of group `g` (rows `8g..8g+8`, padding rows
+    /// giving 0) with each of `R` activation rows: each weight vector is
+    /// loaded and unpacked once for all of them, and each row's lanes see
+    /// the operations they see alone, so the same bits.
     pub(crate) fn dots<const R: usize>(
         &self,
         isa: Isa,
