@@ -64,12 +64,6 @@ impl ModelError {
     }
 }
 
-impl From<candle_core::Error> for ModelError {
-    fn from(e: candle_core::Error) -> Self {
-        ModelError::Inference(e.to_string())
-    }
-}
-
 impl From<ModelError> for LlmError {
     /// A stopped thread may come back in a new process, so it is transient;
     /// everything else is a local model fault that retrying will not fix.

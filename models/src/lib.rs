@@ -14,8 +14,8 @@
 //! The design decision to know: each model is loaded once per process and
 //! owned by a dedicated inference thread; the async trait impls only send
 //! requests to it, so the async runtime never runs a forward pass and
-//! concurrent requests share one copy of the weights. candle reads the model
-//! files; the forward passes are our own (see the README for why).
+//! concurrent requests share one copy of the weights. The model files'
+//! readers and the forward passes are our own (see the README for why).
 
 pub mod assets;
 pub mod embedder;

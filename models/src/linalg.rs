@@ -1,8 +1,12 @@
-//! Dense f32 products on `gemm` (runtime AVX2/AVX-512 dispatch), threaded
-//! with rayon only when large enough to pay for it, and the row softmax both
-//! models' attention applies between them.
+//! Dense f32 products on `gemm`'s f32 kernels (runtime AVX2/AVX-512
+//! dispatch), threaded with rayon only when large enough to pay for it, and
+//! the row softmax both models' attention applies between them.
+//!
+//! The kernels are called through `gemm-f32` itself rather than the `gemm`
+//! crate's generic entry point, which links the kernels of four more number
+//! types (f16, f64 and two complex ones) that nothing here multiplies.
 
-use gemm::Parallelism;
+use gemm_common::Parallelism;
 
 /// Products at least this large (m·n·k) are split across threads.
 const PARALLEL_FROM: usize = 1 << 21;
@@ -82,31 +86,66 @@ pub(crate) fn matmul_into(
         // (checked above; this stretch's columns of lhs and rows of rhs lie
         // within them), and dst does not alias lhs/rhs.
         unsafe {
-            gemm::gemm(
-                m,
-                n,
-                len,
+            gemm_rows(
+                (m, n, len),
                 dst.as_mut_ptr(),
-                1,
                 dst_rs as isize,
                 read_dst || k0 > 0,
-                lhs.0.as_ptr().add(k0 * lhs.2),
-                lhs.2 as isize,
-                lhs.1 as isize,
-                rhs.0.as_ptr().add(k0 * rhs.1),
-                rhs.2 as isize,
-                rhs.1 as isize,
-                1.0,
-                1.0,
-                false,
-                false,
-                false,
+                (
+                    lhs.0.as_ptr().add(k0 * lhs.2),
+                    lhs.1 as isize,
+                    lhs.2 as isize,
+                ),
+                (
+                    rhs.0.as_ptr().add(k0 * rhs.1),
+                    rhs.1 as isize,
+                    rhs.2 as isize,
+                ),
                 par,
             )
         }
         k0 += len;
         if k0 >= k {
             break;
+        }
+    }
+}
+
+/// `dst (row stride dst_rs, column stride 1) [+]= lhs · rhs`, operands as
+/// `(pointer, row stride, column stride)`: the front end of `gemm`'s
+/// generic entry point for this one layout. The kernels prefer a
+/// column-major destination, so a row-major one (row stride above 1) is
+/// computed as the transposed product `dstᵀ = rhsᵀ · lhsᵀ`, as that entry
+/// point does.
+///
+/// # Safety
+/// The strides must describe matrices inside live allocations, and `dst`
+/// must not alias `lhs` or `rhs`.
+unsafe fn gemm_rows(
+    (m, n, k): (usize, usize, usize),
+    dst: *mut f32,
+    dst_rs: isize,
+    read_dst: bool,
+    lhs: (*const f32, isize, isize),
+    rhs: (*const f32, isize, isize),
+    par: Parallelism,
+) {
+    let kernel = gemm_f32::gemm::f32::get_gemm_fn();
+    let (l, l_rs, l_cs) = lhs;
+    let (r, r_rs, r_cs) = rhs;
+    // SAFETY: as the caller promises; the arguments are the generic entry
+    // point's after its transposition, every stride positive.
+    unsafe {
+        if dst_rs > 1 {
+            kernel(
+                n, m, k, dst, dst_rs, 1, read_dst, r, r_rs, r_cs, l, l_rs, l_cs, 1.0, 1.0, false,
+                false, false, par,
+            )
+        } else {
+            kernel(
+                m, n, k, dst, 1, dst_rs, read_dst, l, l_cs, l_rs, r, r_cs, r_rs, 1.0, 1.0, false,
+                false, false, par,
+            )
         }
     }
 }

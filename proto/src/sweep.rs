@@ -125,7 +125,7 @@ fn empty_table() -> serde_json::Value {
 pub enum ProviderKind {
     /// Any server speaking the OpenAI chat-completions/embeddings API.
     OpenaiCompatible,
-    /// A model run in-process (candle).
+    /// A model run in-process (the models crate).
     Local,
 }
 

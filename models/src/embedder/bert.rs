@@ -9,9 +9,8 @@
 
 use crate::error::ModelError;
 use crate::linalg::{matmul_into, softmax};
-use candle_core::{DType, Device};
-use candle_nn::VarBuilder;
 use rayon::prelude::*;
+use safetensors::{Dtype, SafeTensors};
 use std::path::Path;
 
 /// The config fields this encoder uses.
@@ -140,18 +139,42 @@ impl Bert {
             path: weights.to_path_buf(),
             source: e,
         })?;
-        let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &Device::Cpu)
-            .map_err(|e| ModelError::format(weights, e))?;
-        let vb = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") {
-            vb.pp("bert")
+        let file = SafeTensors::deserialize(&bytes).map_err(|e| ModelError::format(weights, e))?;
+        // Checkpoints saved from `BertForMaskedLM` and the like name the
+        // encoder's tensors under `bert.`.
+        let prefix = if file
+            .tensor("bert.embeddings.word_embeddings.weight")
+            .is_ok()
+        {
+            "bert."
         } else {
-            vb
+            ""
         };
         let get = |name: &str| -> Result<Vec<f32>, ModelError> {
-            vb.get_unchecked(name)
-                .and_then(|t| t.flatten_all())
-                .and_then(|t| t.to_vec1::<f32>())
-                .map_err(|e| ModelError::format(weights, format!("{name}: {e}")))
+            let t = file
+                .tensor(&format!("{prefix}{name}"))
+                .map_err(|e| ModelError::format(weights, format!("{name}: {e}")))?;
+            let b = t.data();
+            Ok(match t.dtype() {
+                Dtype::F32 => b
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect(),
+                Dtype::F16 => b
+                    .chunks_exact(2)
+                    .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
+                    .collect(),
+                Dtype::BF16 => b
+                    .chunks_exact(2)
+                    .map(|c| half::bf16::from_le_bytes([c[0], c[1]]).to_f32())
+                    .collect(),
+                other => {
+                    return Err(ModelError::format(
+                        weights,
+                        format!("{name}: {other:?} weights (f32, f16 and bf16 are read)"),
+                    ))
+                }
+            })
         };
         let h = cfg.hidden_size;
         let linear = |names: &[&str], out: usize, inp: usize| -> Result<Linear, ModelError> {

@@ -480,6 +480,13 @@ impl Engine {
                     let seq = active.swap_remove(i);
                     self.active_positions -= seq.prompt().positions;
                     let prompt = seq.reply();
+                    // What the prefix cache saved, per request: prompts
+                    // computed whole again show up here first.
+                    tracing::debug!(
+                        prompt_tokens = prompt.tokens.len(),
+                        reused_tokens = prompt.reused,
+                        "Local model request done."
+                    );
                     if prompt.done() {
                         let limit = self.budget().saturating_sub(self.active_positions);
                         let queue = queued(&waiting, None);

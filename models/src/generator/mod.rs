@@ -9,6 +9,7 @@
 //! valid against its schema.
 
 mod engine;
+mod gguf;
 // SIMD attention kernel (AVX2, detected at run time).
 #[allow(unsafe_code)]
 mod model;
@@ -33,7 +34,6 @@ use crate::error::ModelError;
 use adfarm_llm::{ChatRequest, Choice, Completion, LlmError, Provider, ToolCall};
 use adfarm_proto::{Role, Usage, UsageSource};
 use async_trait::async_trait;
-use candle_core::quantized::gguf_file;
 use engine::{ChatJob, ChooseJob, Engine, Job, KvMeter};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -174,13 +174,9 @@ impl LocalLlm {
     /// [`ModelError::Io`] when the file cannot be read, [`ModelError::Format`]
     /// when it is not a llama GGUF with a byte-level BPE tokenizer.
     pub fn load_within(gguf: &Path, kv_memory: usize) -> Result<LocalLlm, ModelError> {
-        let mut file = std::fs::File::open(gguf).map_err(|e| ModelError::Io {
-            path: gguf.to_path_buf(),
-            source: e,
-        })?;
-        let ct = gguf_file::Content::read(&mut file).map_err(|e| ModelError::format(gguf, e))?;
-        let tok = Arc::new(ChatTokenizer::from_gguf(&ct, gguf)?);
-        let model = model::Llama::load(&ct, &mut file, gguf)?;
+        let file = gguf::Gguf::open(gguf)?;
+        let tok = Arc::new(ChatTokenizer::from_gguf(&file, gguf)?);
+        let model = model::Llama::load(&file, gguf)?;
         let (jobs, rx) = mpsc::channel();
         let prefix_budget = Arc::new(AtomicUsize::new(engine::PREFIX_CACHE_TOKENS));
         let per_token = model.kv_bytes_per_position();

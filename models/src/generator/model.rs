@@ -10,11 +10,10 @@
 //! matrix each (fewer passes over the activations, larger work units for
 //! threads).
 
+use super::gguf::{Gguf, Tensor};
 use super::weights::Weights;
 use crate::error::ModelError;
 use crate::linalg::{matmul_into, softmax};
-use candle_core::quantized::{gguf_file, QTensor};
-use candle_core::Device;
 use half::f16;
 use half::slice::HalfFloatSliceExt;
 use rayon::prelude::*;
@@ -203,13 +202,11 @@ pub(crate) struct Segment<'a> {
     pub(crate) want: Want,
 }
 
-fn md_u32(ct: &gguf_file::Content, path: &Path, key: &str) -> Result<usize, ModelError> {
-    ct.metadata
-        .get(key)
-        .ok_or_else(|| ModelError::format(path, format!("missing metadata {key}")))?
+fn md_u32(file: &Gguf, path: &Path, key: &str) -> Result<usize, ModelError> {
+    file.meta(key)?
         .to_u32()
         .map(|v| v as usize)
-        .map_err(|e| ModelError::format(path, e))
+        .ok_or_else(|| ModelError::format(path, format!("{key} is not a 32-bit count")))
 }
 
 fn rms_norm(x: &[f32], w: &[f32], eps: f32, out: &mut [f32]) {
@@ -403,12 +400,7 @@ fn attend_group(q: &[f32], head: HeadCache<'_>, scores: &mut Vec<f32>, out: &mut
 impl Llama {
     /// Reads the GGUF at `path`: Q4_1 matrices as they are, any other type
     /// re-quantised to 8-bit blocks.
-    pub(crate) fn load(
-        ct: &gguf_file::Content,
-        file: &mut std::fs::File,
-        path: &Path,
-    ) -> Result<Llama, ModelError> {
-        let dev = Device::Cpu;
+    pub(crate) fn load(ct: &Gguf, path: &Path) -> Result<Llama, ModelError> {
         let n_layer = md_u32(ct, path, "llama.block_count")?;
         let n_head = md_u32(ct, path, "llama.attention.head_count")?;
         let n_kv_head = md_u32(ct, path, "llama.attention.head_count_kv")?;
@@ -416,14 +408,12 @@ impl Llama {
         let ffn = md_u32(ct, path, "llama.feed_forward_length")?;
         let context = md_u32(ct, path, "llama.context_length")?;
         let eps = ct
-            .metadata
             .get("llama.attention.layer_norm_rms_epsilon")
-            .and_then(|v| v.to_f32().ok())
+            .and_then(|v| v.to_f32())
             .unwrap_or(1e-5);
         let base = ct
-            .metadata
             .get("llama.rope.freq_base")
-            .and_then(|v| v.to_f32().ok())
+            .and_then(|v| v.to_f32())
             .unwrap_or(10_000.0);
         if n_head == 0 || n_kv_head == 0 || hidden % n_head != 0 || n_head % n_kv_head != 0 {
             return Err(ModelError::format(path, "inconsistent head counts"));
@@ -436,15 +426,9 @@ impl Llama {
                 format!("head dim {head_dim} is not a multiple of 8"),
             ));
         }
-        let mut tensor = |name: &str| {
-            ct.tensor(file, name, &dev)
-                .map_err(|e| ModelError::format(path, format!("{name}: {e}")))
-        };
-        let f32_vec = |t: QTensor| -> Result<Vec<f32>, ModelError> {
-            Ok(t.dequantize(&dev)?.flatten_all()?.to_vec1::<f32>()?)
-        };
+        let tensor = |name: &str| ct.tensor(name);
         // Stacked along the output dimension.
-        let stack = |parts: Vec<QTensor>| Weights::from_qtensors(&parts);
+        let stack = |parts: Vec<Tensor>| Weights::from_tensors(&parts);
         let mut layers = Vec::with_capacity(n_layer);
         for i in 0..n_layer {
             let p = format!("blk.{i}");
@@ -455,8 +439,8 @@ impl Llama {
             let gate = tensor(&format!("{p}.ffn_gate.weight"))?;
             let up = tensor(&format!("{p}.ffn_up.weight"))?;
             let down = tensor(&format!("{p}.ffn_down.weight"))?;
-            let attn_norm = f32_vec(tensor(&format!("{p}.attn_norm.weight"))?)?;
-            let ffn_norm = f32_vec(tensor(&format!("{p}.ffn_norm.weight"))?)?;
+            let attn_norm = tensor(&format!("{p}.attn_norm.weight"))?.to_f32();
+            let ffn_norm = tensor(&format!("{p}.ffn_norm.weight"))?.to_f32();
             layers.push(Layer {
                 attn_norm,
                 wqkv: stack(vec![q, k, v])?,
@@ -466,12 +450,13 @@ impl Llama {
                 wdown: stack(vec![down])?,
             });
         }
-        let norm = f32_vec(tensor("output_norm.weight")?)?;
+        let norm = tensor("output_norm.weight")?.to_f32();
         let embed = stack(vec![tensor("token_embd.weight")?])?;
         let vocab = embed.rows();
-        let output = match tensor("output.weight") {
-            Ok(t) => Some(stack(vec![t])?),
-            Err(_) => None,
+        // Tied embeddings: no output matrix of its own.
+        let output = match ct.has_tensor("output.weight") {
+            true => Some(stack(vec![tensor("output.weight")?])?),
+            false => None,
         };
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
         let pool = rayon::ThreadPoolBuilder::new()

@@ -17,10 +17,10 @@
 //! block are summed in 32-bit integers, exactly (at most 32 · 15 · 127),
 //! and converted and scaled once per block, as GGML's kernels do.
 
+use super::gguf::{Kind, Tensor};
 use super::q8::{interleaved, Row, CHUNK_STRIDE, GROUP, QK};
 use super::weights::Isa;
 use crate::error::ModelError;
-use candle_core::quantized::{GgmlDType, QTensor};
 
 /// Bytes of one Q4_1 block in the file: `d`, `m` (f16) and 16 bytes of
 /// nibbles (value `i` in the low nibble of byte `i`, value `i + 16` in its
@@ -47,31 +47,31 @@ pub(crate) struct Q4Matrix {
 
 impl Q4Matrix {
     /// Stacks `parts` (each `n_i × k`, every one Q4_1) along the rows.
-    pub(crate) fn from_qtensors(parts: &[QTensor]) -> Result<Q4Matrix, ModelError> {
+    pub(crate) fn from_tensors(parts: &[Tensor]) -> Result<Q4Matrix, ModelError> {
         let (mut rows, mut k) = (0, None);
         let mut blocks: Vec<u8> = Vec::new();
         for part in parts {
-            if part.dtype() != GgmlDType::Q4_1 {
+            if part.kind != Kind::Q4_1 {
                 return Err(ModelError::Inference(format!(
                     "a Q4_1 matrix cannot hold a {:?} part",
-                    part.dtype()
+                    part.kind
                 )));
             }
-            let (n, pk) = part.shape().dims2()?;
+            let (n, pk) = (part.rows, part.cols);
             if *k.get_or_insert(pk) != pk || !pk.is_multiple_of(QK) {
                 return Err(ModelError::Inference(format!(
                     "parts of {pk} columns cannot be stacked as Q4_1 rows of {}",
                     k.unwrap_or(pk)
                 )));
             }
-            let data = part.data()?;
+            let data = &part.data;
             if data.len() != n * pk / QK * BLOCK_BYTES {
                 return Err(ModelError::Inference(format!(
                     "a {n}×{pk} Q4_1 matrix holds {} bytes",
                     data.len()
                 )));
             }
-            blocks.extend_from_slice(&data);
+            blocks.extend_from_slice(data);
             rows += n;
         }
         let k = k.unwrap_or(0);
@@ -252,9 +252,9 @@ mod avx {
 
 #[cfg(test)]
 mod tests {
+    use super::super::gguf::{Kind, Tensor};
     use super::super::weights::Weights;
     use super::*;
-    use candle_core::{Device, Tensor};
 
     /// A deterministic spread of magnitudes, like real weights.
     fn spread(n: usize, mut seed: u64) -> Vec<f32> {
@@ -269,23 +269,34 @@ mod tests {
             .collect()
     }
 
-    fn q4_1(w: &[f32], n: usize, k: usize) -> QTensor {
-        let t = Tensor::from_vec(w.to_vec(), (n, k), &Device::Cpu).unwrap();
-        QTensor::quantize(&t, GgmlDType::Q4_1).unwrap()
+    /// `w` (`n × k`) in Q4_1 blocks, rounded as GGML's reference
+    /// quantiser rounds them.
+    fn q4_1(w: &[f32], n: usize, k: usize) -> Tensor {
+        let mut data = Vec::with_capacity(n * k / QK * BLOCK_BYTES);
+        for block in w.chunks_exact(QK) {
+            let min = block.iter().copied().fold(f32::INFINITY, f32::min);
+            let max = block.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let d = (max - min) / 15.0;
+            let id = if d == 0.0 { 0.0 } else { 1.0 / d };
+            data.extend(half::f16::from_f32(d).to_le_bytes());
+            data.extend(half::f16::from_f32(min).to_le_bytes());
+            let q = |x: f32| (((x - min) * id + 0.5) as u8).min(15);
+            data.extend((0..QK / 2).map(|i| q(block[i]) | (q(block[i + QK / 2]) << 4)));
+        }
+        Tensor {
+            kind: Kind::Q4_1,
+            rows: n,
+            cols: k,
+            data,
+        }
     }
 
     #[test]
     fn rows_read_back_as_ggml_dequantises_them() {
         let (n, k) = (6, 96);
         let qt = q4_1(&spread(n * k, 3), n, k);
-        let theirs = qt
-            .dequantize(&Device::Cpu)
-            .unwrap()
-            .flatten_all()
-            .unwrap()
-            .to_vec1::<f32>()
-            .unwrap();
-        let ours = Q4Matrix::from_qtensors(&[qt]).unwrap();
+        let theirs = qt.to_f32();
+        let ours = Q4Matrix::from_tensors(&[qt]).unwrap();
         let mut row = vec![0f32; k];
         for r in 0..n {
             ours.row_f32(r, &mut row);
@@ -298,18 +309,8 @@ mod tests {
         let (n, k, m) = (45, 192, 7);
         let (top, bottom) = (spread(30 * k, 5), spread(15 * k, 9));
         let parts = [q4_1(&top, 30, k), q4_1(&bottom, 15, k)];
-        let exact_w: Vec<f32> = parts
-            .iter()
-            .flat_map(|p| {
-                p.dequantize(&Device::Cpu)
-                    .unwrap()
-                    .flatten_all()
-                    .unwrap()
-                    .to_vec1::<f32>()
-                    .unwrap()
-            })
-            .collect();
-        let w = Weights::from_qtensors(&parts).unwrap();
+        let exact_w: Vec<f32> = parts.iter().flat_map(Tensor::to_f32).collect();
+        let w = Weights::from_tensors(&parts).unwrap();
         assert!(matches!(w, Weights::Q4(_)), "Q4_1 parts stay Q4_1");
         let x = spread(m * k, 11);
         let one = w.matmul(&x, m, 1);
@@ -341,7 +342,7 @@ mod tests {
         use super::super::weights::assert_kernels_agree;
         // Two whole groups and a padded third.
         let (n, k) = (21, 256);
-        let w = Q4Matrix::from_qtensors(&[q4_1(&spread(n * k, 13), n, k)]).unwrap();
+        let w = Q4Matrix::from_tensors(&[q4_1(&spread(n * k, 13), n, k)]).unwrap();
         let x = quantize(&spread(4 * k, 17), k, true);
         // Rounding of 256 terms of up to 4 × 4 each.
         assert_kernels_agree(n, 4, 1e-6 * (k as f32) * 16.0, |isa, g, j| {
@@ -353,7 +354,7 @@ mod tests {
     fn two_activation_rows_at_once_give_the_bits_each_gives_alone() {
         use super::super::q8::quantize;
         let (n, k) = (21, 256);
-        let w = Q4Matrix::from_qtensors(&[q4_1(&spread(n * k, 19), n, k)]).unwrap();
+        let w = Q4Matrix::from_tensors(&[q4_1(&spread(n * k, 19), n, k)]).unwrap();
         let x = quantize(&spread(3 * k, 23), k, true);
         for isa in Isa::all_here() {
             for g in 0..n.div_ceil(GROUP) {

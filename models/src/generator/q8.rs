@@ -2,10 +2,9 @@
 //! whose file format has no kernel here (blocks of 32 signed bytes, one f32
 //! scale per block, like GGML's Q8_0 with the scale kept in f32).
 
+use super::gguf::Tensor;
 use super::weights::Isa;
 use crate::error::ModelError;
-use candle_core::quantized::QTensor;
-use candle_core::{Device, Tensor};
 
 /// Values per block.
 pub(crate) const QK: usize = 32;
@@ -136,26 +135,34 @@ pub(crate) struct Q8Matrix {
 const GROUP_BLOCK_BYTES: usize = GROUP * QK;
 
 impl Q8Matrix {
-    /// Stacks `parts` (each `n_i × k`, any GGML type) along the rows and
-    /// quantises the result.
-    pub(crate) fn from_qtensors(parts: &[QTensor]) -> Result<Q8Matrix, ModelError> {
-        let ts = parts
-            .iter()
-            .map(|t| t.dequantize(&Device::Cpu))
-            .collect::<candle_core::Result<Vec<_>>>()?;
-        let t = Tensor::cat(&ts, 0)?;
-        let (rows, k) = t.dims2()?;
-        if !k.is_multiple_of(QK) {
+    /// Stacks `parts` (each `n_i × k`, any type the file reader reads)
+    /// along the rows and quantises the result.
+    pub(crate) fn from_tensors(parts: &[Tensor]) -> Result<Q8Matrix, ModelError> {
+        let k = parts.first().map_or(0, |p| p.cols);
+        if let Some(p) = parts.iter().find(|p| p.cols != k) {
             return Err(ModelError::Inference(format!(
-                "row length {k} is not a multiple of {QK}"
+                "parts of {} columns cannot be stacked as rows of {k}",
+                p.cols
             )));
         }
-        let data = t.flatten_all()?.to_vec1::<f32>()?;
+        let rows = parts.iter().map(|p| p.rows).sum();
+        let data: Vec<f32> = parts.iter().flat_map(Tensor::to_f32).collect();
+        Q8Matrix::from_f32(&data, rows, k)
+    }
+
+    /// Quantises `data` (`rows × k`, row after row).
+    pub(crate) fn from_f32(data: &[f32], rows: usize, k: usize) -> Result<Q8Matrix, ModelError> {
+        if !k.is_multiple_of(QK) || data.len() != rows * k {
+            return Err(ModelError::Inference(format!(
+                "{} values are not {rows} rows of {k}, a multiple of {QK}",
+                data.len()
+            )));
+        }
         let Activations {
             qs: flat,
             d: scales,
             ..
-        } = quantize(&data, k, false);
+        } = quantize(data, k, false);
         let (kb, groups) = (k / QK, rows.div_ceil(GROUP));
         let mut qs = vec![0i8; groups * kb * GROUP_BLOCK_BYTES];
         let mut d = vec![0f32; groups * kb * GROUP];
@@ -328,7 +335,8 @@ mod avx {
 mod tests {
     use super::super::weights::Weights;
     use super::*;
-    use candle_core::quantized::GgmlDType;
+    use candle_core::quantized::{GgmlDType, QTensor};
+    use candle_core::{Device, Tensor};
 
     #[test]
     fn matmul_matches_a_float_reference_and_threads_agree() {
@@ -339,9 +347,7 @@ mod tests {
         let x: Vec<f32> = (0..m * k)
             .map(|i| ((i * 5 % 11) as f32 - 5.0) / 7.0)
             .collect();
-        let t = Tensor::from_vec(w.clone(), (n, k), &Device::Cpu).unwrap();
-        let q = QTensor::quantize(&t, GgmlDType::F32).unwrap();
-        let mat = Weights::Q8(Q8Matrix::from_qtensors(&[q]).unwrap());
+        let mat = Weights::Q8(Q8Matrix::from_f32(&w, n, k).unwrap());
         let one = mat.matmul(&x, m, 1);
         let three = mat.matmul(&x, m, 3);
         assert_eq!(one, three);
@@ -388,8 +394,7 @@ mod tests {
             .unwrap()
             .to_vec1::<f32>()
             .unwrap();
-        let q = QTensor::quantize(&wt, GgmlDType::F32).unwrap();
-        let ours = Weights::Q8(Q8Matrix::from_qtensors(&[q]).unwrap()).matmul(&x, m, 2);
+        let ours = Weights::Q8(Q8Matrix::from_f32(&w, n, k).unwrap()).matmul(&x, m, 2);
         let (mut e_ours, mut e_theirs) = (0f64, 0f64);
         for i in 0..m {
             for r in 0..n {
@@ -411,8 +416,7 @@ mod tests {
         let w: Vec<f32> = (0..n * k)
             .map(|i| ((i * 7 % 255) as f32 - 127.0) / 9.0)
             .collect();
-        let t = Tensor::from_vec(w, (n, k), &Device::Cpu).unwrap();
-        let w = Q8Matrix::from_qtensors(&[QTensor::quantize(&t, GgmlDType::F32).unwrap()]).unwrap();
+        let w = Q8Matrix::from_f32(&w, n, k).unwrap();
         let x = quantize(
             &(0..4 * k)
                 .map(|i| ((i * 5 % 253) as f32 - 126.0) / 7.0)

@@ -6,9 +6,9 @@
 //! no prefix space. A generic GGUF tokenizer adds a prefix space, which shifts
 //! every prompt by one token; the round-trip test pins this down.
 
+use super::gguf::{Gguf, Value};
 use super::tools::Vocab;
 use crate::error::ModelError;
-use candle_core::quantized::gguf_file;
 use std::path::Path;
 use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
 use tokenizers::models::bpe::BPE;
@@ -31,35 +31,26 @@ pub(crate) struct ChatTokenizer {
     pub(crate) vocab: Vocab,
 }
 
-fn meta<'a>(
-    ct: &'a gguf_file::Content,
-    path: &Path,
-    key: &str,
-) -> Result<&'a gguf_file::Value, ModelError> {
-    ct.metadata
-        .get(key)
-        .ok_or_else(|| ModelError::format(path, format!("missing metadata {key}")))
-}
-
-fn strings(v: &gguf_file::Value, path: &Path, key: &str) -> Result<Vec<String>, ModelError> {
+fn strings(v: &Value, path: &Path, key: &str) -> Result<Vec<String>, ModelError> {
     let arr = v
-        .to_vec()
-        .map_err(|_| ModelError::format(path, format!("{key} is not an array")))?;
+        .as_array()
+        .ok_or_else(|| ModelError::format(path, format!("{key} is not an array")))?;
     arr.iter()
         .map(|s| {
-            s.to_string()
-                .cloned()
-                .map_err(|_| ModelError::format(path, format!("{key} holds a non-string")))
+            s.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| ModelError::format(path, format!("{key} holds a non-string")))
         })
         .collect()
 }
 
 impl ChatTokenizer {
     /// Builds the tokenizer from the GGUF metadata.
-    pub(crate) fn from_gguf(ct: &gguf_file::Content, path: &Path) -> Result<Self, ModelError> {
-        let model = meta(ct, path, "tokenizer.ggml.model")?
-            .to_string()
-            .map_err(|e| ModelError::format(path, e))?;
+    pub(crate) fn from_gguf(ct: &Gguf, path: &Path) -> Result<Self, ModelError> {
+        let model = ct
+            .meta("tokenizer.ggml.model")?
+            .as_str()
+            .ok_or_else(|| ModelError::format(path, "tokenizer.ggml.model is not a string"))?;
         if model != "gpt2" {
             return Err(ModelError::format(
                 path,
@@ -67,12 +58,12 @@ impl ChatTokenizer {
             ));
         }
         let tokens = strings(
-            meta(ct, path, "tokenizer.ggml.tokens")?,
+            ct.meta("tokenizer.ggml.tokens")?,
             path,
             "tokenizer.ggml.tokens",
         )?;
         let merges = strings(
-            meta(ct, path, "tokenizer.ggml.merges")?,
+            ct.meta("tokenizer.ggml.merges")?,
             path,
             "tokenizer.ggml.merges",
         )?
@@ -83,14 +74,19 @@ impl ChatTokenizer {
                 .ok_or_else(|| ModelError::format(path, format!("bad merge {m:?}")))
         })
         .collect::<Result<Vec<_>, _>>()?;
-        let types: Vec<u32> = match ct.metadata.get("tokenizer.ggml.token_type") {
+        let types: Vec<u32> = match ct.get("tokenizer.ggml.token_type") {
             Some(v) => v
-                .to_vec()
-                .map_err(|e| ModelError::format(path, e))?
+                .as_array()
+                .ok_or_else(|| {
+                    ModelError::format(path, "tokenizer.ggml.token_type is not an array")
+                })?
                 .iter()
-                .map(|t| t.to_i32().map(|x| x as u32).or_else(|_| t.to_u32()))
-                .collect::<Result<_, _>>()
-                .map_err(|e| ModelError::format(path, e))?,
+                .map(|t| {
+                    t.to_u32().ok_or_else(|| {
+                        ModelError::format(path, "tokenizer.ggml.token_type holds a non-count")
+                    })
+                })
+                .collect::<Result<_, _>>()?,
             None => vec![],
         };
         ChatTokenizer::from_parts(tokens, merges, &types, path)

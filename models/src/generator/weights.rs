@@ -14,10 +14,10 @@
 //! and its kernel handles one activation row at a time, converting the f16
 //! block scales on every dot product.
 
+use super::gguf::{Kind, Tensor};
 use super::q4::Q4Matrix;
 use super::q8::{quantize, Activations, Q8Matrix, Row, GROUP};
 use crate::error::ModelError;
-use candle_core::quantized::{GgmlDType, QTensor};
 use rayon::prelude::*;
 
 /// Multiply-adds (activation rows × weight rows × row length) from which a
@@ -78,11 +78,11 @@ impl Weights {
     /// Stacks `parts` (each `n_i × k`) along the rows: kept as Q4_1 blocks
     /// when every part is Q4_1, otherwise dequantised and re-quantised to
     /// 8-bit blocks.
-    pub(crate) fn from_qtensors(parts: &[QTensor]) -> Result<Weights, ModelError> {
-        if !parts.is_empty() && parts.iter().all(|p| p.dtype() == GgmlDType::Q4_1) {
-            Ok(Weights::Q4(Q4Matrix::from_qtensors(parts)?))
+    pub(crate) fn from_tensors(parts: &[Tensor]) -> Result<Weights, ModelError> {
+        if !parts.is_empty() && parts.iter().all(|p| p.kind == Kind::Q4_1) {
+            Ok(Weights::Q4(Q4Matrix::from_tensors(parts)?))
         } else {
-            Ok(Weights::Q8(Q8Matrix::from_qtensors(parts)?))
+            Ok(Weights::Q8(Q8Matrix::from_tensors(parts)?))
         }
     }
 
