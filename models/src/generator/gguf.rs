@@ -312,9 +312,13 @@ impl Gguf {
         for _ in 0..n_meta {
             let key = h.string()?;
             let type_id = h.u32()?;
-            let value = h
-                .value(type_id, 0)
-                .map_err(|e| ModelError::format(path, format!("metadata {key}: {e}")))?;
+            // The header's own error, with the key in front.
+            let value = h.value(type_id, 0).map_err(|e| match e {
+                ModelError::Format { message, .. } => {
+                    ModelError::format(path, format!("metadata {key}: {message}"))
+                }
+                other => other,
+            })?;
             metadata.insert(key, value);
         }
         let left = size.saturating_sub(h.at);
@@ -554,6 +558,20 @@ mod tests {
         let f = file(&huge);
         let msg = Gguf::open(f.path()).err().expect("huge length").to_string();
         assert!(msg.contains("does not fit"), "{msg}");
+        // An unknown value type is named with its key, the path once.
+        let mut typed = whole.clone();
+        typed[24 + 8 + 17..24 + 8 + 21].copy_from_slice(&99u32.to_le_bytes());
+        let f = file(&typed);
+        let msg = Gguf::open(f.path()).err().expect("bad type").to_string();
+        assert!(
+            msg.contains("metadata llama.block_count: GGUF header"),
+            "{msg}"
+        );
+        assert_eq!(
+            msg.matches(&f.path().display().to_string()).count(),
+            1,
+            "{msg}"
+        );
         let mut other = whole;
         other[..4].copy_from_slice(b"GGML");
         let f = file(&other);
