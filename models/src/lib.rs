@@ -20,6 +20,7 @@
 pub mod assets;
 pub mod embedder;
 mod error;
+mod floats;
 pub mod generator;
 // Calls the gemm crate's raw-pointer entry point.
 #[allow(unsafe_code)]

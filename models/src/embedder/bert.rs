@@ -8,6 +8,7 @@
 //! threads).
 
 use crate::error::ModelError;
+use crate::floats::{widen, Float};
 use crate::linalg::{matmul_into, softmax};
 use rayon::prelude::*;
 use safetensors::{Dtype, SafeTensors};
@@ -154,27 +155,18 @@ impl Bert {
             let t = file
                 .tensor(&format!("{prefix}{name}"))
                 .map_err(|e| ModelError::format(weights, format!("{name}: {e}")))?;
-            let b = t.data();
-            Ok(match t.dtype() {
-                Dtype::F32 => b
-                    .chunks_exact(4)
-                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect(),
-                Dtype::F16 => b
-                    .chunks_exact(2)
-                    .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
-                    .collect(),
-                Dtype::BF16 => b
-                    .chunks_exact(2)
-                    .map(|c| half::bf16::from_le_bytes([c[0], c[1]]).to_f32())
-                    .collect(),
+            let kind = match t.dtype() {
+                Dtype::F32 => Float::F32,
+                Dtype::F16 => Float::F16,
+                Dtype::BF16 => Float::Bf16,
                 other => {
                     return Err(ModelError::format(
                         weights,
                         format!("{name}: {other:?} weights (f32, f16 and bf16 are read)"),
                     ))
                 }
-            })
+            };
+            Ok(widen(kind, t.data()))
         };
         let h = cfg.hidden_size;
         let linear = |names: &[&str], out: usize, inp: usize| -> Result<Linear, ModelError> {

@@ -10,6 +10,7 @@
 //! a truncated or corrupt file is an error naming it, never an abort.
 
 use crate::error::ModelError;
+use crate::floats::{widen, Float};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
@@ -80,9 +81,8 @@ impl Value {
 /// How a tensor's elements are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
-    F32,
-    F16,
-    Bf16,
+    /// One f32, f16 or bf16 per element.
+    Float(Float),
     /// Blocks of 32: an f16 scale `d`, then 16 bytes of nibbles; value
     /// `d · (q − 8)`.
     Q4_0,
@@ -97,12 +97,12 @@ impl Kind {
     /// The kind of GGML type id `id`, if it is one of the supported ones.
     fn from_id(id: u32) -> Option<Kind> {
         Some(match id {
-            0 => Kind::F32,
-            1 => Kind::F16,
+            0 => Kind::Float(Float::F32),
+            1 => Kind::Float(Float::F16),
             2 => Kind::Q4_0,
             3 => Kind::Q4_1,
             8 => Kind::Q8_0,
-            30 => Kind::Bf16,
+            30 => Kind::Float(Float::Bf16),
             _ => return None,
         })
     }
@@ -110,8 +110,8 @@ impl Kind {
     /// Elements per block and bytes per block.
     fn block(self) -> (usize, usize) {
         match self {
-            Kind::F32 => (1, 4),
-            Kind::F16 | Kind::Bf16 => (1, 2),
+            Kind::Float(Float::F32) => (1, 4),
+            Kind::Float(Float::F16 | Float::Bf16) => (1, 2),
             Kind::Q4_0 => (32, 18),
             Kind::Q4_1 => (32, 20),
             Kind::Q8_0 => (32, 34),
@@ -144,33 +144,35 @@ impl Tensor {
     /// Every element as f32, as GGML dequantises it.
     pub(crate) fn to_f32(&self) -> Vec<f32> {
         let f16 = |b: &[u8]| half::f16::from_le_bytes([b[0], b[1]]).to_f32();
-        let (per_block, block_bytes) = self.kind.block();
-        let mut out = Vec::with_capacity(self.data.len() / block_bytes * per_block);
-        for b in self.data.chunks_exact(block_bytes) {
-            match self.kind {
-                Kind::F32 => out.push(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-                Kind::F16 => out.push(f16(b)),
-                Kind::Bf16 => out.push(half::bf16::from_le_bytes([b[0], b[1]]).to_f32()),
-                Kind::Q4_0 | Kind::Q4_1 => {
-                    let (d, m, qs) = match self.kind {
-                        Kind::Q4_0 => (f16(b), None, &b[2..18]),
-                        _ => (f16(b), Some(f16(&b[2..])), &b[4..20]),
-                    };
-                    let value = |q: u8| match m {
-                        None => (f32::from(q) - 8.0) * d,
-                        Some(m) => f32::from(q) * d + m,
-                    };
-                    out.extend(qs.iter().map(|q| value(q & 0x0f)));
-                    out.extend(qs.iter().map(|q| value(q >> 4)));
-                }
-                Kind::Q8_0 => {
+        let blocks = || self.data.chunks_exact(self.kind.block().1);
+        match self.kind {
+            Kind::Float(float) => widen(float, &self.data),
+            Kind::Q4_0 => blocks()
+                .flat_map(|b| {
                     let d = f16(b);
-                    out.extend(b[2..34].iter().map(|&q| f32::from(q as i8) * d));
-                }
-            }
+                    nibbles(&b[2..18]).map(move |q| (f32::from(q) - 8.0) * d)
+                })
+                .collect(),
+            Kind::Q4_1 => blocks()
+                .flat_map(|b| {
+                    let (d, m) = (f16(b), f16(&b[2..]));
+                    nibbles(&b[4..20]).map(move |q| f32::from(q) * d + m)
+                })
+                .collect(),
+            Kind::Q8_0 => blocks()
+                .flat_map(|b| {
+                    let d = f16(b);
+                    b[2..34].iter().map(move |&q| f32::from(q as i8) * d)
+                })
+                .collect(),
         }
-        out
     }
+}
+
+/// A block's 32 nibbles in element order: every byte's low half, then
+/// every byte's high half (GGML's layout).
+fn nibbles(qs: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    qs.iter().map(|q| q & 0x0f).chain(qs.iter().map(|q| q >> 4))
 }
 
 /// An open GGUF file: its metadata and tensor directory, read at open;
@@ -407,12 +409,13 @@ impl Gguf {
             .skip(1)
             .try_fold(1usize, |a, &d| a.checked_mul(d));
         let (per_block, block_bytes) = kind.block();
+        let whole_blocks = || bad(format!("dimensions {:?} do not make whole blocks", e.dims));
+        let rows = rows.ok_or_else(whole_blocks)?;
         let bytes = rows
-            .and_then(|r| r.checked_mul(cols))
+            .checked_mul(cols)
             .filter(|n| n.is_multiple_of(per_block))
             .and_then(|n| (n / per_block).checked_mul(block_bytes))
-            .ok_or_else(|| bad(format!("dimensions {:?} do not make whole blocks", e.dims)))?;
-        let rows = rows.unwrap_or(0);
+            .ok_or_else(whole_blocks)?;
         if !cols.is_multiple_of(per_block) {
             return Err(bad(format!("rows of {cols} are not whole blocks")));
         }

@@ -426,21 +426,20 @@ impl Llama {
                 format!("head dim {head_dim} is not a multiple of 8"),
             ));
         }
-        let tensor = |name: &str| ct.tensor(name);
         // Stacked along the output dimension.
         let stack = |parts: Vec<Tensor>| Weights::from_tensors(&parts);
         let mut layers = Vec::with_capacity(n_layer);
         for i in 0..n_layer {
             let p = format!("blk.{i}");
-            let q = tensor(&format!("{p}.attn_q.weight"))?;
-            let k = tensor(&format!("{p}.attn_k.weight"))?;
-            let v = tensor(&format!("{p}.attn_v.weight"))?;
-            let o = tensor(&format!("{p}.attn_output.weight"))?;
-            let gate = tensor(&format!("{p}.ffn_gate.weight"))?;
-            let up = tensor(&format!("{p}.ffn_up.weight"))?;
-            let down = tensor(&format!("{p}.ffn_down.weight"))?;
-            let attn_norm = tensor(&format!("{p}.attn_norm.weight"))?.to_f32();
-            let ffn_norm = tensor(&format!("{p}.ffn_norm.weight"))?.to_f32();
+            let q = ct.tensor(&format!("{p}.attn_q.weight"))?;
+            let k = ct.tensor(&format!("{p}.attn_k.weight"))?;
+            let v = ct.tensor(&format!("{p}.attn_v.weight"))?;
+            let o = ct.tensor(&format!("{p}.attn_output.weight"))?;
+            let gate = ct.tensor(&format!("{p}.ffn_gate.weight"))?;
+            let up = ct.tensor(&format!("{p}.ffn_up.weight"))?;
+            let down = ct.tensor(&format!("{p}.ffn_down.weight"))?;
+            let attn_norm = ct.tensor(&format!("{p}.attn_norm.weight"))?.to_f32();
+            let ffn_norm = ct.tensor(&format!("{p}.ffn_norm.weight"))?.to_f32();
             layers.push(Layer {
                 attn_norm,
                 wqkv: stack(vec![q, k, v])?,
@@ -450,12 +449,12 @@ impl Llama {
                 wdown: stack(vec![down])?,
             });
         }
-        let norm = tensor("output_norm.weight")?.to_f32();
-        let embed = stack(vec![tensor("token_embd.weight")?])?;
+        let norm = ct.tensor("output_norm.weight")?.to_f32();
+        let embed = stack(vec![ct.tensor("token_embd.weight")?])?;
         let vocab = embed.rows();
         // Tied embeddings: no output matrix of its own.
         let output = match ct.has_tensor("output.weight") {
-            true => Some(stack(vec![tensor("output.weight")?])?),
+            true => Some(stack(vec![ct.tensor("output.weight")?])?),
             false => None,
         };
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
