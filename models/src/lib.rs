@@ -25,6 +25,8 @@ pub mod generator;
 // Calls the gemm crate's raw-pointer entry point.
 #[allow(unsafe_code)]
 mod linalg;
+#[cfg(test)]
+mod test_values;
 
 pub use embedder::LocalEmbedder;
 pub use error::ModelError;

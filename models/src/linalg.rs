@@ -197,15 +197,8 @@ mod tests {
     }
 
     fn values(len: usize, seed: u64) -> Vec<f32> {
-        let mut s = seed;
-        (0..len)
-            .map(|_| {
-                s = s
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (s >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-            })
-            .collect()
+        let mut next = crate::test_values::uniform(seed);
+        (0..len).map(|_| next()).collect()
     }
 
     /// The bits of every product shape the models use (small dot-product

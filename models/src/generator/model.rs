@@ -897,7 +897,94 @@ impl Llama {
 
 #[cfg(test)]
 mod tests {
-    use super::KvCache;
+    use super::{attend_group, HeadCache, KvCache};
+    use crate::linalg::softmax;
+    use half::f16;
+
+    /// What decode attention computes on x86-64 with AVX2, written out
+    /// one value at a time: each score in two fused multiply-add chains
+    /// over alternate 8-value lanes, the lanes added in `hsum`'s tree, the
+    /// shared softmax, then each output a fused multiply-add chain over the
+    /// positions in order.
+    fn in_stated_order(q: &[f32], head: HeadCache<'_>) -> Vec<f32> {
+        let (hd, len) = (head.hd, head.len);
+        let group = q.len() / hd;
+        let mut out = vec![0f32; group * hd];
+        for g in 0..group {
+            let qh = &q[g * hd..(g + 1) * hd];
+            let mut scores: Vec<f32> = (0..len)
+                .map(|j| {
+                    let k = head.row(head.k, j);
+                    let v: Vec<f32> = (0..8)
+                        .map(|l| {
+                            let (mut a0, mut a1) = (0f32, 0f32);
+                            let mut d = 0;
+                            while d + 16 <= hd {
+                                a0 = qh[d + l].mul_add(k[d + l].to_f32(), a0);
+                                a1 = qh[d + 8 + l].mul_add(k[d + 8 + l].to_f32(), a1);
+                                d += 16;
+                            }
+                            if d < hd {
+                                a0 = qh[d + l].mul_add(k[d + l].to_f32(), a0);
+                            }
+                            a0 + a1
+                        })
+                        .collect();
+                    let s: Vec<f32> = (0..4).map(|i| v[i] + v[i + 4]).collect();
+                    ((s[0] + s[2]) + (s[1] + s[3])) * head.scale
+                })
+                .collect();
+            softmax(&mut scores, 1.0);
+            for (d, o) in out[g * hd..(g + 1) * hd].iter_mut().enumerate() {
+                *o = (0..len).fold(0f32, |acc, j| {
+                    scores[j].mul_add(head.row(head.v, j)[d].to_f32(), acc)
+                });
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn decode_attention_adds_in_its_stated_order() {
+        #[cfg(target_arch = "x86_64")]
+        if !(is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("fma")
+            && is_x86_feature_detected!("f16c"))
+        {
+            return;
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        return;
+        let mut next = crate::test_values::uniform(7);
+        // Head widths with and without a lone last lane of eight (and
+        // without a whole 64-value stretch of values), short and long.
+        for (hd, len) in [(64, 37), (64, 8), (64, 3), (40, 29)] {
+            let (group, kv_heads) = (3, 3);
+            let stride = kv_heads * hd;
+            let k: Vec<f16> = (0..len * stride)
+                .map(|_| f16::from_f32(next() * 4.0))
+                .collect();
+            let v: Vec<f16> = (0..len * stride).map(|_| f16::from_f32(next())).collect();
+            let q: Vec<f32> = (0..group * hd).map(|_| next() * 2.0).collect();
+            let head = HeadCache {
+                k: &k,
+                v: &v,
+                len,
+                stride,
+                offset: hd,
+                hd,
+                scale: 1.0 / (hd as f32).sqrt(),
+            };
+            let mut out = vec![0f32; group * hd];
+            attend_group(&q, head, &mut Vec::new(), &mut out);
+            let want = in_stated_order(&q, head);
+            assert_eq!(
+                out.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                want.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                "head width {hd}, {len} positions"
+            );
+        }
+    }
 
     #[test]
     fn a_reserved_cache_holds_exactly_its_positions() {

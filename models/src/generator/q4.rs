@@ -255,19 +255,7 @@ mod tests {
     use super::super::gguf::{Kind, Tensor};
     use super::super::weights::Weights;
     use super::*;
-
-    /// A deterministic spread of magnitudes, like real weights.
-    fn spread(n: usize, mut seed: u64) -> Vec<f32> {
-        (0..n)
-            .map(|_| {
-                seed = seed
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((seed >> 33) as f32 / (1u64 << 31) as f32 - 0.5)
-                    * if seed.is_multiple_of(17) { 8.0 } else { 1.0 }
-            })
-            .collect()
-    }
+    use crate::test_values::spread;
 
     /// `w` (`n × k`) in Q4_1 blocks, rounded as GGML's reference
     /// quantiser rounds them.

@@ -373,17 +373,9 @@ mod tests {
         use candle_core::quantized::QMatMul;
         use candle_core::Module;
         let (n, k, m) = (64, 576, 5);
-        // A deterministic spread of magnitudes, like real activations.
-        let mut seed = 7u64;
-        let mut rnd = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 33) as f32 / (1u64 << 31) as f32 - 0.5)
-                * if seed.is_multiple_of(17) { 8.0 } else { 1.0 }
-        };
-        let w: Vec<f32> = (0..n * k).map(|_| rnd()).collect();
-        let x: Vec<f32> = (0..m * k).map(|_| rnd()).collect();
+        let values = crate::test_values::spread(n * k + m * k, 7);
+        let (w, x) = values.split_at(n * k);
+        let (w, x) = (w.to_vec(), x.to_vec());
         let wt = Tensor::from_vec(w.clone(), (n, k), &Device::Cpu).unwrap();
         let xt = Tensor::from_vec(x.clone(), (m, k), &Device::Cpu).unwrap();
         let theirs = QMatMul::from_qtensor(QTensor::quantize(&wt, GgmlDType::Q8_0).unwrap())
@@ -432,13 +424,7 @@ mod tests {
 
     #[test]
     fn blocks_quantise_to_the_same_bytes_on_every_path() {
-        let mut seed = 5u64;
-        let mut rnd = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as f32 / (1u64 << 31) as f32 - 0.5
-        };
+        let mut rnd = crate::test_values::uniform(5);
         let mut blocks: Vec<Vec<f32>> = (0..200)
             .map(|b| (0..QK).map(|_| rnd() * (b as f32 + 1.0)).collect())
             .collect();
