@@ -20,6 +20,9 @@
 pub mod assets;
 pub mod embedder;
 mod error;
+// The softmax's e^x, with AVX2 intrinsics.
+#[allow(unsafe_code)]
+mod exp;
 mod floats;
 pub mod generator;
 // Calls the gemm crate's raw-pointer entry point.

@@ -153,11 +153,8 @@ unsafe fn gemm_rows(
 /// In-place softmax of `row` scaled by `scale` (max-subtracted for stability).
 pub(crate) fn softmax(row: &mut [f32], scale: f32) {
     let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let mut sum = 0.0;
-    for s in row.iter_mut() {
-        *s = ((*s - max) * scale).exp();
-        sum += *s;
-    }
+    crate::exp::exp_shifted(row, max, scale);
+    let sum: f32 = row.iter().fold(0.0, |sum, v| sum + v);
     let inv = 1.0 / sum;
     for s in row.iter_mut() {
         *s *= inv;
