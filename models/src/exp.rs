@@ -2,7 +2,8 @@
 //! time elsewhere, with the same operations in the same order either way,
 //! so every machine gives the same bits (one C library's `expf` need not
 //! give another's bits, and calling it once per score was 12–15% of an
-//! agent turn's CPU).
+//! agent turn's CPU). The pure-Rust `libm` crate would fix the bits too,
+//! but one value at a time.
 //!
 //! The method is the classic one (as in Cephes' `expf`): `n = round(x·log₂e)`,
 //! `r = x − n·ln 2` in two steps (Cody–Waite: `ln 2` split so `n·C1` is
