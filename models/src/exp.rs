@@ -1,16 +1,17 @@
 //! e^x for the softmax, eight values at a time on AVX2+FMA and one at a
 //! time elsewhere, with the same operations in the same order either way,
 //! so every machine gives the same bits (one C library's `expf` need not
-//! give another's bits, and calling it once per score was 12–15% of an
-//! agent turn's CPU). The pure-Rust `libm` crate would fix the bits too,
-//! but one value at a time.
+//! give another's bits, and `expf` alone was 7–9% of an agent turn's CPU
+//! samples). The pure-Rust `libm` crate would fix the bits too, but one
+//! value at a time.
 //!
-//! The method is the classic one (as in Cephes' `expf`): `n = round(x·log₂e)`,
-//! `r = x − n·ln 2` in two steps (Cody–Waite: `ln 2` split so `n·C1` is
-//! exact), a degree-7 polynomial for `eʳ` on |r| ≤ ln 2 / 2 (Cephes'
-//! minimax coefficients), then the product with 2ⁿ built in the exponent
-//! bits. Relative error under two units in the last place of f32
-//! (2.4e-7) on every value the tests try (`tests::close_to_f64`). Below −87 the result is 0 (e⁻⁸⁷ ≈ 1.6e-38,
+//! The method is the classic one (as in Cephes' `expf`):
+//! `n = round(x·log₂e)`, `r = x − n·ln 2` in two steps (Cody–Waite: `ln 2`
+//! split so `n·C1` is exact), a degree-7 polynomial for `eʳ` on
+//! |r| ≤ ln 2 / 2 (Cephes' minimax coefficients), then the product with 2ⁿ
+//! built in the exponent bits. Relative error under two units in the last
+//! place of f32 (2.4e-7) on every value the tests try
+//! (`tests::close_to_f64`). Below −87 the result is 0 (e⁻⁸⁷ ≈ 1.6e-38,
 //! nothing next to a softmax's largest term, which is 1); above 88, +∞.
 
 /// ln 2 in two parts: `C1` has few enough bits that `n · C1` is exact.
