@@ -2,21 +2,24 @@
 //! runs them with continuous batching — every step feeds one new token of
 //! each decoding sequence plus at most one prompt chunk, in one forward pass.
 //! Prompts that start like a recent one resume from its cached keys and
-//! values ([`PrefixCache`]) or copy them from a running sequence; a request
+//! values ([`PrefixCache`]) or share them with a running sequence; a request
 //! whose prompt shares a long prefix with one still prefilling waits for it
 //! rather than computing it twice.
 //!
 //! Keys and values live within one memory budget: the room each active
 //! sequence reserves for its prompt and longest reply, plus the prefix
 //! cache. A prompt enters the cache when its sequence finishes, handing
-//! over its buffers, so it is never held twice. A sequence is admitted only
+//! over its buffers, so it is never held twice. Positions shared among
+//! sequences and kept prompts ([`KvCache::share`]) count once for each of
+//! them, so the budget bounds memory from above. A sequence is admitted only
 //! when its room fits beside the others'; while others run, it waits rather
 //! than evict a prefix that a request queued behind it resumes from (they
 //! free room as they finish). So a sweep of long agent conversations waits
 //! for room instead of growing, and does not re-prefill conversations that
 //! were about to be resumed.
 
-use super::model::{KvCache, Llama, Segment, Want, PREFILL_CHUNK};
+use super::kv::KvCache;
+use super::model::{Llama, Segment, Want, PREFILL_CHUNK};
 use super::prefix::{common_prefix, reusable, PrefixCache};
 use super::sampling::{log_prob, sample, Rng};
 use super::tokenizer::ChatTokenizer;
@@ -35,8 +38,8 @@ use tokio::sync::oneshot;
 pub(crate) const MAX_ACTIVE: usize = 8;
 
 /// Prompt tokens whose keys and values are kept for reuse unless a provider
-/// asks for more ([`super::LocalLlm::reserve_prefix_cache`]): about 46 KiB
-/// each for SmolLM2-135M, 736 MiB at most. Enough for judges (the response
+/// asks for more ([`super::LocalLlm::reserve_prefix_cache`]): 22.5 KiB
+/// each for SmolLM2-135M, 360 MiB at most. Enough for judges (the response
 /// first, then one question after another) and for a few agent episodes
 /// at once, all starting with the same system prompt.
 pub(crate) const PREFIX_CACHE_TOKENS: usize = 16_384;
@@ -571,9 +574,9 @@ impl Engine {
                 break;
             };
             if let Some((k, n)) = running {
-                let from = &active[k].prompt().cache;
-                seq.prompt_mut()
-                    .resume(from.prefix(n, positions, self.model.kv_row()));
+                let from = &mut active[k].prompt_mut().cache;
+                let cache = from.share(n, positions, self.model.kv_row());
+                seq.prompt_mut().resume(cache);
             } else if let Some(cache) = cache {
                 seq.prompt_mut().resume(cache);
             }

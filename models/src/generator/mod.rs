@@ -8,10 +8,12 @@
 //! and results included); `tools` makes a reply that offers tools a call
 //! valid against its schema.
 
+// SIMD attention kernels (AVX2, detected at run time).
+#[allow(unsafe_code)]
+mod attend;
 mod engine;
 mod gguf;
-// SIMD attention kernel (AVX2, detected at run time).
-#[allow(unsafe_code)]
+mod kv;
 mod model;
 mod prefix;
 mod prompt;

@@ -10,7 +10,9 @@
 //! matrix each (fewer passes over the activations, larger work units for
 //! threads).
 
+use super::attend::{attend_group, attend_shared, HeadCache, Query};
 use super::gguf::{Gguf, Tensor};
+use super::kv::{KvCache, Span};
 use super::weights::Weights;
 use crate::error::ModelError;
 use crate::linalg::{matmul_into, softmax};
@@ -80,99 +82,6 @@ pub(crate) struct Llama {
     sin: Vec<f32>,
 }
 
-/// Keys and values of one sequence, per layer `[pos][kv_head][head_dim]`,
-/// in f16 as llama.cpp keeps them: half the bytes of f32, which decoding
-/// against thousands of positions reads once per token, and twice the
-/// conversations the memory budget holds. A new position is rounded when
-/// it is written, before anything attends to it, so a position reads the
-/// same whether it was computed now or reused from a cached prefix.
-#[derive(Clone, Default)]
-pub(crate) struct KvCache {
-    k: Vec<Vec<f16>>,
-    v: Vec<Vec<f16>>,
-    len: usize,
-}
-
-impl KvCache {
-    pub(crate) fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Forgets everything after `len` tokens (closed-choice scoring reuses the
-    /// prompt's cache for each option).
-    pub(crate) fn truncate(&mut self, len: usize, row: usize) {
-        if len < self.len {
-            for l in self.k.iter_mut().chain(self.v.iter_mut()) {
-                l.truncate(len * row);
-            }
-            self.len = len;
-        }
-    }
-
-    /// A cache of `len` positions over `layers` layers, each position's
-    /// values its index (for tests of code that moves caches around).
-    #[cfg(test)]
-    pub(crate) fn filled(layers: usize, len: usize, row: usize) -> KvCache {
-        let layer: Vec<f16> = (0..len * row)
-            .map(|i| f16::from_f32((i / row) as f32))
-            .collect();
-        KvCache {
-            k: vec![layer.clone(); layers],
-            v: vec![layer; layers],
-            len,
-        }
-    }
-
-    /// Positions each layer has room for without reallocating.
-    #[cfg(test)]
-    pub(crate) fn room(&self, row: usize) -> usize {
-        self.k
-            .iter()
-            .chain(&self.v)
-            .map(|l| l.capacity() / row)
-            .min()
-            .unwrap_or(0)
-    }
-
-    /// Makes room for `positions` in all, at once: grown by doubling, a
-    /// sequence's layers hold up to twice what they use and leave the
-    /// outgrown buffers to the allocator (the agent bench peaked at twice
-    /// the RSS it reaches with this).
-    pub(crate) fn reserve(&mut self, positions: usize, row: usize) {
-        let want = positions * row;
-        for l in self.k.iter_mut().chain(self.v.iter_mut()) {
-            l.reserve_exact(want.saturating_sub(l.len()));
-        }
-    }
-
-    /// Gives back the room past the positions held (a kept prompt then
-    /// costs what the budget counts for it).
-    pub(crate) fn shrink_to_fit(&mut self) {
-        for l in self.k.iter_mut().chain(self.v.iter_mut()) {
-            l.shrink_to_fit();
-        }
-    }
-
-    /// A copy of the first `len` positions, with room for `room` in all (a
-    /// sequence resuming from it then never reallocates).
-    pub(crate) fn prefix(&self, len: usize, room: usize, row: usize) -> KvCache {
-        let len = len.min(self.len);
-        let cut = |layers: &[Vec<f16>]| {
-            let layer = |l: &Vec<f16>| {
-                let mut copy = Vec::with_capacity(room.max(len) * row);
-                copy.extend_from_slice(&l[..len * row]);
-                copy
-            };
-            layers.iter().map(layer).collect()
-        };
-        KvCache {
-            k: cut(&self.k),
-            v: cut(&self.v),
-            len,
-        }
-    }
-}
-
 /// New tokens of one segment at one layer `li`: `n` query rows (of the
 /// fused Q/K/V product) from position `start`, attending to `cache`.
 #[derive(Clone, Copy)]
@@ -218,183 +127,6 @@ fn rms_norm(x: &[f32], w: &[f32], eps: f32, out: &mut [f32]) {
             *o = v * scale * w;
         }
     }
-}
-
-/// The cached keys and values one KV head's query group attends to: `len`
-/// positions of `stride` floats each, the head's `hd` floats at `offset`
-/// within a position; scores are scaled by `scale` before the softmax.
-#[derive(Clone, Copy)]
-struct HeadCache<'a> {
-    k: &'a [f16],
-    v: &'a [f16],
-    len: usize,
-    stride: usize,
-    offset: usize,
-    hd: usize,
-    scale: f32,
-}
-
-impl HeadCache<'_> {
-    /// This head's `hd` floats of position `j` in `layer` (its K or V).
-    #[inline(always)]
-    fn row<'a>(&self, layer: &'a [f16], j: usize) -> &'a [f16] {
-        let at = j * self.stride + self.offset;
-        &layer[at..at + self.hd]
-    }
-}
-
-/// One query position, the `group` query heads sharing one KV head:
-/// scores against `len` cached keys, softmax, weighted sum of values. Each K
-/// and V row is read once for the whole group.
-#[inline(always)]
-fn attend_group_body(q: &[f32], head: HeadCache<'_>, scores: &mut Vec<f32>, out: &mut [f32]) {
-    let (len, hd) = (head.len, head.hd);
-    let group = q.len() / hd;
-    scores.clear();
-    scores.resize(group * len, 0.0);
-    for j in 0..len {
-        let k = head.row(head.k, j);
-        for g in 0..group {
-            let qh = &q[g * hd..(g + 1) * hd];
-            // Eight partial sums (the compiler still emits scalar code;
-            // x86-64 with AVX2 takes `attend_group_avx2` instead).
-            let mut acc = [0f32; 8];
-            for (x, y) in qh.chunks_exact(8).zip(k.chunks_exact(8)) {
-                for i in 0..8 {
-                    acc[i] += x[i] * y[i].to_f32();
-                }
-            }
-            scores[g * len + j] = acc.iter().sum::<f32>() * head.scale;
-        }
-    }
-    for row in scores.chunks_exact_mut(len) {
-        softmax(row, 1.0);
-    }
-    out.fill(0.0);
-    for j in 0..len {
-        let v = head.row(head.v, j);
-        for g in 0..group {
-            let p = scores[g * len + j];
-            for (o, v) in out[g * hd..(g + 1) * hd].iter_mut().zip(v) {
-                *o += p * v.to_f32();
-            }
-        }
-    }
-}
-
-/// [`attend_group_body`] with AVX2+FMA intrinsics (the default x86-64
-/// target only has SSE2, and the compiler left the scores' dot products
-/// scalar): eight lanes per instruction, keys and values widened from f16
-/// by F16C as they load, and each head's output kept in registers across
-/// all positions. Decoding agents spend most of their
-/// time here, attending to thousands of cached positions per new token.
-/// Rounding differs from the portable body (fused multiply-adds), so one
-/// machine always takes one of the two.
-///
-/// # Safety
-/// The CPU must support AVX2, FMA and F16C, and `hd` must be a multiple of 8.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn attend_group_avx2(
-    q: &[f32],
-    head: HeadCache<'_>,
-    scores: &mut Vec<f32>,
-    out: &mut [f32],
-) {
-    use std::arch::x86_64::*;
-    let (len, stride, offset, hd) = (head.len, head.stride, head.offset, head.hd);
-    let group = q.len() / hd;
-    let last = (len - 1) * stride + offset + hd;
-    assert!(q.len() == group * hd && out.len() == group * hd);
-    assert!(head.k.len() >= last && head.v.len() >= last);
-    scores.clear();
-    scores.resize(group * len, 0.0);
-    let (qp, kp, sp) = (q.as_ptr(), head.k.as_ptr(), scores.as_mut_ptr());
-    for j in 0..len {
-        let k = kp.add(j * stride + offset);
-        for g in 0..group {
-            let qh = qp.add(g * hd);
-            let (mut a0, mut a1) = (_mm256_setzero_ps(), _mm256_setzero_ps());
-            let mut d = 0;
-            while d + 16 <= hd {
-                a0 = _mm256_fmadd_ps(_mm256_loadu_ps(qh.add(d)), load_f16(k.add(d)), a0);
-                a1 = _mm256_fmadd_ps(_mm256_loadu_ps(qh.add(d + 8)), load_f16(k.add(d + 8)), a1);
-                d += 16;
-            }
-            if d < hd {
-                a0 = _mm256_fmadd_ps(_mm256_loadu_ps(qh.add(d)), load_f16(k.add(d)), a0);
-            }
-            *sp.add(g * len + j) = super::simd::hsum(_mm256_add_ps(a0, a1)) * head.scale;
-        }
-    }
-    for row in scores.chunks_exact_mut(len) {
-        softmax(row, 1.0);
-    }
-    let v = head.v.as_ptr().add(offset);
-    for (g, probs) in scores.chunks_exact(len).enumerate() {
-        let mut d = 0;
-        while hd - d >= 64 {
-            weighted_rows_avx::<8>(probs, v.add(d), stride, out[g * hd + d..].as_mut_ptr());
-            d += 64;
-        }
-        while d < hd {
-            weighted_rows_avx::<1>(probs, v.add(d), stride, out[g * hd + d..].as_mut_ptr());
-            d += 8;
-        }
-    }
-}
-
-/// Eight f16 at `p`, widened to f32.
-///
-/// # Safety
-/// F16C; `p` readable for eight values.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn load_f16(p: *const f16) -> std::arch::x86_64::__m256 {
-    use std::arch::x86_64::*;
-    _mm256_cvtph_ps(_mm_loadu_si128(p as *const __m128i))
-}
-
-/// `out[..8N] = Σ_j probs[j] · v[j·stride ..][..8N]`, the sums held in `N`
-/// registers across all rows.
-///
-/// # Safety
-/// AVX2, FMA and F16C; `v` readable for `probs.len()` rows of `stride`
-/// values (the last one 8N wide) and `out` writable for 8N floats.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn weighted_rows_avx<const N: usize>(
-    probs: &[f32],
-    v: *const f16,
-    stride: usize,
-    out: *mut f32,
-) {
-    use std::arch::x86_64::*;
-    let mut acc = [_mm256_setzero_ps(); N];
-    for (j, &p) in probs.iter().enumerate() {
-        let p = _mm256_set1_ps(p);
-        let row = v.add(j * stride);
-        for (i, a) in acc.iter_mut().enumerate() {
-            *a = _mm256_fmadd_ps(p, load_f16(row.add(8 * i)), *a);
-        }
-    }
-    for (i, a) in acc.iter().enumerate() {
-        _mm256_storeu_ps(out.add(8 * i), *a);
-    }
-}
-
-fn attend_group(q: &[f32], head: HeadCache<'_>, scores: &mut Vec<f32>, out: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if head.hd.is_multiple_of(8)
-        && std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("fma")
-        && std::arch::is_x86_feature_detected!("f16c")
-    {
-        // SAFETY: the features were just detected and `hd` is whole lanes.
-        unsafe { attend_group_avx2(q, head, scores, out) };
-        return;
-    }
-    attend_group_body(q, head, scores, out)
 }
 
 impl Llama {
@@ -519,11 +251,7 @@ impl Llama {
     }
 
     pub(crate) fn new_cache(&self) -> KvCache {
-        KvCache {
-            k: vec![Vec::new(); self.cfg.n_layer],
-            v: vec![Vec::new(); self.cfg.n_layer],
-            len: 0,
-        }
+        KvCache::new(self.cfg.n_layer)
     }
 
     fn embed_rows(&self, tokens: &[u32], out: &mut Vec<f32>) -> Result<(), ModelError> {
@@ -664,18 +392,19 @@ impl Llama {
         Ok(result)
     }
 
-    /// Attention of every segment's new tokens (`spans`: first row, new
+    /// Attention of every segment's new tokens (`news`: first row, new
     /// tokens, first position) into its rows of `out`. Each segment reads
     /// only its own cache and writes only its own rows. Prompt chunks go
     /// first, one at a time, each spreading its blocks and KV heads over the
-    /// threads; then the decoding segments (the plain loop), each query head
-    /// of each one an item for the pool when there is enough work: the same
-    /// code per head, so the same bits, whichever thread ran it.
+    /// threads; then the decoding segments, grouped by the frozen prefix
+    /// their caches begin with (read once per group), each query head of
+    /// each group an item for the pool when there is enough work. A query's
+    /// bits are the same whatever its group, item or thread.
     fn attention(
         &self,
         li: usize,
         caches: &[&KvCache],
-        spans: &[(usize, usize, usize)],
+        news: &[(usize, usize, usize)],
         qkv: &[f32],
         out: &mut [f32],
     ) {
@@ -684,7 +413,7 @@ impl Llama {
         let cost = |&(_, n, start): &(usize, usize, usize)| n * (start + n);
         let decoding = |&(_, n, _): &(usize, usize, usize)| n < MATMUL_ATTENTION_FROM;
         let queries = |i: usize| {
-            let (row0, n, start) = spans[i];
+            let (row0, n, start) = news[i];
             Queries {
                 cache: caches[i],
                 li,
@@ -693,54 +422,90 @@ impl Llama {
                 rows: &qkv[row0 * qkv_w..(row0 + n) * qkv_w],
             }
         };
-        let run = |i: usize, rows: &mut [f32]| self.attend_segment(queries(i), rows);
         // Each segment's rows of `out`, prompt chunks run as they come.
         let mut decode_rows: Vec<(usize, &mut [f32])> = Vec::new();
         let mut rest = out;
-        for (i, span) in spans.iter().enumerate() {
-            let (rows, tail) = std::mem::take(&mut rest).split_at_mut(span.1 * h);
+        for (i, new) in news.iter().enumerate() {
+            let (rows, tail) = std::mem::take(&mut rest).split_at_mut(new.1 * h);
             rest = tail;
-            if decoding(span) {
+            if decoding(new) {
                 decode_rows.push((i, rows));
             } else {
-                run(i, rows);
+                self.attend_segment(queries(i), rows);
             }
         }
-        let work: usize = decode_rows.iter().map(|&(i, _)| cost(&spans[i])).sum();
-        if self.threads < 2 || work < PARALLEL_ATTENTION_FROM {
-            for (i, rows) in decode_rows {
-                run(i, rows);
-            }
+        if decode_rows.is_empty() {
             return;
         }
-        // One item per decoding segment and query head, on the pool (three
-        // KV heads would leave one of two threads idle a third of the time):
-        // a head's scores, softmax and weighted values are the same code as
-        // in the loop, which takes a KV head's query heads together, so the
-        // same bits whichever thread ran it.
-        let hd = self.cfg.head_dim;
-        let items: Vec<(usize, usize)> = decode_rows
-            .iter()
-            .flat_map(|&(i, _)| (0..self.cfg.n_head).map(move |head| (i, head)))
-            .collect();
-        let heads: Vec<Vec<f32>> = items
-            .par_iter()
-            .map(|&(i, head)| {
-                let qs = queries(i);
-                let mut out = vec![0f32; qs.n * hd];
-                let mut scores = Vec::new();
-                for (t, out) in out.chunks_exact_mut(hd).enumerate() {
-                    self.attend_heads(qs, t, head..head + 1, &mut scores, out);
+        // Decoding segments whose caches begin with the same frozen part,
+        // in order of arrival.
+        let mut groups: Vec<(Option<usize>, usize, Vec<usize>)> = Vec::new();
+        for &(i, _) in &decode_rows {
+            let first = caches[i].first_part();
+            let key = first.map(|(p, _)| p);
+            let len = first.map_or(0, |(_, len)| len);
+            match groups
+                .iter_mut()
+                .find(|(k, _, _)| key.is_some() && *k == key)
+            {
+                Some((_, common, members)) => {
+                    *common = (*common).min(len);
+                    members.push(i);
                 }
-                out
-            })
+                None => groups.push((key, len, vec![i])),
+            }
+        }
+        let kv = self.kv_row();
+        let kv_spans: Vec<Vec<Span<'_>>> = caches.iter().map(|c| c.spans(li, kv)).collect();
+        let (hd, group) = (self.cfg.head_dim, self.cfg.n_head / self.cfg.n_kv_head);
+        // One group's query head `head`: each member's new tokens in turn.
+        let item = |&(g, head): &(usize, usize)| -> Vec<f32> {
+            let (_, common, members) = &groups[g];
+            let tokens: usize = members.iter().map(|&i| news[i].1).sum();
+            let mut outs = vec![0f32; tokens * hd];
+            let mut free = outs.chunks_exact_mut(hd);
+            let mut batch = Vec::with_capacity(tokens);
+            for &i in members {
+                let qs = queries(i);
+                for t in 0..qs.n {
+                    let q = &qs.rows[t * qkv_w + head * hd..t * qkv_w + (head + 1) * hd];
+                    batch.push(Query {
+                        q,
+                        head: HeadCache {
+                            spans: &kv_spans[i],
+                            len: qs.start + t + 1,
+                            stride: kv,
+                            offset: head / group * hd,
+                            hd,
+                            scale: 1.0 / (hd as f32).sqrt(),
+                        },
+                        out: free.next().expect("a row per new token"),
+                    });
+                }
+            }
+            attend_shared(&mut batch, *common);
+            outs
+        };
+        let items: Vec<(usize, usize)> = (0..groups.len())
+            .flat_map(|g| (0..self.cfg.n_head).map(move |head| (g, head)))
             .collect();
-        let mut heads = heads.into_iter();
-        for (_, rows) in decode_rows {
-            for head in 0..self.cfg.n_head {
-                let part = heads.next().expect("one result per item");
-                for (row, part) in rows.chunks_exact_mut(h).zip(part.chunks_exact(hd)) {
-                    row[head * hd..(head + 1) * hd].copy_from_slice(part);
+        let work: usize = decode_rows.iter().map(|&(i, _)| cost(&news[i])).sum();
+        let parts: Vec<Vec<f32>> = if self.threads < 2 || work < PARALLEL_ATTENTION_FROM {
+            items.iter().map(item).collect()
+        } else {
+            items.par_iter().map(item).collect()
+        };
+        let mut rows_of: Vec<Option<&mut [f32]>> = (0..news.len()).map(|_| None).collect();
+        for (i, rows) in decode_rows {
+            rows_of[i] = Some(rows);
+        }
+        for (&(g, head), part) in items.iter().zip(&parts) {
+            let mut part = part.chunks_exact(hd);
+            for &i in &groups[g].2 {
+                let rows = rows_of[i].as_mut().expect("a decoding segment's rows");
+                for row in rows.chunks_exact_mut(h) {
+                    let from = part.next().expect("one result per new token");
+                    row[head * hd..(head + 1) * hd].copy_from_slice(from);
                 }
             }
         }
@@ -781,41 +546,29 @@ impl Llama {
 
     /// Attention for a few new tokens: plain loops over the cache, no copies.
     fn attention_loop(&self, qs: Queries<'_>, out: &mut [f32]) {
-        let (h, width) = (self.cfg.hidden, self.group_width());
+        let c = &self.cfg;
+        let (h, hd, kv) = (c.hidden, c.head_dim, self.kv_row());
+        let width = self.group_width();
+        let spans = qs.cache.spans(qs.li, kv);
         let mut scores = Vec::new();
         for (t, row) in out.chunks_exact_mut(h).take(qs.n).enumerate() {
-            for (kvh, out) in row.chunks_exact_mut(width).enumerate() {
-                let group = width / self.cfg.head_dim;
-                self.attend_heads(qs, t, kvh * group..(kvh + 1) * group, &mut scores, out);
+            let q = &qs.rows[t * self.qkv_width()..][..h];
+            for (kvh, (q, out)) in q
+                .chunks_exact(width)
+                .zip(row.chunks_exact_mut(width))
+                .enumerate()
+            {
+                let head = HeadCache {
+                    spans: &spans,
+                    len: qs.start + t + 1,
+                    stride: kv,
+                    offset: kvh * hd,
+                    hd,
+                    scale: 1.0 / (hd as f32).sqrt(),
+                };
+                attend_group(q, head, &mut scores, out);
             }
         }
-    }
-
-    /// New token `t` of `qs`, query heads `heads` (all of one KV head's
-    /// group, or some of them), into `out` (their `heads × head_dim`
-    /// columns).
-    fn attend_heads(
-        &self,
-        qs: Queries<'_>,
-        t: usize,
-        heads: std::ops::Range<usize>,
-        scores: &mut Vec<f32>,
-        out: &mut [f32],
-    ) {
-        let c = &self.cfg;
-        let (h, hd, kv) = (c.hidden, c.head_dim, c.n_kv_head * c.head_dim);
-        let kvh = heads.start / (c.n_head / c.n_kv_head);
-        let q = &qs.rows[t * (h + 2 * kv)..t * (h + 2 * kv) + h];
-        let head = HeadCache {
-            k: &qs.cache.k[qs.li],
-            v: &qs.cache.v[qs.li],
-            len: qs.start + t + 1,
-            stride: kv,
-            offset: kvh * hd,
-            hd,
-            scale: 1.0 / (hd as f32).sqrt(),
-        };
-        attend_group(&q[heads.start * hd..heads.end * hd], head, scores, out);
     }
 
     /// Attention for the `blocks` (first new token, tokens) of a prompt
@@ -835,12 +588,19 @@ impl Llama {
         let width = group * hd;
         let len = start + n;
         let scale = 1.0 / (hd as f32).sqrt();
-        let widen = |c: &[f16]| {
+        let spans = qs.cache.spans(qs.li, kv);
+        let widen = |keys: bool| {
             let mut f = vec![0f32; len * kv];
-            c[..len * kv].convert_to_f32_slice(&mut f);
+            let mut at = 0;
+            for span in &spans {
+                let m = span.len.min(len - at);
+                let from = if keys { span.k } else { span.v };
+                from[..m * kv].convert_to_f32_slice(&mut f[at * kv..(at + m) * kv]);
+                at += m;
+            }
             f
         };
-        let (kc, vc) = (widen(&qs.cache.k[qs.li]), widen(&qs.cache.v[qs.li]));
+        let (kc, vc) = (widen(true), widen(false));
         let items: Vec<(usize, usize, usize)> = blocks
             .iter()
             .flat_map(|&(t, m)| (0..c.n_kv_head).map(move |kvh| (t, m, kvh)))
@@ -892,122 +652,5 @@ impl Llama {
                 out[at..at + width].copy_from_slice(row);
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{attend_group, HeadCache, KvCache};
-    use crate::linalg::softmax;
-    use half::f16;
-
-    /// What decode attention computes on x86-64 with AVX2, written out
-    /// one value at a time: each score in two fused multiply-add chains
-    /// over alternate 8-value lanes, the lanes added in `hsum`'s tree, the
-    /// shared softmax, then each output a fused multiply-add chain over the
-    /// positions in order.
-    fn in_stated_order(q: &[f32], head: HeadCache<'_>) -> Vec<f32> {
-        let (hd, len) = (head.hd, head.len);
-        let group = q.len() / hd;
-        let mut out = vec![0f32; group * hd];
-        for g in 0..group {
-            let qh = &q[g * hd..(g + 1) * hd];
-            let mut scores: Vec<f32> = (0..len)
-                .map(|j| {
-                    let k = head.row(head.k, j);
-                    let v: Vec<f32> = (0..8)
-                        .map(|l| {
-                            let (mut a0, mut a1) = (0f32, 0f32);
-                            let mut d = 0;
-                            while d + 16 <= hd {
-                                a0 = qh[d + l].mul_add(k[d + l].to_f32(), a0);
-                                a1 = qh[d + 8 + l].mul_add(k[d + 8 + l].to_f32(), a1);
-                                d += 16;
-                            }
-                            if d < hd {
-                                a0 = qh[d + l].mul_add(k[d + l].to_f32(), a0);
-                            }
-                            a0 + a1
-                        })
-                        .collect();
-                    let s: Vec<f32> = (0..4).map(|i| v[i] + v[i + 4]).collect();
-                    ((s[0] + s[2]) + (s[1] + s[3])) * head.scale
-                })
-                .collect();
-            softmax(&mut scores, 1.0);
-            for (d, o) in out[g * hd..(g + 1) * hd].iter_mut().enumerate() {
-                *o = (0..len).fold(0f32, |acc, j| {
-                    scores[j].mul_add(head.row(head.v, j)[d].to_f32(), acc)
-                });
-            }
-        }
-        out
-    }
-
-    #[test]
-    fn decode_attention_adds_in_its_stated_order() {
-        #[cfg(target_arch = "x86_64")]
-        if !(is_x86_feature_detected!("avx2")
-            && is_x86_feature_detected!("fma")
-            && is_x86_feature_detected!("f16c"))
-        {
-            return;
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        return;
-        let mut next = crate::test_values::uniform(7);
-        // Head widths with and without a lone last lane of eight (and
-        // without a whole 64-value stretch of values), short and long.
-        for (hd, len) in [(64, 37), (64, 8), (64, 3), (40, 29)] {
-            let (group, kv_heads) = (3, 3);
-            let stride = kv_heads * hd;
-            let k: Vec<f16> = (0..len * stride)
-                .map(|_| f16::from_f32(next() * 4.0))
-                .collect();
-            let v: Vec<f16> = (0..len * stride).map(|_| f16::from_f32(next())).collect();
-            let q: Vec<f32> = (0..group * hd).map(|_| next() * 2.0).collect();
-            let head = HeadCache {
-                k: &k,
-                v: &v,
-                len,
-                stride,
-                offset: hd,
-                hd,
-                scale: 1.0 / (hd as f32).sqrt(),
-            };
-            let mut out = vec![0f32; group * hd];
-            attend_group(&q, head, &mut Vec::new(), &mut out);
-            let want = in_stated_order(&q, head);
-            assert_eq!(
-                out.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
-                want.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
-                "head width {hd}, {len} positions"
-            );
-        }
-    }
-
-    #[test]
-    fn a_reserved_cache_holds_exactly_its_positions() {
-        let row = 3;
-        let mut cache = KvCache::filled(2, 10, row);
-        cache.reserve(25, row);
-        for layer in cache.k.iter().chain(&cache.v) {
-            assert_eq!(layer.capacity(), 25 * row, "room for 25, not doubled");
-            assert_eq!(layer.len(), 10 * row, "nothing written");
-        }
-        cache.reserve(5, row);
-        assert_eq!(cache.k[0].capacity(), 25 * row, "never shrinks");
-        let resumed = cache.prefix(4, 25, row);
-        assert_eq!(resumed.len(), 4);
-        assert_eq!(
-            resumed.v[1].capacity(),
-            25 * row,
-            "a prefix comes with room"
-        );
-        assert_eq!(
-            resumed.v[1],
-            cache.v[1][..4 * row],
-            "and the first positions"
-        );
     }
 }

@@ -13,7 +13,8 @@
 //! wrong conversation when more agent conversations take turns than fit:
 //! the one least recently served is the next to be served.
 
-use super::model::{KvCache, ATTENTION_BLOCK};
+use super::kv::KvCache;
+use super::model::ATTENTION_BLOCK;
 use std::cmp::Reverse;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -171,7 +172,9 @@ impl PrefixCache {
     /// buffers become the sequence's, not copied) when `prompt` extends all
     /// of it, as an agent's next turn extends its last (the entry would be
     /// replaced by `prompt` once it finishes), or when it alone is over
-    /// `limit`; otherwise it is copied and becomes the most recently used.
+    /// `limit`; otherwise the prefix is shared (frozen in the entry, read by
+    /// both, see [`KvCache::share`]) and the entry becomes the most recently
+    /// used.
     pub(crate) fn take(
         &mut self,
         prompt: &[u32],
@@ -190,8 +193,8 @@ impl PrefixCache {
             let i = self
                 .make_room_keeping(limit, Some(i), queue, patient)?
                 .expect("the kept entry");
-            let entry = self.entries.remove(i).expect("index in range");
-            let cache = entry.cache.prefix(n, room, self.row);
+            let mut entry = self.entries.remove(i).expect("index in range");
+            let cache = entry.cache.share(n, room, self.row);
             self.entries.push_back(entry);
             return Ok(Some(cache));
         }
