@@ -21,13 +21,18 @@ impl Drop for Fake {
 }
 
 async fn start(cfg: FakeLlmConfig) -> Fake {
+    start_with_timeout(cfg, Duration::from_millis(500)).await
+}
+
+/// A fake whose client gives up after `timeout`: any time well below the
+/// fake's hold of an injected timeout (`TIMEOUT_HOLD`) tells those apart,
+/// and a longer one keeps a reply slowed by a busy machine from counting
+/// as one.
+async fn start_with_timeout(cfg: FakeLlmConfig, timeout: Duration) -> Fake {
     let (addr, task) = serve(cfg, "127.0.0.1:0").await.expect("fake binds");
     Fake {
         base: format!("http://{addr}"),
-        http: reqwest::Client::builder()
-            .timeout(Duration::from_millis(500))
-            .build()
-            .unwrap(),
+        http: reqwest::Client::builder().timeout(timeout).build().unwrap(),
         task,
     }
 }
@@ -235,7 +240,8 @@ async fn injected_rates_roughly_match_over_2000_requests() {
         injected_retry_after_s: 2,
         ..FakeLlmConfig::default()
     };
-    let fake = start(cfg).await;
+    // Counted by the client, so a slow reply must not pass for a timeout.
+    let fake = start_with_timeout(cfg, Duration::from_secs(10)).await;
     let n = 2000;
     let outcomes: Vec<&str> = stream::iter(0..n)
         .map(|i| {
