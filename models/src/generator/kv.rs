@@ -33,7 +33,7 @@ struct Part {
 /// conversations the memory budget holds. A new position is rounded when
 /// it is written, before anything attends to it, so a position reads the
 /// same whether it was computed now or reused from a cached prefix.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub(crate) struct KvCache {
     /// Positions `0..shared()`, in order.
     parts: Vec<Part>,
@@ -217,9 +217,9 @@ impl KvCache {
         }
         let mut cache = KvCache {
             parts: self.parts.clone(),
+            len: self.shared(),
             ..KvCache::new(self.k.len())
         };
-        cache.len = self.shared();
         cache.truncate(len, row);
         cache.reserve(room.max(len), row);
         cache
