@@ -1,11 +1,13 @@
 //! Decode attention: a few new tokens' queries against every cached
-//! position, one query head (or one KV head's group of them) at a time.
+//! position, one KV head's group of query heads at a time.
 //!
 //! Agents decode against thousands of cached positions, and reading their
-//! keys and values is most of the work. [`attend_shared`] takes the queries
-//! of several sequences whose caches begin with the same frozen positions
-//! (the system prompt and tools every conversation shares) and reads each
-//! tile of those positions once for all of them.
+//! keys and values is most of the work. Each position's keys and values are
+//! widened from f16 once for all the query heads of its KV head, and
+//! [`attend_shared`] takes the queries of several sequences whose caches
+//! begin with the same frozen positions (the system prompt and tools every
+//! conversation shares) and reads each tile of those positions once for all
+//! of them.
 //!
 //! Every score is its own chain of fused multiply-adds, every output value
 //! its own chain over the positions in order; however the work is tiled or
@@ -16,10 +18,9 @@ use super::kv::Span;
 use crate::linalg::softmax;
 use half::f16;
 
-/// Positions of a shared prefix that every query scores (then weighs)
-/// before the next ones load: one KV head's 64 positions of keys, 8 KiB of
-/// f16 at a head width of 64, stay in the first-level data cache while the
-/// queries pass over them.
+/// Positions widened to f32 together and read by every query head before
+/// the next ones: 64 positions of one KV head, 16 KiB at a head width of
+/// 64, stay in the first-level data cache while the heads pass over them.
 const TILE: usize = 64;
 
 /// The cached keys and values one KV head's query group attends to: the
@@ -91,7 +92,7 @@ fn attend_group_body(q: &[f32], head: HeadCache<'_>, scores: &mut Vec<f32>, out:
             for g in 0..group {
                 let qh = &q[g * hd..(g + 1) * hd];
                 // Eight partial sums (the compiler still emits scalar code;
-                // x86-64 with AVX2 takes `attend_group_avx2` instead).
+                // x86-64 with AVX2 takes `attend_shared_avx2` instead).
                 let mut acc = [0f32; 8];
                 for (x, y) in qh.chunks_exact(8).zip(k.chunks_exact(8)) {
                     for i in 0..8 {
@@ -119,114 +120,104 @@ fn attend_group_body(q: &[f32], head: HeadCache<'_>, scores: &mut Vec<f32>, out:
     }
 }
 
-/// Scores of the query heads in `q` (a KV head's group, or one of them)
-/// against positions `from..to`: `scores[g * len + j]` for head `g` and
-/// position `j`. Each score is two fused multiply-add chains over alternate
-/// lanes of eight, added in `hsum`'s tree, then scaled.
+/// Widens positions `from..to` of `head`'s keys (`key`) or values into
+/// `tile`, `hd` floats per position, densely (exactly: every f16 is an
+/// f32).
 ///
 /// # Safety
-/// AVX2, FMA and F16C; `hd` a multiple of 8; `to <= head.len`.
+/// AVX and F16C; `hd` a multiple of 8; `to <= head.len`.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn scores_avx2(
+#[target_feature(enable = "avx2,f16c")]
+unsafe fn widen_avx2(head: &HeadCache<'_>, from: usize, to: usize, key: bool, tile: &mut [f32]) {
+    use std::arch::x86_64::*;
+    let (stride, offset, hd) = (head.stride, head.offset, head.hd);
+    assert!(to <= head.len && tile.len() >= (to - from) * hd);
+    let out = tile.as_mut_ptr();
+    let mut at = 0;
+    for s in head.stretches(from, to) {
+        let layer = if key { s.span.k } else { s.span.v };
+        assert!(layer.len() >= (s.at + s.count - 1) * stride + offset + hd);
+        let src = layer.as_ptr().add(s.at * stride + offset);
+        for i in 0..s.count {
+            let (row, o) = (src.add(i * stride), out.add((at + i) * hd));
+            let mut d = 0;
+            while d < hd {
+                _mm256_storeu_ps(o.add(d), load_f16(row.add(d)));
+                d += 8;
+            }
+        }
+        at += s.count;
+    }
+}
+
+/// Scores of the query heads in `q` (a KV head's group) against the
+/// `count` positions in `tile` (dense, `hd` floats each), the first of them
+/// position `first`: `scores[g * len + first + j]` for head `g`. Each score
+/// is two fused multiply-add chains over alternate lanes of eight, added in
+/// `hsum`'s tree, then scaled by `scale`.
+///
+/// # Safety
+/// AVX2 and FMA; `hd` a multiple of 8.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn scores_tile(
     q: &[f32],
-    head: &HeadCache<'_>,
-    from: usize,
-    to: usize,
+    hd: usize,
+    tile: &[f32],
+    count: usize,
+    first: usize,
+    scale: f32,
     scores: &mut [f32],
     len: usize,
 ) {
     use std::arch::x86_64::*;
-    let (stride, offset, hd) = (head.stride, head.offset, head.hd);
     let group = q.len() / hd;
-    assert!(q.len() == group * hd && to <= head.len && scores.len() >= (group - 1) * len + to);
+    assert!(q.len() == group * hd && tile.len() >= count * hd);
+    assert!(group > 0 && scores.len() >= (group - 1) * len + first + count);
     let (qp, sp) = (q.as_ptr(), scores.as_mut_ptr());
-    for s in head.stretches(from, to) {
-        assert!(s.span.k.len() >= (s.at + s.count - 1) * stride + offset + hd);
-        let kp = s.span.k.as_ptr().add(s.at * stride + offset);
-        for i in 0..s.count {
-            let (k, j) = (kp.add(i * stride), s.first + i);
-            for g in 0..group {
-                let qh = qp.add(g * hd);
-                let (mut a0, mut a1) = (_mm256_setzero_ps(), _mm256_setzero_ps());
-                let mut d = 0;
-                while d + 16 <= hd {
-                    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(qh.add(d)), load_f16(k.add(d)), a0);
-                    a1 =
-                        _mm256_fmadd_ps(_mm256_loadu_ps(qh.add(d + 8)), load_f16(k.add(d + 8)), a1);
-                    d += 16;
-                }
-                if d < hd {
-                    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(qh.add(d)), load_f16(k.add(d)), a0);
-                }
-                *sp.add(g * len + j) = super::simd::hsum(_mm256_add_ps(a0, a1)) * head.scale;
+    for j in 0..count {
+        let k = tile.as_ptr().add(j * hd);
+        for g in 0..group {
+            let qh = qp.add(g * hd);
+            let (mut a0, mut a1) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+            let mut d = 0;
+            while d + 16 <= hd {
+                a0 = _mm256_fmadd_ps(_mm256_loadu_ps(qh.add(d)), _mm256_loadu_ps(k.add(d)), a0);
+                a1 = _mm256_fmadd_ps(
+                    _mm256_loadu_ps(qh.add(d + 8)),
+                    _mm256_loadu_ps(k.add(d + 8)),
+                    a1,
+                );
+                d += 16;
             }
+            if d < hd {
+                a0 = _mm256_fmadd_ps(_mm256_loadu_ps(qh.add(d)), _mm256_loadu_ps(k.add(d)), a0);
+            }
+            *sp.add(g * len + first + j) = super::simd::hsum(_mm256_add_ps(a0, a1)) * scale;
         }
     }
 }
 
-/// Adds to `out` (one query head's `hd` floats) the values of positions
-/// `from..to` weighted by `probs[j]`: each output a fused multiply-add chain
-/// over the positions in order, carried on from what `out` holds.
+/// Adds to `out` (one query head's `hd` floats) the rows of `tile` (dense,
+/// `hd` floats each) weighted by `probs`: each output a fused multiply-add
+/// chain over the rows in order, carried on from what `out` holds.
 ///
 /// # Safety
-/// AVX2, FMA and F16C; `hd` a multiple of 8; `to <= head.len`.
+/// AVX2 and FMA; `hd` a multiple of 8.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn values_avx2(
-    probs: &[f32],
-    head: &HeadCache<'_>,
-    from: usize,
-    to: usize,
-    out: &mut [f32],
-) {
-    let (stride, offset, hd) = (head.stride, head.offset, head.hd);
-    assert!(out.len() == hd && probs.len() >= to && to <= head.len);
-    for s in head.stretches(from, to) {
-        assert!(s.span.v.len() >= (s.at + s.count - 1) * stride + offset + hd);
-        let v = s.span.v.as_ptr().add(s.at * stride + offset);
-        let probs = &probs[s.first..s.first + s.count];
-        let mut d = 0;
-        while hd - d >= 64 {
-            weighted_rows_avx::<8>(probs, v.add(d), stride, out.as_mut_ptr().add(d));
-            d += 64;
-        }
-        while d < hd {
-            weighted_rows_avx::<1>(probs, v.add(d), stride, out.as_mut_ptr().add(d));
-            d += 8;
-        }
+#[target_feature(enable = "avx2,fma")]
+unsafe fn values_tile(probs: &[f32], tile: &[f32], hd: usize, out: &mut [f32]) {
+    assert!(out.len() == hd && tile.len() >= probs.len() * hd);
+    let (v, o) = (tile.as_ptr(), out.as_mut_ptr());
+    let mut d = 0;
+    while hd - d >= 64 {
+        weighted_rows::<8>(probs, v.add(d), hd, o.add(d));
+        d += 64;
     }
-}
-
-/// [`attend_group_body`] with AVX2+FMA intrinsics (the default x86-64
-/// target only has SSE2, and the compiler left the scores' dot products
-/// scalar): eight lanes per instruction, keys and values widened from f16
-/// by F16C as they load, and each head's output kept in registers across a
-/// span's positions. Rounding differs from the portable body (fused
-/// multiply-adds), so one machine always takes one of the two.
-///
-/// # Safety
-/// The CPU must support AVX2, FMA and F16C, and `hd` must be a multiple of 8.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn attend_group_avx2(
-    q: &[f32],
-    head: HeadCache<'_>,
-    scores: &mut Vec<f32>,
-    out: &mut [f32],
-) {
-    let (len, hd) = (head.len, head.hd);
-    let group = q.len() / hd;
-    assert!(out.len() == group * hd);
-    scores.clear();
-    scores.resize(group * len, 0.0);
-    scores_avx2(q, &head, 0, len, scores, len);
-    for row in scores.chunks_exact_mut(len) {
-        softmax(row, 1.0);
-    }
-    out.fill(0.0);
-    for (probs, out) in scores.chunks_exact(len).zip(out.chunks_exact_mut(hd)) {
-        values_avx2(probs, &head, 0, len, out);
+    while d < hd {
+        weighted_rows::<1>(probs, v.add(d), hd, o.add(d));
+        d += 8;
     }
 }
 
@@ -245,14 +236,13 @@ unsafe fn load_f16(p: *const f16) -> std::arch::x86_64::__m256 {
 /// registers across all rows.
 ///
 /// # Safety
-/// AVX2, FMA and F16C; `v` readable for `probs.len()` rows of `stride`
-/// values (the last one 8N wide) and `out` readable and writable for 8N
-/// floats.
+/// AVX2 and FMA; `v` readable for `probs.len()` rows of `stride` values
+/// (the last one 8N wide) and `out` readable and writable for 8N floats.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn weighted_rows_avx<const N: usize>(
+#[target_feature(enable = "avx2,fma")]
+unsafe fn weighted_rows<const N: usize>(
     probs: &[f32],
-    v: *const f16,
+    v: *const f32,
     stride: usize,
     out: *mut f32,
 ) {
@@ -265,7 +255,7 @@ unsafe fn weighted_rows_avx<const N: usize>(
         let p = _mm256_set1_ps(p);
         let row = v.add(j * stride);
         for (i, a) in acc.iter_mut().enumerate() {
-            *a = _mm256_fmadd_ps(p, load_f16(row.add(8 * i)), *a);
+            *a = _mm256_fmadd_ps(p, _mm256_loadu_ps(row.add(8 * i)), *a);
         }
     }
     for (i, a) in acc.iter().enumerate() {
@@ -287,14 +277,14 @@ pub(super) fn attend_group(q: &[f32], head: HeadCache<'_>, scores: &mut Vec<f32>
     #[cfg(target_arch = "x86_64")]
     if has_avx2(head.hd) {
         // SAFETY: the features were just detected and `hd` is whole lanes.
-        unsafe { attend_group_avx2(q, head, scores, out) };
+        unsafe { attend_shared_avx2(&mut [Query { q, head, out }], 0) };
         return;
     }
     attend_group_body(q, head, scores, out)
 }
 
-/// One query head of one new token: `q` attends to `head` into `out`
-/// (`hd` floats each).
+/// One new token's query heads that share a KV head: `q` attends to `head`
+/// into `out` (`group × hd` floats each).
 pub(super) struct Query<'a> {
     pub(super) q: &'a [f32],
     pub(super) head: HeadCache<'a>,
@@ -303,7 +293,7 @@ pub(super) struct Query<'a> {
 
 /// Attention of `queries` whose caches begin with the same `common`
 /// positions in the same memory (0: none shared): a tile of those
-/// positions' keys, later of their values, is read once for all of them.
+/// positions' keys, later of their values, is widened once for all of them.
 /// Each query gets the bits [`attend_group`] gives it alone.
 pub(super) fn attend_shared(queries: &mut [Query<'_>], common: usize) {
     #[cfg(target_arch = "x86_64")]
@@ -320,48 +310,87 @@ pub(super) fn attend_shared(queries: &mut [Query<'_>], common: usize) {
     }
 }
 
-/// [`attend_shared`] on AVX2: the shared positions tile by tile for every
-/// query, then each query's own; the same per-query chains as
-/// [`attend_group_avx2`], each carried on across the tiles.
+/// [`attend_shared`] on AVX2. Positions go through a tile of f32, [`TILE`]
+/// at a time: each is widened from f16 once and then read by every query
+/// head of the group (and, for the shared positions, of every query), where
+/// widening it as each head reads it cost a conversion per head. The
+/// shared positions first, tile by tile for every query, then each query's
+/// own; every score and output is the same chain in the same order however
+/// the positions are tiled, so a query gets the same bits alone or beside
+/// others.
 ///
 /// # Safety
-/// AVX2, FMA and F16C; every query's `hd` a multiple of 8.
+/// AVX2, FMA and F16C; every query's `hd` the same multiple of 8.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c")]
 unsafe fn attend_shared_avx2(queries: &mut [Query<'_>], common: usize) {
+    let Some(hd) = queries.first().map(|q| q.head.hd) else {
+        return;
+    };
     let mut at = Vec::with_capacity(queries.len() + 1);
     at.push(0);
     for q in queries.iter() {
-        assert!(common <= q.head.len && q.q.len() == q.head.hd && q.out.len() == q.head.hd);
-        at.push(at.last().copied().unwrap_or(0) + q.head.len);
+        let group = q.q.len() / hd;
+        assert!(common <= q.head.len && q.head.hd == hd);
+        assert!(group > 0 && q.q.len() == group * hd && q.out.len() == group * hd);
+        at.push(at.last().copied().unwrap_or(0) + group * q.head.len);
     }
     let mut scores = vec![0f32; at[queries.len()]];
-    let tiles: Vec<(usize, usize)> = (0..common)
-        .step_by(TILE)
-        .map(|j| (j, (j + TILE).min(common)))
-        .collect();
+    let mut tile = vec![0f32; TILE * hd];
+    let tiles = |from: usize, to: usize| {
+        (from..to)
+            .step_by(TILE)
+            .map(move |j| (j, (j + TILE).min(to)))
+    };
     let row = |i: usize| at[i]..at[i + 1];
-    for &(from, to) in &tiles {
+    for (from, to) in tiles(0, common) {
+        widen_avx2(&queries[0].head, from, to, true, &mut tile);
         for (i, q) in queries.iter().enumerate() {
-            scores_avx2(q.q, &q.head, from, to, &mut scores[row(i)], q.head.len);
+            let h = &q.head;
+            scores_tile(
+                q.q,
+                hd,
+                &tile,
+                to - from,
+                from,
+                h.scale,
+                &mut scores[row(i)],
+                h.len,
+            );
         }
     }
     for (i, q) in queries.iter().enumerate() {
-        let len = q.head.len;
-        let scores = &mut scores[row(i)];
-        scores_avx2(q.q, &q.head, common, len, scores, len);
-        softmax(scores, 1.0);
+        let (h, scores) = (&q.head, &mut scores[row(i)]);
+        for (from, to) in tiles(common, h.len) {
+            widen_avx2(h, from, to, true, &mut tile);
+            scores_tile(q.q, hd, &tile, to - from, from, h.scale, scores, h.len);
+        }
+        for row in scores.chunks_exact_mut(h.len) {
+            softmax(row, 1.0);
+        }
     }
     for q in queries.iter_mut() {
         q.out.fill(0.0);
     }
-    for &(from, to) in &tiles {
+    // Every head's outputs of the tile's rows, weighed by its probabilities.
+    let weigh =
+        |probs: &[f32], len: usize, from: usize, to: usize, tile: &[f32], out: &mut [f32]| {
+            for (probs, out) in probs.chunks_exact(len).zip(out.chunks_exact_mut(hd)) {
+                values_tile(&probs[from..to], tile, hd, out);
+            }
+        };
+    for (from, to) in tiles(0, common) {
+        widen_avx2(&queries[0].head, from, to, false, &mut tile);
         for (i, q) in queries.iter_mut().enumerate() {
-            values_avx2(&scores[row(i)], &q.head, from, to, q.out);
+            weigh(&scores[row(i)], q.head.len, from, to, &tile, q.out);
         }
     }
     for (i, q) in queries.iter_mut().enumerate() {
-        values_avx2(&scores[row(i)], &q.head, common, q.head.len, q.out);
+        let h = q.head;
+        for (from, to) in tiles(common, h.len) {
+            widen_avx2(&h, from, to, false, &mut tile);
+            weigh(&scores[row(i)], h.len, from, to, &tile, q.out);
+        }
     }
 }
 
@@ -531,11 +560,13 @@ mod tests {
                 ]
             })
             .collect();
+        // Two new tokens per sequence, each with a KV head's group of three
+        // query heads; the second attends one position fewer (an earlier
+        // token of the same step).
+        let group = 3;
         let qs: Vec<Vec<f32>> = (0..spans.len() * 2)
-            .map(|_| (0..hd).map(|_| next() * 2.0).collect())
+            .map(|_| (0..group * hd).map(|_| next() * 2.0).collect())
             .collect();
-        // Two query heads per sequence; the second attends one position
-        // fewer (an earlier token of the same step).
         let head = |i: usize| HeadCache {
             spans: &spans[i / 2],
             len: shared_len + own[i / 2].2 - (i % 2).min(own[i / 2].2),
@@ -546,13 +577,13 @@ mod tests {
         };
         let alone: Vec<Vec<f32>> = (0..qs.len())
             .map(|i| {
-                let mut out = vec![0f32; hd];
+                let mut out = vec![0f32; group * hd];
                 attend_group(&qs[i], head(i), &mut Vec::new(), &mut out);
                 out
             })
             .collect();
         for common in [0, 64, shared_len - 1] {
-            let mut outs = vec![vec![f32::NAN; hd]; qs.len()];
+            let mut outs = vec![vec![f32::NAN; group * hd]; qs.len()];
             let mut queries: Vec<Query<'_>> = outs
                 .iter_mut()
                 .enumerate()

@@ -31,7 +31,7 @@ pub(crate) const PREFILL_CHUNK: usize = 512;
 const MATMUL_ATTENTION_FROM: usize = 8;
 
 /// Attention work (query rows × attended positions, all sequences) from
-/// which decoding sequences' query heads are shared among the pool's threads:
+/// which decode attention is shared among the pool's threads:
 /// below it, handing work over costs more than it saves.
 const PARALLEL_ATTENTION_FROM: usize = 512;
 
@@ -457,25 +457,25 @@ impl Llama {
         }
         let kv = self.kv_row();
         let kv_spans: Vec<Vec<Span<'_>>> = caches.iter().map(|c| c.spans(li, kv)).collect();
-        let (hd, group) = (self.cfg.head_dim, self.cfg.n_head / self.cfg.n_kv_head);
-        // One group's query head `head`: each member's new tokens in turn.
-        let item = |&(g, head): &(usize, usize)| -> Vec<f32> {
-            let (_, common, members) = &groups[g];
+        let (hd, width) = (self.cfg.head_dim, self.group_width());
+        // One group's KV head `kvh` for members `from..to`: each member's
+        // new tokens in turn, all the query heads of that KV head at once.
+        let item = |&(g, kvh, from, to): &(usize, usize, usize, usize)| -> Vec<f32> {
+            let members = &groups[g].2[from..to];
             let tokens: usize = members.iter().map(|&i| news[i].1).sum();
-            let mut outs = vec![0f32; tokens * hd];
-            let mut free = outs.chunks_exact_mut(hd);
+            let mut outs = vec![0f32; tokens * width];
+            let mut free = outs.chunks_exact_mut(width);
             let mut batch = Vec::with_capacity(tokens);
             for &i in members {
                 let qs = queries(i);
                 for t in 0..qs.n {
-                    let q = &qs.rows[t * qkv_w + head * hd..t * qkv_w + (head + 1) * hd];
                     batch.push(Query {
-                        q,
+                        q: &qs.rows[t * qkv_w + kvh * width..][..width],
                         head: HeadCache {
                             spans: &kv_spans[i],
                             len: qs.start + t + 1,
                             stride: kv,
-                            offset: head / group * hd,
+                            offset: kvh * hd,
                             hd,
                             scale: 1.0 / (hd as f32).sqrt(),
                         },
@@ -483,11 +483,23 @@ impl Llama {
                     });
                 }
             }
-            attend_shared(&mut batch, *common);
+            attend_shared(&mut batch, groups[g].1);
             outs
         };
-        let items: Vec<(usize, usize)> = (0..groups.len())
-            .flat_map(|g| (0..self.cfg.n_head).map(move |head| (g, head)))
+        // Members are split so that every thread gets items: a split costs
+        // one more read of the shared positions, an idle thread far more.
+        let kv_heads = self.cfg.n_kv_head;
+        let splits = (2 * self.threads).div_ceil(groups.len() * kv_heads).max(1);
+        let items: Vec<(usize, usize, usize, usize)> = groups
+            .iter()
+            .enumerate()
+            .flat_map(|(g, (_, _, members))| {
+                let n = members.len();
+                let parts = splits.min(n);
+                (0..kv_heads).flat_map(move |kvh| {
+                    (0..parts).map(move |p| (g, kvh, p * n / parts, (p + 1) * n / parts))
+                })
+            })
             .collect();
         let work: usize = decode_rows.iter().map(|&(i, _)| cost(&news[i])).sum();
         let parts: Vec<Vec<f32>> = if self.threads < 2 || work < PARALLEL_ATTENTION_FROM {
@@ -499,13 +511,13 @@ impl Llama {
         for (i, rows) in decode_rows {
             rows_of[i] = Some(rows);
         }
-        for (&(g, head), part) in items.iter().zip(&parts) {
-            let mut part = part.chunks_exact(hd);
-            for &i in &groups[g].2 {
+        for (&(g, kvh, from, to), part) in items.iter().zip(&parts) {
+            let mut part = part.chunks_exact(width);
+            for &i in &groups[g].2[from..to] {
                 let rows = rows_of[i].as_mut().expect("a decoding segment's rows");
                 for row in rows.chunks_exact_mut(h) {
                     let from = part.next().expect("one result per new token");
-                    row[head * hd..(head + 1) * hd].copy_from_slice(from);
+                    row[kvh * width..(kvh + 1) * width].copy_from_slice(from);
                 }
             }
         }

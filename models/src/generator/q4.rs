@@ -144,6 +144,7 @@ impl Q4Matrix {
             // `kb` whole blocks (the layout of both operands).
             match isa {
                 Isa::Vnni => return unsafe { avx::dot_vnni(w, xs) },
+                Isa::Vnni512 => return unsafe { avx::dot_vnni512(w, xs) },
                 Isa::Avx2 => return unsafe { avx::dot_avx2(w, xs) },
                 Isa::Portable => {}
             }
@@ -182,7 +183,7 @@ struct Group<'a> {
 
 #[cfg(target_arch = "x86_64")]
 mod avx {
-    use super::super::simd::{Avx2, ByteDot, Vnni};
+    use super::super::simd::{Avx2, ByteDot, Vnni, Vnni512};
     use super::{Group, Row, CHUNK_STRIDE, GROUP, GROUP_BLOCK_BYTES, QK};
     use std::arch::x86_64::*;
 
@@ -204,6 +205,17 @@ mod avx {
         xs: [Row<'_>; R],
     ) -> [[f32; GROUP]; R] {
         dot::<Vnni, R>(w, xs)
+    }
+
+    /// # Safety
+    /// AVX2, FMA, AVX-512 VNNI and AVX-512VL; every slice holds `x.d.len()`
+    /// blocks of each `x`.
+    #[target_feature(enable = "avx2,fma,avx512vnni,avx512vl")]
+    pub(super) unsafe fn dot_vnni512<const R: usize>(
+        w: Group<'_>,
+        xs: [Row<'_>; R],
+    ) -> [[f32; GROUP]; R] {
+        dot::<Vnni512, R>(w, xs)
     }
 
     /// Eight rows against each `x`: per block, each row's products summed in

@@ -209,6 +209,7 @@ impl Q8Matrix {
             // `kb` whole blocks (the layout of both operands).
             match isa {
                 Isa::Vnni => return unsafe { avx::dot_vnni(wq, wd, x) },
+                Isa::Vnni512 => return unsafe { avx::dot_vnni512(wq, wd, x) },
                 Isa::Avx2 => return unsafe { avx::dot_avx2(wq, wd, x) },
                 Isa::Portable => {}
             }
@@ -232,7 +233,7 @@ impl Q8Matrix {
 
 #[cfg(target_arch = "x86_64")]
 mod avx {
-    use super::super::simd::{Avx2, ByteDot, Vnni};
+    use super::super::simd::{Avx2, ByteDot, Vnni, Vnni512};
     use super::{Row, CHUNK_STRIDE, GROUP, GROUP_BLOCK_BYTES, QK};
     use std::arch::x86_64::*;
 
@@ -248,6 +249,14 @@ mod avx {
     #[target_feature(enable = "avx2,fma,avxvnni")]
     pub(super) unsafe fn dot_vnni(wq: &[i8], wd: &[f32], x: Row<'_>) -> [f32; GROUP] {
         dot::<Vnni>(wq, wd, x)
+    }
+
+    /// # Safety
+    /// AVX2, FMA, AVX-512 VNNI and AVX-512VL; every slice holds
+    /// `x.d.len()` blocks.
+    #[target_feature(enable = "avx2,fma,avx512vnni,avx512vl")]
+    pub(super) unsafe fn dot_vnni512(wq: &[i8], wd: &[f32], x: Row<'_>) -> [f32; GROUP] {
+        dot::<Vnni512>(wq, wd, x)
     }
 
     /// [`super::quantize_block_portable`] eight lanes at a time, to the same bytes:

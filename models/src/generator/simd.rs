@@ -1,12 +1,13 @@
 //! x86-64 building blocks the block kernels share.
 //!
-//! The 8-bit products come in two instruction sets that give the same
+//! The 8-bit products come in instruction sets that give the same
 //! integers: AVX2 (`maddubs` to 16-bit pairs, then `madd` to 32 bits; a
 //! pair never saturates, since one side stays within ±127 and the other
-//! within 0..=127) and AVX-VNNI (`dpbusd`, one instruction). A block's
-//! products are summed in integers, exactly, and the float work around them
-//! is shared code, so a kernel gives the same bits on either, and VNNI is
-//! only faster.
+//! within 0..=127) and VNNI's `dpbusd`, one instruction, in its AVX-VNNI
+//! form or its AVX-512 VNNI form on 256-bit registers (CPUs with AVX-512
+//! but not AVX-VNNI, such as AMD Zen 4). A block's products are summed in
+//! integers, exactly, and the float work around them is shared code, so a
+//! kernel gives the same bits on any of them, and VNNI is only faster.
 
 use std::arch::x86_64::*;
 
@@ -24,6 +25,9 @@ pub(super) struct Avx2;
 /// AVX-VNNI's `dpbusd`.
 pub(super) struct Vnni;
 
+/// AVX-512 VNNI's `dpbusd` on 256-bit registers (AVX-512VL).
+pub(super) struct Vnni512;
+
 impl ByteDot for Avx2 {
     #[inline(always)]
     unsafe fn dot_add(acc: __m256i, u: __m256i, s: __m256i) -> __m256i {
@@ -36,6 +40,13 @@ impl ByteDot for Vnni {
     #[inline(always)]
     unsafe fn dot_add(acc: __m256i, u: __m256i, s: __m256i) -> __m256i {
         _mm256_dpbusd_avx_epi32(acc, u, s)
+    }
+}
+
+impl ByteDot for Vnni512 {
+    #[inline(always)]
+    unsafe fn dot_add(acc: __m256i, u: __m256i, s: __m256i) -> __m256i {
+        _mm256_dpbusd_epi32(acc, u, s)
     }
 }
 

@@ -29,8 +29,8 @@ const PARALLEL_FROM_MACS: usize = 1 << 18;
 /// Activation rows a weight group meets before the next group is read.
 const ROW_TILE: usize = 32;
 
-/// Which instruction set the block kernels run: AVX-VNNI or AVX2 (the same
-/// integers, so the same bits), or the portable code. Detected once per
+/// Which instruction set the block kernels run: AVX-VNNI, AVX-512 VNNI or
+/// AVX2 (the same integers, so the same bits), or the portable code. Detected once per
 /// band of a product, not per dot product.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Isa {
@@ -39,6 +39,8 @@ pub(crate) enum Isa {
     Avx2,
     #[cfg(target_arch = "x86_64")]
     Vnni,
+    #[cfg(target_arch = "x86_64")]
+    Vnni512,
 }
 
 impl Isa {
@@ -47,6 +49,9 @@ impl Isa {
         if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
             return if is_x86_feature_detected!("avxvnni") {
                 Isa::Vnni
+            } else if is_x86_feature_detected!("avx512vnni") && is_x86_feature_detected!("avx512vl")
+            {
+                Isa::Vnni512
             } else {
                 Isa::Avx2
             };
@@ -61,6 +66,7 @@ impl Isa {
         #[cfg(target_arch = "x86_64")]
         match Isa::detect() {
             Isa::Vnni => all.extend([Isa::Avx2, Isa::Vnni]),
+            Isa::Vnni512 => all.extend([Isa::Avx2, Isa::Vnni512]),
             Isa::Avx2 => all.push(Isa::Avx2),
             Isa::Portable => {}
         }
