@@ -125,7 +125,7 @@ fn attend_group_body(q: &[f32], head: HeadCache<'_>, scores: &mut Vec<f32>, out:
 /// f32).
 ///
 /// # Safety
-/// AVX and F16C; `hd` a multiple of 8; `to <= head.len`.
+/// AVX2 and F16C; `hd` a multiple of 8; `to <= head.len`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,f16c")]
 unsafe fn widen_avx2(head: &HeadCache<'_>, from: usize, to: usize, key: bool, tile: &mut [f32]) {
