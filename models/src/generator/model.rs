@@ -456,7 +456,12 @@ impl Llama {
             }
         }
         let kv = self.kv_row();
-        let kv_spans: Vec<Vec<Span<'_>>> = caches.iter().map(|c| c.spans(li, kv)).collect();
+        // Span lists of the decoding segments only (prompt chunks read
+        // their caches in `attend_segment`).
+        let mut kv_spans: Vec<Vec<Span<'_>>> = vec![Vec::new(); caches.len()];
+        for &(i, _) in &decode_rows {
+            kv_spans[i] = caches[i].spans(li, kv);
+        }
         let (hd, width) = (self.cfg.head_dim, self.group_width());
         // One group's KV head `kvh` for members `from..to`: each member's
         // new tokens in turn, all the query heads of that KV head at once.
