@@ -219,15 +219,18 @@ mod avx {
     }
 
     /// Eight rows against each `x`: per block, each row's products summed in
-    /// its lane in integers (low and high nibbles in two sums), then
-    /// scaled into one accumulator; the minima's term `Σ m · sx` in another.
-    /// The weights are loaded and unpacked once for all `R` activation rows.
+    /// its lane in integers (low and high nibbles in two sums, so two short
+    /// chains of `dpbusd` rather than one long one), then scaled into one
+    /// accumulator; the minima's term `Σ m · sx` in a second pass over the
+    /// blocks, its own chain in the same order, which leaves the main loop
+    /// registers for four activation rows. The weights are loaded and
+    /// unpacked once for all `R` activation rows.
     #[inline(always)]
     unsafe fn dot<D: ByteDot, const R: usize>(w: Group<'_>, xs: [Row<'_>; R]) -> [[f32; GROUP]; R] {
         let low = _mm256_set1_epi8(0x0F);
+        let blocks = w.d.len() / GROUP;
         let mut scaled = [_mm256_setzero_ps(); R];
-        let mut minima = [_mm256_setzero_ps(); R];
-        for b in 0..w.d.len() / GROUP {
+        for b in 0..blocks {
             let base = w.qs.as_ptr().add(b * GROUP_BLOCK_BYTES);
             let mut lo_sum = [_mm256_setzero_si256(); R];
             let mut hi_sum = [_mm256_setzero_si256(); R];
@@ -245,11 +248,16 @@ mod avx {
                 }
             }
             let d = _mm256_loadu_ps(w.d.as_ptr().add(b * GROUP));
-            let m = _mm256_loadu_ps(w.m.as_ptr().add(b * GROUP));
             for r in 0..R {
                 let sum = _mm256_cvtepi32_ps(_mm256_add_epi32(lo_sum[r], hi_sum[r]));
                 let scale = _mm256_mul_ps(d, _mm256_set1_ps(*xs[r].d.get_unchecked(b)));
                 scaled[r] = _mm256_fmadd_ps(sum, scale, scaled[r]);
+            }
+        }
+        let mut minima = [_mm256_setzero_ps(); R];
+        for b in 0..blocks {
+            let m = _mm256_loadu_ps(w.m.as_ptr().add(b * GROUP));
+            for r in 0..R {
                 minima[r] =
                     _mm256_fmadd_ps(m, _mm256_set1_ps(*xs[r].s.get_unchecked(b)), minima[r]);
             }
@@ -351,22 +359,29 @@ mod tests {
     }
 
     #[test]
-    fn two_activation_rows_at_once_give_the_bits_each_gives_alone() {
+    fn two_or_four_activation_rows_at_once_give_the_bits_each_gives_alone() {
         use super::super::q8::quantize;
         let (n, k) = (21, 256);
         let w = Q4Matrix::from_tensors(&[q4_1(&spread(n * k, 19), n, k)]).unwrap();
-        let x = quantize(&spread(3 * k, 23), k, true);
+        let x = quantize(&spread(5 * k, 23), k, true);
+        let bits = |v: &[[f32; GROUP]]| -> Vec<[u32; GROUP]> {
+            v.iter().map(|r| r.map(f32::to_bits)).collect()
+        };
         for isa in Isa::all_here() {
             for g in 0..n.div_ceil(GROUP) {
+                let alone: Vec<[f32; GROUP]> = (0..5).map(|j| w.dot8(isa, g, x.row(j))).collect();
                 for j in 0..2 {
                     let pair = w.dots(isa, g, [x.row(j), x.row(j + 1)]);
-                    let alone = [w.dot8(isa, g, x.row(j)), w.dot8(isa, g, x.row(j + 1))];
-                    let bits = |v: [[f32; GROUP]; 2]| v.map(|r| r.map(f32::to_bits));
                     assert_eq!(
-                        bits(pair),
-                        bits(alone),
-                        "{isa:?}, group {g}, rows {j} and {}",
-                        j + 1
+                        bits(&pair),
+                        bits(&alone[j..j + 2]),
+                        "{isa:?}, group {g}, pair at {j}"
+                    );
+                    let quad = w.dots(isa, g, [0, 1, 2, 3].map(|i| x.row(j + i)));
+                    assert_eq!(
+                        bits(&quad),
+                        bits(&alone[j..j + 4]),
+                        "{isa:?}, group {g}, four at {j}"
                     );
                 }
             }

@@ -125,11 +125,9 @@ impl Weights {
         } else {
             1
         };
-        let mut out = vec![0f32; m * n];
         if threads == 1 {
-            let part = self.band(&xq, m, 0, n);
-            scatter(&mut out, n, m, 0, &part);
-            return out;
+            // One band of every weight row: already `m × n`.
+            return self.band(&xq, m, 0, n);
         }
         // Each thread owns a band of weight rows (output columns), whole
         // groups of eight, on the pool of whoever calls (the
@@ -142,16 +140,22 @@ impl Weights {
                 (lo, self.band(&xq, m, lo, hi))
             })
             .collect();
-        for (lo, part) in parts {
-            scatter(&mut out, n, m, lo, &part);
+        // The bands in order of their rows (`collect` keeps it), joined
+        // row by row.
+        let mut out = Vec::with_capacity(m * n);
+        for i in 0..m {
+            for (lo, part) in &parts {
+                let w = (lo + band).min(n) - lo;
+                out.extend_from_slice(&part[i * w..(i + 1) * w]);
+            }
         }
         out
     }
 
     /// Weight rows `lo..hi` (`lo` a multiple of [`GROUP`]) against all `m`
-    /// activation rows → `m × (hi-lo)`: eight weight rows against two
-    /// activation rows at a time (the last one alone), the group's blocks
-    /// kept in cache across a tile of activation rows.
+    /// activation rows → `m × (hi-lo)`: eight weight rows against four
+    /// activation rows at a time (the last few in a pair and alone), the
+    /// group's blocks kept in cache across a tile of activation rows.
     fn band(&self, xq: &Activations, m: usize, lo: usize, hi: usize) -> Vec<f32> {
         let (w, isa) = (hi - lo, Isa::detect());
         let mut part = vec![0f32; m * w];
@@ -161,9 +165,22 @@ impl Weights {
                 let (r0, rows) = (g * GROUP, (hi - g * GROUP).min(GROUP));
                 let mut put = |i: usize, dots: &[f32; GROUP]| {
                     let at = i * w + r0 - lo;
-                    part[at..at + rows].copy_from_slice(&dots[..rows]);
+                    // A whole group's copy has a constant length, so it is
+                    // two vector moves rather than a call to `memcpy`.
+                    if rows == GROUP {
+                        part[at..at + GROUP].copy_from_slice(dots);
+                    } else {
+                        part[at..at + rows].copy_from_slice(&dots[..rows]);
+                    }
                 };
                 let mut i = tile;
+                while i + 3 < end {
+                    let rows = [i, i + 1, i + 2, i + 3].map(|j| xq.row(j));
+                    for (j, dots) in self.dots(isa, g, rows).iter().enumerate() {
+                        put(i + j, dots);
+                    }
+                    i += 4;
+                }
                 while i + 1 < end {
                     let [a, b] = self.dots(isa, g, [xq.row(i), xq.row(i + 1)]);
                     put(i, &a);
@@ -186,13 +203,6 @@ impl Weights {
             Weights::Q8(wm) => xs.map(|x| wm.dot8(isa, g, x)),
             Weights::Q4(wm) => wm.dots(isa, g, xs),
         }
-    }
-}
-
-fn scatter(out: &mut [f32], n: usize, m: usize, lo: usize, part: &[f32]) {
-    let w = part.len() / m.max(1);
-    for i in 0..m {
-        out[i * n + lo..i * n + lo + w].copy_from_slice(&part[i * w..(i + 1) * w]);
     }
 }
 
