@@ -118,15 +118,46 @@ fn md_u32(file: &Gguf, path: &Path, key: &str) -> Result<usize, ModelError> {
         .ok_or_else(|| ModelError::format(path, format!("{key} is not a 32-bit count")))
 }
 
+/// Rows from which the row-wise steps between products (norms, the gated
+/// activation) are shared among the pool's threads: run on the calling
+/// thread alone, they left the other core waiting through every prompt
+/// chunk. Each row is computed by the same code either way, so the same
+/// bits.
+const PARALLEL_ROWS_FROM: usize = 16;
+
+/// Rows one pool item takes at least.
+const ROWS_PER_ITEM: usize = 8;
+
+/// `f` on each pair of rows (`x` rows of `xw` values, `out` rows of `ow`),
+/// on the pool's threads when there are many.
+fn rowwise(
+    x: &[f32],
+    xw: usize,
+    out: &mut [f32],
+    ow: usize,
+    f: impl Fn(&[f32], &mut [f32]) + Sync,
+) {
+    if x.len() >= PARALLEL_ROWS_FROM * xw {
+        x.par_chunks_exact(xw)
+            .zip(out.par_chunks_exact_mut(ow))
+            .with_min_len(ROWS_PER_ITEM)
+            .for_each(|(x, o)| f(x, o));
+    } else {
+        for (x, o) in x.chunks_exact(xw).zip(out.chunks_exact_mut(ow)) {
+            f(x, o);
+        }
+    }
+}
+
 fn rms_norm(x: &[f32], w: &[f32], eps: f32, out: &mut [f32]) {
     let dim = w.len();
-    for (row, o) in x.chunks_exact(dim).zip(out.chunks_exact_mut(dim)) {
+    rowwise(x, dim, out, dim, |row, o| {
         let ms = row.iter().map(|v| v * v).sum::<f32>() / dim as f32;
         let scale = 1.0 / (ms + eps).sqrt();
         for ((o, v), w) in o.iter_mut().zip(row).zip(w) {
             *o = v * scale * w;
         }
-    }
+    });
 }
 
 impl Llama {
@@ -349,11 +380,13 @@ impl Llama {
             }
             rms_norm(&x, &layer.ffn_norm, c.eps, &mut normed);
             let gu = self.matmul(&layer.wgu, &normed, total);
-            let mut act = Vec::with_capacity(total * c.ffn);
-            for row in gu.chunks_exact(2 * c.ffn) {
+            let mut act = vec![0f32; total * c.ffn];
+            rowwise(&gu, 2 * c.ffn, &mut act, c.ffn, |row, act| {
                 let (g, u) = row.split_at(c.ffn);
-                act.extend(g.iter().zip(u).map(|(g, u)| g / (1.0 + (-g).exp()) * u));
-            }
+                for ((a, g), u) in act.iter_mut().zip(g).zip(u) {
+                    *a = g / (1.0 + (-g).exp()) * u;
+                }
+            });
             let d = self.matmul(&layer.wdown, &act, total);
             for (a, b) in x.iter_mut().zip(&d) {
                 *a += b;

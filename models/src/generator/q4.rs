@@ -314,32 +314,38 @@ mod tests {
 
     #[test]
     fn products_match_the_dequantised_weights_and_never_depend_on_the_batch() {
-        let (n, k, m) = (45, 192, 7);
+        // Long enough rows that a product of 7 activation rows (a decoding
+        // step's size) is split among threads by weight rows, and one of 70
+        // (a prompt chunk's) by activation rows.
+        let (n, k) = (45, 1024);
         let (top, bottom) = (spread(30 * k, 5), spread(15 * k, 9));
         let parts = [q4_1(&top, 30, k), q4_1(&bottom, 15, k)];
         let exact_w: Vec<f32> = parts.iter().flat_map(Tensor::to_f32).collect();
         let w = Weights::from_tensors(&parts).unwrap();
         assert!(matches!(w, Weights::Q4(_)), "Q4_1 parts stay Q4_1");
-        let x = spread(m * k, 11);
-        let one = w.matmul(&x, m, 1);
-        assert_eq!(one, w.matmul(&x, m, 3), "threads agree");
-        for i in 0..m {
-            let alone = w.matmul(&x[i * k..(i + 1) * k], 1, 1);
-            assert_eq!(alone, one[i * n..(i + 1) * n], "row {i} alone");
-        }
-        for i in 0..m {
-            for r in 0..n {
-                let exact: f32 = (0..k).map(|j| x[i * k + j] * exact_w[r * k + j]).sum();
-                let scale: f32 = (0..k)
-                    .map(|j| (x[i * k + j] * exact_w[r * k + j]).abs())
-                    .sum();
-                // Only the activations are rounded (to 8 bits, within 1/254
-                // of each block's largest value).
-                assert!(
-                    (one[i * n + r] - exact).abs() <= 0.02 * scale.max(1.0),
-                    "{i},{r}: {} vs {exact}",
-                    one[i * n + r]
-                );
+        for m in [7, 70] {
+            let x = spread(m * k, 11);
+            let one = w.matmul(&x, m, 1);
+            assert_eq!(one, w.matmul(&x, m, 2), "two threads, {m} rows");
+            assert_eq!(one, w.matmul(&x, m, 3), "three threads, {m} rows");
+            for i in 0..m {
+                let alone = w.matmul(&x[i * k..(i + 1) * k], 1, 1);
+                assert_eq!(alone, one[i * n..(i + 1) * n], "row {i} of {m} alone");
+            }
+            for i in 0..m {
+                for r in 0..n {
+                    let exact: f32 = (0..k).map(|j| x[i * k + j] * exact_w[r * k + j]).sum();
+                    let scale: f32 = (0..k)
+                        .map(|j| (x[i * k + j] * exact_w[r * k + j]).abs())
+                        .sum();
+                    // Only the activations are rounded (to 8 bits, within
+                    // 1/254 of each block's largest value).
+                    assert!(
+                        (one[i * n + r] - exact).abs() <= 0.02 * scale.max(1.0),
+                        "{i},{r}: {} vs {exact}",
+                        one[i * n + r]
+                    );
+                }
             }
         }
     }

@@ -19,6 +19,7 @@ use super::q4::Q4Matrix;
 use super::q8::{quantize, Activations, Q8Matrix, Row, GROUP};
 use crate::error::ModelError;
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// Multiply-adds (activation rows × weight rows × row length) from which a
 /// product is split across threads. The pool's threads are already running,
@@ -28,6 +29,13 @@ const PARALLEL_FROM_MACS: usize = 1 << 18;
 
 /// Activation rows a weight group meets before the next group is read.
 const ROW_TILE: usize = 32;
+
+/// Activation rows from which a product's threads split the activation
+/// rows rather than the weight rows: a prompt chunk's output is written in
+/// place, where joining bands of columns would copy all of it on one
+/// thread; each thread then reads all the weights, which a decoding step
+/// (bound by reading them) cannot afford.
+const SPLIT_ACTIVATIONS_FROM: usize = 64;
 
 /// Which instruction set the block kernels run: AVX-VNNI, AVX-512 VNNI or
 /// AVX2 (the same integers, so the same bits), or the portable code. Detected once per
@@ -116,7 +124,8 @@ impl Weights {
 
     /// `x (m × k) · selfᵀ` → `m × rows`, with up to `threads` threads. Each
     /// output is computed by the same code whatever `m`, `threads` or the
-    /// band it falls in, so a row's result never depends on its batch.
+    /// part of the work it falls in, so a row's result never depends on its
+    /// batch.
     pub(crate) fn matmul(&self, x: &[f32], m: usize, threads: usize) -> Vec<f32> {
         let n = self.rows();
         let xq = quantize(x, self.k(), matches!(self, Weights::Q4(_)));
@@ -125,58 +134,73 @@ impl Weights {
         } else {
             1
         };
+        let mut out = vec![0f32; m * n];
         if threads == 1 {
-            // One band of every weight row: already `m × n`.
-            return self.band(&xq, m, 0, n);
+            self.band(&xq, 0..m, 0, n, &mut out);
+            return out;
         }
-        // Each thread owns a band of weight rows (output columns), whole
-        // groups of eight, on the pool of whoever calls (the
-        // generator's own, or rayon's global).
+        if m >= SPLIT_ACTIVATIONS_FROM {
+            // A prompt chunk: each thread takes whole rows of the output,
+            // every weight row against its share of the activation rows, and
+            // writes them in place.
+            let share = m.div_ceil(threads).next_multiple_of(4);
+            out.par_chunks_mut(share * n)
+                .enumerate()
+                .for_each(|(t, rows)| {
+                    let first = t * share;
+                    self.band(&xq, first..first + rows.len() / n, 0, n, rows);
+                });
+            return out;
+        }
+        // A decoding step, a few activation rows: each thread owns a band of
+        // weight rows (output columns), whole groups of eight, so the
+        // weights are read once in all; the bands are joined row by row.
         let band = n.div_ceil(threads).next_multiple_of(GROUP);
         let parts: Vec<(usize, Vec<f32>)> = (0..n.div_ceil(band))
             .into_par_iter()
             .map(|t| {
                 let (lo, hi) = (t * band, ((t + 1) * band).min(n));
-                (lo, self.band(&xq, m, lo, hi))
+                let mut part = vec![0f32; m * (hi - lo)];
+                self.band(&xq, 0..m, lo, hi, &mut part);
+                (lo, part)
             })
             .collect();
-        // The bands in order of their rows (`collect` keeps it), joined
-        // row by row.
-        let mut out = Vec::with_capacity(m * n);
-        for i in 0..m {
-            for (lo, part) in &parts {
-                let w = (lo + band).min(n) - lo;
-                out.extend_from_slice(&part[i * w..(i + 1) * w]);
+        for (lo, part) in &parts {
+            let w = part.len() / m;
+            for (o, p) in out.chunks_exact_mut(n).zip(part.chunks_exact(w)) {
+                o[*lo..lo + w].copy_from_slice(p);
             }
         }
         out
     }
 
-    /// Weight rows `lo..hi` (`lo` a multiple of [`GROUP`]) against all `m`
-    /// activation rows → `m × (hi-lo)`: eight weight rows against four
-    /// activation rows at a time (the last few in a pair and alone), the
-    /// group's blocks kept in cache across a tile of activation rows.
-    fn band(&self, xq: &Activations, m: usize, lo: usize, hi: usize) -> Vec<f32> {
+    /// Weight rows `lo..hi` (`lo` a multiple of [`GROUP`]) against the
+    /// activation rows `rows` → `part`, `rows.len() × (hi-lo)`: eight weight
+    /// rows against four activation rows at a time (the last few in a pair
+    /// and alone), the group's blocks kept in cache across a tile of
+    /// activation rows.
+    fn band(&self, xq: &Activations, rows: Range<usize>, lo: usize, hi: usize, part: &mut [f32]) {
         let (w, isa) = (hi - lo, Isa::detect());
-        let mut part = vec![0f32; m * w];
-        for tile in (0..m).step_by(ROW_TILE) {
-            let end = (tile + ROW_TILE).min(m);
+        debug_assert_eq!(part.len(), rows.len() * w);
+        let first = rows.start;
+        for tile in rows.clone().step_by(ROW_TILE) {
+            let end = (tile + ROW_TILE).min(rows.end);
             for g in lo / GROUP..hi.div_ceil(GROUP) {
-                let (r0, rows) = (g * GROUP, (hi - g * GROUP).min(GROUP));
+                let (r0, lanes) = (g * GROUP, (hi - g * GROUP).min(GROUP));
                 let mut put = |i: usize, dots: &[f32; GROUP]| {
-                    let at = i * w + r0 - lo;
+                    let at = (i - first) * w + r0 - lo;
                     // A whole group's copy has a constant length, so it is
                     // two vector moves rather than a call to `memcpy`.
-                    if rows == GROUP {
+                    if lanes == GROUP {
                         part[at..at + GROUP].copy_from_slice(dots);
                     } else {
-                        part[at..at + rows].copy_from_slice(&dots[..rows]);
+                        part[at..at + lanes].copy_from_slice(&dots[..lanes]);
                     }
                 };
                 let mut i = tile;
                 while i + 3 < end {
-                    let rows = [i, i + 1, i + 2, i + 3].map(|j| xq.row(j));
-                    for (j, dots) in self.dots(isa, g, rows).iter().enumerate() {
+                    let quad = [i, i + 1, i + 2, i + 3].map(|j| xq.row(j));
+                    for (j, dots) in self.dots(isa, g, quad).iter().enumerate() {
                         put(i + j, dots);
                     }
                     i += 4;
@@ -193,7 +217,6 @@ impl Weights {
                 }
             }
         }
-        part
     }
 
     /// Group `g`'s products with each of `xs`; the same bits whether an
