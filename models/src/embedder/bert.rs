@@ -86,17 +86,33 @@ impl Linear {
     }
 }
 
+/// Values from which a lone batch's element-wise steps (the layer norms,
+/// GELU) are shared among the threads: on the calling thread alone they
+/// left the other core waiting between the products. Each value is
+/// computed by the same code either way, so the same bits.
+const PARALLEL_VALUES_FROM: usize = 16 * 384;
+
+/// `f` on each row of `x` (`width` values), on the pool's threads when
+/// `threads` allows and there are many.
+fn rowwise(x: &mut [f32], width: usize, threads: usize, f: impl Fn(&mut [f32]) + Sync + Send) {
+    if threads > 1 && x.len() >= PARALLEL_VALUES_FROM {
+        x.par_chunks_exact_mut(width).with_min_len(8).for_each(f);
+    } else {
+        x.chunks_exact_mut(width).for_each(f);
+    }
+}
+
 impl LayerNorm {
-    fn apply(&self, x: &mut [f32], eps: f32) {
+    fn apply(&self, x: &mut [f32], eps: f32, threads: usize) {
         let d = self.w.len();
-        for row in x.chunks_exact_mut(d) {
+        rowwise(x, d, threads, |row| {
             let mean = row.iter().sum::<f32>() / d as f32;
             let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / d as f32;
             let inv = 1.0 / (var + eps).sqrt();
             for ((v, w), b) in row.iter_mut().zip(&self.w).zip(&self.b) {
                 *v = (*v - mean) * inv * w + b;
             }
-        }
+        });
     }
 }
 
@@ -114,10 +130,12 @@ fn erf(x: f32) -> f32 {
     s * y
 }
 
-fn gelu(x: &mut [f32]) {
-    for v in x.iter_mut() {
-        *v = 0.5 * *v * (1.0 + erf(*v * std::f32::consts::FRAC_1_SQRT_2));
-    }
+fn gelu(x: &mut [f32], width: usize, threads: usize) {
+    rowwise(x, width, threads, |row| {
+        for v in row {
+            *v = 0.5 * *v * (1.0 + erf(*v * std::f32::consts::FRAC_1_SQRT_2));
+        }
+    });
 }
 
 impl Bert {
@@ -262,7 +280,7 @@ impl Bert {
                 x.extend(w.iter().zip(ps).zip(ty).map(|((a, b), c)| a + b + c));
             }
         }
-        self.ln_emb.apply(&mut x, eps);
+        self.ln_emb.apply(&mut x, eps, threads);
         for layer in &self.layers {
             let qkv = layer.qkv.forward(&x, total, threads);
             let ctx = self.attention(&qkv, texts, parallel);
@@ -270,14 +288,14 @@ impl Bert {
             for (a, r) in a.iter_mut().zip(&x) {
                 *a += r;
             }
-            layer.ln1.apply(&mut a, eps);
+            layer.ln1.apply(&mut a, eps, threads);
             let mut u = layer.up.forward(&a, total, threads);
-            gelu(&mut u);
+            gelu(&mut u, self.cfg.intermediate_size, threads);
             let mut d = layer.down.forward(&u, total, threads);
             for (d, r) in d.iter_mut().zip(&a) {
                 *d += r;
             }
-            layer.ln2.apply(&mut d, eps);
+            layer.ln2.apply(&mut d, eps, threads);
             x = d;
         }
         let mut out = Vec::with_capacity(texts.len());
