@@ -1,6 +1,8 @@
 //! Dense f32 products on `gemm`'s f32 kernels (runtime AVX2/AVX-512
 //! dispatch), threaded with rayon only when large enough to pay for it, and
-//! the row softmax both models' attention applies between them.
+//! the row softmax both models' attention applies between them, and the
+//! rule by which the element-wise steps between products share rows among
+//! threads.
 //!
 //! The kernels are called through `gemm-f32` itself rather than the `gemm`
 //! crate's generic entry point, which links the kernels of four more number
@@ -147,6 +149,28 @@ unsafe fn gemm_rows(
                 false, false, par,
             )
         }
+    }
+}
+
+/// Rows from which row-by-row work between products (norms, activations,
+/// quantisation) is shared among the current pool's threads: left on the
+/// calling thread, it kept the other core waiting through every prompt
+/// chunk. Each row is computed by the same code either way, so the same
+/// bits.
+const PARALLEL_ROWS_FROM: usize = 16;
+
+/// Rows one pool item takes at least once work is shared.
+const ROWS_PER_ITEM: usize = 8;
+
+/// The least number of `items` (`per_row` of them to a row) one pool item
+/// takes, for rayon's `with_min_len`: a few rows' worth when there are
+/// enough rows and `parallel` allows, else all of them, which keeps the
+/// work on the calling thread (no split, no hand-over).
+pub(crate) fn min_share(items: usize, per_row: usize, parallel: bool) -> usize {
+    if parallel && items >= PARALLEL_ROWS_FROM * per_row {
+        ROWS_PER_ITEM * per_row
+    } else {
+        items.max(1)
     }
 }
 

@@ -9,7 +9,7 @@
 
 use crate::error::ModelError;
 use crate::floats::{widen, Float};
-use crate::linalg::{matmul_into, softmax};
+use crate::linalg::{matmul_into, min_share, softmax};
 use rayon::prelude::*;
 use safetensors::{Dtype, SafeTensors};
 use std::path::Path;
@@ -86,20 +86,13 @@ impl Linear {
     }
 }
 
-/// Values from which a lone batch's element-wise steps (the layer norms,
-/// GELU) are shared among the threads: on the calling thread alone they
-/// left the other core waiting between the products. Each value is
-/// computed by the same code either way, so the same bits.
-const PARALLEL_VALUES_FROM: usize = 16 * 384;
-
-/// `f` on each row of `x` (`width` values), on the pool's threads when
-/// `threads` allows and there are many.
+/// `f` on each row of `x` (`width` values), shared among the pool's
+/// threads when `threads` allows and there are many.
 fn rowwise(x: &mut [f32], width: usize, threads: usize, f: impl Fn(&mut [f32]) + Sync + Send) {
-    if threads > 1 && x.len() >= PARALLEL_VALUES_FROM {
-        x.par_chunks_exact_mut(width).with_min_len(8).for_each(f);
-    } else {
-        x.chunks_exact_mut(width).for_each(f);
-    }
+    let share = min_share(x.len() / width, 1, threads > 1);
+    x.par_chunks_exact_mut(width)
+        .with_min_len(share)
+        .for_each(f);
 }
 
 impl LayerNorm {

@@ -15,7 +15,7 @@ use super::gguf::{Gguf, Tensor};
 use super::kv::{KvCache, Span};
 use super::weights::Weights;
 use crate::error::ModelError;
-use crate::linalg::{matmul_into, softmax};
+use crate::linalg::{matmul_into, min_share, softmax};
 use half::f16;
 use half::slice::HalfFloatSliceExt;
 use rayon::prelude::*;
@@ -118,35 +118,19 @@ fn md_u32(file: &Gguf, path: &Path, key: &str) -> Result<usize, ModelError> {
         .ok_or_else(|| ModelError::format(path, format!("{key} is not a 32-bit count")))
 }
 
-/// Rows from which the row-wise steps between products (norms, the gated
-/// activation) are shared among the pool's threads: run on the calling
-/// thread alone, they left the other core waiting through every prompt
-/// chunk. Each row is computed by the same code either way, so the same
-/// bits.
-const PARALLEL_ROWS_FROM: usize = 16;
-
-/// Rows one pool item takes at least.
-const ROWS_PER_ITEM: usize = 8;
-
 /// `f` on each pair of rows (`x` rows of `xw` values, `out` rows of `ow`),
-/// on the pool's threads when there are many.
+/// shared among the pool's threads when there are many.
 fn rowwise(
     x: &[f32],
     xw: usize,
     out: &mut [f32],
     ow: usize,
-    f: impl Fn(&[f32], &mut [f32]) + Sync,
+    f: impl Fn(&[f32], &mut [f32]) + Sync + Send,
 ) {
-    if x.len() >= PARALLEL_ROWS_FROM * xw {
-        x.par_chunks_exact(xw)
-            .zip(out.par_chunks_exact_mut(ow))
-            .with_min_len(ROWS_PER_ITEM)
-            .for_each(|(x, o)| f(x, o));
-    } else {
-        for (x, o) in x.chunks_exact(xw).zip(out.chunks_exact_mut(ow)) {
-            f(x, o);
-        }
-    }
+    x.par_chunks_exact(xw)
+        .zip(out.par_chunks_exact_mut(ow))
+        .with_min_len(min_share(x.len() / xw, 1, true))
+        .for_each(|(x, o)| f(x, o));
 }
 
 fn rms_norm(x: &[f32], w: &[f32], eps: f32, out: &mut [f32]) {

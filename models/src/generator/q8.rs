@@ -5,6 +5,7 @@
 use super::gguf::Tensor;
 use super::weights::Isa;
 use crate::error::ModelError;
+use crate::linalg::min_share;
 use rayon::prelude::*;
 
 /// Values per block.
@@ -56,13 +57,6 @@ impl Activations {
     }
 }
 
-/// Values from which [`quantize`] shares its blocks among the pool's
-/// threads: sixteen rows of the narrowest product's input.
-const PARALLEL_BLOCKS_FROM: usize = 16 * 576;
-
-/// Blocks one pool item takes at least.
-const BLOCKS_PER_ITEM: usize = 64;
-
 /// Quantises rows of length `k` to 8-bit blocks, with each block's sum when
 /// `sums` is set.
 pub(crate) fn quantize(x: &[f32], k: usize, sums: bool) -> Activations {
@@ -70,40 +64,22 @@ pub(crate) fn quantize(x: &[f32], k: usize, sums: bool) -> Activations {
     let mut d = vec![0f32; x.len() / QK];
     debug_assert!(k.is_multiple_of(QK));
     let block = quantizer();
-    let sum = |q: &[i8], scale: &f32| q.iter().map(|&q| q as i32).sum::<i32>() as f32 * scale;
     // A prompt chunk's rows are quantised on the pool's threads (each
     // block alone, so the same bytes), a decoding step's on this one.
-    let s = if x.len() >= PARALLEL_BLOCKS_FROM {
-        x.par_chunks_exact(QK)
-            .zip(qs.par_chunks_exact_mut(QK))
-            .zip(d.par_iter_mut())
-            .with_min_len(BLOCKS_PER_ITEM)
-            .for_each(|((src, dst), scale)| *scale = block(src, dst));
-        if sums {
-            qs.par_chunks_exact(QK)
-                .zip(d.par_iter())
-                .with_min_len(BLOCKS_PER_ITEM)
-                .map(|(q, scale)| sum(q, scale))
-                .collect()
-        } else {
-            Vec::new()
-        }
+    let share = min_share(d.len(), k / QK, true);
+    x.par_chunks_exact(QK)
+        .zip(qs.par_chunks_exact_mut(QK))
+        .zip(d.par_iter_mut())
+        .with_min_len(share)
+        .for_each(|((src, dst), scale)| *scale = block(src, dst));
+    let s = if sums {
+        qs.par_chunks_exact(QK)
+            .zip(d.par_iter())
+            .with_min_len(share)
+            .map(|(q, scale)| q.iter().map(|&q| q as i32).sum::<i32>() as f32 * scale)
+            .collect()
     } else {
-        for ((src, dst), scale) in x
-            .chunks_exact(QK)
-            .zip(qs.chunks_exact_mut(QK))
-            .zip(d.iter_mut())
-        {
-            *scale = block(src, dst);
-        }
-        if sums {
-            qs.chunks_exact(QK)
-                .zip(&d)
-                .map(|(q, scale)| sum(q, scale))
-                .collect()
-        } else {
-            Vec::new()
-        }
+        Vec::new()
     };
     Activations { qs, d, s, k }
 }
