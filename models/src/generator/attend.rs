@@ -24,15 +24,12 @@ use half::f16;
 const TILE: usize = 64;
 
 /// The cached keys and values one KV head's query group attends to: the
-/// first `len` positions of `spans`, `stride` floats per position, the
-/// head's `hd` floats at `offset` within a position; scores are scaled by
-/// `scale` before the softmax.
+/// first `len` positions of `spans`, the head's `hd` floats each, side by
+/// side; scores are scaled by `scale` before the softmax.
 #[derive(Clone, Copy)]
 pub(super) struct HeadCache<'a> {
     pub(super) spans: &'a [Span<'a>],
     pub(super) len: usize,
-    pub(super) stride: usize,
-    pub(super) offset: usize,
     pub(super) hd: usize,
     pub(super) scale: f32,
 }
@@ -72,7 +69,7 @@ impl<'a> HeadCache<'a> {
             .next()
             .expect("a position within the cache");
         let layer = if key { s.span.k } else { s.span.v };
-        let at = s.at * self.stride + self.offset;
+        let at = s.at * self.hd;
         &layer[at..at + self.hd]
     }
 }
@@ -82,13 +79,13 @@ impl<'a> HeadCache<'a> {
 /// and V row is read once for the whole group.
 #[inline(always)]
 fn attend_group_body(q: &[f32], head: HeadCache<'_>, scores: &mut Vec<f32>, out: &mut [f32]) {
-    let (len, hd, stride) = (head.len, head.hd, head.stride);
+    let (len, hd) = (head.len, head.hd);
     let group = q.len() / hd;
     scores.clear();
     scores.resize(group * len, 0.0);
     for s in head.stretches(0, len) {
         for i in 0..s.count {
-            let k = &s.span.k[(s.at + i) * stride + head.offset..][..hd];
+            let k = &s.span.k[(s.at + i) * hd..][..hd];
             for g in 0..group {
                 let qh = &q[g * hd..(g + 1) * hd];
                 // Eight partial sums (the compiler still emits scalar code;
@@ -109,7 +106,7 @@ fn attend_group_body(q: &[f32], head: HeadCache<'_>, scores: &mut Vec<f32>, out:
     out.fill(0.0);
     for s in head.stretches(0, len) {
         for i in 0..s.count {
-            let v = &s.span.v[(s.at + i) * stride + head.offset..][..hd];
+            let v = &s.span.v[(s.at + i) * hd..][..hd];
             for g in 0..group {
                 let p = scores[g * len + s.first + i];
                 for (o, v) in out[g * hd..(g + 1) * hd].iter_mut().zip(v) {
@@ -130,21 +127,19 @@ fn attend_group_body(q: &[f32], head: HeadCache<'_>, scores: &mut Vec<f32>, out:
 #[target_feature(enable = "avx2,f16c")]
 unsafe fn widen_avx2(head: &HeadCache<'_>, from: usize, to: usize, key: bool, tile: &mut [f32]) {
     use std::arch::x86_64::*;
-    let (stride, offset, hd) = (head.stride, head.offset, head.hd);
+    let hd = head.hd;
     assert!(to <= head.len && tile.len() >= (to - from) * hd);
     let out = tile.as_mut_ptr();
     let mut at = 0;
     for s in head.stretches(from, to) {
-        let layer = if key { s.span.k } else { s.span.v };
-        assert!(layer.len() >= (s.at + s.count - 1) * stride + offset + hd);
-        let src = layer.as_ptr().add(s.at * stride + offset);
-        for i in 0..s.count {
-            let (row, o) = (src.add(i * stride), out.add((at + i) * hd));
-            let mut d = 0;
-            while d < hd {
-                _mm256_storeu_ps(o.add(d), load_f16(row.add(d)));
-                d += 8;
-            }
+        let rows = if key { s.span.k } else { s.span.v };
+        assert!(rows.len() >= (s.at + s.count) * hd);
+        // The stretch's rows are one dense run: widened as one.
+        let (src, o) = (rows.as_ptr().add(s.at * hd), out.add(at * hd));
+        let mut d = 0;
+        while d < s.count * hd {
+            _mm256_storeu_ps(o.add(d), load_f16(src.add(d)));
+            d += 8;
         }
         at += s.count;
     }
@@ -457,11 +452,9 @@ mod tests {
         x.iter().map(|x| x.to_bits()).collect()
     }
 
-    /// `len` positions of `stride` random f16 for keys, then values.
-    fn positions(len: usize, stride: usize, next: &mut impl FnMut() -> f32) -> Vec<f16> {
-        (0..len * stride)
-            .map(|_| f16::from_f32(next() * 4.0))
-            .collect()
+    /// `len` positions of `hd` random f16.
+    fn positions(len: usize, hd: usize, next: &mut impl FnMut() -> f32) -> Vec<f16> {
+        (0..len * hd).map(|_| f16::from_f32(next() * 4.0)).collect()
     }
 
     #[test]
@@ -471,10 +464,9 @@ mod tests {
         // without a whole 64-value stretch of values), short and long,
         // in one span and cut into three.
         for (hd, len) in [(64, 37), (64, 8), (64, 3), (40, 29)] {
-            let (group, kv_heads) = (3, 3);
-            let stride = kv_heads * hd;
-            let k = positions(len, stride, &mut next);
-            let v = positions(len, stride, &mut next);
+            let group = 3;
+            let k = positions(len, hd, &mut next);
+            let v = positions(len, hd, &mut next);
             let q: Vec<f32> = (0..group * hd).map(|_| next() * 2.0).collect();
             let whole = [Span { k: &k, v: &v, len }];
             let (a, b) = (len / 3, len / 3 + len / 2);
@@ -485,21 +477,19 @@ mod tests {
                     len: a,
                 },
                 Span {
-                    k: &k[a * stride..],
-                    v: &v[a * stride..],
+                    k: &k[a * hd..],
+                    v: &v[a * hd..],
                     len: b - a,
                 },
                 Span {
-                    k: &k[b * stride..],
-                    v: &v[b * stride..],
+                    k: &k[b * hd..],
+                    v: &v[b * hd..],
                     len: len - b,
                 },
             ];
             let head = |spans| HeadCache {
                 spans,
                 len,
-                stride,
-                offset: hd,
                 hd,
                 scale: 1.0 / (hd as f32).sqrt(),
             };
@@ -532,19 +522,19 @@ mod tests {
     #[test]
     fn queries_sharing_a_prefix_get_the_bits_each_gets_alone() {
         let mut next = crate::test_values::uniform(11);
-        let (hd, stride, offset) = (64, 192, 64);
+        let hd = 64;
         // A shared prefix longer than two tiles, then each sequence's own
         // positions: none, a few, many.
         let shared_len = 150;
         let (sk, sv) = (
-            positions(shared_len, stride, &mut next),
-            positions(shared_len, stride, &mut next),
+            positions(shared_len, hd, &mut next),
+            positions(shared_len, hd, &mut next),
         );
         let own: Vec<(Vec<f16>, Vec<f16>, usize)> = [0, 5, 90]
             .into_iter()
             .map(|n| {
-                let k = positions(n, stride, &mut next);
-                (k, positions(n, stride, &mut next), n)
+                let k = positions(n, hd, &mut next);
+                (k, positions(n, hd, &mut next), n)
             })
             .collect();
         let spans: Vec<[Span<'_>; 2]> = own
@@ -570,8 +560,6 @@ mod tests {
         let head = |i: usize| HeadCache {
             spans: &spans[i / 2],
             len: shared_len + own[i / 2].2 - (i % 2).min(own[i / 2].2),
-            stride,
-            offset,
             hd,
             scale: 0.125,
         };

@@ -161,7 +161,7 @@ struct ChooseSeq {
     scores: Vec<f64>,
     /// Next option to feed after the prompt.
     next: usize,
-    /// Floats per position in one layer's K cache, for truncation.
+    /// Floats per position in one stream of the cache, for truncation.
     cache_row: usize,
     done: Option<Result<Ranking, ModelError>>,
 }
@@ -437,7 +437,7 @@ impl Engine {
         prefix_budget: Arc<AtomicUsize>,
         meter: Arc<KvMeter>,
     ) -> Engine {
-        let prefixes = PrefixCache::new(prefix_budget, model.kv_row());
+        let prefixes = PrefixCache::new(prefix_budget, model.cache_row());
         Engine {
             model,
             tok,
@@ -575,12 +575,12 @@ impl Engine {
             };
             if let Some((k, n)) = running {
                 let from = &mut active[k].prompt_mut().cache;
-                let cache = from.share(n, positions, self.model.kv_row());
+                let cache = from.share(n, positions, self.model.cache_row());
                 seq.prompt_mut().resume(cache);
             } else if let Some(cache) = cache {
                 seq.prompt_mut().resume(cache);
             }
-            seq.prompt_mut().reserve(self.model.kv_row());
+            seq.prompt_mut().reserve(self.model.cache_row());
             self.active_positions += positions;
             active.push(seq);
             self.record();
@@ -735,7 +735,7 @@ impl Engine {
                     scores: vec![0.0; n],
                     next: 0,
                     done: None,
-                    cache_row: self.model.kv_row(),
+                    cache_row: self.model.cache_row(),
                 })))
             }
         }

@@ -10,11 +10,17 @@
 //! prefix with a new sequence freezes it in place instead of copying it,
 //! and decode attention reads a part once for every sequence that begins
 //! with it (`attend::attend_shared`).
+//!
+//! Positions are kept per stream, one stream for each layer and KV head
+//! (`[pos][head_dim]`), not per layer with the heads side by side: decode
+//! attention works one KV head at a time, and one head's rows read as one
+//! dense run of memory rather than picked out of every position's three
+//! (docs/performance.md, "One KV head's positions side by side").
 
 use half::f16;
 use std::sync::Arc;
 
-/// Positions frozen for sharing, per layer `[pos][kv_head][head_dim]`.
+/// Positions frozen for sharing, per stream `[pos][head_dim]`.
 struct Frozen {
     k: Vec<Vec<f16>>,
     v: Vec<Vec<f16>>,
@@ -27,8 +33,8 @@ struct Part {
     len: usize,
 }
 
-/// Keys and values of one sequence, per layer `[pos][kv_head][head_dim]`,
-/// in f16 as llama.cpp keeps them: half the bytes of f32, which decoding
+/// Keys and values of one sequence, per stream (layer and KV head)
+/// `[pos][head_dim]`, in f16 as llama.cpp keeps them: half the bytes of f32, which decoding
 /// against thousands of positions reads once per token, and twice the
 /// conversations the memory budget holds. A new position is rounded when
 /// it is written, before anything attends to it, so a position reads the
@@ -43,7 +49,7 @@ pub(crate) struct KvCache {
     pub(super) len: usize,
 }
 
-/// One stretch of a cache's positions in one layer: `len` positions of K
+/// One stretch of a cache's positions in one stream: `len` positions of K
 /// and V rows.
 #[derive(Clone, Copy)]
 pub(super) struct Span<'a> {
@@ -53,12 +59,12 @@ pub(super) struct Span<'a> {
 }
 
 impl KvCache {
-    /// An empty cache over `layers` layers.
-    pub(super) fn new(layers: usize) -> KvCache {
+    /// An empty cache over `streams` streams (layers × KV heads).
+    pub(super) fn new(streams: usize) -> KvCache {
         KvCache {
             parts: Vec::new(),
-            k: vec![Vec::new(); layers],
-            v: vec![Vec::new(); layers],
+            k: vec![Vec::new(); streams],
+            v: vec![Vec::new(); streams],
             len: 0,
         }
     }
@@ -82,24 +88,24 @@ impl KvCache {
             .map(|p| (Arc::as_ptr(&p.frozen) as usize, p.len))
     }
 
-    /// Layer `li`'s stretches of positions, in order, `row` floats each:
+    /// Stream `si`'s stretches of positions, in order, `row` floats each:
     /// the frozen parts, then every own position written.
-    pub(super) fn spans(&self, li: usize, row: usize) -> Vec<Span<'_>> {
+    pub(super) fn spans(&self, si: usize, row: usize) -> Vec<Span<'_>> {
         let mut spans: Vec<Span<'_>> = self
             .parts
             .iter()
             .map(|p| Span {
-                k: &p.frozen.k[li][..p.len * row],
-                v: &p.frozen.v[li][..p.len * row],
+                k: &p.frozen.k[si][..p.len * row],
+                v: &p.frozen.v[si][..p.len * row],
                 len: p.len,
             })
             .collect();
         // What is written, which during a forward pass includes the new
         // tokens' positions before `len` counts them.
         spans.push(Span {
-            k: &self.k[li],
-            v: &self.v[li],
-            len: self.k[li].len() / row,
+            k: &self.k[si],
+            v: &self.v[si],
+            len: self.k[si].len() / row,
         });
         spans
     }
@@ -126,32 +132,32 @@ impl KvCache {
         self.len = len;
     }
 
-    /// A cache of `len` positions over `layers` layers, each position's
+    /// A cache of `len` positions over `streams` streams, each position's
     /// values its index (for tests of code that moves caches around).
     #[cfg(test)]
-    pub(crate) fn filled(layers: usize, len: usize, row: usize) -> KvCache {
-        let layer: Vec<f16> = (0..len * row)
+    pub(crate) fn filled(streams: usize, len: usize, row: usize) -> KvCache {
+        let stream: Vec<f16> = (0..len * row)
             .map(|i| f16::from_f32((i / row) as f32))
             .collect();
         KvCache {
             parts: Vec::new(),
-            k: vec![layer.clone(); layers],
-            v: vec![layer; layers],
+            k: vec![stream.clone(); streams],
+            v: vec![stream; streams],
             len,
         }
     }
 
-    /// Layer `li`'s keys of every position, in order (for tests).
+    /// Stream `si`'s keys of every position, in order (for tests).
     #[cfg(test)]
-    pub(crate) fn keys(&self, li: usize, row: usize) -> Vec<f16> {
-        let spans = self.spans(li, row);
+    pub(crate) fn keys(&self, si: usize, row: usize) -> Vec<f16> {
+        let spans = self.spans(si, row);
         spans
             .iter()
             .flat_map(|s| s.k[..s.len * row].to_vec())
             .collect()
     }
 
-    /// Positions each layer has room for without reallocating.
+    /// Positions each stream has room for without reallocating.
     #[cfg(test)]
     pub(crate) fn room(&self, row: usize) -> usize {
         self.shared()
@@ -165,7 +171,7 @@ impl KvCache {
     }
 
     /// Makes room for `positions` in all, at once: grown by doubling, a
-    /// sequence's layers hold up to twice what they use and leave the
+    /// sequence's streams hold up to twice what they use and leave the
     /// outgrown buffers to the allocator (the agent bench peaked at twice
     /// the RSS it reaches with this).
     pub(crate) fn reserve(&mut self, positions: usize, row: usize) {
@@ -192,8 +198,8 @@ impl KvCache {
         let shared = self.shared();
         if len > shared {
             let m = (len - shared) * row;
-            let freeze = |layers: &mut Vec<Vec<f16>>| -> Vec<Vec<f16>> {
-                layers
+            let freeze = |streams: &mut Vec<Vec<f16>>| -> Vec<Vec<f16>> {
+                streams
                     .iter_mut()
                     .map(|l| {
                         // The rest keeps the room left after it.
@@ -235,9 +241,9 @@ mod tests {
         let row = 3;
         let mut cache = KvCache::filled(2, 10, row);
         cache.reserve(25, row);
-        for layer in cache.k.iter().chain(&cache.v) {
-            assert_eq!(layer.capacity(), 25 * row, "room for 25, not doubled");
-            assert_eq!(layer.len(), 10 * row, "nothing written");
+        for stream in cache.k.iter().chain(&cache.v) {
+            assert_eq!(stream.capacity(), 25 * row, "room for 25, not doubled");
+            assert_eq!(stream.len(), 10 * row, "nothing written");
         }
         cache.reserve(5, row);
         assert_eq!(cache.k[0].capacity(), 25 * row, "never shrinks");

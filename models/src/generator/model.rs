@@ -243,9 +243,19 @@ impl Llama {
         })
     }
 
-    /// Floats per position in one layer's K (or V) cache.
-    pub(crate) fn kv_row(&self) -> usize {
+    /// Floats of one position's keys (or values) in one layer, all KV heads.
+    fn kv_row(&self) -> usize {
         self.cfg.n_kv_head * self.cfg.head_dim
+    }
+
+    /// Floats per position in one stream of a cache (one layer's KV head).
+    pub(crate) fn cache_row(&self) -> usize {
+        self.cfg.head_dim
+    }
+
+    /// The cache stream of layer `li`'s KV head `kvh`.
+    fn stream(&self, li: usize, kvh: usize) -> usize {
+        li * self.cfg.n_kv_head + kvh
     }
 
     /// Bytes of keys and values one position takes: a K and a V row of f16
@@ -266,7 +276,7 @@ impl Llama {
     }
 
     pub(crate) fn new_cache(&self) -> KvCache {
-        KvCache::new(self.cfg.n_layer)
+        KvCache::new(self.cfg.n_layer * self.cfg.n_kv_head)
     }
 
     fn embed_rows(&self, tokens: &[u32], out: &mut Vec<f32>) -> Result<(), ModelError> {
@@ -350,8 +360,12 @@ impl Llama {
                 for t in 0..n {
                     let r = &mut qkv[(row0 + t) * qkv_w..(row0 + t + 1) * qkv_w];
                     self.rope(&mut r[..h + kv], start + t);
-                    s.cache.k[li].extend(r[h..h + kv].iter().map(|&x| f16::from_f32(x)));
-                    s.cache.v[li].extend(r[h + kv..].iter().map(|&x| f16::from_f32(x)));
+                    let (k, v) = r[h..].split_at(kv);
+                    for (kvh, (k, v)) in k.chunks_exact(hd).zip(v.chunks_exact(hd)).enumerate() {
+                        let si = self.stream(li, kvh);
+                        s.cache.k[si].extend(k.iter().map(|&x| f16::from_f32(x)));
+                        s.cache.v[si].extend(v.iter().map(|&x| f16::from_f32(x)));
+                    }
                 }
                 spans.push((row0, n, start));
                 row0 += n;
@@ -472,14 +486,16 @@ impl Llama {
                 None => groups.push((key, len, vec![i])),
             }
         }
-        let kv = self.kv_row();
-        // Span lists of the decoding segments only (prompt chunks read
-        // their caches in `attend_segment`).
-        let mut kv_spans: Vec<Vec<Span<'_>>> = vec![Vec::new(); caches.len()];
-        for &(i, _) in &decode_rows {
-            kv_spans[i] = caches[i].spans(li, kv);
-        }
         let (hd, width) = (self.cfg.head_dim, self.group_width());
+        let kv_heads = self.cfg.n_kv_head;
+        // Span lists of the decoding segments only, per KV head (prompt
+        // chunks read their caches in `attend_segment`).
+        let mut kv_spans: Vec<Vec<Vec<Span<'_>>>> = vec![Vec::new(); caches.len()];
+        for &(i, _) in &decode_rows {
+            kv_spans[i] = (0..kv_heads)
+                .map(|kvh| caches[i].spans(self.stream(li, kvh), hd))
+                .collect();
+        }
         // One group's KV head `kvh` for members `from..to`: each member's
         // new tokens in turn, all the query heads of that KV head at once.
         let item = |&(g, kvh, from, to): &(usize, usize, usize, usize)| -> Vec<f32> {
@@ -494,10 +510,8 @@ impl Llama {
                     batch.push(Query {
                         q: &qs.rows[t * qkv_w + kvh * width..][..width],
                         head: HeadCache {
-                            spans: &kv_spans[i],
+                            spans: &kv_spans[i][kvh],
                             len: qs.start + t + 1,
-                            stride: kv,
-                            offset: kvh * hd,
                             hd,
                             scale: 1.0 / (hd as f32).sqrt(),
                         },
@@ -510,7 +524,6 @@ impl Llama {
         };
         // Members are split so that every thread gets items: a split costs
         // one more read of the shared positions, an idle thread far more.
-        let kv_heads = self.cfg.n_kv_head;
         let splits = (2 * self.threads).div_ceil(groups.len() * kv_heads).max(1);
         let items: Vec<(usize, usize, usize, usize)> = groups
             .iter()
@@ -581,9 +594,11 @@ impl Llama {
     /// Attention for a few new tokens: plain loops over the cache, no copies.
     fn attention_loop(&self, qs: Queries<'_>, out: &mut [f32]) {
         let c = &self.cfg;
-        let (h, hd, kv) = (c.hidden, c.head_dim, self.kv_row());
+        let (h, hd) = (c.hidden, c.head_dim);
         let width = self.group_width();
-        let spans = qs.cache.spans(qs.li, kv);
+        let spans: Vec<Vec<Span<'_>>> = (0..c.n_kv_head)
+            .map(|kvh| qs.cache.spans(self.stream(qs.li, kvh), hd))
+            .collect();
         let mut scores = Vec::new();
         for (t, row) in out.chunks_exact_mut(h).take(qs.n).enumerate() {
             let q = &qs.rows[t * self.qkv_width()..][..h];
@@ -593,10 +608,8 @@ impl Llama {
                 .enumerate()
             {
                 let head = HeadCache {
-                    spans: &spans,
+                    spans: &spans[kvh],
                     len: qs.start + t + 1,
-                    stride: kv,
-                    offset: kvh * hd,
                     hd,
                     scale: 1.0 / (hd as f32).sqrt(),
                 };
@@ -622,19 +635,20 @@ impl Llama {
         let width = group * hd;
         let len = start + n;
         let scale = 1.0 / (hd as f32).sqrt();
-        let spans = qs.cache.spans(qs.li, kv);
-        let widen = |keys: bool| {
-            let mut f = vec![0f32; len * kv];
+        // Each KV head's keys or values of positions `..len`, `hd` floats each.
+        let widen = |kvh: usize, keys: bool| {
+            let mut f = vec![0f32; len * hd];
             let mut at = 0;
-            for span in &spans {
+            for span in &qs.cache.spans(self.stream(qs.li, kvh), hd) {
                 let m = span.len.min(len - at);
                 let from = if keys { span.k } else { span.v };
-                from[..m * kv].convert_to_f32_slice(&mut f[at * kv..(at + m) * kv]);
+                from[..m * hd].convert_to_f32_slice(&mut f[at * hd..(at + m) * hd]);
                 at += m;
             }
             f
         };
-        let (kc, vc) = (widen(true), widen(false));
+        let kc: Vec<Vec<f32>> = (0..c.n_kv_head).map(|kvh| widen(kvh, true)).collect();
+        let vc: Vec<Vec<f32>> = (0..c.n_kv_head).map(|kvh| widen(kvh, false)).collect();
         let items: Vec<(usize, usize, usize)> = blocks
             .iter()
             .flat_map(|&(t, m)| (0..c.n_kv_head).map(move |kvh| (t, m, kvh)))
@@ -646,7 +660,7 @@ impl Llama {
                 let mut scores = vec![0f32; m * len];
                 for g in 0..group {
                     let head = kvh * group + g;
-                    // scores (m × len) = Q_head (row stride qkv_w) · Kᵀ ((d, j) at j·kv + kvh·hd + d).
+                    // scores (m × len) = Q_head (row stride qkv_w) · Kᵀ ((d, j) at j·hd + d).
                     matmul_into(
                         &mut scores,
                         false,
@@ -654,7 +668,7 @@ impl Llama {
                         len,
                         hd,
                         (&q_rows[t * qkv_w + head * hd..], qkv_w, 1),
-                        (&kc[kvh * hd..], 1, kv),
+                        (&kc[kvh], 1, hd),
                         len,
                         1,
                     );
@@ -664,7 +678,7 @@ impl Llama {
                         softmax(row, scale);
                         hidden.fill(0.0);
                     }
-                    // This head's columns of the part = P (m × len) · V ((j, d) at j·kv + kvh·hd + d).
+                    // This head's columns of the part = P (m × len) · V ((j, d) at j·hd + d).
                     matmul_into(
                         &mut part[g * hd..],
                         false,
@@ -672,7 +686,7 @@ impl Llama {
                         hd,
                         len,
                         (&scores, len, 1),
-                        (&vc[kvh * hd..], kv, 1),
+                        (&vc[kvh], hd, 1),
                         width,
                         1,
                     );

@@ -44,7 +44,7 @@ pub(crate) struct PrefixCache {
     entries: VecDeque<Entry>,
     /// The budget, shared with the model's handles, which may raise it.
     capacity_tokens: Arc<AtomicUsize>,
-    /// Floats per position in one layer's K (or V) cache.
+    /// Floats per position in one stream of a cache (a layer's KV head).
     row: usize,
 }
 
