@@ -8,6 +8,10 @@
 //! and results included); `tools` makes a reply that offers tools a call
 //! valid against its schema.
 
+// AMX tile products for prompt chunks (detected and granted at run time).
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+#[allow(unsafe_code)]
+mod amx;
 // SIMD attention kernels (AVX2, detected at run time).
 #[allow(unsafe_code)]
 mod attend;

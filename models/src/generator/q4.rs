@@ -114,6 +114,16 @@ impl Q4Matrix {
         }
     }
 
+    /// Group `g`'s blocks (rows `8g..8g+8`).
+    pub(crate) fn group(&self, g: usize) -> Group<'_> {
+        let kb = self.k / QK;
+        Group {
+            qs: &self.qs[g * kb * GROUP_BLOCK_BYTES..(g + 1) * kb * GROUP_BLOCK_BYTES],
+            d: &self.d[g * kb * GROUP..(g + 1) * kb * GROUP],
+            m: &self.m[g * kb * GROUP..(g + 1) * kb * GROUP],
+        }
+    }
+
     /// [`Q4Matrix::dots`] with one activation row `x`.
     #[cfg(test)]
     pub(crate) fn dot8(&self, isa: Isa, g: usize, x: Row<'_>) -> [f32; GROUP] {
@@ -133,11 +143,7 @@ impl Q4Matrix {
     ) -> [[f32; GROUP]; R] {
         let kb = self.k / QK;
         debug_assert!(xs.iter().all(|x| x.s.len() == kb), "Q4_1 needs block sums");
-        let w = Group {
-            qs: &self.qs[g * kb * GROUP_BLOCK_BYTES..(g + 1) * kb * GROUP_BLOCK_BYTES],
-            d: &self.d[g * kb * GROUP..(g + 1) * kb * GROUP],
-            m: &self.m[g * kb * GROUP..(g + 1) * kb * GROUP],
-        };
+        let w = self.group(g);
         #[cfg(target_arch = "x86_64")]
         {
             // SAFETY: `isa` was detected on this CPU; every slice holds
@@ -173,12 +179,13 @@ impl Q4Matrix {
     }
 }
 
-/// One group's blocks.
+/// One group's blocks: `qs` block by block (four vectors each), `d` and
+/// `m` block by block (the eight rows' scales and minima).
 #[derive(Clone, Copy)]
-struct Group<'a> {
-    qs: &'a [u8],
-    d: &'a [f32],
-    m: &'a [f32],
+pub(crate) struct Group<'a> {
+    pub(crate) qs: &'a [u8],
+    pub(crate) d: &'a [f32],
+    pub(crate) m: &'a [f32],
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -271,7 +278,7 @@ mod avx {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::gguf::{Kind, Tensor};
     use super::super::weights::Weights;
     use super::*;
@@ -279,7 +286,7 @@ mod tests {
 
     /// `w` (`n × k`) in Q4_1 blocks, rounded as GGML's reference
     /// quantiser rounds them.
-    fn q4_1(w: &[f32], n: usize, k: usize) -> Tensor {
+    pub(in crate::generator) fn q4_1(w: &[f32], n: usize, k: usize) -> Tensor {
         let mut data = Vec::with_capacity(n * k / QK * BLOCK_BYTES);
         for block in w.chunks_exact(QK) {
             let min = block.iter().copied().fold(f32::INFINITY, f32::min);

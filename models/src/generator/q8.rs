@@ -47,6 +47,16 @@ pub(crate) struct Row<'a> {
 }
 
 impl Activations {
+    /// Bytes per row.
+    pub(crate) fn k(&self) -> usize {
+        self.k
+    }
+
+    /// Rows `j..j+n`'s bytes, one row after another.
+    pub(crate) fn tile(&self, j: usize, n: usize) -> &[i8] {
+        &self.qs[j * self.k..(j + n) * self.k]
+    }
+
     pub(crate) fn row(&self, j: usize) -> Row<'_> {
         let (k, kb) = (self.k, self.k / QK);
         Row {

@@ -6,7 +6,9 @@
 //! activations are quantised to 8-bit blocks once per product. Both
 //! formats interleave their rows in groups of eight, one row per vector
 //! lane, and a group meets each activation row of a tile while it is in
-//! cache, so batched decoding and prompt chunks reuse every load.
+//! cache, so batched decoding and prompt chunks reuse every load. On CPUs
+//! with AMX, prompt chunks' 4-bit products run on its tiles instead
+//! (`amx.rs`), with the same bits.
 //!
 //! Why not candle's quantized matmul: its thread pool spin-waits, so on a
 //! busy machine (CI, a laptop compiling) a descheduled worker stalls each of
@@ -14,6 +16,8 @@
 //! and its kernel handles one activation row at a time, converting the f16
 //! block scales on every dot product.
 
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+use super::amx::{Amx, TILE};
 use super::gguf::{Kind, Tensor};
 use super::q4::Q4Matrix;
 use super::q8::{quantize, Activations, Q8Matrix, Row, GROUP};
@@ -175,17 +179,62 @@ impl Weights {
     }
 
     /// Weight rows `lo..hi` (`lo` a multiple of [`GROUP`]) against the
-    /// activation rows `rows` → `part`, `rows.len() × (hi-lo)`: eight weight
-    /// rows against four activation rows at a time (the last few in a pair
-    /// and alone), the group's blocks kept in cache across a tile of
-    /// activation rows.
+    /// activation rows `rows` → `part`, `rows.len() × (hi-lo)`: on AMX,
+    /// whole tiles of 16 activation rows against pairs of groups, the rest
+    /// by the vector kernels; the same bits either way.
     fn band(&self, xq: &Activations, rows: Range<usize>, lo: usize, hi: usize, part: &mut [f32]) {
+        #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+        if let (Weights::Q4(wm), Some(amx)) = (self, Amx::here()) {
+            let tiled = rows.len() / TILE * TILE;
+            if tiled > 0 {
+                let (w, (tiles, rest)) = (hi - lo, part.split_at_mut(tiled * (hi - lo)));
+                let groups = lo / GROUP..hi.div_ceil(GROUP);
+                let tiled_rows = rows.start..rows.start + tiled;
+                let mut g = groups.start;
+                while g + 1 < groups.end {
+                    let lanes = (hi - g * GROUP).min(2 * GROUP);
+                    wm.amx_pair(
+                        amx,
+                        g,
+                        xq,
+                        tiled_rows.clone(),
+                        tiles,
+                        w,
+                        g * GROUP - lo,
+                        lanes,
+                    );
+                    g += 2;
+                }
+                if g < groups.end {
+                    self.band_vector(xq, tiled_rows, lo, hi, g..groups.end, tiles);
+                }
+                self.band_vector(xq, rows.start + tiled..rows.end, lo, hi, groups, rest);
+                return;
+            }
+        }
+        self.band_vector(xq, rows, lo, hi, lo / GROUP..hi.div_ceil(GROUP), part);
+    }
+
+    /// Weight rows `lo..hi`' groups `groups` against the activation rows
+    /// `rows` → `part` (`rows.len() × (hi-lo)`, these groups' columns):
+    /// eight weight rows against four activation rows at a time (the last
+    /// few in a pair and alone), the group's blocks kept in cache across a
+    /// tile of activation rows.
+    fn band_vector(
+        &self,
+        xq: &Activations,
+        rows: Range<usize>,
+        lo: usize,
+        hi: usize,
+        groups: Range<usize>,
+        part: &mut [f32],
+    ) {
         let (w, isa) = (hi - lo, Isa::detect());
         debug_assert_eq!(part.len(), rows.len() * w);
         let first = rows.start;
         for tile in rows.clone().step_by(ROW_TILE) {
             let end = (tile + ROW_TILE).min(rows.end);
-            for g in lo / GROUP..hi.div_ceil(GROUP) {
+            for g in groups.clone() {
                 let (r0, lanes) = (g * GROUP, (hi - g * GROUP).min(GROUP));
                 let mut put = |i: usize, dots: &[f32; GROUP]| {
                     let at = (i - first) * w + r0 - lo;
@@ -265,6 +314,46 @@ pub(crate) fn assert_kernels_agree(
                     got,
                     *simd.get_or_insert(got),
                     "{isa:?}, group {g}, activation {j}"
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::q4::tests::q4_1;
+    use super::*;
+    use crate::test_values::spread;
+
+    /// A band's products whichever way it is cut: on a CPU with AMX, whole
+    /// tiles of 16 activation rows against pairs of groups go through the
+    /// tiles (an odd last group and the rows past the last whole tile
+    /// through the vector kernels), and every product has the bits the
+    /// vector kernels alone give it. Elsewhere both sides run the vector
+    /// kernels.
+    #[test]
+    fn amx_tiles_give_the_vector_kernels_bits() {
+        let k = 320;
+        // (weight rows, activation rows): three pairs with a padded last
+        // group and a partial tile; two pairs and an odd group, one whole
+        // tile; whole pairs, two tiles and three rows.
+        for (n, m) in [(45, 40), (37, 16), (64, 35)] {
+            let w = Weights::from_tensors(&[q4_1(&spread(n * k, 29), n, k)]).unwrap();
+            let xq = quantize(&spread(m * k, 31), k, true);
+            // Whole bands, and a band of weight rows from the second group
+            // against activation rows from the third.
+            for (rows, lo) in [(0..m, 0), (3..m, GROUP)] {
+                let size = rows.len() * (n - lo);
+                let (mut cut, mut vector) = (vec![0f32; size], vec![0f32; size]);
+                w.band(&xq, rows.clone(), lo, n, &mut cut);
+                let groups = lo / GROUP..n.div_ceil(GROUP);
+                w.band_vector(&xq, rows.clone(), lo, n, groups, &mut vector);
+                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(
+                    bits(&cut),
+                    bits(&vector),
+                    "{n}×{k} weights, rows {rows:?}, from {lo}"
                 );
             }
         }
