@@ -334,11 +334,11 @@ mod tests {
     /// kernels.
     #[test]
     fn amx_tiles_give_the_vector_kernels_bits() {
-        let k = 320;
-        // (weight rows, activation rows): three pairs with a padded last
-        // group and a partial tile; two pairs and an odd group, one whole
-        // tile; whole pairs, two tiles and three rows.
-        for (n, m) in [(45, 40), (37, 16), (64, 35)] {
+        // Row lengths of an odd and an even number of blocks; (weight rows,
+        // activation rows): three pairs with a padded last group and a
+        // partial tile; two pairs and an odd group, one whole tile; whole
+        // pairs, two tiles and three rows.
+        for (k, n, m) in [(288, 45, 40), (320, 45, 40), (320, 37, 16), (288, 64, 35)] {
             let w = Weights::from_tensors(&[q4_1(&spread(n * k, 29), n, k)]).unwrap();
             let xq = quantize(&spread(m * k, 31), k, true);
             // Whole bands, and a band of weight rows from the second group
