@@ -14,7 +14,9 @@
 //!
 //! Linux hands a process AMX's tile registers only when it asks
 //! (`arch_prctl(ARCH_REQ_XCOMP_PERM)`); [`Amx::here`] asks once and answers
-//! `None` where the CPU lacks AMX-INT8 or AVX-512BW, or the kernel refuses.
+//! `None` where the CPU lacks AMX-INT8 or AVX-512BW, or the kernel refuses,
+//! or `ADFARM_AMX` is `off` (to compare the two kernels on one machine, or
+//! to rule the tiles out when chasing a fault).
 
 use super::q4::Q4Matrix;
 use super::q8::{Activations, GROUP, QK};
@@ -32,10 +34,20 @@ pub(crate) struct Amx(());
 
 impl Amx {
     /// AMX where this CPU has AMX-INT8 and AVX-512BW and the kernel grants
-    /// the tile registers; asked once per process.
+    /// the tile registers, unless `ADFARM_AMX` is `off` (or `0`, `false`);
+    /// decided once per process.
     pub(crate) fn here() -> Option<Amx> {
         static HERE: OnceLock<bool> = OnceLock::new();
-        HERE.get_or_init(granted).then_some(Amx(()))
+        let wanted = || {
+            let off = std::env::var("ADFARM_AMX").is_ok_and(|v| {
+                matches!(
+                    v.trim().to_ascii_lowercase().as_str(),
+                    "off" | "0" | "false"
+                )
+            });
+            !off && granted()
+        };
+        HERE.get_or_init(wanted).then_some(Amx(()))
     }
 }
 
