@@ -226,8 +226,8 @@ mod avx {
     }
 
     /// Eight rows against each `x`: per block, each row's products summed in
-    /// its lane in integers (low and high nibbles in two sums, so two short
-    /// chains of `dpbusd` rather than one long one), then scaled into one
+    /// its lane in integers (low and high nibbles in two partial sums, so
+    /// two short chains rather than one long one), then scaled into one
     /// accumulator; the minima's term `Σ m · sx` in a second pass over the
     /// blocks, its own chain in the same order, which leaves the main loop
     /// registers for four activation rows. The weights are loaded and
@@ -250,13 +250,13 @@ mod avx {
                     let xlo = _mm256_set1_epi32((xq.add(4 * c) as *const i32).read_unaligned());
                     let xhi =
                         _mm256_set1_epi32((xq.add(16 + 4 * c) as *const i32).read_unaligned());
-                    lo_sum[r] = D::dot_add(lo_sum[r], lo, xlo);
-                    hi_sum[r] = D::dot_add(hi_sum[r], hi, xhi);
+                    lo_sum[r] = D::nibble_add(lo_sum[r], lo, xlo);
+                    hi_sum[r] = D::nibble_add(hi_sum[r], hi, xhi);
                 }
             }
             let d = _mm256_loadu_ps(w.d.as_ptr().add(b * GROUP));
             for r in 0..R {
-                let sum = _mm256_cvtepi32_ps(_mm256_add_epi32(lo_sum[r], hi_sum[r]));
+                let sum = _mm256_cvtepi32_ps(D::nibble_sum(lo_sum[r], hi_sum[r]));
                 let scale = _mm256_mul_ps(d, _mm256_set1_ps(*xs[r].d.get_unchecked(b)));
                 scaled[r] = _mm256_fmadd_ps(sum, scale, scaled[r]);
             }
@@ -367,6 +367,26 @@ pub(super) mod tests {
         let x = quantize(&spread(4 * k, 17), k, true);
         // Rounding of 256 terms of up to 4 × 4 each.
         assert_kernels_agree(n, 4, 1e-6 * (k as f32) * 16.0, |isa, g, j| {
+            w.dot8(isa, g, x.row(j))
+        });
+    }
+
+    #[test]
+    fn the_largest_nibble_sums_give_the_portable_products() {
+        use super::super::q8::quantize;
+        use super::super::weights::assert_kernels_agree;
+        // Every weight but each block's first at the top nibble (15), and
+        // activations all +127 or all -127: the largest lane sums a kernel
+        // meets (31 · 15 · 127 in a block), which a kernel summing in 16
+        // bits must not wrap.
+        let (n, k) = (8, 64);
+        let w: Vec<f32> = (0..n * k)
+            .map(|i| if i % QK == 0 { 0.0 } else { 1.0 })
+            .collect();
+        let w = Q4Matrix::from_tensors(&[q4_1(&w, n, k)]).unwrap();
+        let x: Vec<f32> = (0..2 * k).map(|i| if i < k { 1.0 } else { -1.0 }).collect();
+        let x = quantize(&x, k, true);
+        assert_kernels_agree(n, 2, 1e-6 * (k as f32) * 16.0, |isa, g, j| {
             w.dot8(isa, g, x.row(j))
         });
     }
