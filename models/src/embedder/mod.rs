@@ -4,6 +4,8 @@
 //!
 //! Texts are tokenized once, sorted by length and run in batches of
 //! similar length; the encoder ([`bert`]) stacks a batch without padding.
+//! Calls that queue while the model is busy are embedded together, their
+//! batches spread over the cores.
 
 mod bert;
 
@@ -14,8 +16,9 @@ use async_trait::async_trait;
 use bert::{Bert, Config};
 use rayon::prelude::*;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
-use tokenizers::{Tokenizer, TruncationParams};
+use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
 /// Token limit per text: the model's `max_seq_length` in sentence-transformers
 /// (the shipped tokenizer.json says 128, which is not what the model was
@@ -98,8 +101,15 @@ impl LocalEmbedder {
             .name("adfarm-embedder".into())
             .spawn(move || {
                 // Ends when every LocalEmbedder clone (every sender) is dropped.
-                for (texts, reply) in rx {
-                    let _ = reply.send(worker.embed(&texts));
+                while let Ok(first) = rx.recv() {
+                    // Calls that queued while the last ones ran are embedded
+                    // together, so that their batches share the cores.
+                    let (texts, replies): (Vec<_>, Vec<_>) =
+                        std::iter::once(first).chain(rx.try_iter()).unzip();
+                    let calls: Vec<&[String]> = texts.iter().map(Vec::as_slice).collect();
+                    for (reply, out) in replies.into_iter().zip(worker.embed(&calls)) {
+                        let _ = reply.send(out);
+                    }
                 }
             })
             .map_err(|e| ModelError::Inference(format!("cannot start thread: {e}")))?;
@@ -112,7 +122,8 @@ impl LocalEmbedder {
     /// # Errors
     /// [`ModelError::Tokenizer`] or [`ModelError::Inference`].
     pub fn embed_blocking(&self, texts: &[String]) -> Result<EmbedOutput, ModelError> {
-        self.core.embed(texts)
+        let [out] = <[_; 1]>::try_from(self.core.embed(&[texts])).expect("one call, one output");
+        out
     }
 
     /// Embeds on the inference thread; requests from many tasks queue there.
@@ -129,58 +140,106 @@ impl LocalEmbedder {
 }
 
 impl Core {
-    fn embed(&self, texts: &[String]) -> Result<EmbedOutput, ModelError> {
-        if texts.is_empty() {
-            return Ok(EmbedOutput {
-                vectors: vec![],
-                tokens: 0,
-            });
-        }
-        let inputs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let encodings = self
-            .tokenizer
-            .encode_batch(inputs, true)
-            .map_err(|e| ModelError::Tokenizer(e.to_string()))?;
-        let ids: Vec<&[u32]> = encodings.iter().map(|e| e.get_ids()).collect();
-        let tokens = ids.iter().map(|i| i.len() as u64).sum();
-
-        let mut order: Vec<usize> = (0..ids.len()).collect();
-        order.sort_by_key(|&i| ids[i].len());
-        let chunks: Vec<&[usize]> = order.chunks(BATCH_SIZE).collect();
-        // Several batches run side by side, one core each: a batch's small
-        // products and its per-text attention do not split well across
-        // cores, whole batches do. A lone batch splits its work instead.
-        // Either way each vector is computed by the same arithmetic.
-        let split = if chunks.len() > 1 {
-            Split::Batches
-        } else {
-            Split::Within
-        };
-        let run = |chunk: &&[usize]| {
-            let batch: Vec<&[u32]> = chunk.iter().map(|&i| ids[i]).collect();
-            self.model.embed(&batch, split == Split::Within)
-        };
-        let outs: Vec<Result<Vec<Vec<f32>>, ModelError>> = match split {
-            Split::Batches => chunks.par_iter().map(run).collect(),
-            Split::Within => chunks.iter().map(run).collect(),
-        };
-        let mut vectors = vec![Vec::new(); ids.len()];
-        for (chunk, out) in chunks.iter().zip(outs) {
-            for (&i, v) in chunk.iter().zip(out?) {
-                vectors[i] = v;
+    /// Each call's vectors: its texts tokenized, sorted by length and cut
+    /// into batches of [`BATCH_SIZE`]; then every call's batches, longest
+    /// first, each core taking the next one as it comes free. Batches of
+    /// a few calls balance the cores where one call's few batches cannot
+    /// (its longest would run on one core while the other idles). A
+    /// batch's vectors do not depend on which call or core runs it.
+    fn embed(&self, calls: &[&[String]]) -> Vec<Result<EmbedOutput, ModelError>> {
+        let tokenized: Vec<Result<Vec<Encoding>, String>> = calls
+            .iter()
+            .map(|texts| {
+                if texts.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let inputs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                self.tokenizer
+                    .encode_batch(inputs, true)
+                    .map_err(|e| e.to_string())
+            })
+            .collect();
+        let mut batches: Vec<Batch<'_>> = Vec::new();
+        for (call, encodings) in tokenized.iter().enumerate() {
+            let Ok(encodings) = encodings else { continue };
+            let ids: Vec<&[u32]> = encodings.iter().map(Encoding::get_ids).collect();
+            let mut order: Vec<usize> = (0..ids.len()).collect();
+            order.sort_by_key(|&i| ids[i].len());
+            for chunk in order.chunks(BATCH_SIZE) {
+                batches.push(Batch {
+                    call,
+                    texts: chunk.iter().map(|&i| ids[i]).collect(),
+                    positions: chunk.to_vec(),
+                });
             }
         }
-        Ok(EmbedOutput { vectors, tokens })
+        batches.sort_by_key(|b| std::cmp::Reverse(b.tokens()));
+        let outs: Vec<(usize, BatchVectors)> = if batches.len() == 1 {
+            // A lone batch splits its products and attention instead.
+            vec![(0, self.model.embed(&batches[0].texts, true))]
+        } else {
+            let next = AtomicUsize::new(0);
+            let cores = rayon::current_num_threads().min(batches.len());
+            (0..cores)
+                .into_par_iter()
+                .flat_map_iter(|_| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(batch) = batches.get(i) else {
+                            break mine;
+                        };
+                        mine.push((i, self.model.embed(&batch.texts, false)));
+                    }
+                })
+                .collect()
+        };
+
+        let mut results: Vec<Result<EmbedOutput, ModelError>> = calls
+            .iter()
+            .zip(&tokenized)
+            .map(|(texts, encodings)| match encodings {
+                Ok(encodings) => Ok(EmbedOutput {
+                    vectors: vec![Vec::new(); texts.len()],
+                    tokens: encodings.iter().map(|e| e.get_ids().len() as u64).sum(),
+                }),
+                Err(e) => Err(ModelError::Tokenizer(e.clone())),
+            })
+            .collect();
+        for (i, out) in outs {
+            let batch = &batches[i];
+            match (out, &mut results[batch.call]) {
+                (Ok(vectors), Ok(result)) => {
+                    for (&p, v) in batch.positions.iter().zip(vectors) {
+                        result.vectors[p] = v;
+                    }
+                }
+                (Err(e), result @ Ok(_)) => *result = Err(e),
+                (_, Err(_)) => {}
+            }
+        }
+        results
     }
 }
 
-/// Where a call's parallelism goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Split {
-    /// Batches side by side, each on one thread.
-    Batches,
-    /// The one batch's products and attention across the cores.
-    Within,
+/// One batch's vectors, in its texts' order.
+type BatchVectors = Result<Vec<Vec<f32>>, ModelError>;
+
+/// Up to [`BATCH_SIZE`] texts of one call, run through the encoder together.
+struct Batch<'a> {
+    /// Which of the calls embedded together the texts came from.
+    call: usize,
+    /// The texts' token ids, shortest first.
+    texts: Vec<&'a [u32]>,
+    /// Each text's place in its call.
+    positions: Vec<usize>,
+}
+
+impl Batch<'_> {
+    /// Tokens in the batch: what its run costs, near enough.
+    fn tokens(&self) -> usize {
+        self.texts.iter().map(|t| t.len()).sum()
+    }
 }
 
 #[async_trait]

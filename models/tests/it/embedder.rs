@@ -116,6 +116,44 @@ fn batches_run_side_by_side_give_the_bits_each_batch_gives_alone() {
 }
 
 #[tokio::test]
+async fn calls_queued_together_give_the_bits_each_gives_alone() {
+    let r = reference();
+    let n = r.sentences.len();
+    let call = |c: usize, len: usize| -> Vec<String> {
+        (0..len)
+            .map(|i| r.sentences[(i + c) % n].repeat(1 + (i + c) % 5))
+            .collect()
+    };
+    // The first call keeps the model busy while the others queue behind
+    // it, so they are embedded together: batches of different calls share
+    // the cores, an empty call among them.
+    let calls = [
+        call(0, 150),
+        call(1, 40),
+        call(2, 3),
+        Vec::new(),
+        call(3, 70),
+    ];
+    let e = embedder();
+    let (a, b, c, d, f) = tokio::join!(
+        e.embed_async(calls[0].clone()),
+        e.embed_async(calls[1].clone()),
+        e.embed_async(calls[2].clone()),
+        e.embed_async(calls[3].clone()),
+        e.embed_async(calls[4].clone()),
+    );
+    for (i, together) in [a, b, c, d, f].into_iter().enumerate() {
+        let together = together.unwrap();
+        let alone = e.embed_blocking(&calls[i]).unwrap();
+        assert_eq!(together.tokens, alone.tokens, "call {i}: tokens");
+        assert!(
+            together.vectors == alone.vectors,
+            "call {i}: not the same bits"
+        );
+    }
+}
+
+#[tokio::test]
 async fn the_embedder_trait_reports_exact_usage() {
     let r = reference();
     let e: &dyn Embedder = embedder();
