@@ -10,9 +10,10 @@
 //! kernel gives the same bits on any of them, and VNNI is only faster.
 //!
 //! 4-bit weights leave AVX2 room to spare: a `maddubs` pair of nibble
-//! products is at most 2 · 15 · 127, so a block's eight byte products per
-//! lane add up in 16 bits (at most 30,480) and widen once, with one `madd`,
-//! instead of once per instruction. Half the multiplies, the same integers.
+//! products is at most 2 · 15 · 127, so a block's eight `maddubs` add up
+//! in 16 bits (at most 30,480 a lane) and widen once, with one `madd`,
+//! instead of once each: 9 multiplies a block instead of 16, the same
+//! integers.
 
 use std::arch::x86_64::*;
 
