@@ -3,7 +3,7 @@
 //!     cargo bench -p adfarm-models --bench models
 //!
 //! Each part runs in its own child process (this binary re-executed with
-//! `embed`, `generate` or `agents`; name one to run only it, and after
+//! `embed`, `products`, `generate` or `agents`; name one to run only it, and after
 //! `agents` one of its rows: `default`, `raised`, `tight`), so the peak
 //! RSS (VmHWM) of one is not inflated by another. Assets come from
 //! `$ADFARM_HOME` or the default home and are fetched when missing. Prints
@@ -325,6 +325,31 @@ fn agent_turns(
         (tokens, reused)
     });
     (t.elapsed().as_secs_f64(), tokens, reused, llm.kv_memory())
+}
+
+/// The generator's 4-bit products on one thread, groups of eight weight
+/// rows one at a time and two at a time, with their ratio: the kernels
+/// alone, without the rest of a forward pass around them.
+fn bench_products() {
+    let gguf = assets::generator_gguf(&home());
+    let rates = adfarm_models::generator::product_rates(&gguf).expect("product rates");
+    for r in rates {
+        let paired = r.paired.map_or("no AVX-512 VNNI".to_string(), |p| {
+            format!("two at a time {p:.0} (×{:.2})", p / r.alone)
+        });
+        row(
+            &format!(
+                "4-bit product, {} ({}×{}), {} activation row{}, one thread",
+                r.name,
+                r.rows,
+                r.k,
+                r.acts,
+                if r.acts == 1 { "" } else { "s" }
+            ),
+            format!("{:.0} GMAC/s", r.alone),
+            &format!("groups one at a time; {paired} GMAC/s; load {}", load_avg()),
+        );
+    }
 }
 
 fn bench_generate() {
@@ -663,6 +688,7 @@ fn main() {
         .unwrap_or_default();
     match mode.as_str() {
         "embed" => bench_embed(),
+        "products" => bench_products(),
         "generate" => bench_generate(),
         "agents" => bench_agents(
             std::env::args()
@@ -678,7 +704,7 @@ fn main() {
             let llama = std::env::var_os("ADFARM_LLAMA_CPP_PYTHON");
             let figures =
                 std::env::temp_dir().join(format!("adfarm-bench-{}.json", std::process::id()));
-            for m in ["embed", "generate", "agents"] {
+            for m in ["embed", "products", "generate", "agents"] {
                 let status = Command::new(&exe)
                     .arg(m)
                     .env(FIGURES, &figures)

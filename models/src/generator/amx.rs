@@ -20,6 +20,7 @@
 
 use super::q4::Q4Matrix;
 use super::q8::{Activations, GROUP, QK};
+use super::simd::{nibble_pair, pair};
 use std::arch::asm;
 use std::arch::x86_64::*;
 use std::ops::Range;
@@ -160,16 +161,10 @@ impl Q4Matrix {
 /// nibbles), the first group's eight weight rows then the second's.
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn unpack(first: &[u8], second: &[u8], out: &mut [u8]) {
-    let low = _mm512_set1_epi8(0x0F);
     let chunk = GROUP * 4;
     for (b, block) in out.chunks_exact_mut(PAIR_BLOCK_BYTES).enumerate() {
         for c in 0..4 {
-            let at = b * 4 * chunk + c * chunk;
-            let one = _mm256_loadu_si256(first.as_ptr().add(at) as *const __m256i);
-            let two = _mm256_loadu_si256(second.as_ptr().add(at) as *const __m256i);
-            let raw = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(one), two);
-            let lo = _mm512_and_si512(raw, low);
-            let hi = _mm512_and_si512(_mm512_srli_epi16::<4>(raw), low);
+            let (lo, hi) = nibble_pair(first, second, b * 4 * chunk + c * chunk);
             _mm512_storeu_si512(block.as_mut_ptr().add(c * 64) as *mut __m512i, lo);
             _mm512_storeu_si512(block.as_mut_ptr().add((4 + c) * 64) as *mut __m512i, hi);
         }
@@ -230,13 +225,4 @@ unsafe fn tile(
         _mm512_storeu_ps(out.as_mut_ptr(), _mm512_add_ps(scaled[a], minima[a]));
     }
     out
-}
-
-/// Block `b`'s eight values of `first` then of `second`, in one vector.
-#[target_feature(enable = "avx512f")]
-#[inline]
-unsafe fn pair(first: &[f32], second: &[f32], b: usize) -> __m512 {
-    let lo = _mm256_castps_pd(_mm256_loadu_ps(first.as_ptr().add(b * GROUP)));
-    let hi = _mm256_castps_pd(_mm256_loadu_ps(second.as_ptr().add(b * GROUP)));
-    _mm512_castpd_ps(_mm512_insertf64x4::<1>(_mm512_castpd256_pd512(lo), hi))
 }

@@ -35,6 +35,7 @@ mod tools;
 mod weights;
 
 pub use prompt::{chat_prompt, DEFAULT_SYSTEM};
+pub use weights::{product_rates, ProductRate};
 
 use crate::error::ModelError;
 use adfarm_llm::{ChatRequest, Choice, Completion, LlmError, Provider, ToolCall};

@@ -16,11 +16,35 @@
 //! lanes of one accumulator. Each row's 32 products of a
 //! block are summed in 32-bit integers, exactly (at most 32 · 15 · 127),
 //! and converted and scaled once per block, as GGML's kernels do.
+//!
+//! On CPUs with AVX-512 VNNI, two groups run side by side in 512-bit
+//! registers ([`Q4Matrix::dots_pair`]): one activation broadcast and one
+//! instruction serve sixteen weight rows, and each lane sees the
+//! operations it sees in its group alone, so the same bits.
 
 use super::gguf::{Kind, Tensor};
 use super::q8::{interleaved, Row, CHUNK_STRIDE, GROUP, QK};
 use super::weights::Isa;
 use crate::error::ModelError;
+
+/// Proof that this CPU runs [`Q4Matrix::dots_pair`] on 512-bit registers:
+/// AVX-512 F, BW and VNNI, and FMA.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Wide(());
+
+impl Wide {
+    pub(crate) fn here() -> Option<Wide> {
+        #[cfg(target_arch = "x86_64")]
+        if is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("avx512vnni")
+            && is_x86_feature_detected!("fma")
+        {
+            return Some(Wide(()));
+        }
+        None
+    }
+}
 
 /// Bytes of one Q4_1 block in the file: `d`, `m` (f16) and 16 bytes of
 /// nibbles (value `i` in the low nibble of byte `i`, value `i + 16` in its
@@ -177,6 +201,46 @@ impl Q4Matrix {
             })
         })
     }
+
+    /// [`Q4Matrix::dots`] for groups `g` and `g + 1` at once, the first
+    /// group's eight products then the second's: the weights of both ride
+    /// in one 512-bit vector, each activation broadcast serving both, and
+    /// every lane gives the bits its group gives alone.
+    pub(crate) fn dots_pair<const R: usize>(
+        &self,
+        wide: Wide,
+        g: usize,
+        xs: [Row<'_>; R],
+    ) -> [[f32; 2 * GROUP]; R] {
+        debug_assert!(
+            xs.iter().all(|x| x.s.len() == self.k / QK),
+            "Q4_1 needs block sums"
+        );
+        #[cfg(target_arch = "x86_64")]
+        {
+            let _ = wide;
+            // SAFETY: `Wide` proves the instruction sets; both groups and
+            // every `x` hold `k / 32` whole blocks.
+            unsafe { avx::dot_pair([self.group(g), self.group(g + 1)], xs) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = wide;
+            let (one, two) = (
+                self.dots(Isa::Portable, g, xs),
+                self.dots(Isa::Portable, g + 1, xs),
+            );
+            std::array::from_fn(|r| {
+                std::array::from_fn(|t| {
+                    if t < GROUP {
+                        one[r][t]
+                    } else {
+                        two[r][t - GROUP]
+                    }
+                })
+            })
+        }
+    }
 }
 
 /// One group's blocks: `qs` block by block (four vectors each), `d` and
@@ -190,7 +254,7 @@ pub(crate) struct Group<'a> {
 
 #[cfg(target_arch = "x86_64")]
 mod avx {
-    use super::super::simd::{Avx2, ByteDot, Vnni, Vnni512};
+    use super::super::simd::{nibble_pair, pair, Avx2, ByteDot, Vnni, Vnni512};
     use super::{Group, Row, CHUNK_STRIDE, GROUP, GROUP_BLOCK_BYTES, QK};
     use std::arch::x86_64::*;
 
@@ -272,6 +336,69 @@ mod avx {
         let mut out = [[0f32; GROUP]; R];
         for (r, out) in out.iter_mut().enumerate() {
             _mm256_storeu_ps(out.as_mut_ptr(), _mm256_add_ps(scaled[r], minima[r]));
+        }
+        out
+    }
+
+    /// [`dot`] for two groups in the halves of 512-bit registers: the
+    /// same integer sums (exact, so the order of their additions does not
+    /// matter), then lane by lane the same conversion, scale products and
+    /// fused multiply-adds in the same order. Below four activation rows
+    /// each nibble half sums even and odd chunks in two chains, so the
+    /// products have four chains to overlap rather than one or two.
+    ///
+    /// # Safety
+    /// AVX-512 F, BW and VNNI, and FMA; both groups hold `x.d.len()`
+    /// blocks of each `x`.
+    #[target_feature(enable = "avx2,fma,avx512f,avx512bw,avx512vnni")]
+    pub(super) unsafe fn dot_pair<const R: usize>(
+        w: [Group<'_>; 2],
+        xs: [Row<'_>; R],
+    ) -> [[f32; 2 * GROUP]; R] {
+        let chains = if R >= 4 { 1 } else { 2 };
+        let blocks = w[0].d.len() / GROUP;
+        let mut scaled = [_mm512_setzero_ps(); R];
+        for b in 0..blocks {
+            let mut lo_sum = [[_mm512_setzero_si512(); 2]; R];
+            let mut hi_sum = [[_mm512_setzero_si512(); 2]; R];
+            for c in 0..4 {
+                let at = b * GROUP_BLOCK_BYTES + c * CHUNK_STRIDE;
+                let (lo, hi) = nibble_pair(w[0].qs, w[1].qs, at);
+                for r in 0..R {
+                    let xq = xs[r].qs.as_ptr().add(b * QK);
+                    let xlo = _mm512_set1_epi32((xq.add(4 * c) as *const i32).read_unaligned());
+                    let xhi =
+                        _mm512_set1_epi32((xq.add(16 + 4 * c) as *const i32).read_unaligned());
+                    let k = c % chains;
+                    lo_sum[r][k] = _mm512_dpbusd_epi32(lo_sum[r][k], lo, xlo);
+                    hi_sum[r][k] = _mm512_dpbusd_epi32(hi_sum[r][k], hi, xhi);
+                }
+            }
+            let d = pair(w[0].d, w[1].d, b);
+            for r in 0..R {
+                let [lo, hi] = [lo_sum[r], hi_sum[r]].map(|s| {
+                    if chains == 1 {
+                        s[0]
+                    } else {
+                        _mm512_add_epi32(s[0], s[1])
+                    }
+                });
+                let sum = _mm512_cvtepi32_ps(_mm512_add_epi32(lo, hi));
+                let scale = _mm512_mul_ps(d, _mm512_set1_ps(*xs[r].d.get_unchecked(b)));
+                scaled[r] = _mm512_fmadd_ps(sum, scale, scaled[r]);
+            }
+        }
+        let mut minima = [_mm512_setzero_ps(); R];
+        for b in 0..blocks {
+            let m = pair(w[0].m, w[1].m, b);
+            for r in 0..R {
+                minima[r] =
+                    _mm512_fmadd_ps(m, _mm512_set1_ps(*xs[r].s.get_unchecked(b)), minima[r]);
+            }
+        }
+        let mut out = [[0f32; 2 * GROUP]; R];
+        for (r, out) in out.iter_mut().enumerate() {
+            _mm512_storeu_ps(out.as_mut_ptr(), _mm512_add_ps(scaled[r], minima[r]));
         }
         out
     }
@@ -389,6 +516,46 @@ pub(super) mod tests {
         assert_kernels_agree(n, 2, 1e-6 * (k as f32) * 16.0, |isa, g, j| {
             w.dot8(isa, g, x.row(j))
         });
+    }
+
+    #[test]
+    fn two_groups_at_once_give_the_bits_each_group_gives_alone() {
+        use super::super::q8::quantize;
+        let Some(wide) = Wide::here() else {
+            eprintln!("no AVX-512 VNNI on this CPU: groups run one at a time");
+            return;
+        };
+        // Three groups, the last padded: pairs (0, 1) and (1, 2).
+        let (n, k) = (21, 288);
+        let w = Q4Matrix::from_tensors(&[q4_1(&spread(n * k, 37), n, k)]).unwrap();
+        let x = quantize(&spread(4 * k, 41), k, true);
+        let rows: [Row<'_>; 4] = std::array::from_fn(|j| x.row(j));
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        // The vector kernels' bits (the portable loop rounds in its own
+        // order).
+        for isa in Isa::all_here().into_iter().filter(|&i| i != Isa::Portable) {
+            for g in 0..2 {
+                let alone: Vec<Vec<f32>> = (0..4)
+                    .map(|j| [w.dot8(isa, g, x.row(j)), w.dot8(isa, g + 1, x.row(j))].concat())
+                    .collect();
+                let one = w.dots_pair(wide, g, [rows[0]]);
+                let two = w.dots_pair(wide, g, [rows[0], rows[1]]);
+                let four = w.dots_pair(wide, g, rows);
+                let at = |got: &[[f32; 2 * GROUP]], n: usize| {
+                    for (j, got) in got.iter().enumerate() {
+                        assert_eq!(
+                            bits(got),
+                            bits(&alone[j]),
+                            "{isa:?}, groups {g} and {}, row {j} of {n}",
+                            g + 1
+                        );
+                    }
+                };
+                at(&one, 1);
+                at(&two, 2);
+                at(&four, 4);
+            }
+        }
     }
 
     #[test]

@@ -88,6 +88,40 @@ impl ByteDot for Vnni512 {
     }
 }
 
+/// Block `b`'s eight values of `first` then of `second` (two groups'
+/// scales or minima), in one 512-bit vector.
+///
+/// # Safety
+/// AVX-512F must be available; both slices hold block `b`.
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(super) unsafe fn pair(first: &[f32], second: &[f32], b: usize) -> __m512 {
+    const GROUP: usize = 8;
+    let lo = _mm256_castps_pd(_mm256_loadu_ps(first.as_ptr().add(b * GROUP)));
+    let hi = _mm256_castps_pd(_mm256_loadu_ps(second.as_ptr().add(b * GROUP)));
+    _mm512_castpd_ps(_mm512_insertf64x4::<1>(_mm512_castpd256_pd512(lo), hi))
+}
+
+/// The 32 nibble bytes at `at` of two groups, first group's then the
+/// second's, as their low nibbles and their high nibbles (each a byte of
+/// at most 15).
+///
+/// # Safety
+/// AVX-512F and AVX-512BW must be available; both slices hold 32 bytes
+/// from `at`.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+pub(super) unsafe fn nibble_pair(first: &[u8], second: &[u8], at: usize) -> (__m512i, __m512i) {
+    let low = _mm512_set1_epi8(0x0F);
+    let one = _mm256_loadu_si256(first.as_ptr().add(at) as *const __m256i);
+    let two = _mm256_loadu_si256(second.as_ptr().add(at) as *const __m256i);
+    let raw = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(one), two);
+    (
+        _mm512_and_si512(raw, low),
+        _mm512_and_si512(_mm512_srli_epi16::<4>(raw), low),
+    )
+}
+
 /// Sum of the eight lanes of `v`, in a fixed order.
 ///
 /// # Safety

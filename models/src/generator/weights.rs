@@ -7,8 +7,9 @@
 //! formats interleave their rows in groups of eight, one row per vector
 //! lane, and a group meets each activation row of a tile while it is in
 //! cache, so batched decoding and prompt chunks reuse every load. On CPUs
-//! with AMX, prompt chunks' 4-bit products run on its tiles instead
-//! (`amx.rs`), with the same bits.
+//! with AVX-512 VNNI, 4-bit groups run two at a time in 512-bit registers,
+//! and on CPUs with AMX, prompt chunks' 4-bit products run on its tiles
+//! (`amx.rs`); the same bits every way.
 //!
 //! Why not candle's quantized matmul: its thread pool spin-waits, so on a
 //! busy machine (CI, a laptop compiling) a descheduled worker stalls each of
@@ -19,7 +20,7 @@
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 use super::amx::{Amx, TILE};
 use super::gguf::{Kind, Tensor};
-use super::q4::Q4Matrix;
+use super::q4::{Q4Matrix, Wide};
 use super::q8::{quantize, Activations, Q8Matrix, Row, GROUP};
 use crate::error::ModelError;
 use rayon::prelude::*;
@@ -157,9 +158,10 @@ impl Weights {
             return out;
         }
         // A decoding step, a few activation rows: each thread owns a band of
-        // weight rows (output columns), whole groups of eight, so the
-        // weights are read once in all; the bands are joined row by row.
-        let band = n.div_ceil(threads).next_multiple_of(GROUP);
+        // weight rows (output columns), whole pairs of groups of eight (the
+        // wide kernels' unit), so the weights are read once in all; the
+        // bands are joined row by row.
+        let band = n.div_ceil(threads).next_multiple_of(2 * GROUP);
         let parts: Vec<(usize, Vec<f32>)> = (0..n.div_ceil(band))
             .into_par_iter()
             .map(|t| {
@@ -206,20 +208,39 @@ impl Weights {
                     g += 2;
                 }
                 if g < groups.end {
-                    self.band_vector(xq, tiled_rows, lo, hi, g..groups.end, tiles);
+                    self.band_vector(xq, tiled_rows, lo, hi, g..groups.end, tiles, self.wide());
                 }
-                self.band_vector(xq, rows.start + tiled..rows.end, lo, hi, groups, rest);
+                self.band_vector(
+                    xq,
+                    rows.start + tiled..rows.end,
+                    lo,
+                    hi,
+                    groups,
+                    rest,
+                    self.wide(),
+                );
                 return;
             }
         }
-        self.band_vector(xq, rows, lo, hi, lo / GROUP..hi.div_ceil(GROUP), part);
+        let groups = lo / GROUP..hi.div_ceil(GROUP);
+        self.band_vector(xq, rows, lo, hi, groups, part, self.wide());
+    }
+
+    /// The wide kernels' proof, for a 4-bit matrix on a CPU that runs them.
+    fn wide(&self) -> Option<Wide> {
+        match self {
+            Weights::Q4(_) => Wide::here(),
+            Weights::Q8(_) => None,
+        }
     }
 
     /// Weight rows `lo..hi`' groups `groups` against the activation rows
     /// `rows` → `part` (`rows.len() × (hi-lo)`, these groups' columns):
-    /// eight weight rows against four activation rows at a time (the last
-    /// few in a pair and alone), the group's blocks kept in cache across a
+    /// eight weight rows (sixteen, two 4-bit groups, given `wide`; an odd
+    /// last group alone) against four activation rows at a time (the last
+    /// few in a pair and alone), the groups' blocks kept in cache across a
     /// tile of activation rows.
+    #[allow(clippy::too_many_arguments)]
     fn band_vector(
         &self,
         xq: &Activations,
@@ -228,41 +249,40 @@ impl Weights {
         hi: usize,
         groups: Range<usize>,
         part: &mut [f32],
+        wide: Option<Wide>,
     ) {
         let (w, isa) = (hi - lo, Isa::detect());
         debug_assert_eq!(part.len(), rows.len() * w);
         let first = rows.start;
         for tile in rows.clone().step_by(ROW_TILE) {
             let end = (tile + ROW_TILE).min(rows.end);
-            for g in groups.clone() {
-                let (r0, lanes) = (g * GROUP, (hi - g * GROUP).min(GROUP));
-                let mut put = |i: usize, dots: &[f32; GROUP]| {
+            let mut g = groups.start;
+            while g < groups.end {
+                let r0 = g * GROUP;
+                let mut put = |i: usize, dots: &[f32]| {
                     let at = (i - first) * w + r0 - lo;
+                    let lanes = (hi - r0).min(dots.len());
                     // A whole group's copy has a constant length, so it is
-                    // two vector moves rather than a call to `memcpy`.
-                    if lanes == GROUP {
+                    // vector moves rather than a call to `memcpy`.
+                    if lanes == 2 * GROUP {
+                        part[at..at + 2 * GROUP].copy_from_slice(dots);
+                    } else if lanes == GROUP {
                         part[at..at + GROUP].copy_from_slice(dots);
                     } else {
                         part[at..at + lanes].copy_from_slice(&dots[..lanes]);
                     }
                 };
-                let mut i = tile;
-                while i + 3 < end {
-                    let quad = [i, i + 1, i + 2, i + 3].map(|j| xq.row(j));
-                    for (j, dots) in self.dots(isa, g, quad).iter().enumerate() {
-                        put(i + j, dots);
+                match (self, wide) {
+                    (Weights::Q4(wm), Some(wide)) if g + 1 < groups.end => {
+                        let pair = TwoGroups { w: wm, wide, g };
+                        through_rows(tile..end, xq, pair, &mut put);
+                        g += 2;
                     }
-                    i += 4;
-                }
-                while i + 1 < end {
-                    let [a, b] = self.dots(isa, g, [xq.row(i), xq.row(i + 1)]);
-                    put(i, &a);
-                    put(i + 1, &b);
-                    i += 2;
-                }
-                if i < end {
-                    let [a] = self.dots(isa, g, [xq.row(i)]);
-                    put(i, &a);
+                    _ => {
+                        let one = OneGroup { w: self, isa, g };
+                        through_rows(tile..end, xq, one, &mut put);
+                        g += 1;
+                    }
                 }
             }
         }
@@ -275,6 +295,139 @@ impl Weights {
             Weights::Q8(wm) => xs.map(|x| wm.dot8(isa, g, x)),
             Weights::Q4(wm) => wm.dots(isa, g, xs),
         }
+    }
+}
+
+/// How fast one thread multiplies a 4-bit matrix, its groups one at a
+/// time and (where the CPU has AVX-512 VNNI) two at a time.
+#[derive(Clone, Debug)]
+pub struct ProductRate {
+    /// The matrix, as the model names it.
+    pub name: String,
+    pub rows: usize,
+    pub k: usize,
+    /// Activation rows per product: 1 for a decoding step, more for
+    /// batched steps and prompt chunks.
+    pub acts: usize,
+    /// Billions of multiply-adds a second, groups one at a time.
+    pub alone: f64,
+    /// The same, groups two at a time; `None` without AVX-512 VNNI.
+    pub paired: Option<f64>,
+}
+
+/// [`ProductRate`]s of the first layer's 4-bit matrices of the GGUF at
+/// `path`, against 1, 4 and 64 activation rows: the best of nine rounds
+/// that alternate the two ways, so a busy machine slows both alike.
+pub fn product_rates(path: &std::path::Path) -> Result<Vec<ProductRate>, ModelError> {
+    let ct = super::gguf::Gguf::open(path)?;
+    let mut rates = Vec::new();
+    for (name, parts) in [
+        ("attention q, k, v", &["attn_q", "attn_k", "attn_v"][..]),
+        ("feed-forward gate and up", &["ffn_gate", "ffn_up"]),
+        ("feed-forward down", &["ffn_down"]),
+    ] {
+        let tensors = parts
+            .iter()
+            .map(|p| ct.tensor(&format!("blk.0.{p}.weight")))
+            .collect::<Result<Vec<_>, _>>()?;
+        let w = Weights::from_tensors(&tensors)?;
+        let (n, k) = (w.rows(), w.k());
+        if !matches!(w, Weights::Q4(_)) {
+            continue;
+        }
+        for acts in [1, 4, 64] {
+            let x: Vec<f32> = (0..acts * k)
+                .map(|i| ((i * 37 % 101) as f32 - 50.0) / 25.0)
+                .collect();
+            let xq = quantize(&x, k, true);
+            let mut out = vec![0f32; acts * n];
+            let macs = (acts * n * k) as f64;
+            let reps = (50_000_000.0 / macs).ceil() as usize;
+            let ways = [None, Wide::here()];
+            let mut best = [f64::MAX; 2];
+            for _ in 0..9 {
+                for (at, wide) in ways.iter().enumerate() {
+                    if at == 1 && wide.is_none() {
+                        continue;
+                    }
+                    let t = std::time::Instant::now();
+                    for _ in 0..reps {
+                        let groups = 0..n.div_ceil(GROUP);
+                        w.band_vector(&xq, 0..acts, 0, n, groups, &mut out, *wide);
+                    }
+                    best[at] = best[at].min(t.elapsed().as_secs_f64() / reps as f64);
+                }
+            }
+            rates.push(ProductRate {
+                name: name.to_string(),
+                rows: n,
+                k,
+                acts,
+                alone: macs / best[0] / 1e9,
+                paired: ways[1].map(|_| macs / best[1] / 1e9),
+            });
+        }
+    }
+    Ok(rates)
+}
+
+/// Products of a fixed set of weight rows (`L` lanes) with one, two or four
+/// activation rows at once: the same bits however the rows are grouped.
+trait Lanes<const L: usize> {
+    fn dots<const R: usize>(&self, xs: [Row<'_>; R]) -> [[f32; L]; R];
+}
+
+/// Group `g` of a matrix, on `isa`'s kernels.
+struct OneGroup<'a> {
+    w: &'a Weights,
+    isa: Isa,
+    g: usize,
+}
+
+impl Lanes<GROUP> for OneGroup<'_> {
+    fn dots<const R: usize>(&self, xs: [Row<'_>; R]) -> [[f32; GROUP]; R] {
+        self.w.dots(self.isa, self.g, xs)
+    }
+}
+
+/// Groups `g` and `g + 1` of a 4-bit matrix, side by side.
+struct TwoGroups<'a> {
+    w: &'a Q4Matrix,
+    wide: Wide,
+    g: usize,
+}
+
+impl Lanes<{ 2 * GROUP }> for TwoGroups<'_> {
+    fn dots<const R: usize>(&self, xs: [Row<'_>; R]) -> [[f32; 2 * GROUP]; R] {
+        self.w.dots_pair(self.wide, self.g, xs)
+    }
+}
+
+/// Runs `lanes` over the activation rows `rows`, four at a time, then a
+/// pair, then one, and hands each row's products to `put`.
+fn through_rows<const L: usize>(
+    rows: Range<usize>,
+    xq: &Activations,
+    lanes: impl Lanes<L>,
+    put: &mut impl FnMut(usize, &[f32]),
+) {
+    let mut i = rows.start;
+    while i + 3 < rows.end {
+        let quad = [i, i + 1, i + 2, i + 3].map(|j| xq.row(j));
+        for (j, dots) in lanes.dots(quad).iter().enumerate() {
+            put(i + j, dots);
+        }
+        i += 4;
+    }
+    while i + 1 < rows.end {
+        let [a, b] = lanes.dots([xq.row(i), xq.row(i + 1)]);
+        put(i, &a);
+        put(i + 1, &b);
+        i += 2;
+    }
+    if i < rows.end {
+        let [a] = lanes.dots([xq.row(i)]);
+        put(i, &a);
     }
 }
 
@@ -326,6 +479,43 @@ mod tests {
     use super::*;
     use crate::test_values::spread;
 
+    /// A band's products with 4-bit groups two at a time (on AVX-512 VNNI)
+    /// have the bits of the groups one at a time: odd and even group
+    /// counts, a padded last group, bands starting at an odd group, and
+    /// tails of one to three activation rows.
+    #[test]
+    fn groups_two_at_a_time_give_the_bits_of_one_at_a_time() {
+        let Some(wide) = Wide::here() else {
+            eprintln!("no AVX-512 VNNI on this CPU: groups run one at a time");
+            return;
+        };
+        for (k, n, m) in [(288, 45, 7), (320, 64, 38), (96, 21, 3), (128, 40, 1)] {
+            let w = Weights::from_tensors(&[q4_1(&spread(n * k, 43), n, k)]).unwrap();
+            let xq = quantize(&spread(m * k, 47), k, true);
+            for (rows, lo) in [(0..m, 0), (1..m, GROUP)] {
+                let size = rows.len() * (n - lo);
+                let (mut pairs, mut ones) = (vec![0f32; size], vec![0f32; size]);
+                let groups = lo / GROUP..n.div_ceil(GROUP);
+                w.band_vector(
+                    &xq,
+                    rows.clone(),
+                    lo,
+                    n,
+                    groups.clone(),
+                    &mut pairs,
+                    Some(wide),
+                );
+                w.band_vector(&xq, rows.clone(), lo, n, groups, &mut ones, None);
+                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(
+                    bits(&pairs),
+                    bits(&ones),
+                    "{n}×{k} weights, rows {rows:?}, from {lo}"
+                );
+            }
+        }
+    }
+
     /// A band's products whichever way it is cut: on a CPU with AMX, whole
     /// tiles of 16 activation rows against pairs of groups go through the
     /// tiles (an odd last group and the rows past the last whole tile
@@ -348,7 +538,7 @@ mod tests {
                 let (mut cut, mut vector) = (vec![0f32; size], vec![0f32; size]);
                 w.band(&xq, rows.clone(), lo, n, &mut cut);
                 let groups = lo / GROUP..n.div_ceil(GROUP);
-                w.band_vector(&xq, rows.clone(), lo, n, groups, &mut vector);
+                w.band_vector(&xq, rows.clone(), lo, n, groups, &mut vector, w.wide());
                 let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(
                     bits(&cut),
