@@ -65,7 +65,7 @@ pub(crate) fn exp_shifted(row: &mut [f32], max: f32, scale: f32) {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod avx {
+pub(crate) mod avx {
     use super::{C1, C2, LOG2E, OVER, P, UNDER};
     use std::arch::x86_64::*;
 
@@ -87,8 +87,11 @@ mod avx {
     }
 
     /// Eight [`super::exp`]s: the same operations, lane by lane.
+    ///
+    /// # Safety
+    /// AVX2 and FMA.
     #[inline(always)]
-    unsafe fn exp8(x: __m256) -> __m256 {
+    pub(crate) unsafe fn exp8(x: __m256) -> __m256 {
         let under = _mm256_cmp_ps::<_CMP_LT_OQ>(x, _mm256_set1_ps(UNDER));
         let over = _mm256_cmp_ps::<_CMP_GT_OQ>(x, _mm256_set1_ps(OVER));
         // Out-of-range lanes compute on 0 and are replaced below.

@@ -32,8 +32,12 @@ fn default_eps() -> f64 {
     1e-12
 }
 
-/// `y = x·Wᵀ + b` with `W` stored `out × in`.
+/// `y = x·Wᵀ + b`.
 struct Linear {
+    /// `Wᵀ`, `in × out`: `gemm` reads its right-hand side along rows, and
+    /// packs less of it per call so laid out (the checkpoint stores `W`,
+    /// `out × in`). Each output is the same chain of multiply-adds either
+    /// way.
     w: Vec<f32>,
     b: Vec<f32>,
     out: usize,
@@ -70,7 +74,7 @@ impl Linear {
         for _ in 0..rows {
             y.extend_from_slice(&self.b);
         }
-        // lhs: x (rows × in, row stride in); rhs: Wᵀ (in × out): (i, o) at o·in + i.
+        // lhs: x (rows × in, row stride in); rhs: Wᵀ (in × out, row stride out).
         matmul_into(
             &mut y,
             true,
@@ -78,7 +82,7 @@ impl Linear {
             self.out,
             self.inp,
             (x, self.inp, 1),
-            (&self.w, 1, self.inp),
+            (&self.w, self.out, 1),
             self.out,
             threads,
         );
@@ -109,26 +113,8 @@ impl LayerNorm {
     }
 }
 
-/// erf with |error| < 1.5e-7 (Abramowitz & Stegun 7.1.26), below f32's
-/// resolution for GELU's purposes.
-fn erf(x: f32) -> f32 {
-    let s = x.signum();
-    let x = x.abs();
-    let t = 1.0 / (1.0 + 0.327_591_1 * x);
-    let y = 1.0
-        - (((((1.061_405_4 * t - 1.453_152_1) * t) + 1.421_413_8) * t - 0.284_496_74) * t
-            + 0.254_829_6)
-            * t
-            * (-x * x).exp();
-    s * y
-}
-
 fn gelu(x: &mut [f32], width: usize, threads: usize) {
-    rowwise(x, width, threads, |row| {
-        for v in row {
-            *v = 0.5 * *v * (1.0 + erf(*v * std::f32::consts::FRAC_1_SQRT_2));
-        }
-    });
+    rowwise(x, width, threads, super::gelu::apply);
 }
 
 impl Bert {
@@ -193,7 +179,13 @@ impl Bert {
                     format!("{} has the wrong shape", names[0]),
                 ));
             }
-            Ok(Linear { w, b, out, inp })
+            let mut t = vec![0f32; w.len()];
+            for (o, row) in w.chunks_exact(inp).enumerate() {
+                for (i, v) in row.iter().enumerate() {
+                    t[i * out + o] = *v;
+                }
+            }
+            Ok(Linear { w: t, b, out, inp })
         };
         let ln = |name: &str| -> Result<LayerNorm, ModelError> {
             Ok(LayerNorm {
@@ -376,23 +368,6 @@ impl Bert {
                 h,
                 1,
             );
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::erf;
-
-    #[test]
-    fn erf_is_accurate() {
-        for (x, want) in [
-            (0.0f32, 0.0f32),
-            (0.5, 0.520_499_9),
-            (1.0, 0.842_700_8),
-            (-2.0, -0.995_322_3),
-        ] {
-            assert!((erf(x) - want).abs() < 3e-7, "erf({x}) = {}", erf(x));
         }
     }
 }

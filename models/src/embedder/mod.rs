@@ -8,6 +8,8 @@
 //! batches spread over the cores.
 
 mod bert;
+#[allow(unsafe_code)]
+mod gelu;
 
 use crate::error::ModelError;
 use adfarm_llm::{Embedder, Embeddings, LlmError};
