@@ -27,6 +27,9 @@ mod q4;
 #[allow(unsafe_code)]
 mod q8;
 mod sampling;
+// SiLU eight at a time (AVX2, detected at run time).
+#[allow(unsafe_code)]
+mod silu;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod simd;

@@ -13,6 +13,7 @@
 use super::attend::{attend_group, attend_shared, HeadCache, Query};
 use super::gguf::{Gguf, Tensor};
 use super::kv::{KvCache, Span};
+use super::silu;
 use super::weights::Weights;
 use crate::error::ModelError;
 use crate::linalg::{matmul_into, min_share, softmax};
@@ -381,9 +382,7 @@ impl Llama {
             let mut act = vec![0f32; total * c.ffn];
             rowwise(&gu, 2 * c.ffn, &mut act, c.ffn, |row, act| {
                 let (g, u) = row.split_at(c.ffn);
-                for ((a, g), u) in act.iter_mut().zip(g).zip(u) {
-                    *a = g / (1.0 + (-g).exp()) * u;
-                }
+                silu::apply(g, u, act);
             });
             let d = self.matmul(&layer.wdown, &act, total);
             for (a, b) in x.iter_mut().zip(&d) {
